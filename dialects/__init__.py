@@ -1,0 +1,1 @@
+"""MLIR dialects of vta-mlir (installed as ``vta_mlir.dialects``)."""

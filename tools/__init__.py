@@ -1,0 +1,1 @@
+"""Command-line tools of vta-mlir (installed as ``vta_mlir.tools``)."""
