@@ -124,16 +124,18 @@ def _pack(unit: int, total: int, fields: list[tuple[str, int, tuple[str, ...]]],
     """
     pos = 0
     out: dict[str, Field] = {}
+    word_keys = sorted({k for _, _, keys in fields for k in keys})
     for name, width, keys in fields:
         if width <= 0:
             width = 0
         if (pos % unit) + width > unit:
             pos = (pos // unit + 1) * unit
         if pos + width > total:
-            derived = f" (its width {width} derives from {', '.join(keys)})" if keys else ""
+            derived = f"; its width {width} derives from {', '.join(keys)}" if keys else ""
             raise ConfigError(
                 f"{what} field '{name}' does not fit in {total} bits: it would end at bit "
-                f"{pos + width}{derived}"
+                f"{pos + width}{derived}; the word's field widths derive from "
+                f"{', '.join(word_keys)}"
             )
         out[name] = Field(name, pos, width)
         pos += width

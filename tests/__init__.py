@@ -1,0 +1,1 @@
+"""vta-mlir test suite."""
