@@ -193,6 +193,28 @@ def insn_name(insn: Insn) -> str:
 # Scheduling
 
 
+def _flag_table() -> list[list[tuple[tuple[int, ...], tuple[int, ...]] | int]]:
+    """Per module and 4-bit flag value (pop_prev, pop_next, push_prev, push_next as bits 0..3):
+    (popped queues, pushed queues), or the bit of the first illegal flag as an int."""
+    table: list[list[tuple[tuple[int, ...], tuple[int, ...]] | int]] = []
+    for qs in _FLAG_QUEUES:
+        row: list[tuple[tuple[int, ...], tuple[int, ...]] | int] = []
+        for bits in range(16):
+            on = [bool(bits >> k & 1) for k in range(4)]
+            bad = [k for k in range(4) if on[k] and qs[k] == _NO_QUEUE]
+            if bad:
+                row.append(bad[0])
+                continue
+            pops = tuple(qs[k] for k in (1, 0) if on[k])
+            pushes = tuple(qs[k] for k in (2, 3) if on[k])
+            row.append((pops, pushes))
+        table.append(row)
+    return table
+
+
+_FLAG_TABLE = _flag_table()
+
+
 def _prepare(
     insns: Sequence[Insn], cfg: VTAConfig
 ) -> tuple[list[list[int]], list[int], list[tuple[int, ...]], list[tuple[int, ...]]]:
@@ -202,27 +224,31 @@ def _prepare(
     pops: list[tuple[int, ...]] = []
     pushes: list[tuple[int, ...]] = []
     finish_at = -1
+    table = _FLAG_TABLE
+    load_types = (MemType.INP, MemType.WGT)
     for i, insn in enumerate(insns):
-        m = _module_index(insn)
-        qs = _FLAG_QUEUES[m]
-        flags = (insn.pop_prev_dep, insn.pop_next_dep, insn.push_prev_dep, insn.push_next_dep)
-        for k in range(4):
-            if flags[k] and qs[k] == _NO_QUEUE:
-                raise SimulatorError(
-                    f"instruction {i} ({insn_name(insn)}): {_FLAG_NAMES[k]} is illegal on the "
-                    f"{MODULES[m]} module"
-                )
-        pop = tuple(q for q, f in ((qs[1], flags[1]), (qs[0], flags[0])) if f)
-        push = tuple(q for q, f in ((qs[2], flags[2]), (qs[3], flags[3])) if f)
         try:
             costs.append(insn_cost(insn, cfg))
         except SimulatorError as e:
             raise SimulatorError(f"instruction {i}: {e}") from None
-        pops.append(pop)
-        pushes.append(push)
+        if isinstance(insn, MemInsn):
+            m = _STORE if insn.is_store else (_LOAD if insn.memory_type in load_types
+                                                else _COMPUTE)
+        else:
+            m = _COMPUTE
+            if finish_at < 0 and isinstance(insn, FinishInsn):
+                finish_at = i
+        bits = ((insn.pop_prev_dep != 0) | (insn.pop_next_dep != 0) << 1
+                | (insn.push_prev_dep != 0) << 2 | (insn.push_next_dep != 0) << 3)
+        entry = table[m][bits]
+        if isinstance(entry, int):
+            raise SimulatorError(
+                f"instruction {i} ({insn_name(insn)}): {_FLAG_NAMES[entry]} is illegal on the "
+                f"{MODULES[m]} module"
+            )
+        pops.append(entry[0])
+        pushes.append(entry[1])
         per_module[m].append(i)
-        if isinstance(insn, FinishInsn) and finish_at < 0:
-            finish_at = i
     if finish_at < 0:
         raise SimulatorError(f"run of {len(insns)} instruction(s) has no FINISH")
     if finish_at != len(insns) - 1:
