@@ -43,7 +43,7 @@ from vta_mlir.runtime.uop_kernel import (
     UopPlacement,
 )
 
-DATA = Path(__file__).parent / "data" / "runtime"
+DATA = Path(__file__).parent / "data" / "conformance"
 DEFAULT = VTAConfig.shipped("default")
 STAGING = 0x40000
 

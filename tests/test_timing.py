@@ -37,7 +37,7 @@ from vta_mlir.sim.timing import (
     time_runs,
 )
 
-DATA = Path(__file__).parent / "data" / "timing"
+DATA = Path(__file__).parent / "data" / "conformance"
 
 ACCEPTANCE = {
     "tvm_vta_get_started": 1_415,

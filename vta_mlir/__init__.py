@@ -21,4 +21,17 @@ _root = _here.parent
 if not (_here / "dialects").is_dir() and (_root / "dialects" / "__init__.py").is_file():
     __path__.append(str(_root))  # noqa: F821 - ``__path__`` exists in a package's __init__
 
-__all__ = ["VTAError", "__version__"]
+__all__ = ["Device", "VTAConfig", "VTAError", "__version__"]
+
+
+def __getattr__(name: str) -> object:
+    # Heavier parts load on first use so that ``import vta_mlir`` stays cheap.
+    if name == "Device":
+        from vta_mlir.runtime.device import Device
+
+        return Device
+    if name == "VTAConfig":
+        from vta_mlir.config import VTAConfig
+
+        return VTAConfig
+    raise AttributeError(f"module 'vta_mlir' has no attribute {name!r}")

@@ -351,7 +351,9 @@ class VTAConfig:
     def from_dict(cls, data: Any, *, source: str = "configuration") -> VTAConfig:
         """Build from a ``vta_config.json``-style mapping (the 11 keys, optional ``timing``)."""
         if not isinstance(data, Mapping):
-            raise ConfigError(f"{source}: expected a JSON object with the keys {', '.join(CONFIG_KEYS)}")
+            raise ConfigError(
+                f"{source}: expected a JSON object with the keys {', '.join(CONFIG_KEYS)}"
+            )
         unknown = sorted(set(data) - set(CONFIG_KEYS) - {"timing"})
         if unknown:
             raise ConfigError(f"{source}: unknown key(s) {', '.join(map(str, unknown))}")

@@ -298,7 +298,9 @@ def encode_uops(uops: Sequence[Uop], cfg: VTAConfig) -> np.ndarray:
     return np.array([encode_uop(u, cfg) for u in uops], dtype="<u4")
 
 
-def decode_uop_fields(words: np.ndarray, cfg: VTAConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def decode_uop_fields(
+    words: np.ndarray, cfg: VTAConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Vectorized decode of micro-op words into (dst, src, wgt) ``int64`` index arrays."""
     w = np.asarray(words, dtype=np.uint32).astype(np.int64)
     out = []

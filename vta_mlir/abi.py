@@ -1,0 +1,410 @@
+"""The argument ABI of a binary module: how a host array becomes a packed DRAM buffer and back.
+
+Every argument of a compiled function is described by an :class:`ArgSpec`: its name, direction
+(``in`` / ``out`` / ``inout``), logical dtype and shape, and a *generic* packing transform —
+
+1. zero-pad the logical shape up to ``padded_shape`` (each dimension rounded up to its block),
+2. ``reshape`` the padded array to ``split_shape`` (each blocked dimension split in two),
+3. ``transpose`` by ``perm``,
+4. convert to ``packed_dtype`` and lay the result out contiguously (C order, little-endian).
+
+This expresses every packed layout of ``vta-isa.md`` §1.6, for example NCHW data
+``reshape(N/B, B, C/BI, BI, H, W).transpose(0, 2, 4, 5, 1, 3)``, 2-D matrices
+``reshape(N/B, B, C/BI, BI).transpose(0, 2, 1, 3)`` and OIHW weights
+``reshape(O/BO, BO, I/BI, BI, KH, KW).transpose(0, 2, 4, 5, 1, 3)``, without the binary format
+knowing any of them.  :func:`tiled_packing` builds such a transform from per-dimension block sizes
+and :func:`layout_tiles` gives the block sizes of the standard layouts for a configuration.
+
+The packed buffer lives in one DRAM segment of the module (``segment``, at physical address
+``phys``); :meth:`ArgSpec.pack` and :meth:`ArgSpec.unpack` convert between the two forms.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.errors import BinaryFormatError, VTAError
+
+__all__ = [
+    "DIRECTIONS",
+    "DTYPE_CODES",
+    "LAYOUTS",
+    "MAX_RANK",
+    "MAX_SPLIT_RANK",
+    "ArgSpec",
+    "ArgumentError",
+    "layout_tiles",
+    "tiled_packing",
+]
+
+#: Argument directions, by their code in the binary argument table.
+DIRECTIONS: tuple[str, ...] = ("in", "out", "inout")
+
+#: Element types an argument may have, by their code in the binary argument table.
+DTYPE_CODES: dict[str, int] = {
+    "int8": 1,
+    "int16": 2,
+    "int32": 3,
+    "int64": 4,
+    "uint8": 5,
+    "uint16": 6,
+    "uint32": 7,
+    "uint64": 8,
+}
+DTYPE_NAMES: dict[int, str] = {v: k for k, v in DTYPE_CODES.items()}
+
+#: Largest logical rank and largest rank of the split shape.
+MAX_RANK = 8
+MAX_SPLIT_RANK = 16
+#: Largest dimension (dimensions are stored as unsigned 32-bit integers).
+MAX_DIM = (1 << 32) - 1
+#: Longest argument or segment name, in UTF-8 bytes.
+MAX_NAME_BYTES = 255
+
+#: Standard layout names accepted by :func:`layout_tiles`.
+LAYOUTS: tuple[str, ...] = ("NC", "OI", "KN", "NCHW", "OIHW", "flat")
+
+
+class ArgumentError(VTAError):
+    """An array passed for an argument does not match its specification (count, dtype, shape)."""
+
+
+def _dims(value: Any, what: str, *, minimum: int = 1) -> tuple[int, ...]:
+    try:
+        dims = tuple(value)
+    except TypeError:
+        raise BinaryFormatError(f"{what} must be a sequence of integers, got {value!r}") from None
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, int | np.integer):
+            raise BinaryFormatError(f"{what} must hold integers, got {value!r}")
+        if not minimum <= int(d) <= MAX_DIM:
+            raise BinaryFormatError(f"{what} has dimension {int(d)} outside [{minimum}, {MAX_DIM}]")
+    return tuple(int(d) for d in dims)
+
+
+def check_name(name: Any, what: str) -> str:
+    """Validate an argument or segment name (non-empty UTF-8, at most 255 bytes, printable)."""
+    if not isinstance(name, str) or not name:
+        raise BinaryFormatError(f"{what} name must be a non-empty string, got {name!r}")
+    try:
+        raw = name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BinaryFormatError(f"{what} name {name!r} is not valid UTF-8") from None
+    if len(raw) > MAX_NAME_BYTES:
+        raise BinaryFormatError(
+            f"{what} name {name[:32]!r}... is longer than {MAX_NAME_BYTES} bytes"
+        )
+    if not name.isprintable():
+        raise BinaryFormatError(f"{what} name {name!r} contains non-printable characters")
+    return name
+
+
+def _dtype(name: Any, what: str) -> str:
+    text: Any = name
+    if isinstance(name, np.dtype | type):
+        try:
+            text = str(np.dtype(name))
+        except TypeError:
+            text = None
+    if not isinstance(text, str) or text not in DTYPE_CODES:
+        raise BinaryFormatError(
+            f"{what} {name!r} is not supported (one of {', '.join(DTYPE_CODES)})"
+        )
+    return text
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One argument of a binary module (an entry of the versioned argument table).
+
+    ``padded_shape`` has the rank of ``shape``; ``split_shape`` has as many elements as
+    ``padded_shape`` and ``perm`` permutes its axes; the packed buffer has shape
+    ``split_shape[perm]``, dtype ``packed_dtype`` and fills the DRAM segment ``segment`` that
+    starts at physical address ``phys``.
+    """
+
+    name: str
+    direction: str
+    dtype: str
+    shape: tuple[int, ...]
+    padded_shape: tuple[int, ...]
+    split_shape: tuple[int, ...]
+    perm: tuple[int, ...]
+    packed_dtype: str = ""
+    segment: str = ""
+    phys: int = 0
+    _inverse: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_name(self.name, "argument")
+        what = f"argument '{self.name}'"
+        if self.direction not in DIRECTIONS:
+            raise BinaryFormatError(
+                f"{what}: direction {self.direction!r} is not one of {', '.join(DIRECTIONS)}"
+            )
+        object.__setattr__(self, "dtype", _dtype(self.dtype, f"{what}: dtype"))
+        packed = self.packed_dtype or self.dtype
+        object.__setattr__(self, "packed_dtype", _dtype(packed, f"{what}: packed dtype"))
+        shape = _dims(self.shape, f"{what}: shape")
+        padded = _dims(self.padded_shape, f"{what}: padded shape")
+        split = _dims(self.split_shape, f"{what}: split shape")
+        perm = _dims(self.perm, f"{what}: permutation", minimum=0)
+        if not 1 <= len(shape) <= MAX_RANK:
+            raise BinaryFormatError(f"{what}: rank {len(shape)} is outside [1, {MAX_RANK}]")
+        if len(padded) != len(shape):
+            raise BinaryFormatError(
+                f"{what}: padded shape {padded} does not have the rank of shape {shape}"
+            )
+        if any(p < s for p, s in zip(padded, shape, strict=True)):
+            raise BinaryFormatError(f"{what}: padded shape {padded} is smaller than shape {shape}")
+        if not 1 <= len(split) <= MAX_SPLIT_RANK:
+            raise BinaryFormatError(
+                f"{what}: split rank {len(split)} is outside [1, {MAX_SPLIT_RANK}]"
+            )
+        if math.prod(split) != math.prod(padded):
+            raise BinaryFormatError(
+                f"{what}: split shape {split} does not reshape padded shape {padded}"
+            )
+        if sorted(perm) != list(range(len(split))):
+            raise BinaryFormatError(
+                f"{what}: {perm} is not a permutation of the {len(split)} split axes"
+            )
+        if isinstance(self.phys, bool) or not isinstance(self.phys, int | np.integer) \
+                or not 0 <= int(self.phys) < 1 << 32:
+            raise BinaryFormatError(f"{what}: address {self.phys!r} is not a 32-bit address")
+        if not isinstance(self.segment, str):
+            raise BinaryFormatError(f"{what}: segment must be a name, got {self.segment!r}")
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "padded_shape", padded)
+        object.__setattr__(self, "split_shape", split)
+        object.__setattr__(self, "perm", perm)
+        object.__setattr__(self, "phys", int(self.phys))
+        object.__setattr__(self, "_inverse", tuple(int(i) for i in np.argsort(perm)))
+
+    # ---- construction ---------------------------------------------------------------------
+    @classmethod
+    def tiled(
+        cls,
+        name: str,
+        direction: str,
+        dtype: str | np.dtype | type,
+        shape: Sequence[int],
+        tiles: Sequence[int | None],
+        *,
+        outer_order: Sequence[int] | None = None,
+        inner_order: Sequence[int] | None = None,
+        packed_dtype: str | np.dtype | type | None = None,
+        segment: str = "",
+        phys: int = 0,
+    ) -> ArgSpec:
+        """An argument packed by :func:`tiled_packing` (see there for the parameters)."""
+        padded, split, perm = tiled_packing(shape, tiles, outer_order=outer_order,
+                                            inner_order=inner_order)
+        pdt: Any = "" if packed_dtype is None else packed_dtype
+        return cls(name, direction, dtype, tuple(shape), padded, split, perm, pdt, segment,
+                   phys)  # type: ignore[arg-type]  # normalized by __post_init__
+
+    @classmethod
+    def for_layout(
+        cls,
+        name: str,
+        direction: str,
+        dtype: str | np.dtype | type,
+        shape: Sequence[int],
+        layout: str,
+        cfg: VTAConfig,
+        *,
+        packed_dtype: str | np.dtype | type | None = None,
+        segment: str = "",
+        phys: int = 0,
+    ) -> ArgSpec:
+        """An argument in one of the standard packed layouts (:data:`LAYOUTS`) of ``cfg``."""
+        tiles, outer, inner = layout_tiles(layout, cfg, len(tuple(shape)))
+        return cls.tiled(name, direction, dtype, shape, tiles, outer_order=outer,
+                         inner_order=inner, packed_dtype=packed_dtype, segment=segment, phys=phys)
+
+    def placed(self, segment: str, phys: int) -> ArgSpec:
+        """This argument, living in DRAM segment ``segment`` at physical address ``phys``."""
+        return dataclasses.replace(self, segment=segment, phys=phys)
+
+    # ---- derived --------------------------------------------------------------------------
+    @property
+    def packed_shape(self) -> tuple[int, ...]:
+        return tuple(self.split_shape[p] for p in self.perm)
+
+    @property
+    def packed_nbytes(self) -> int:
+        return math.prod(self.split_shape) * np.dtype(self.packed_dtype).itemsize
+
+    @property
+    def is_input(self) -> bool:
+        """True for ``in`` and ``inout`` arguments (the caller supplies them)."""
+        return self.direction in ("in", "inout")
+
+    @property
+    def is_output(self) -> bool:
+        """True for ``out`` and ``inout`` arguments (the call returns them)."""
+        return self.direction in ("out", "inout")
+
+    def describe(self) -> str:
+        """A one-line human-readable summary."""
+        shape = "x".join(map(str, self.shape))
+        packed = "x".join(map(str, self.packed_shape))
+        where = f" @ {self.segment}:{self.phys:#x}" if self.segment else ""
+        return (f"{self.direction} {self.name}: {shape}x{self.dtype} -> "
+                f"{packed}x{self.packed_dtype}{where}")
+
+    # ---- packing --------------------------------------------------------------------------
+    def check_array(self, array: Any) -> np.ndarray:
+        """``array`` as an ndarray after checking its dtype and shape (raises ArgumentError)."""
+        if not isinstance(array, np.ndarray):
+            if isinstance(array, np.generic) or hasattr(array, "__array__"):
+                array = np.asarray(array)
+            else:
+                raise ArgumentError(
+                    f"argument '{self.name}': expected a numpy array, got {type(array).__name__}"
+                )
+        if array.dtype != np.dtype(self.dtype):
+            raise ArgumentError(
+                f"argument '{self.name}': expected dtype {self.dtype}, got {array.dtype} "
+                f"(convert with .astype(np.{self.dtype}))"
+            )
+        if tuple(array.shape) != self.shape:
+            raise ArgumentError(
+                f"argument '{self.name}': expected shape {self.shape}, got {tuple(array.shape)}"
+            )
+        return array
+
+    def pack(self, array: Any) -> bytes:
+        """The packed DRAM image of ``array``: zero-pad, reshape, transpose, contiguous."""
+        arr = self.check_array(array)
+        padded = np.zeros(self.padded_shape, dtype=self.dtype)
+        padded[tuple(slice(0, s) for s in self.shape)] = arr
+        packed = padded.reshape(self.split_shape).transpose(self.perm)
+        packed = _convert(packed, self.packed_dtype, f"argument '{self.name}'")
+        return np.ascontiguousarray(packed, dtype=np.dtype(self.packed_dtype).newbyteorder("<")) \
+            .tobytes()
+
+    def unpack(self, data: bytes | bytearray | memoryview | np.ndarray) -> np.ndarray:
+        """The logical array of a packed image: the inverse of :meth:`pack` (padding cropped)."""
+        raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
+        if len(raw) != self.packed_nbytes:
+            raise ArgumentError(
+                f"argument '{self.name}': packed image has {len(raw)} bytes, "
+                f"expected {self.packed_nbytes}"
+            )
+        packed = np.frombuffer(raw, dtype=np.dtype(self.packed_dtype).newbyteorder("<"))
+        packed = packed.reshape(self.packed_shape).transpose(self._inverse)
+        padded = packed.reshape(self.padded_shape)
+        logical = padded[tuple(slice(0, s) for s in self.shape)]
+        logical = _convert(logical, self.dtype, f"argument '{self.name}'")
+        return np.ascontiguousarray(logical, dtype=self.dtype)
+
+
+def _convert(array: np.ndarray, dtype: str, what: str) -> np.ndarray:
+    """``array`` as ``dtype``, refusing values the target type cannot represent."""
+    target = np.dtype(dtype)
+    if array.dtype == target:
+        return array
+    if array.size and not np.can_cast(array.dtype, target, "safe"):
+        info = np.iinfo(target)
+        lo, hi = int(array.min()), int(array.max())
+        if lo < info.min or hi > info.max:
+            raise ArgumentError(
+                f"{what}: values in [{lo}, {hi}] do not fit the packed dtype {dtype}"
+            )
+    return array.astype(target)
+
+
+def tiled_packing(
+    shape: Sequence[int],
+    tiles: Sequence[int | None],
+    *,
+    outer_order: Sequence[int] | None = None,
+    inner_order: Sequence[int] | None = None,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``(padded_shape, split_shape, perm)`` of a blocked layout.
+
+    ``tiles[i]`` is the block size of logical dimension ``i`` (``None``: not blocked).  A blocked
+    dimension ``d`` is padded to a multiple of its block ``t`` and split into ``(d/t, t)``.  The
+    packed order is: the outer parts of all dimensions (in ``outer_order``, default the logical
+    order), then the blocks (in ``inner_order``, default the logical order of blocked dimensions).
+    NCHW with tiles ``(B, BI, None, None)`` gives ``perm (0, 2, 4, 5, 1, 3)``, as §1.6.
+    """
+    shape = _dims(shape, "shape")
+    if len(tiles) != len(shape):
+        raise BinaryFormatError(f"tiles {tuple(tiles)} do not match the rank of shape {shape}")
+    padded: list[int] = []
+    split: list[int] = []
+    outer_axis: list[int] = []
+    inner_axis: dict[int, int] = {}
+    for i, (d, t) in enumerate(zip(shape, tiles, strict=True)):
+        if t is None:
+            padded.append(d)
+            outer_axis.append(len(split))
+            split.append(d)
+            continue
+        if isinstance(t, bool) or not isinstance(t, int | np.integer) or t < 1:
+            raise BinaryFormatError(f"tile {t!r} of dimension {i} is not a positive integer")
+        n = -(-d // int(t))
+        padded.append(n * int(t))
+        outer_axis.append(len(split))
+        inner_axis[i] = len(split) + 1
+        split += [n, int(t)]
+    outer = list(range(len(shape))) if outer_order is None else [int(i) for i in outer_order]
+    if sorted(outer) != list(range(len(shape))):
+        raise BinaryFormatError(f"outer order {tuple(outer)} is not a permutation of the axes")
+    inner = sorted(inner_axis) if inner_order is None else [int(i) for i in inner_order]
+    if sorted(inner) != sorted(inner_axis):
+        raise BinaryFormatError(
+            f"inner order {tuple(inner)} is not a permutation of the blocked axes "
+            f"{tuple(sorted(inner_axis))}"
+        )
+    perm = [outer_axis[i] for i in outer] + [inner_axis[i] for i in inner]
+    return tuple(padded), tuple(split), tuple(perm)
+
+
+def layout_tiles(
+    layout: str, cfg: VTAConfig, rank: int | None = None
+) -> tuple[tuple[int | None, ...], tuple[int, ...] | None, tuple[int, ...] | None]:
+    """``(tiles, outer_order, inner_order)`` of a standard packed layout for ``cfg``.
+
+    * ``NC`` — a matrix of activations, accumulators or outputs, ``(N, C)`` →
+      ``(N/BATCH, C/BLOCK, BATCH, BLOCK)``;
+    * ``OI`` — a weight matrix ``(O, I)`` → ``(O/BLOCK_OUT, I/BLOCK_IN, BLOCK_OUT, BLOCK_IN)``;
+    * ``KN`` — a weight matrix given as ``(I, O)`` (the right operand of ``x @ w``), packed like
+      ``OI`` (VTA's weight element is output-major);
+    * ``NCHW`` — data ``(N, C, H, W)`` → ``(N/BATCH, C/BLOCK, H, W, BATCH, BLOCK)``;
+    * ``OIHW`` — a kernel → ``(O/BLOCK_OUT, I/BLOCK_IN, KH, KW, BLOCK_OUT, BLOCK_IN)``;
+    * ``flat`` — no packing (``rank`` required).
+
+    ``BLOCK_IN == BLOCK_OUT`` in every configuration; data layouts use ``BLOCK_IN`` for C.
+    """
+    b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
+    table: dict[str, tuple[tuple[int | None, ...], tuple[int, ...] | None,
+                           tuple[int, ...] | None]] = {
+        "NC": ((b, bi), None, None),
+        "OI": ((bo, bi), None, None),
+        "KN": ((bi, bo), (1, 0), (1, 0)),
+        "NCHW": ((b, bi, None, None), None, None),
+        "OIHW": ((bo, bi, None, None), None, None),
+    }
+    if layout == "flat":
+        if rank is None:
+            raise BinaryFormatError("layout 'flat' needs the rank of the shape")
+        return (None,) * rank, None, None
+    if layout not in table:
+        raise BinaryFormatError(f"unknown layout {layout!r} (one of {', '.join(LAYOUTS)})")
+    tiles, outer, inner = table[layout]
+    if rank is not None and rank != len(tiles):
+        raise BinaryFormatError(
+            f"layout {layout!r} is for rank-{len(tiles)} tensors, got rank {rank}"
+        )
+    return tiles, outer, inner

@@ -1,0 +1,309 @@
+"""The simulator-backed VTA device: DRAM buffers, loading binary modules, calling them on numpy.
+
+A :class:`Device` owns one :class:`vta_mlir.sim.simulator.Simulator` (its DRAM and SRAMs).
+:meth:`Device.load_module` places every segment of a :class:`~vta_mlir.binary.BinaryModule` at
+exactly its linked physical address (instructions hold absolute addresses), writes the constant
+segments and the micro-op staging images, and returns a :class:`LoadedModule`.  Calling it packs
+the numpy inputs into their DRAM segments through the argument table (``vta_mlir.abi``), runs every
+run of the program, and unpacks the outputs::
+
+    dev = Device()
+    mod = dev.load_module(read_vtab("gemm.vtab", dev.cfg))
+    y, = mod(x, w)
+    mod.last_run.counters, mod.last_run.cycles
+
+Arguments bind in signature order: the caller passes the ``in`` and ``inout`` arguments, the call
+returns the ``out`` and ``inout`` ones.  Mismatched arguments raise
+:class:`~vta_mlir.abi.ArgumentError` (a :class:`~vta_mlir.errors.VTAError`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import numpy as np
+
+from vta_mlir.abi import ArgSpec, ArgumentError
+from vta_mlir.binary import BinaryModule, from_bytes, read_vtab
+from vta_mlir.config import VTAConfig
+from vta_mlir.errors import BinaryFormatError, VTAError
+from vta_mlir.isa import Insn
+from vta_mlir.program import COUNTER_NAMES
+
+__all__ = ["Device", "LoadedModule", "RunStats"]
+
+#: Module names of the timing model (``timing-model.md``).
+MODULE_NAMES: tuple[str, ...] = ("load", "compute", "store")
+
+
+@dataclass
+class RunStats:
+    """What one call (all runs of a program) did: the sum over its runs.
+
+    ``counters`` are the seven profiling counters (``vta-isa.md`` §3.9); ``cycles``, ``busy`` and
+    ``utilisation`` (busy / cycles per module) come from the timing model (``None`` / empty when
+    timing is off); ``by_opcode`` counts executed instructions by name.
+    """
+
+    counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTER_NAMES, 0))
+    cycles: int | None = 0
+    busy: dict[str, int] = field(default_factory=dict)
+    utilisation: dict[str, float] = field(default_factory=dict)
+    instructions: int = 0
+    by_opcode: dict[str, int] = field(default_factory=dict)
+    uop_words_loaded: int = 0
+    runs: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, result: Any, prefix: str = "") -> None:
+        """Accumulate one simulator ``RunResult`` (``prefix`` goes before its warnings)."""
+        for name, value in dict(getattr(result, "counters", {}) or {}).items():
+            self.counters[name] = self.counters.get(name, 0) + int(value)
+        cycles = getattr(result, "cycles", None)
+        if cycles is None or self.cycles is None:
+            self.cycles = None
+        else:
+            self.cycles += int(cycles)
+        for name, value in dict(getattr(result, "busy", {}) or {}).items():
+            self.busy[name] = self.busy.get(name, 0) + int(value)
+        self.instructions += int(getattr(result, "instructions", 0) or 0)
+        for name, value in dict(getattr(result, "by_opcode", {}) or {}).items():
+            self.by_opcode[str(name)] = self.by_opcode.get(str(name), 0) + int(value)
+        self.uop_words_loaded += int(getattr(result, "uop_words_loaded", 0) or 0)
+        self.warnings.extend(f"{prefix}{w}" for w in (getattr(result, "warnings", ()) or ()))
+        self.runs += 1
+        self._update_utilisation()
+
+    def _update_utilisation(self) -> None:
+        if self.cycles:
+            self.utilisation = {m: b / self.cycles for m, b in self.busy.items()}
+        else:
+            self.utilisation = dict.fromkeys(self.busy, 0.0)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary of every field."""
+        return {
+            "counters": dict(self.counters),
+            "cycles": self.cycles,
+            "busy": dict(self.busy),
+            "utilisation": dict(self.utilisation),
+            "instructions": self.instructions,
+            "by_opcode": dict(self.by_opcode),
+            "uop_words_loaded": self.uop_words_loaded,
+            "runs": self.runs,
+            "warnings": list(self.warnings),
+        }
+
+
+def _simulator_class() -> Any:
+    try:
+        from vta_mlir.sim.simulator import Simulator
+    except ImportError as e:  # pragma: no cover - only without the simulator package
+        raise VTAError(f"the VTA simulator is not available: {e}") from None
+    return Simulator
+
+
+class Device:
+    """A simulated VTA: its DRAM (physical addresses) and a simulator to run instructions on."""
+
+    def __init__(self, cfg: VTAConfig | None = None, *, timing: bool = True) -> None:
+        self.cfg = cfg if cfg is not None else VTAConfig.shipped("default")
+        if not isinstance(self.cfg, VTAConfig):
+            raise VTAError(f"Device needs a VTAConfig, got {type(cfg).__name__}")
+        self.timing = timing
+        self.sim = _simulator_class()(self.cfg)
+        self.last_run: RunStats | None = None
+        self._modules: list[LoadedModule] = []
+
+    @property
+    def dram(self) -> Any:
+        """The simulator's DRAM."""
+        return self.sim.dram
+
+    # ---- DRAM -------------------------------------------------------------------------------
+    def alloc(self, nbytes: int) -> int:
+        """Allocate ``nbytes`` of DRAM (whole 4 KiB pages); returns the physical address."""
+        return int(self.dram.alloc(int(nbytes)))
+
+    def free(self, phys: int) -> None:
+        self.dram.free(int(phys))
+
+    def write(self, phys: int, data: bytes | bytearray | memoryview | np.ndarray) -> None:
+        """Copy the raw bytes of ``data`` to physical address ``phys``."""
+        self.dram.write(int(phys), data)
+
+    def read(self, phys: int, nbytes: int) -> np.ndarray:
+        """``nbytes`` bytes at ``phys`` as a ``uint8`` array."""
+        return np.asarray(self.dram.read(int(phys), int(nbytes)), dtype=np.uint8)
+
+    # ---- execution --------------------------------------------------------------------------
+    def run(self, insns: Sequence[Insn] | bytes | np.ndarray) -> RunStats:
+        """Run one instruction stream (ending in FINISH) as it is; DRAM must be prepared."""
+        stats = RunStats(cycles=0 if self.timing else None)
+        stats.add(self.sim.run(insns, timing=self.timing))
+        self.last_run = stats
+        return stats
+
+    def load_module(
+        self, module: BinaryModule | bytes | bytearray | str | os.PathLike[str] | IO[bytes]
+    ) -> LoadedModule:
+        """Place ``module`` in DRAM at its linked addresses and return a callable handle.
+
+        ``module`` may also be a ``.vtab`` image or file; it must target this device's hardware.
+        Fails with a :class:`VTAError` if a segment's pages are already in use.
+        """
+        if isinstance(module, bytes | bytearray):
+            module = from_bytes(module, self.cfg)
+        elif not isinstance(module, BinaryModule):
+            module = read_vtab(module, self.cfg)
+        if not module.config.same_hardware(self.cfg):
+            raise BinaryFormatError(
+                f"module was built for {module.config.bitstream}, the device is "
+                f"{self.cfg.bitstream}"
+            )
+        module.validate(encode=False)
+        loaded = LoadedModule(self, module)
+        self._modules.append(loaded)
+        return loaded
+
+    def unload_all(self) -> None:
+        """Unload every module loaded on this device."""
+        for mod in list(self._modules):
+            mod.unload()
+
+
+class LoadedModule:
+    """A binary module resident in a device's DRAM; call it with numpy arrays."""
+
+    def __init__(self, device: Device, module: BinaryModule) -> None:
+        self.device = device
+        self.module = module
+        self.last_run: RunStats | None = None
+        self._streams = module.run_streams()
+        self._uop_images = [(r.uop_base, r.uop_words.astype("<u4").tobytes())
+                            for r in module.program.runs]
+        self._placed: list[int] = []
+        dram = device.dram
+        try:
+            for seg in sorted(module.program.segments, key=lambda s: s.phys):
+                try:
+                    dram.alloc_at(seg.phys, seg.nbytes)
+                except VTAError as e:
+                    raise VTAError(
+                        f"cannot load module: segment '{seg.name}' at {seg.phys:#x} "
+                        f"(+{seg.nbytes} bytes): {e}"
+                    ) from None
+                self._placed.append(seg.phys)
+                if seg.data is not None:
+                    dram.write(seg.phys, seg.data)
+            self._write_uops(range(len(module.program.runs)))
+        except BaseException:
+            self._release()
+            raise
+        # Runs whose staging images overlap must have theirs rewritten before each run.
+        spans = sorted((base, base + len(image)) for base, image in self._uop_images if image)
+        self._restage = any(a[1] > b[0] for a, b in zip(spans, spans[1:], strict=False))
+
+    # ---- signature --------------------------------------------------------------------------
+    @property
+    def args(self) -> list[ArgSpec]:
+        return list(self.module.args)
+
+    @property
+    def inputs(self) -> list[ArgSpec]:
+        return self.module.inputs
+
+    @property
+    def outputs(self) -> list[ArgSpec]:
+        return self.module.outputs
+
+    @property
+    def loaded(self) -> bool:
+        return self in self.device._modules
+
+    def signature(self) -> str:
+        """``(x: 1x64xint8, w: ...) -> (y: ...)``."""
+        def one(a: ArgSpec) -> str:
+            return f"{a.name}: {'x'.join(map(str, a.shape))}x{a.dtype}"
+        ins = ", ".join(one(a) for a in self.inputs)
+        outs = ", ".join(one(a) for a in self.outputs)
+        return f"({ins}) -> ({outs})"
+
+    # ---- calling ----------------------------------------------------------------------------
+    def __call__(self, *arrays: Any, **named: Any) -> tuple[np.ndarray, ...]:
+        """Run with the ``in``/``inout`` arrays in signature order (or all by name); returns
+        the ``out``/``inout`` arrays in signature order."""
+        if named:
+            if arrays:
+                raise ArgumentError("pass the inputs either all by position or all by name")
+            return self.run(named)
+        return self.run(list(arrays))
+
+    def run(self, inputs: Mapping[str, Any] | Sequence[Any]) -> tuple[np.ndarray, ...]:
+        """Run with inputs given by name (a mapping) or in signature order (a sequence)."""
+        if not self.loaded:
+            raise VTAError("module is not loaded (unload() was called)")
+        specs = self.inputs
+        if isinstance(inputs, Mapping):
+            unknown = sorted(set(map(str, inputs)) - {a.name for a in specs})
+            if unknown:
+                raise ArgumentError(
+                    f"unknown input(s) {', '.join(unknown)}; the module takes "
+                    f"{self.signature()}"
+                )
+            missing = [a.name for a in specs if a.name not in inputs]
+            if missing:
+                raise ArgumentError(
+                    f"missing input(s) {', '.join(missing)}; the module takes {self.signature()}"
+                )
+            values = [inputs[a.name] for a in specs]
+        elif isinstance(inputs, Sequence) and not isinstance(inputs, str | bytes):
+            if len(inputs) != len(specs):
+                raise ArgumentError(
+                    f"expected {len(specs)} input(s), got {len(inputs)}; the module takes "
+                    f"{self.signature()}"
+                )
+            values = list(inputs)
+        else:
+            raise ArgumentError("inputs must be a sequence of arrays or a mapping of names")
+        images = [spec.pack(value) for spec, value in zip(specs, values, strict=True)]
+        dram = self.device.dram
+        for spec, image in zip(specs, images, strict=True):
+            dram.write(spec.phys, image)
+        stats = RunStats(cycles=0 if self.device.timing else None)
+        for r, stream in enumerate(self._streams):
+            if self._restage:
+                self._write_uops([r])
+            prefix = f"run {r}: " if len(self._streams) > 1 else ""
+            stats.add(self.device.sim.run(stream, timing=self.device.timing), prefix)
+        self.last_run = stats
+        self.device.last_run = stats
+        return tuple(spec.unpack(self.device.read(spec.phys, spec.packed_nbytes))
+                     for spec in self.outputs)
+
+    # ---- lifetime ---------------------------------------------------------------------------
+    def unload(self) -> None:
+        """Free the module's DRAM; the handle cannot be called afterwards."""
+        if self in self.device._modules:
+            self.device._modules.remove(self)
+        self._release()
+
+    def __enter__(self) -> LoadedModule:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.unload()
+
+    def _release(self) -> None:
+        placed, self._placed = self._placed, []
+        for phys in placed:
+            self.device.dram.free(phys)
+
+    def _write_uops(self, runs: Sequence[int] | range) -> None:
+        for r in runs:
+            base, image = self._uop_images[r]
+            if image:
+                self.device.dram.write(base, image)
