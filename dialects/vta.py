@@ -1,0 +1,1613 @@
+"""The ``vta`` dialect: a host program that drives the VTA accelerator.
+
+This is the mid level of vta-mlir (``design.md`` §2).  Loops and index arithmetic run on the CPU;
+every ``vta`` op is one command the host pushes to the accelerator, exactly as TVM's VTA runtime
+calls do (``vta-isa.md`` §4.4–§4.7):
+
+==========================  ===================================================================
+op                          runtime call / meaning
+==========================  ===================================================================
+``vta.dma_copy``            ``VTALoadBuffer2D`` / ``VTAStoreBuffer2D``: one 2-D strided copy
+                            between a DRAM buffer and an SRAM buffer (§2.3, §3.3–§3.5, §4.7)
+``vta.gemm``                ``VTAUopPush`` of one GEMM micro-op (§2.7, §3.6, §4.4)
+``vta.alu``                 ``VTAUopPush`` of one ALU micro-op (§3.7, §4.4)
+``vta.uop_loop``            ``VTAUopLoopBegin`` / ``VTAUopLoopEnd``: a micro-kernel loop (§4.4)
+``vta.dep_push``            ``VTADepPush(from, to)`` (§3.2, §4.6)
+``vta.dep_pop``             ``VTADepPop(from, to)`` (§3.2, §4.6)
+``vta.stage``               the ops one module (load / compute / store) executes (§3.2)
+==========================  ===================================================================
+
+SRAM buffers are memrefs in the ``#vta.sram<inp|wgt|acc|uop>`` memory space whose trailing
+dimensions are one tensor element (``vta-isa.md`` §1.6) and whose leading dimensions count
+elements, e.g. ``memref<64x1x16xi8, #vta.sram<inp>>``.  DRAM buffers are ordinary memrefs.  A
+position in a buffer is an element offset written ``%buf[%i]``, ``%buf[%i + 4]`` or ``%buf[4]``:
+an optional ``index`` SSA value plus a constant.
+
+The hardware configuration is the module attribute ``vta.config`` (:class:`VTAConfigAttr`);
+verifiers read it with :func:`get_config` and check every size, factor and index against it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import ClassVar, cast
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    I64,
+    FloatData,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from vta_mlir.config import (
+    ALU_IMM_WIDTH,
+    CONFIG_KEYS,
+    LOOP_ITER_WIDTH,
+    UOP_BITS,
+    TimingParams,
+    VTAConfig,
+)
+from vta_mlir.errors import ConfigError, VTAError
+from vta_mlir.isa import AluOp as IsaAluOp
+from vta_mlir.isa import MemType
+
+__all__ = [
+    "CONFIG_ATTR_NAME",
+    "VTA",
+    "AluKind",
+    "AluKindAttr",
+    "AluOp",
+    "DepPopOp",
+    "DepPushOp",
+    "DmaCopyOp",
+    "GemmOp",
+    "Module",
+    "ModuleAttr",
+    "Sram",
+    "SramAttr",
+    "StageOp",
+    "UopLoopOp",
+    "VTAConfigAttr",
+    "constant_index",
+    "get_config",
+    "module_of",
+    "set_module_config",
+    "sram_element_shape",
+    "sram_element_type",
+    "sram_space",
+]
+
+#: Name of the module attribute holding the hardware configuration.
+CONFIG_ATTR_NAME = "vta.config"
+
+#: Largest ALU immediate and smallest (signed 16-bit field, vta-isa.md §2.5).
+IMM_MAX = (1 << (ALU_IMM_WIDTH - 1)) - 1
+IMM_MIN = -(1 << (ALU_IMM_WIDTH - 1))
+#: Largest micro-kernel loop extent (14-bit iteration fields, vta-isa.md §2.4).
+EXTENT_MAX = (1 << LOOP_ITER_WIDTH) - 1
+#: A micro-kernel has at most this many loop levels (vta-isa.md §4.4).
+MAX_UOP_LOOP_DEPTH = 2
+#: A micro-op's destination must differ from that of this many preceding ones (vta-isa.md §4.4).
+WRITE_HAZARD_WINDOW = 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Enumerations and attributes
+
+
+class Sram(StrEnum):
+    """The on-chip SRAMs (vta-isa.md §1.2, §3.1)."""
+
+    INP = "inp"
+    WGT = "wgt"
+    ACC = "acc"
+    UOP = "uop"
+
+
+class Module(StrEnum):
+    """The three modules of the accelerator, in pipeline order (vta-isa.md §3.2)."""
+
+    LOAD = "load"
+    COMPUTE = "compute"
+    STORE = "store"
+
+
+class AluKind(StrEnum):
+    """ALU operations (vta-isa.md §2.2, §3.7).  ``shr`` by a negative amount shifts left."""
+
+    MIN = "min"
+    MAX = "max"
+    ADD = "add"
+    SHR = "shr"
+    MUL = "mul"
+
+    @property
+    def opcode(self) -> IsaAluOp:
+        """The ``alu_opcode`` field value."""
+        return IsaAluOp[self.name]
+
+
+@irdl_attr_definition
+class SramAttr(EnumAttribute[Sram]):
+    """Memory space of an SRAM buffer: ``#vta.sram<inp>``, ``<wgt>``, ``<acc>`` or ``<uop>``."""
+
+    name = "vta.sram"
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data.value)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> Sram:
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(Sram)
+
+
+@irdl_attr_definition
+class ModuleAttr(EnumAttribute[Module], SpacedOpaqueSyntaxAttribute):
+    """A module of the accelerator: ``#vta<module load>`` (``compute``, ``store``)."""
+
+    name = "vta.module"
+
+
+@irdl_attr_definition
+class AluKindAttr(EnumAttribute[AluKind], SpacedOpaqueSyntaxAttribute):
+    """An ALU operation: ``#vta<alu_op shr>`` (``min``, ``max``, ``add``, ``mul``)."""
+
+    name = "vta.alu_op"
+
+
+# ---- the configuration attribute ------------------------------------------------------------
+
+_INT_KEYS = tuple(k.lower() for k in CONFIG_KEYS[2:])
+_TIMING_INT_KEYS = ("dma_latency", "dram_bytes_per_cycle", "pipeline_depth")
+_ALL_KEYS = ("target", "hw_ver", *_INT_KEYS, *_TIMING_INT_KEYS, "clock_mhz")
+
+
+@lru_cache(maxsize=64)
+def _config_from_values(values: tuple[object, ...]) -> VTAConfig:
+    data = dict(zip(_ALL_KEYS, values, strict=True))
+    timing = TimingParams(
+        dma_latency=cast(int, data["dma_latency"]),
+        dram_bytes_per_cycle=cast(int, data["dram_bytes_per_cycle"]),
+        pipeline_depth=cast(int, data["pipeline_depth"]),
+        clock_mhz=cast(float, data["clock_mhz"]),
+    )
+    # Route the timing values through TimingParams.from_dict for its range checks.
+    TimingParams.from_dict(timing.to_dict())
+    return VTAConfig(
+        target=cast(str, data["target"]),
+        hw_ver=cast(str, data["hw_ver"]),
+        **{k: cast(int, data[k]) for k in _INT_KEYS},
+        timing=timing,
+    )
+
+
+@lru_cache(maxsize=1)
+def _default_config() -> VTAConfig:
+    return VTAConfig.shipped("default")
+
+
+@irdl_attr_definition
+class VTAConfigAttr(ParametrizedAttribute):
+    """The hardware configuration (the 11 keys of ``vta_config.json``, vta-isa.md §1.1, and the
+    cycle-model parameters) as an attribute::
+
+        #vta.config<target = "sim", hw_ver = "0.0.2", log_inp_width = 3, log_wgt_width = 3,
+                    log_acc_width = 5, log_batch = 0, log_block = 4, log_uop_buff_size = 15,
+                    log_inp_buff_size = 15, log_wgt_buff_size = 18, log_acc_buff_size = 17>
+
+    Timing parameters (``dma_latency``, ``dram_bytes_per_cycle``, ``pipeline_depth``,
+    ``clock_mhz``) follow as further ``key = value`` pairs; those left out take their default and
+    those equal to their default are not printed.
+    """
+
+    name = "vta.config"
+
+    target: StringAttr
+    hw_ver: StringAttr
+    log_inp_width: IntAttr
+    log_wgt_width: IntAttr
+    log_acc_width: IntAttr
+    log_batch: IntAttr
+    log_block: IntAttr
+    log_uop_buff_size: IntAttr
+    log_inp_buff_size: IntAttr
+    log_wgt_buff_size: IntAttr
+    log_acc_buff_size: IntAttr
+    dma_latency: IntAttr
+    dram_bytes_per_cycle: IntAttr
+    pipeline_depth: IntAttr
+    clock_mhz: FloatData
+
+    @classmethod
+    def from_config(cls, cfg: VTAConfig) -> VTAConfigAttr:
+        """The attribute describing ``cfg`` (its ``.config`` is equal to ``cfg``)."""
+        t = cfg.timing
+        return cls(
+            StringAttr(cfg.target),
+            StringAttr(cfg.hw_ver),
+            *(IntAttr(int(getattr(cfg, k))) for k in _INT_KEYS),
+            IntAttr(t.dma_latency),
+            IntAttr(t.dram_bytes_per_cycle),
+            IntAttr(t.pipeline_depth),
+            FloatData(float(t.clock_mhz)),
+        )
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(
+            p.data for p in self.parameters  # type: ignore[attr-defined]
+        )
+
+    @property
+    def config(self) -> VTAConfig:
+        """The :class:`~vta_mlir.config.VTAConfig` this attribute describes."""
+        return _config_from_values(self._values())
+
+    def verify(self) -> None:
+        try:
+            _config_from_values(self._values())
+        except ConfigError as e:
+            raise VerifyException(f"invalid #vta.config: {e}") from None
+        except (TypeError, ValueError) as e:
+            raise VerifyException(f"invalid #vta.config: {e}") from None
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        defaults = TimingParams()
+        seen: dict[str, object] = {}
+
+        def parse_entry() -> None:
+            key = parser.parse_identifier(" (a #vta.config key)")
+            if key not in _ALL_KEYS:
+                parser.raise_error(
+                    f"unknown #vta.config key '{key}' (expected one of {', '.join(_ALL_KEYS)})"
+                )
+            if key in seen:
+                parser.raise_error(f"#vta.config key '{key}' is given twice")
+            parser.parse_punctuation("=")
+            if key in ("target", "hw_ver"):
+                seen[key] = parser.parse_str_literal(f" for #vta.config key '{key}'")
+            elif key == "clock_mhz":
+                seen[key] = float(parser.parse_number(context_msg=" for 'clock_mhz'"))
+            else:
+                seen[key] = parser.parse_integer(
+                    allow_boolean=False, context_msg=f" for #vta.config key '{key}'"
+                )
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_entry)
+        missing = [k for k in ("target", "hw_ver", *_INT_KEYS) if k not in seen]
+        if missing:
+            parser.raise_error(f"#vta.config is missing key(s) {', '.join(missing)}")
+        for k in _TIMING_INT_KEYS:
+            seen.setdefault(k, getattr(defaults, k))
+        seen.setdefault("clock_mhz", defaults.clock_mhz)
+        out: list[Attribute] = [StringAttr(cast(str, seen["target"])),
+                                StringAttr(cast(str, seen["hw_ver"]))]
+        out += [IntAttr(cast(int, seen[k])) for k in (*_INT_KEYS, *_TIMING_INT_KEYS)]
+        out.append(FloatData(cast(float, seen["clock_mhz"])))
+        return out
+
+    def print_parameters(self, printer: Printer) -> None:
+        defaults = TimingParams()
+        items: list[str] = [
+            f"target = {_quote(self.target.data)}",
+            f"hw_ver = {_quote(self.hw_ver.data)}",
+        ]
+        items += [f"{k} = {getattr(self, k).data}" for k in _INT_KEYS]
+        for k in _TIMING_INT_KEYS:
+            value = getattr(self, k).data
+            if value != getattr(defaults, k):
+                items.append(f"{k} = {value}")
+        if self.clock_mhz.data != defaults.clock_mhz:
+            items.append(f"clock_mhz = {_float_text(self.clock_mhz.data)}")
+        printer.print_string("<" + ", ".join(items) + ">")
+
+
+def _float_text(value: float) -> str:
+    text = repr(float(value))
+    if "e" in text and "." not in text:
+        text = text.replace("e", ".0e")
+    return text
+
+
+def _quote(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out += [f"\\{b:02X}" for b in ch.encode("utf-8")]
+    out.append('"')
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration helpers
+
+
+def get_config(op: Operation) -> VTAConfig:
+    """The configuration of the nearest ancestor of ``op`` (``op`` included) carrying the
+    ``vta.config`` attribute, else the default configuration."""
+    cur: Operation | None = op
+    while cur is not None:
+        attr = cur.attributes.get(CONFIG_ATTR_NAME)
+        if isinstance(attr, VTAConfigAttr):
+            return attr.config
+        cur = cur.parent_op()
+    return _default_config()
+
+
+def set_module_config(module: ModuleOp, cfg: VTAConfig) -> None:
+    """Attach ``cfg`` to ``module`` as ``vta.config``.
+
+    Raises :class:`~vta_mlir.errors.VTAError` if the module already carries a different
+    configuration.
+    """
+    existing = module.attributes.get(CONFIG_ATTR_NAME)
+    if existing is not None:
+        if not isinstance(existing, VTAConfigAttr):
+            raise VTAError(
+                f"module attribute '{CONFIG_ATTR_NAME}' is not a #vta.config: {existing}"
+            )
+        have = existing.config
+        if have != cfg:
+            raise VTAError(
+                f"the module was built for configuration {have.model} ({_describe(have)}) "
+                f"but configuration {cfg.model} ({_describe(cfg)}) was given"
+            )
+        return
+    module.attributes[CONFIG_ATTR_NAME] = VTAConfigAttr.from_config(cfg)
+
+
+def _describe(cfg: VTAConfig) -> str:
+    text = f"HW_VER {cfg.hw_ver}"
+    if cfg.timing != TimingParams():
+        text += ", timing " + ", ".join(f"{k}={v}" for k, v in cfg.timing.to_dict().items())
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Buffer and index helpers
+
+
+def sram_space(type_: Attribute) -> Sram | None:
+    """The SRAM of a memref type in a ``#vta.sram`` space, ``None`` for any other type."""
+    if isinstance(type_, MemRefType) and isinstance(type_.memory_space, SramAttr):
+        return type_.memory_space.data
+    return None
+
+
+def sram_element_shape(space: Sram, cfg: VTAConfig) -> tuple[int, ...]:
+    """Shape of one tensor element of ``space`` (vta-isa.md §1.6); a micro-op is a scalar."""
+    return {
+        Sram.INP: (cfg.batch, cfg.block_in),
+        Sram.WGT: (cfg.block_out, cfg.block_in),
+        Sram.ACC: (cfg.batch, cfg.block_out),
+        Sram.UOP: (),
+    }[space]
+
+
+def sram_element_type(space: Sram, cfg: VTAConfig) -> IntegerType:
+    """Scalar type of ``space``: ``i8`` for inp/wgt, ``i32`` for acc and micro-ops."""
+    width = {
+        Sram.INP: cfg.inp_width,
+        Sram.WGT: cfg.wgt_width,
+        Sram.ACC: cfg.acc_width,
+        Sram.UOP: UOP_BITS,
+    }[space]
+    return IntegerType(width)
+
+
+def _space_text(space: Sram) -> str:
+    return f"#vta.sram<{space.value}>"
+
+
+def _static_shape(type_: MemRefType) -> tuple[int, ...] | None:
+    shape = tuple(type_.get_shape())
+    return None if any(d < 0 for d in shape) else shape
+
+
+def check_sram_buffer(value: SSAValue, space: Sram, cfg: VTAConfig, what: str) -> int:
+    """Check that ``value`` is a buffer of ``space`` for ``cfg``; return its element count."""
+    t = value.type
+    have = sram_space(t)
+    if have != space:
+        raise VerifyException(f"{what} must be a memref in {_space_text(space)}, got {t}")
+    assert isinstance(t, MemRefType)
+    elem = sram_element_type(space, cfg)
+    if t.element_type != elem:
+        raise VerifyException(
+            f"{what} in {_space_text(space)} must have element type {elem}, got {t.element_type}"
+        )
+    shape = _static_shape(t)
+    if shape is None:
+        raise VerifyException(f"{what} must have a static shape, got {t}")
+    tile = sram_element_shape(space, cfg)
+    if len(shape) < len(tile) + 1 or shape[len(shape) - len(tile):] != tile:
+        dims = "x".join(map(str, tile)) if tile else "(none)"
+        raise VerifyException(
+            f"{what} must be shaped [elements...]x{dims} (one {space.value} tensor element per "
+            f"row), got {t}"
+        )
+    count = math.prod(shape[: len(shape) - len(tile)])
+    depth = cfg.sram_depth(space.value)
+    if count > depth:
+        raise VerifyException(
+            f"{what} holds {count} elements, more than the {space.value.upper()} SRAM depth "
+            f"{depth}"
+        )
+    return count
+
+
+def constant_index(value: SSAValue | None) -> int | None:
+    """The value of an ``index`` produced by ``arith.constant``, else ``None``."""
+    if value is None:
+        return 0
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+#: A buffer position given to a builder: an index value, a constant, both, or nothing (0).
+Position = SSAValue | Operation | int | tuple[SSAValue | Operation, int] | None
+#: ``(uop field, buffer, index value or None, constant, SRAM)`` of a micro-op operand.
+OperandPosition = tuple[str, SSAValue, SSAValue | None, int, Sram]
+
+
+def _split_position(pos: Position) -> tuple[SSAValue | None, int]:
+    if pos is None:
+        return None, 0
+    if isinstance(pos, bool):
+        raise TypeError("a buffer position is an index value and/or an integer, not a bool")
+    if isinstance(pos, int):
+        return None, pos
+    if isinstance(pos, tuple):
+        value, offset = pos
+        return SSAValue.get(value), int(offset)
+    return SSAValue.get(pos), 0
+
+
+def _static_position(value: SSAValue | None, offset: int) -> int | None:
+    base = constant_index(value)
+    return None if base is None else base + offset
+
+
+def _parse_position(parser: Parser) -> tuple[UnresolvedOperand | None, int]:
+    """``[%i]``, ``[%i + 4]``, ``[%i - 4]`` or ``[4]``."""
+    parser.parse_punctuation("[")
+    operand = parser.parse_optional_unresolved_operand()
+    offset = 0
+    if operand is not None:
+        if parser.parse_optional_punctuation("+") is not None:
+            offset = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        elif parser.parse_optional_punctuation("-") is not None:
+            offset = -parser.parse_integer(allow_boolean=False, allow_negative=False)
+    else:
+        offset = parser.parse_integer(
+            allow_boolean=False, context_msg=" (an element offset or an index value)"
+        )
+    parser.parse_punctuation("]")
+    return operand, offset
+
+
+def _resolve_index(parser: Parser, operand: UnresolvedOperand | None) -> SSAValue | None:
+    return None if operand is None else parser.resolve_operand(operand, IndexType())
+
+
+def _print_position(printer: Printer, value: SSAValue | None, offset: int) -> None:
+    printer.print_string("[")
+    if value is not None:
+        printer.print_operand(value)
+        if offset > 0:
+            printer.print_string(f" + {offset}")
+        elif offset < 0:
+            printer.print_string(f" - {-offset}")
+    else:
+        printer.print_string(str(offset))
+    printer.print_string("]")
+
+
+def _int_prop(value: int) -> IntegerAttr:
+    return IntegerAttr(int(value), i64)
+
+
+def _prop_value(op: Operation, name: str) -> int:
+    attr = op.properties[name]
+    assert isinstance(attr, IntegerAttr)
+    return int(attr.value.data)
+
+
+def _check_field(value: int, width: int, name: str) -> None:
+    hi = (1 << width) - 1
+    if not 0 <= value <= hi:
+        raise VerifyException(f"{name} = {value} does not fit its {width}-bit field (0..{hi})")
+
+
+def _check_static_in(pos: int | None, count: int, what: str) -> None:
+    if pos is None:
+        return
+    if pos < 0:
+        raise VerifyException(f"{what} index {pos} is negative")
+    if pos >= count:
+        raise VerifyException(f"{what} index {pos} is out of bounds of its {count} elements")
+
+
+def _print_attr_dict(printer: Printer, op: Operation) -> None:
+    if op.attributes:
+        printer.print_op_attributes(op.attributes)
+
+
+# ---------------------------------------------------------------------------------------------
+# vta.dma_copy
+
+
+@irdl_op_definition
+class DmaCopyOp(IRDLOperation):
+    """A 2-D strided copy between DRAM and SRAM (vta-isa.md §2.3, §3.3–§3.5, §4.7).
+
+    DRAM → SRAM is a LOAD into inp, wgt, acc (``i32`` DRAM, or ``i8`` DRAM as ACC_8BIT with sign
+    extension) or uop; SRAM acc → ``i8`` DRAM is a STORE (truncating, no padding).  Sizes and the
+    DRAM row stride count tensor elements; the SRAM position of a load is the top-left corner of
+    the padded block::
+
+        vta.dma_copy %x[%i] -> %inp[0] y 4 x 4 stride 16 pad [1, 1, 1, 1]
+            : memref<1x16x16x1x16xi8> -> memref<36x1x16xi8, #vta.sram<inp>>
+    """
+
+    name = "vta.dma_copy"
+
+    src = operand_def(MemRefType)
+    src_index = opt_operand_def(IndexType)
+    dst = operand_def(MemRefType)
+    dst_index = opt_operand_def(IndexType)
+
+    src_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    dst_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    y_size = prop_def(IntegerAttr[I64])
+    x_size = prop_def(IntegerAttr[I64])
+    x_stride = prop_def(IntegerAttr[I64])
+    y_pad_0 = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    y_pad_1 = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    x_pad_0 = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    x_pad_1 = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    PADS: ClassVar[tuple[str, ...]] = ("y_pad_0", "y_pad_1", "x_pad_0", "x_pad_1")
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        dst: SSAValue | Operation,
+        *,
+        x_size: int,
+        y_size: int = 1,
+        x_stride: int | None = None,
+        src_pos: Position = None,
+        dst_pos: Position = None,
+        pad: Sequence[int] = (0, 0, 0, 0),
+        attributes: dict[str, Attribute] | None = None,
+    ) -> None:
+        src_value, src_offset = _split_position(src_pos)
+        dst_value, dst_offset = _split_position(dst_pos)
+        if len(pad) != 4:
+            raise ValueError("pad is (y_pad_0, y_pad_1, x_pad_0, x_pad_1)")
+        props: dict[str, Attribute] = {
+            "src_offset": _int_prop(src_offset),
+            "dst_offset": _int_prop(dst_offset),
+            "y_size": _int_prop(y_size),
+            "x_size": _int_prop(x_size),
+            "x_stride": _int_prop(x_size if x_stride is None else x_stride),
+        }
+        props.update({n: _int_prop(p) for n, p in zip(self.PADS, pad, strict=True)})
+        super().__init__(
+            operands=[
+                src,
+                [src_value] if src_value is not None else [],
+                dst,
+                [dst_value] if dst_value is not None else [],
+            ],
+            properties=props,
+            attributes=attributes or {},
+        )
+
+    # ---- accessors -----------------------------------------------------------------------
+    def field(self, name: str) -> int:
+        """The integer value of a property (``x_size``, ``y_pad_0``, ...)."""
+        return _prop_value(self, name)
+
+    @property
+    def pads(self) -> tuple[int, int, int, int]:
+        """``(y_pad_0, y_pad_1, x_pad_0, x_pad_1)``."""
+        y0, y1, x0, x1 = (self.field(n) for n in self.PADS)
+        return y0, y1, x0, x1
+
+    @property
+    def is_store(self) -> bool:
+        """True for SRAM → DRAM."""
+        return sram_space(self.src.type) is not None
+
+    @property
+    def sram(self) -> SSAValue:
+        """The SRAM operand."""
+        return self.src if self.is_store else self.dst
+
+    @property
+    def dram(self) -> SSAValue:
+        """The DRAM operand."""
+        return self.dst if self.is_store else self.src
+
+    @property
+    def sram_position(self) -> tuple[SSAValue | None, int]:
+        """(index value or ``None``, constant) of the SRAM element offset."""
+        if self.is_store:
+            return self.src_index, self.field("src_offset")
+        return self.dst_index, self.field("dst_offset")
+
+    @property
+    def dram_position(self) -> tuple[SSAValue | None, int]:
+        """(index value or ``None``, constant) of the DRAM element offset."""
+        if self.is_store:
+            return self.dst_index, self.field("dst_offset")
+        return self.src_index, self.field("src_offset")
+
+    @property
+    def memory_type(self) -> MemType:
+        """The ``memory_type`` field of the instruction this copy becomes."""
+        if self.is_store:
+            return MemType.OUT
+        space = sram_space(self.dst.type)
+        if space == Sram.ACC:
+            src_t = self.src.type
+            acc_type = IntegerType(get_config(self).acc_width)
+            if isinstance(src_t, MemRefType) and src_t.element_type != acc_type:
+                return MemType.ACC_8BIT
+            return MemType.ACC
+        return {Sram.INP: MemType.INP, Sram.WGT: MemType.WGT, Sram.UOP: MemType.UOP}[
+            cast(Sram, space)
+        ]
+
+    @property
+    def module(self) -> Module:
+        """The module that executes this copy (vta-isa.md §3.2)."""
+        if self.is_store:
+            return Module.STORE
+        if sram_space(self.dst.type) in (Sram.INP, Sram.WGT):
+            return Module.LOAD
+        return Module.COMPUTE
+
+    # ---- verification --------------------------------------------------------------------
+    def verify_(self) -> None:
+        cfg = get_config(self)
+        src_space, dst_space = sram_space(self.src.type), sram_space(self.dst.type)
+        if src_space is not None and dst_space is not None:
+            raise VerifyException(
+                "vta.dma_copy moves data between DRAM and SRAM, but both operands are in SRAM"
+            )
+        if src_space is None and dst_space is None:
+            raise VerifyException(
+                "vta.dma_copy moves data between DRAM and SRAM, but neither operand is in a "
+                "#vta.sram memory space"
+            )
+        fields = cfg.mem_fields
+        for name in ("y_size", "x_size", "x_stride", *self.PADS):
+            _check_field(self.field(name), fields[name].width, name)
+        for name in ("y_size", "x_size"):
+            if self.field(name) == 0:
+                raise VerifyException(f"{name} must be at least 1 (a copy moves data)")
+        y0, y1, x0, x1 = self.pads
+        y, x, stride = self.field("y_size"), self.field("x_size"), self.field("x_stride")
+
+        if src_space is not None:  # store
+            if src_space != Sram.ACC:
+                raise VerifyException(
+                    f"a store reads the accumulator: source must be in {_space_text(Sram.ACC)}, "
+                    f"got {_space_text(src_space)}"
+                )
+            if any(self.pads):
+                raise VerifyException(
+                    "a store (SRAM -> DRAM) has no padding: y_pad_0, y_pad_1, x_pad_0, x_pad_1 "
+                    "must be 0"
+                )
+            sram_count = check_sram_buffer(self.src, Sram.ACC, cfg, "store source")
+            dram_elem = IntegerType(cfg.out_width)
+            dram_lanes = cfg.batch * cfg.block_out
+            dram_what = "store destination"
+            footprint = y * x
+            sram_val, sram_off = self.src_index, self.field("src_offset")
+        else:
+            space = cast(Sram, dst_space)
+            sram_count = check_sram_buffer(self.dst, space, cfg, "load destination")
+            src_t = cast(MemRefType, self.src.type)
+            if space == Sram.ACC:
+                accepted = (IntegerType(cfg.acc_width), IntegerType(cfg.inp_width))
+                if src_t.element_type not in accepted:
+                    raise VerifyException(
+                        f"a load into {_space_text(Sram.ACC)} reads i{cfg.acc_width} DRAM (ACC) "
+                        f"or i{cfg.inp_width} DRAM (ACC_8BIT), got {src_t.element_type}"
+                    )
+                dram_elem = cast(IntegerType, src_t.element_type)
+                dram_lanes = cfg.batch * cfg.block_out
+            else:
+                dram_elem = sram_element_type(space, cfg)
+                dram_lanes = math.prod(sram_element_shape(space, cfg))
+            dram_what = "load source"
+            footprint = (y0 + y + y1) * (x0 + x + x1)
+            sram_val, sram_off = self.dst_index, self.field("dst_offset")
+
+        dram_t = self.dram.type
+        assert isinstance(dram_t, MemRefType)
+        if dram_t.element_type != dram_elem:
+            raise VerifyException(
+                f"{dram_what} in DRAM must have element type {dram_elem}, got "
+                f"{dram_t.element_type}"
+            )
+        if footprint > sram_count:
+            raise VerifyException(
+                f"the copy covers {footprint} SRAM elements but the buffer holds {sram_count}"
+            )
+        sram_pos = _static_position(sram_val, sram_off)
+        if sram_pos is not None:
+            if sram_pos < 0:
+                raise VerifyException(f"SRAM offset {sram_pos} is negative")
+            if sram_pos + footprint > sram_count:
+                raise VerifyException(
+                    f"the copy covers SRAM elements [{sram_pos}, {sram_pos + footprint}) but the "
+                    f"buffer holds {sram_count}"
+                )
+        dram_val, dram_off = self.dram_position
+        dram_pos = _static_position(dram_val, dram_off)
+        if dram_pos is not None and dram_pos < 0:
+            raise VerifyException(f"DRAM offset {dram_pos} is negative")
+        shape = _static_shape(dram_t)
+        if shape is not None:
+            scalars = math.prod(shape)
+            if scalars % dram_lanes:
+                raise VerifyException(
+                    f"{dram_what} holds {scalars} scalars, not a whole number of "
+                    f"{dram_lanes}-scalar tensor elements"
+                )
+            dram_count = scalars // dram_lanes
+            extent = (y - 1) * stride + x
+            start = dram_pos if dram_pos is not None else 0
+            if start + extent > dram_count:
+                where = f"[{start}, {start + extent})" if dram_pos is not None \
+                    else f"{extent} elements"
+                raise VerifyException(
+                    f"the copy reaches DRAM elements {where} but the buffer holds {dram_count}"
+                )
+
+    # ---- syntax --------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, parser: Parser) -> DmaCopyOp:
+        src = parser.parse_unresolved_operand()
+        src_idx, src_off = _parse_position(parser)
+        parser.parse_punctuation("->")
+        dst = parser.parse_unresolved_operand()
+        dst_idx, dst_off = _parse_position(parser)
+        values: dict[str, int] = {}
+        parser.parse_keyword("y")
+        values["y_size"] = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("x")
+        values["x_size"] = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("stride")
+        values["x_stride"] = parser.parse_integer(allow_boolean=False)
+        pad = (0, 0, 0, 0)
+        if parser.parse_optional_keyword("pad") is not None:
+            pads = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+            )
+            if len(pads) != 4:
+                parser.raise_error("pad takes four values [y_pad_0, y_pad_1, x_pad_0, x_pad_1]")
+            pad = tuple(pads)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_t = parser.parse_type()
+        parser.parse_punctuation("->")
+        dst_t = parser.parse_type()
+        src_v = parser.resolve_operand(src, src_t)
+        dst_v = parser.resolve_operand(dst, dst_t)
+        src_i = _resolve_index(parser, src_idx)
+        dst_i = _resolve_index(parser, dst_idx)
+        return cls(
+            src_v,
+            dst_v,
+            x_size=values["x_size"],
+            y_size=values["y_size"],
+            x_stride=values["x_stride"],
+            src_pos=(src_i, src_off) if src_i is not None else src_off,
+            dst_pos=(dst_i, dst_off) if dst_i is not None else dst_off,
+            pad=pad,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.src)
+        _print_position(printer, self.src_index, self.field("src_offset"))
+        printer.print_string(" -> ")
+        printer.print_operand(self.dst)
+        _print_position(printer, self.dst_index, self.field("dst_offset"))
+        printer.print_string(
+            f" y {self.field('y_size')} x {self.field('x_size')} "
+            f"stride {self.field('x_stride')}"
+        )
+        if any(self.pads):
+            printer.print_string(" pad [" + ", ".join(map(str, self.pads)) + "]")
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.dst.type)
+
+
+# ---------------------------------------------------------------------------------------------
+# Micro-ops: vta.gemm and vta.alu
+
+
+@irdl_op_definition
+class GemmOp(IRDLOperation):
+    """One GEMM micro-op (vta-isa.md §2.7, §3.6): ``acc[d] += inp[s] · wgt[w]ᵀ`` on tensor
+    elements, or with ``reset`` ``acc[d] = 0``::
+
+        vta.gemm %acc[%o] += %inp[0] * %wgt[%o + 16]
+            : memref<16x1x16xi32, #vta.sram<acc>>, memref<16x1x16xi8, #vta.sram<inp>>,
+              memref<256x16x16xi8, #vta.sram<wgt>>
+        vta.gemm reset %acc[0] : memref<16x1x16xi32, #vta.sram<acc>>
+    """
+
+    name = "vta.gemm"
+
+    acc = operand_def(MemRefType)
+    acc_index = opt_operand_def(IndexType)
+    inp = opt_operand_def(MemRefType)
+    inp_index = opt_operand_def(IndexType)
+    wgt = opt_operand_def(MemRefType)
+    wgt_index = opt_operand_def(IndexType)
+
+    acc_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    inp_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    wgt_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    reset = opt_prop_def(UnitAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        acc: SSAValue | Operation,
+        acc_pos: Position = None,
+        inp: SSAValue | Operation | None = None,
+        inp_pos: Position = None,
+        wgt: SSAValue | Operation | None = None,
+        wgt_pos: Position = None,
+        *,
+        reset: bool = False,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> None:
+        acc_v, acc_off = _split_position(acc_pos)
+        inp_v, inp_off = _split_position(inp_pos)
+        wgt_v, wgt_off = _split_position(wgt_pos)
+        props: dict[str, Attribute] = {
+            "acc_offset": _int_prop(acc_off),
+            "inp_offset": _int_prop(inp_off),
+            "wgt_offset": _int_prop(wgt_off),
+        }
+        if reset:
+            props["reset"] = UnitAttr()
+        super().__init__(
+            operands=[
+                acc,
+                [acc_v] if acc_v is not None else [],
+                [inp] if inp is not None else [],
+                [inp_v] if inp_v is not None else [],
+                [wgt] if wgt is not None else [],
+                [wgt_v] if wgt_v is not None else [],
+            ],
+            properties=props,
+            attributes=attributes or {},
+        )
+
+    @property
+    def is_reset(self) -> bool:
+        return self.reset is not None
+
+    def position(self, which: str) -> tuple[SSAValue | None, int]:
+        """(index value or ``None``, constant) of ``'acc'``, ``'inp'`` or ``'wgt'``."""
+        return getattr(self, f"{which}_index"), _prop_value(self, f"{which}_offset")
+
+    def operand_positions(self) -> list[OperandPosition]:
+        """``(kind, buffer, index, constant, sram)`` of each addressed operand; kind is the uop
+        field it feeds (``dst``, ``src``, ``wgt``)."""
+        out: list[OperandPosition] = [("dst", self.acc, *self.position("acc"), Sram.ACC)]
+        if self.inp is not None:
+            out.append(("src", self.inp, *self.position("inp"), Sram.INP))
+        if self.wgt is not None:
+            out.append(("wgt", self.wgt, *self.position("wgt"), Sram.WGT))
+        return out
+
+    def verify_(self) -> None:
+        cfg = get_config(self)
+        acc_count = check_sram_buffer(self.acc, Sram.ACC, cfg, "gemm accumulator")
+        _check_static_in(_static_position(*self.position("acc")), acc_count, "accumulator")
+        if self.is_reset:
+            for name in ("inp", "wgt"):
+                if getattr(self, name) is not None or getattr(self, f"{name}_index") is not None \
+                        or _prop_value(self, f"{name}_offset"):
+                    raise VerifyException(f"a reset gemm takes no {name} operand")
+            return
+        for name, space in (("inp", Sram.INP), ("wgt", Sram.WGT)):
+            buf = getattr(self, name)
+            if buf is None:
+                raise VerifyException(f"a gemm without reset needs an {name} operand")
+            count = check_sram_buffer(buf, space, cfg, f"gemm {name}")
+            _check_static_in(_static_position(*self.position(name)), count, name)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GemmOp:
+        reset = parser.parse_optional_keyword("reset") is not None
+        acc = parser.parse_unresolved_operand()
+        acc_idx, acc_off = _parse_position(parser)
+        inp = wgt = inp_idx = wgt_idx = None
+        inp_off = wgt_off = 0
+        if not reset:
+            parser.parse_punctuation("+")
+            parser.parse_punctuation("=")
+            inp = parser.parse_unresolved_operand()
+            inp_idx, inp_off = _parse_position(parser)
+            parser.parse_punctuation("*")
+            wgt = parser.parse_unresolved_operand()
+            wgt_idx, wgt_off = _parse_position(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        acc_v = parser.resolve_operand(acc, parser.parse_type())
+        inp_v = wgt_v = None
+        if not reset:
+            assert inp is not None and wgt is not None
+            parser.parse_punctuation(",")
+            inp_v = parser.resolve_operand(inp, parser.parse_type())
+            parser.parse_punctuation(",")
+            wgt_v = parser.resolve_operand(wgt, parser.parse_type())
+
+        def pos(idx: UnresolvedOperand | None, off: int) -> Position:
+            value = _resolve_index(parser, idx)
+            return (value, off) if value is not None else off
+
+        return cls(
+            acc_v,
+            pos(acc_idx, acc_off),
+            inp_v,
+            pos(inp_idx, inp_off),
+            wgt_v,
+            pos(wgt_idx, wgt_off),
+            reset=reset,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        if self.is_reset:
+            printer.print_string("reset ")
+        printer.print_operand(self.acc)
+        _print_position(printer, *self.position("acc"))
+        types = [self.acc.type]
+        if not self.is_reset and self.inp is not None and self.wgt is not None:
+            printer.print_string(" += ")
+            printer.print_operand(self.inp)
+            _print_position(printer, *self.position("inp"))
+            printer.print_string(" * ")
+            printer.print_operand(self.wgt)
+            _print_position(printer, *self.position("wgt"))
+            types += [self.inp.type, self.wgt.type]
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_list(types, printer.print_attribute)
+
+
+@irdl_op_definition
+class AluOp(IRDLOperation):
+    """One ALU micro-op (vta-isa.md §3.7) on accumulator elements, in place:
+    ``acc[d] = op(acc[d], imm)`` or ``op(acc[d], src[s])``.  ``shr`` by a negative amount shifts
+    left; the immediate is a signed 16-bit value::
+
+        vta.alu shr %acc[%o], 8 : memref<16x1x16xi32, #vta.sram<acc>>
+        vta.alu add %acc[0], %bias[%o] : memref<16x1x16xi32, #vta.sram<acc>>,
+            memref<16x1x16xi32, #vta.sram<acc>>
+    """
+
+    name = "vta.alu"
+
+    dst = operand_def(MemRefType)
+    dst_index = opt_operand_def(IndexType)
+    src = opt_operand_def(MemRefType)
+    src_index = opt_operand_def(IndexType)
+
+    alu_op = prop_def(AluKindAttr, prop_name="op")
+    dst_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    src_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    imm = opt_prop_def(IntegerAttr[I64])
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        op: AluKind | str,
+        dst: SSAValue | Operation,
+        dst_pos: Position = None,
+        *,
+        imm: int | None = None,
+        src: SSAValue | Operation | None = None,
+        src_pos: Position = None,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> None:
+        dst_v, dst_off = _split_position(dst_pos)
+        src_v, src_off = _split_position(src_pos)
+        props: dict[str, Attribute] = {
+            "op": AluKindAttr(AluKind(op)),
+            "dst_offset": _int_prop(dst_off),
+            "src_offset": _int_prop(src_off),
+        }
+        if imm is not None:
+            props["imm"] = _int_prop(imm)
+        super().__init__(
+            operands=[
+                dst,
+                [dst_v] if dst_v is not None else [],
+                [src] if src is not None else [],
+                [src_v] if src_v is not None else [],
+            ],
+            properties=props,
+            attributes=attributes or {},
+        )
+
+    @property
+    def kind(self) -> AluKind:
+        return self.alu_op.data
+
+    @property
+    def use_imm(self) -> bool:
+        return self.imm is not None
+
+    @property
+    def imm_value(self) -> int:
+        """The immediate (0 for a tensor operand)."""
+        return 0 if self.imm is None else int(self.imm.value.data)
+
+    def position(self, which: str) -> tuple[SSAValue | None, int]:
+        """(index value or ``None``, constant) of ``'dst'`` or ``'src'``."""
+        return getattr(self, f"{which}_index"), _prop_value(self, f"{which}_offset")
+
+    def operand_positions(self) -> list[OperandPosition]:
+        """``(kind, buffer, index, constant, sram)`` of each addressed operand."""
+        out: list[OperandPosition] = [("dst", self.dst, *self.position("dst"), Sram.ACC)]
+        if self.src is not None:
+            out.append(("src", self.src, *self.position("src"), Sram.ACC))
+        return out
+
+    def verify_(self) -> None:
+        cfg = get_config(self)
+        count = check_sram_buffer(self.dst, Sram.ACC, cfg, "alu destination")
+        _check_static_in(_static_position(*self.position("dst")), count, "alu destination")
+        if self.imm is not None:
+            if self.src is not None or self.src_index is not None \
+                    or _prop_value(self, "src_offset"):
+                raise VerifyException("vta.alu takes an immediate or a source tensor, not both")
+            value = self.imm_value
+            if not IMM_MIN <= value <= IMM_MAX:
+                raise VerifyException(
+                    f"immediate {value} does not fit a signed {ALU_IMM_WIDTH}-bit field "
+                    f"({IMM_MIN}..{IMM_MAX})"
+                )
+            return
+        if self.src is None:
+            raise VerifyException("vta.alu needs an immediate or a source tensor")
+        count = check_sram_buffer(self.src, Sram.ACC, cfg, "alu source")
+        _check_static_in(_static_position(*self.position("src")), count, "alu source")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AluOp:
+        kind = parser.parse_str_enum(AluKind)
+        dst = parser.parse_unresolved_operand()
+        dst_idx, dst_off = _parse_position(parser)
+        parser.parse_punctuation(",")
+        src = parser.parse_optional_unresolved_operand()
+        src_idx, src_off, imm = None, 0, None
+        if src is not None:
+            src_idx, src_off = _parse_position(parser)
+        else:
+            imm = parser.parse_integer(
+                allow_boolean=False, context_msg=" (an immediate or a source tensor)"
+            )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        dst_v = parser.resolve_operand(dst, parser.parse_type())
+        src_v = None
+        if src is not None:
+            parser.parse_punctuation(",")
+            src_v = parser.resolve_operand(src, parser.parse_type())
+        dst_i = _resolve_index(parser, dst_idx)
+        src_i = _resolve_index(parser, src_idx)
+        return cls(
+            kind,
+            dst_v,
+            (dst_i, dst_off) if dst_i is not None else dst_off,
+            imm=imm,
+            src=src_v,
+            src_pos=(src_i, src_off) if src_i is not None else src_off,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.value} ")
+        printer.print_operand(self.dst)
+        _print_position(printer, *self.position("dst"))
+        printer.print_string(", ")
+        types = [self.dst.type]
+        if self.imm is not None or self.src is None:
+            printer.print_string(str(self.imm_value))
+        else:
+            printer.print_operand(self.src)
+            _print_position(printer, *self.position("src"))
+            types.append(self.src.type)
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_list(types, printer.print_attribute)
+
+
+# ---------------------------------------------------------------------------------------------
+# vta.uop_loop
+
+
+def _is_index_arith(op: Operation) -> bool:
+    """Region-free index computations allowed inside a micro-kernel."""
+    if op.regions:
+        return False
+    return op.name.startswith("arith.") or op.name in ("affine.apply", "affine.min")
+
+
+@irdl_op_definition
+class UopLoopOp(IRDLOperation):
+    """A micro-kernel loop (``VTAUopLoopBegin``/``End``, vta-isa.md §4.4): ``extent`` iterations,
+    each adding ``dst_factor``/``src_factor``/``wgt_factor`` to the micro-ops' indices.  Its body
+    holds gemm or alu micro-ops, or one nested loop (at most two levels).  The outermost
+    ``vta.uop_loop`` is one micro-kernel, i.e. one GEMM/ALU instruction::
+
+        vta.uop_loop 16 dst 1 wgt 16 {
+          vta.uop_loop 16 src 1 wgt 1 {
+            vta.gemm %acc[0] += %inp[0] * %wgt[0] : ...
+          }
+        }
+
+    Zero factors are not printed.
+    """
+
+    name = "vta.uop_loop"
+
+    extent = prop_def(IntegerAttr[I64])
+    dst_factor = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    src_factor = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    wgt_factor = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator())
+
+    FACTORS: ClassVar[tuple[str, ...]] = ("dst", "src", "wgt")
+
+    def __init__(
+        self,
+        extent: int,
+        dst_factor: int = 0,
+        src_factor: int = 0,
+        wgt_factor: int = 0,
+        body: Region | Sequence[Operation] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> None:
+        if body is None:
+            body = Region(Block())
+        elif not isinstance(body, Region):
+            body = Region(Block(body))
+        super().__init__(
+            properties={
+                "extent": _int_prop(extent),
+                "dst_factor": _int_prop(dst_factor),
+                "src_factor": _int_prop(src_factor),
+                "wgt_factor": _int_prop(wgt_factor),
+            },
+            regions=[body],
+            attributes=attributes or {},
+        )
+
+    def field(self, name: str) -> int:
+        """``extent``, ``dst_factor``, ``src_factor`` or ``wgt_factor`` as an integer."""
+        return _prop_value(self, name)
+
+    @property
+    def is_kernel(self) -> bool:
+        """True for the outermost loop of a micro-kernel."""
+        return not isinstance(self.parent_op(), UopLoopOp)
+
+    def loops(self) -> list[UopLoopOp]:
+        """The loop levels of this kernel from this loop inwards."""
+        out: list[UopLoopOp] = [self]
+        for op in self.body.block.ops:
+            if isinstance(op, UopLoopOp):
+                out += op.loops()
+        return out
+
+    def micro_ops(self) -> list[GemmOp | AluOp]:
+        """The kernel's micro-ops in push order."""
+        out: list[GemmOp | AluOp] = []
+        for op in self.body.block.ops:
+            if isinstance(op, GemmOp | AluOp):
+                out.append(op)
+            elif isinstance(op, UopLoopOp):
+                out += op.micro_ops()
+        return out
+
+    def verify_(self) -> None:
+        extent = self.field("extent")
+        if not 1 <= extent <= EXTENT_MAX:
+            raise VerifyException(
+                f"extent {extent} does not fit the {LOOP_ITER_WIDTH}-bit iteration field "
+                f"(1..{EXTENT_MAX})"
+            )
+        for kind in self.FACTORS:
+            if self.field(f"{kind}_factor") < 0:
+                raise VerifyException(f"{kind}_factor {self.field(f'{kind}_factor')} is negative")
+        nested = [op for op in self.body.block.ops if isinstance(op, UopLoopOp)]
+        uops = [op for op in self.body.block.ops if isinstance(op, GemmOp | AluOp)]
+        for op in self.body.block.ops:
+            if not isinstance(op, UopLoopOp | GemmOp | AluOp) and not _is_index_arith(op):
+                raise VerifyException(
+                    f"a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, one nested "
+                    f"vta.uop_loop and index arithmetic, not {op.name}"
+                )
+        if nested and (uops or len(nested) > 1):
+            raise VerifyException(
+                "a vta.uop_loop body holds either micro-ops or exactly one nested vta.uop_loop"
+            )
+        if not nested and not uops:
+            raise VerifyException("a vta.uop_loop body needs at least one vta.gemm or vta.alu")
+        if not self.is_kernel:
+            if nested:
+                raise VerifyException(
+                    f"vta.uop_loop nests more than {MAX_UOP_LOOP_DEPTH} levels"
+                )
+            return
+        _verify_kernel(self, get_config(self))
+
+    @classmethod
+    def parse(cls, parser: Parser) -> UopLoopOp:
+        extent = parser.parse_integer(allow_boolean=False, context_msg=" (the loop extent)")
+        factors = {"dst": 0, "src": 0, "wgt": 0}
+        while (kind := parser.parse_optional_keyword_in(("dst", "src", "wgt"))) is not None:
+            factors[kind] = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_region()
+        if not region.blocks:
+            region.add_block(Block())
+        return cls(
+            extent,
+            factors["dst"],
+            factors["src"],
+            factors["wgt"],
+            region,
+            attributes=attrs.data if attrs is not None else None,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.field('extent')}")
+        for kind in self.FACTORS:
+            value = self.field(f"{kind}_factor")
+            if value:
+                printer.print_string(f" {kind} {value}")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+
+def kernel_uops(op: GemmOp | AluOp | UopLoopOp) -> list[GemmOp | AluOp]:
+    """The micro-ops of a micro-kernel (a lone gemm/alu or an outermost uop_loop)."""
+    return op.micro_ops() if isinstance(op, UopLoopOp) else [op]
+
+
+def _same_position(a: GemmOp | AluOp, b: GemmOp | AluOp) -> bool:
+    pa, pb = a.operand_positions()[0], b.operand_positions()[0]
+    return pa[1] == pb[1] and pa[2] == pb[2] and pa[3] == pb[3]
+
+
+def _verify_kernel(kernel: UopLoopOp, cfg: VTAConfig) -> None:
+    uops = kernel.micro_ops()
+    first = uops[0]
+    if isinstance(first, GemmOp):
+        for u in uops[1:]:
+            if not isinstance(u, GemmOp):
+                raise VerifyException(
+                    "a micro-kernel holds one kind of micro-op: vta.gemm and vta.alu are mixed"
+                )
+            if u.is_reset != first.is_reset:
+                raise VerifyException(
+                    "all vta.gemm micro-ops of a kernel must agree on reset"
+                )
+        layout = cfg.gemm_fields
+    else:
+        for u in uops[1:]:
+            if not isinstance(u, AluOp):
+                raise VerifyException(
+                    "a micro-kernel holds one kind of micro-op: vta.gemm and vta.alu are mixed"
+                )
+            if (u.kind, u.use_imm, u.imm_value) != (first.kind, first.use_imm, first.imm_value):
+                raise VerifyException(
+                    "all vta.alu micro-ops of a kernel must share the operation and the "
+                    "immediate (or all use a source tensor)"
+                )
+        layout = cfg.alu_fields
+    if len(uops) > cfg.uop_buff_depth:
+        raise VerifyException(
+            f"the micro-kernel has {len(uops)} micro-ops, more than the UOP SRAM depth "
+            f"{cfg.uop_buff_depth}"
+        )
+    loops = kernel.loops()
+    for loop in loops:
+        for kind in UopLoopOp.FACTORS:
+            value = loop.field(f"{kind}_factor")
+            if kind == "wgt" and isinstance(first, AluOp):
+                if value:
+                    raise VerifyException(
+                        f"wgt_factor {value} is meaningless in an ALU kernel (must be 0)"
+                    )
+                continue
+            _check_field(value, layout[f"{kind}_factor_out"].width, f"{kind}_factor")
+    for i, u in enumerate(uops):
+        for prev in uops[max(0, i - WRITE_HAZARD_WINDOW) : i]:
+            if _same_position(prev, u):
+                raise VerifyException(
+                    f"write hazard: micro-op {i} writes the same accumulator element as one of "
+                    f"the {WRITE_HAZARD_WINDOW} micro-ops before it"
+                )
+        for kind, buf, index, offset, space in u.operand_positions():
+            base = _static_position(index, offset)
+            if base is None:
+                continue
+            top = base + sum((lp.field("extent") - 1) * lp.field(f"{kind}_factor")
+                             for lp in loops)
+            count = check_sram_buffer(buf, space, cfg, f"{kind} buffer")
+            if top >= count:
+                raise VerifyException(
+                    f"the kernel reaches {space.value} element {top} (micro-op {i}, {kind}) but "
+                    f"the buffer holds {count}"
+                )
+
+
+# ---------------------------------------------------------------------------------------------
+# Synchronisation: vta.dep_push, vta.dep_pop, vta.stage
+
+
+def _verify_pair(src: Module, dst: Module) -> None:
+    if src == dst:
+        raise VerifyException(f"a dependency token goes between two modules, got {src} -> {dst}")
+    if {src, dst} == {Module.LOAD, Module.STORE}:
+        raise VerifyException(
+            f"no dependency queue connects {src} and {dst} (only load <-> compute and "
+            "compute <-> store)"
+        )
+
+
+class _DepOp(IRDLOperation):
+    from_module = prop_def(ModuleAttr, prop_name="from")
+    to_module = prop_def(ModuleAttr, prop_name="to")
+
+    def __init__(
+        self,
+        src: Module | str,
+        dst: Module | str,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> None:
+        super().__init__(
+            properties={"from": ModuleAttr(Module(src)), "to": ModuleAttr(Module(dst))},
+            attributes=attributes or {},
+        )
+
+    @property
+    def src(self) -> Module:
+        """The module that pushes the token."""
+        return self.from_module.data
+
+    @property
+    def dst(self) -> Module:
+        """The module that pops the token."""
+        return self.to_module.data
+
+    def verify_(self) -> None:
+        _verify_pair(self.src, self.dst)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _DepOp:
+        src = parser.parse_str_enum(Module)
+        parser.parse_punctuation("->")
+        dst = parser.parse_str_enum(Module)
+        attrs = parser.parse_optional_attr_dict()
+        return cls(src, dst, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.src.value} -> {self.dst.value}")
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class DepPushOp(_DepOp):
+    """Send a token from module ``from`` to module ``to`` (``VTADepPush``, vta-isa.md §4.6); the
+    push executes on ``from`` after its preceding commands::
+
+        vta.dep_push load -> compute
+    """
+
+    name = "vta.dep_push"
+
+
+@irdl_op_definition
+class DepPopOp(_DepOp):
+    """Wait on module ``to`` for a token from ``from`` (``VTADepPop``, vta-isa.md §4.6); the pop
+    executes on ``to`` before its next command::
+
+        vta.dep_pop load -> compute
+    """
+
+    name = "vta.dep_pop"
+
+
+def module_of(op: Operation) -> Module | None:
+    """The module executing a ``vta`` command, ``None`` for host ops and stages
+    (a push executes on its ``from`` module, a pop on its ``to`` module)."""
+    if isinstance(op, DmaCopyOp):
+        return op.module
+    if isinstance(op, GemmOp | AluOp | UopLoopOp):
+        return Module.COMPUTE
+    if isinstance(op, DepPushOp):
+        return op.src
+    if isinstance(op, DepPopOp):
+        return op.dst
+    return None
+
+
+_STAGE_CONTENTS = {
+    Module.LOAD: "DMA loads into inp/wgt",
+    Module.COMPUTE: "gemm, alu, uop_loop and DMA loads into acc/uop",
+    Module.STORE: "DMA stores",
+}
+
+
+@irdl_op_definition
+class StageOp(IRDLOperation):
+    """The commands one module executes (vta-isa.md §3.2), with any host code around them::
+
+        vta.stage load {
+          vta.dep_pop compute -> load
+          vta.dma_copy %x[%i] -> %inp[0] y 1 x 16 stride 64 : ...
+          vta.dep_push load -> compute
+        }
+    """
+
+    name = "vta.stage"
+
+    module = prop_def(ModuleAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator())
+
+    def __init__(
+        self,
+        module: Module | str,
+        body: Region | Sequence[Operation] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> None:
+        if body is None:
+            body = Region(Block())
+        elif not isinstance(body, Region):
+            body = Region(Block(body))
+        super().__init__(
+            properties={"module": ModuleAttr(Module(module))},
+            regions=[body],
+            attributes=attributes or {},
+        )
+
+    @property
+    def kind(self) -> Module:
+        return self.module.data
+
+    def _nested(self) -> Iterator[Operation]:
+        for region in self.regions:
+            yield from region.walk()
+
+    def verify_(self) -> None:
+        stage = self.kind
+        for op in self._nested():
+            if isinstance(op, StageOp):
+                raise VerifyException("vta.stage scopes do not nest")
+            if isinstance(op, DepPushOp) and op.src != stage:
+                raise VerifyException(
+                    f"vta.dep_push {op.src} -> {op.dst} executes on the {op.src} module, not "
+                    f"in a {stage} stage"
+                )
+            if isinstance(op, DepPopOp) and op.dst != stage:
+                raise VerifyException(
+                    f"vta.dep_pop {op.src} -> {op.dst} executes on the {op.dst} module, not "
+                    f"in a {stage} stage"
+                )
+            if isinstance(op, DmaCopyOp | GemmOp | AluOp | UopLoopOp):
+                if isinstance(op, GemmOp | AluOp) and isinstance(op.parent_op(), UopLoopOp):
+                    continue
+                if module_of(op) != stage:
+                    what = op.name
+                    if isinstance(op, DmaCopyOp):
+                        what = "DMA store" if op.is_store else \
+                            f"DMA load into {sram_space(op.dst.type)}"
+                    raise VerifyException(
+                        f"a {stage} stage holds {_STAGE_CONTENTS[stage]}, not a {what} "
+                        f"(executed by the {module_of(op)} module)"
+                    )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StageOp:
+        module = parser.parse_str_enum(Module)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_region()
+        if not region.blocks:
+            region.add_block(Block())
+        return cls(module, region, attributes=attrs.data if attrs is not None else None)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.value}")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+
+VTA = Dialect(
+    "vta",
+    [DmaCopyOp, GemmOp, AluOp, UopLoopOp, DepPushOp, DepPopOp, StageOp],
+    [SramAttr, ModuleAttr, AluKindAttr, VTAConfigAttr],
+)

@@ -1,0 +1,477 @@
+"""``vta-opt``: parse MLIR, run passes, print MLIR — the ``mlir-opt`` of vta-mlir.
+
+Every upstream dialect xDSL ships plus ``vta`` and ``vtaisa`` (with the fixes of
+:mod:`vta_mlir.ir.upstream_fixes`), xDSL's passes plus the project's.  Pipelines are given as
+MLIR's ``--pass-pipeline='builtin.module(a,b{opt=v})'`` or xDSL's ``-p a,b{opt=v}``; nested
+anchors such as ``func.func(...)`` are flattened, since every pass runs on the whole module.
+
+Errors are printed as MLIR does (``file:line:col: error: message``, the source line, then the
+op), with exit status 1 and no traceback.  ``--verify-diagnostics`` instead checks them against
+``// expected-error {{...}}`` annotations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+import vta_mlir.passes as vta_passes
+from vta_mlir.errors import VTAError
+from vta_mlir.ir.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    Severity,
+    check_expected_diagnostics,
+    collect_diagnostics,
+    op_diagnostic,
+    parse_expected_diagnostics,
+    verify_op,
+)
+from vta_mlir.ir.locations import location_of
+from vta_mlir.ir.upstream_fixes import failing_op
+
+from ._cli import (
+    CLIArgumentParser,
+    InputFile,
+    debug_enabled,
+    describe_exception,
+    read_input,
+    run_guarded,
+    write_output,
+)
+
+__all__ = [
+    "SPLIT_MARKER",
+    "available_passes",
+    "build_pipeline",
+    "main",
+    "mlir_pipeline_to_xdsl",
+    "split_input",
+]
+
+PROG = "vta-opt"
+
+#: The line separating the chunks of ``--split-input-file`` input (and output).
+SPLIT_MARKER = "// -----"
+
+PassFactory = Callable[[], type[ModulePass]]
+
+
+# --------------------------------------------------------------------------------------------
+# Pass registry and pipelines
+# --------------------------------------------------------------------------------------------
+
+
+def available_passes() -> dict[str, PassFactory]:
+    """xDSL's passes (and those of installed xDSL plugins), then the project's, by name."""
+    from xdsl.universe import Universe
+
+    passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(vta_passes.get_all_passes())
+    return passes
+
+
+def _split_top_level(text: str, what: str) -> list[str]:
+    """Split ``text`` on commas outside ``()``, ``{}``, ``[]`` and quotes."""
+    items: list[str] = []
+    depth: list[str] = []
+    closing = {"(": ")", "{": "}", "[": "]"}
+    quote = escaped = False
+    start = 0
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quote = False
+        elif ch == '"':
+            quote = True
+        elif ch in closing:
+            depth.append(closing[ch])
+        elif ch in ")}]":
+            if not depth or depth.pop() != ch:
+                raise VTAError(f"invalid {what} '{text}': unbalanced '{ch}'")
+        elif ch == "," and not depth:
+            items.append(text[start:i])
+            start = i + 1
+    if depth or quote:
+        missing = '"' if quote else depth[-1]
+        raise VTAError(f"invalid {what} '{text}': missing '{missing}'")
+    items.append(text[start:])
+    return items
+
+
+def mlir_pipeline_to_xdsl(pipeline: str) -> str:
+    """Turn an MLIR pipeline (``builtin.module(a, func.func(b{x=1 y=2}))``) into xDSL's flat
+    list (``a,b{x=1 y=2}``): anchors are dropped, nested lists flattened and blanks around
+    the separators removed.  A flat list (xDSL's ``-p`` syntax) comes back normalized."""
+    passes: list[str] = []
+
+    def walk(text: str) -> None:
+        if not text.strip():
+            return
+        for item in _split_top_level(text, "pass pipeline"):
+            item = item.strip()
+            if not item:
+                raise VTAError(f"invalid pass pipeline '{pipeline}': empty pass name")
+            brace = item.find("{")
+            paren = item.find("(")
+            bracket = item.find("[")
+            # `anchor(...)`: an op name followed by a nested pipeline.
+            first = min(i for i in (brace, paren, bracket, len(item)) if i != -1)
+            if paren != -1 and paren == first:
+                if not item.endswith(")"):
+                    raise VTAError(
+                        f"invalid pass pipeline '{pipeline}': unexpected text after '{item}'"
+                    )
+                walk(item[paren + 1 : -1])
+            else:
+                name, sep, rest = item.partition("{")
+                passes.append(name.strip() + sep + rest)
+
+    walk(pipeline)
+    return ",".join(passes)
+
+
+def build_pipeline(
+    spec: str,
+    passes: dict[str, PassFactory],
+    callback: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None] | None = None,
+) -> PassPipeline:
+    """A pipeline from an xDSL-syntax ``spec``; unknown passes and bad options raise
+    :class:`VTAError` naming them."""
+    from xdsl.utils.arg_spec import parse_pipeline
+
+    try:
+        specs = list(parse_pipeline(spec))
+    except ArgSpecParseError as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        raise VTAError(f"invalid pass pipeline '{spec}': {lines[-1] if lines else exc}") from None
+    unknown = [s.name for s in specs if s.name not in passes]
+    if unknown:
+        names = ", ".join(f"'{n}'" for n in unknown)
+        raise VTAError(f"unknown pass {names} (vta-opt --list-passes shows them all)")
+    instances: list[ModulePass] = []
+    for s in specs:
+        try:
+            instances.append(passes[s.name]().from_pass_spec(s))
+        except (ValueError, TypeError) as exc:
+            raise VTAError(f"invalid options for pass '{s.name}': {exc}") from exc
+    return PassPipeline(tuple(instances), callback)
+
+
+# --------------------------------------------------------------------------------------------
+# Input chunks
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One part of the input, and how many lines of the file precede it."""
+
+    text: str
+    line_offset: int
+
+
+def split_input(text: str, split: bool) -> list[Chunk]:
+    """The chunks of ``text``: separated by lines that are exactly ``// -----`` when
+    ``split``, else the whole text."""
+    if not split:
+        return [Chunk(text, 0)]
+    chunks: list[Chunk] = []
+    current: list[str] = []
+    start = 0
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        if line.strip() == SPLIT_MARKER:
+            chunks.append(Chunk("".join(current), start))
+            current = []
+            start = index + 1
+        else:
+            current.append(line)
+    chunks.append(Chunk("".join(current), start))
+    return chunks
+
+
+# --------------------------------------------------------------------------------------------
+# The driver
+# --------------------------------------------------------------------------------------------
+
+
+def _arg_parser() -> argparse.ArgumentParser:
+    p = CLIArgumentParser(
+        prog=PROG,
+        description="Parse MLIR (every upstream dialect of xDSL plus vta and vtaisa), run a "
+        "pass pipeline, print the result.",
+    )
+    p.add_argument("input_file", nargs="?", default="-", help="input .mlir file ('-': stdin)")
+    p.add_argument("-o", "--output-file", default="-", help="output file ('-': stdout)")
+    p.add_argument("-p", "--passes", default=None, help="xDSL pipeline: 'a,b{opt=v}'")
+    p.add_argument(
+        "--pass-pipeline",
+        default=None,
+        help="MLIR pipeline: 'builtin.module(a,b{opt=v})'",
+    )
+    p.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="process each '// -----' separated chunk on its own",
+    )
+    p.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check diagnostics against '// expected-error {{...}}' annotations",
+    )
+    p.add_argument(
+        "--mlir-print-ir-after-all",
+        action="store_true",
+        help="print the IR to stderr after every pass",
+    )
+    p.add_argument(
+        "--mlir-print-ir-before-all",
+        action="store_true",
+        help="print the IR to stderr before every pass",
+    )
+    p.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="VTA configuration: a vta_config.json path or default|block32|batch2",
+    )
+    p.add_argument(
+        "--print-op-generic",
+        "--mlir-print-op-generic",
+        dest="print_op_generic",
+        action="store_true",
+        help="print ops in generic form",
+    )
+    p.add_argument(
+        "--print-debuginfo",
+        "--mlir-print-debuginfo",
+        dest="print_debuginfo",
+        action="store_true",
+        help='print op locations, loc("file":line:col)',
+    )
+    p.add_argument(
+        "--allow-unregistered-dialect",
+        action="store_true",
+        help="accept ops and attributes of unknown dialects",
+    )
+    p.add_argument(
+        "--no-verify-each",
+        dest="verify_each",
+        action="store_false",
+        help="do not verify the IR after every pass",
+    )
+    p.add_argument("--list-passes", action="store_true", help="list the passes and exit")
+    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    return p
+
+
+def _version() -> str:
+    from vta_mlir import __version__
+
+    return __version__
+
+
+@dataclass
+class Options:
+    """What ``vta-opt``'s flags ask for, once parsed."""
+
+    args: argparse.Namespace
+    pipeline: PassPipeline
+    config: object | None = None
+    set_config: Callable[[ModuleOp, object], None] | None = None
+
+
+@dataclass
+class ChunkResult:
+    """The outcome of one chunk: the printed module (``None`` when it failed), every
+    diagnostic produced, and whether an internal error occurred."""
+
+    output: str | None
+    diagnostics: list[Diagnostic] = field(default_factory=list[Diagnostic])
+    internal: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return self.output is None or any(d.severity == Severity.ERROR for d in self.diagnostics)
+
+
+def _load_config(spec: str) -> tuple[object, Callable[[ModuleOp, object], None]]:
+    from vta_mlir.config import VTAConfig
+
+    cfg = VTAConfig.load(spec)
+    try:
+        from vta_mlir.dialects import vta as vta_dialect
+    except ImportError as exc:
+        raise VTAError(f"--config needs the vta dialect, which cannot be imported: {exc}") from exc
+    set_module_config = getattr(vta_dialect, "set_module_config", None)
+    if set_module_config is None:
+        raise VTAError("--config: vta_mlir.dialects.vta has no set_module_config")
+    return cfg, set_module_config
+
+
+def _print_ir(banner: str, module: ModuleOp, args: argparse.Namespace) -> None:
+    from vta_mlir.ir.context import print_module
+
+    sys.stderr.write(f"// -----// {banner} //----- //\n")
+    print_module(
+        module,
+        sys.stderr,
+        generic=args.print_op_generic,
+        debuginfo=args.print_debuginfo,
+    )
+    sys.stderr.write("\n")
+
+
+def _as_diagnostic(
+    exc: BaseException, module: ModuleOp | None, *, at_module: bool = False
+) -> tuple[Diagnostic, bool]:
+    """The diagnostic for an exception raised while processing a chunk, and whether it is an
+    internal error.  It is placed at the op the exception concerns when that is known (a
+    :class:`DiagnosticError`, or an op an xDSL pattern was rewriting), else at the module
+    when ``at_module``, else nowhere."""
+    if isinstance(exc, DiagnosticError):
+        return exc.diagnostic, False
+    report = describe_exception(exc)
+    op = failing_op(exc)
+    if op is not None:
+        return op_diagnostic(op, report.message), report.internal
+    location = location_of(module) if at_module and module is not None else None
+    return Diagnostic(report.message, location=location), report.internal
+
+
+def _pass_callback(
+    args: argparse.Namespace,
+) -> Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]:
+    """Between passes: print the IR if asked, verify it (unless --no-verify-each)."""
+
+    def callback(previous: ModulePass | None, mod: ModuleOp, following: ModulePass | None) -> None:
+        if previous is not None:
+            if args.mlir_print_ir_after_all:
+                _print_ir(f"IR Dump After {previous.name}", mod, args)
+            if args.verify_each:
+                verify_op(mod)
+        if following is not None and args.mlir_print_ir_before_all:
+            _print_ir(f"IR Dump Before {following.name}", mod, args)
+
+    return callback
+
+
+def process_chunk(chunk: Chunk, source: InputFile, ctx: Context, opts: Options) -> ChunkResult:
+    """Parse, verify, configure, transform and print one chunk, collecting diagnostics."""
+    from vta_mlir.ir.context import parse_module, print_module
+
+    args = opts.args
+    module: ModuleOp | None = None
+    configuring = False
+    with collect_diagnostics() as emitted:
+        try:
+            module = parse_module(
+                chunk.text, filename=source.name, ctx=ctx, line_offset=chunk.line_offset
+            )
+            # Attach (or check) the configuration first: verifiers read it from the module.
+            if opts.set_config is not None:
+                configuring = True
+                opts.set_config(module, opts.config)
+                configuring = False
+            verify_op(module)
+            opts.pipeline.apply(ctx, module)
+            output = print_module(
+                module,
+                generic=args.print_op_generic,
+                debuginfo=args.print_debuginfo,
+                ctx=ctx,
+            )
+            return ChunkResult(output, list(emitted))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # ArgSpecParseError derives from BaseException
+            diagnostic, internal = _as_diagnostic(exc, module, at_module=configuring)
+            if internal and debug_enabled():
+                raise
+            return ChunkResult(None, [*emitted, diagnostic], internal)
+
+
+class _PassesCache:
+    """The pass registry, built once per run (it imports every plugin's entry points)."""
+
+    def __init__(self) -> None:
+        self._passes: dict[str, PassFactory] | None = None
+
+    def get(self) -> dict[str, PassFactory]:
+        if self._passes is None:
+            self._passes = available_passes()
+        return self._passes
+
+
+_PASSES_CACHE = _PassesCache()
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = _arg_parser().parse_args(argv)
+    if args.list_passes:
+        for name in sorted(_PASSES_CACHE.get()):
+            print(name)
+        return 0
+    if args.passes is not None and args.pass_pipeline is not None:
+        raise VTAError("use either -p/--passes or --pass-pipeline, not both")
+    spec = mlir_pipeline_to_xdsl(args.pass_pipeline or args.passes or "")
+    # Built before reading any input, so a typo in it is one clear error.
+    opts = Options(args, build_pipeline(spec, _PASSES_CACHE.get(), _pass_callback(args)))
+    if args.config is not None:
+        opts.config, opts.set_config = _load_config(args.config)
+
+    from vta_mlir.ir.context import make_context
+
+    source = read_input(args.input_file)
+    ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
+    sources = {source.name: source.text}
+
+    outputs: list[str] = []
+    status = 0
+    for chunk in split_input(source.text, args.split_input_file):
+        result = process_chunk(chunk, source, ctx, opts)
+        if result.output is not None:
+            outputs.append(result.output)
+        elif args.split_input_file:
+            outputs.append("")
+        if args.verify_diagnostics:
+            expected = parse_expected_diagnostics(
+                chunk.text, filename=source.name, line_offset=chunk.line_offset
+            )
+            problems = check_expected_diagnostics(
+                expected, result.diagnostics, filename=source.name
+            )
+            for problem in problems:
+                print(problem.format(sources=sources, show_op=False), file=sys.stderr)
+            if problems or result.internal:
+                status = 1
+        else:
+            for diagnostic in result.diagnostics:
+                print(diagnostic.format(sources=sources, default_file=source.name), file=sys.stderr)
+            if result.failed:
+                status = 1
+
+    text = f"{SPLIT_MARKER}\n".join(outputs) if args.split_input_file else "".join(outputs)
+    write_output(args.output_file, text)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``vta-opt`` with ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit
+    status."""
+    return run_guarded(PROG, _run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

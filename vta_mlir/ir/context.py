@@ -1,0 +1,118 @@
+"""The MLIR context of vta-mlir: every dialect xDSL ships plus ``vta`` and ``vtaisa``, with
+the upstream fixes applied; parsing with source locations and printing.
+
+Dialects are registered lazily, as ``xdsl-opt`` does: a dialect's module is imported the first
+time the parser meets one of its names.  The project's dialects are registered only when their
+modules exist, so the context works before (or without) them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+from collections.abc import Callable
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Dialect
+from xdsl.printer import Printer
+from xdsl.universe import Universe
+from xdsl.utils.exceptions import ParseError
+
+from vta_mlir.errors import VTAError
+from vta_mlir.ir.diagnostics import Diagnostic, DiagnosticError
+from vta_mlir.ir.locations import LocatedParser
+from vta_mlir.ir.upstream_fixes import apply_upstream_fixes
+
+__all__ = ["PROJECT_DIALECTS", "make_context", "parse_module", "print_module"]
+
+#: The project's dialects: name -> module that defines them.
+PROJECT_DIALECTS: dict[str, str] = {
+    "vta": "vta_mlir.dialects.vta",
+    "vtaisa": "vta_mlir.dialects.vtaisa",
+}
+
+
+def _module_exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _project_dialect_factory(name: str, module: str) -> Callable[[], Dialect]:
+    """A factory importing ``module`` and returning its ``Dialect`` named ``name``."""
+
+    def factory() -> Dialect:
+        mod = importlib.import_module(module)
+        for value in vars(mod).values():
+            if isinstance(value, Dialect) and value.name == name:
+                return value
+        raise VTAError(f"module {module} defines no dialect named '{name}'")
+
+    return factory
+
+
+def make_context(*, allow_unregistered: bool = False) -> Context:
+    """A context knowing every upstream dialect of xDSL (and of installed xDSL plugins) and
+    the project's dialects, each loaded on first use, with :func:`apply_upstream_fixes`
+    applied."""
+    apply_upstream_fixes()
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    registered = set(ctx.registered_dialect_names)
+    for name, module in PROJECT_DIALECTS.items():
+        # A plugin entry point may already provide it; registering twice is an error.
+        if name not in registered and _module_exists(module):
+            ctx.register_dialect(name, _project_dialect_factory(name, module))
+    return ctx
+
+
+def parse_module(
+    text: str,
+    *,
+    filename: str = "<string>",
+    ctx: Context | None = None,
+    line_offset: int = 0,
+    allow_implicit_module: bool = True,
+) -> ModuleOp:
+    """Parse MLIR text into a module whose ops carry ``file:line:col`` locations.
+
+    ``line_offset`` is added to every line number (for one chunk of a split file).  The module
+    is not verified; see :func:`vta_mlir.ir.diagnostics.verify_op`.  A syntax error raises
+    :class:`~vta_mlir.ir.diagnostics.DiagnosticError` with its position.
+    """
+    if ctx is None:
+        ctx = make_context()
+    parser = LocatedParser(ctx, text, filename, line_offset=line_offset)
+    try:
+        return parser.parse_module(allow_implicit_module)
+    except ParseError as exc:
+        location = parser.location_at(exc.span.start)
+        raise DiagnosticError(Diagnostic(" ".join(exc.msg.split()), location=location)) from exc
+
+
+def print_module(
+    module: ModuleOp,
+    stream: IO[str] | None = None,
+    *,
+    generic: bool = False,
+    debuginfo: bool = False,
+    ctx: Context | None = None,
+) -> str:
+    """Print ``module`` (custom syntax unless ``generic``; ``loc(...)`` with ``debuginfo``),
+    followed by a newline.  Writes to ``stream`` when given; returns the text either way."""
+    out = io.StringIO()
+    printer = Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo)
+    printer.print_op(module)
+    if ctx is not None:
+        # Dialect resources (`{-# dialect_resources ... #-}`), when any op refers to one.
+        printer.print_metadata(ctx.loaded_dialects)
+    out.write("\n")
+    text = out.getvalue()
+    if stream is not None:
+        stream.write(text)
+    return text

@@ -1,0 +1,192 @@
+"""Source locations (``file:line:col``) of operations parsed from text.
+
+xDSL 0.74's parser keeps no positions: an op gets a location only when the input spells one
+out with ``loc(...)``.  :class:`LocatedParser` records where every op starts (the first token
+of its result list, or of its name when it has no results, as MLIR does) and stores it in the
+op's own ``location`` field as a ``FileLineColLoc``.  The field is not an attribute: it is
+printed only with ``--print-debuginfo``, ignored by verification and CSE, and copied by
+``Operation.clone``, so an op keeps its position through passes that clone it.  Ops that
+passes create are unknown until given one; :func:`copy_location` does that, and
+:func:`location_of` can fall back to the nearest located ancestor.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+__all__ = [
+    "LocatedParser",
+    "SourceLocation",
+    "copy_location",
+    "location_of",
+    "set_location",
+]
+
+
+@dataclass(frozen=True, order=True)
+class SourceLocation:
+    """A 1-based line and column in a named source."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def to_attr(self) -> FileLineColLoc:
+        """The builtin location attribute, ``loc("file":line:col)``."""
+        return FileLineColLoc(StringAttr(self.file), IntAttr(self.line), IntAttr(self.col))
+
+
+def _from_attr(loc: Attribute) -> SourceLocation | None:
+    """The first file/line/col position inside a location attribute, if any."""
+    match loc:
+        case FileLineColLoc():
+            return SourceLocation(loc.filename.data, loc.line.data, loc.column.data)
+        case NameLoc():
+            return _from_attr(loc.location)
+        case CallSiteLoc():
+            return _from_attr(loc.callee) or _from_attr(loc.caller)
+        case FusedLoc():
+            for inner in loc.locations.data:  # type: ignore[union-attr]
+                if (found := _from_attr(inner)) is not None:
+                    return found
+            return None
+        case _:
+            return None
+
+
+def location_of(op: Operation, *, inherit: bool = False) -> SourceLocation | None:
+    """Where ``op`` comes from; with ``inherit``, the nearest located ancestor's position when
+    ``op`` itself has none (for ops created by a pass)."""
+    current: Operation | None = op
+    while current is not None:
+        if (found := _from_attr(current.location)) is not None:
+            return found
+        if not inherit:
+            return None
+        current = current.parent_op()
+    return None
+
+
+def set_location(op: Operation, location: SourceLocation | None) -> None:
+    """Give ``op`` a position (``None`` makes it unknown)."""
+    op.location = location.to_attr() if location is not None else UnknownLoc()
+
+
+def copy_location(source: Operation, targets: Operation | Iterable[Operation]) -> None:
+    """Give the ops a pass creates the location of the op they replace, as MLIR rewrites do."""
+    for target in [targets] if isinstance(targets, Operation) else targets:
+        target.location = source.location
+
+
+class LineIndex:
+    """Maps character offsets of a text to 1-based (line, column) in O(log n)."""
+
+    def __init__(self, text: str, *, line_offset: int = 0) -> None:
+        self._starts = [0]
+        self._starts.extend(m.end() for m in re.finditer("\n", text))
+        self.line_offset = line_offset
+
+    def position(self, offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1 + self.line_offset, offset - self._starts[index] + 1
+
+
+class LocatedParser(Parser):
+    """xDSL's parser, recording the source position of every op it parses.
+
+    ``line_offset`` is added to line numbers, for one chunk of a split input file.  Exceptions
+    other than ``ParseError`` raised while an op is built (an attribute that fails its
+    verifier, such as ``300 : i8``, or a crash in a stock custom parser) become a
+    ``ParseError`` at the op, so every parse failure has a position.
+    """
+
+    def __init__(
+        self, ctx: Context, text: str, name: str = "<stdin>", *, line_offset: int = 0
+    ) -> None:
+        super().__init__(ctx, text, name)
+        self.filename = name
+        self.lines = LineIndex(text, line_offset=line_offset)
+        self.line_offset = line_offset
+        #: First use of each SSA name referenced before it is defined, for the error message.
+        self._first_forward_use: dict[str, Span] = {}
+
+    def location_at(self, offset: int) -> SourceLocation:
+        line, col = self.lines.position(offset)
+        return SourceLocation(self.filename, line, col)
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except ParseError:
+            raise
+        except Exception as exc:
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            if isinstance(exc, ImportError):
+                # A dialect is loaded on first use; its module failed to import.
+                message = f"cannot load the dialect of this operation ({message})"
+            elif not isinstance(exc, DiagnosticException):
+                # A crash inside a stock custom parser: its bare message is cryptic alone.
+                message = f"malformed operation ({type(exc).__name__}: {message})"
+            raise ParseError(start, message) from exc
+        if isinstance(op.location, UnknownLoc):
+            op.location = self.location_at(start.start).to_attr()
+        return op
+
+    def resolve_operand(  # type: ignore[override]
+        self, operand: UnresolvedOperand, type: Attribute
+    ) -> SSAValue:
+        name = operand.operand_name
+        if name not in self.ssa_values and name not in self._first_forward_use:
+            self._first_forward_use[name] = operand.span
+        return super().resolve_operand(operand, type)
+
+    def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
+        # A forward reference that gets defined is no longer a candidate for the error.
+        self._first_forward_use.pop(name, None)
+        super()._register_ssa_definition(name, values, span)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            # Nothing but blanks and comments (an empty file, the chunk after a trailing
+            # `// -----`): an empty module, as in MLIR.
+            module = ModuleOp([])
+            module.location = SourceLocation(self.filename, 1 + self.line_offset, 1).to_attr()
+            return module
+        try:
+            module = super().parse_module(allow_implicit_module)
+        except ParseError as exc:
+            # xDSL reports values never defined at the end of the input; MLIR points at the
+            # first use, which is where the reader has to look.
+            if exc.msg.startswith("values used but not defined") and self.forward_ssa_references:
+                name = next(iter(self.forward_ssa_references))
+                span = self._first_forward_use.get(name)
+                if span is not None:
+                    raise ParseError(span, f"use of undeclared SSA value name %{name}") from exc
+            raise
+        if isinstance(module.location, UnknownLoc):
+            module.location = SourceLocation(self.filename, 1 + self.line_offset, 1).to_attr()
+        return module
