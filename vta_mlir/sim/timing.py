@@ -41,7 +41,7 @@ from typing import Any
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import DeadlockError, SimulatorError
-from vta_mlir.isa import AluInsn, AluOp, FinishInsn, GemmInsn, Insn, MemInsn, MemType
+from vta_mlir.isa import AluInsn, AluOp, FinishInsn, GemmInsn, Insn, MemInsn, MemType, module_of
 
 __all__ = [
     "MODULES",
@@ -115,12 +115,7 @@ class TimingResult:
 
 
 def _module_index(insn: Insn) -> int:
-    if isinstance(insn, MemInsn):
-        if insn.is_store:
-            return _STORE
-        if insn.memory_type in (MemType.INP, MemType.WGT):
-            return _LOAD
-    return _COMPUTE
+    return MODULES.index(module_of(insn))
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -225,19 +220,14 @@ def _prepare(
     pushes: list[tuple[int, ...]] = []
     finish_at = -1
     table = _FLAG_TABLE
-    load_types = (MemType.INP, MemType.WGT)
     for i, insn in enumerate(insns):
         try:
             costs.append(insn_cost(insn, cfg))
         except SimulatorError as e:
             raise SimulatorError(f"instruction {i}: {e}") from None
-        if isinstance(insn, MemInsn):
-            m = _STORE if insn.is_store else (_LOAD if insn.memory_type in load_types
-                                                else _COMPUTE)
-        else:
-            m = _COMPUTE
-            if finish_at < 0 and isinstance(insn, FinishInsn):
-                finish_at = i
+        m = _module_index(insn)
+        if finish_at < 0 and isinstance(insn, FinishInsn):
+            finish_at = i
         bits = ((insn.pop_prev_dep != 0) | (insn.pop_next_dep != 0) << 1
                 | (insn.push_prev_dep != 0) << 2 | (insn.push_next_dep != 0) << 3)
         entry = table[m][bits]
