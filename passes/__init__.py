@@ -1,16 +1,62 @@
 """Lowering passes of vta-mlir, one module per pass (installed as ``vta_mlir.passes``).
 
-:func:`get_all_passes` is the registry the tools use; user code adds its own passes next to
-these (``vta-opt`` accepts both).
+:func:`get_all_passes` is the registry the tools use.  Built-in passes are listed in
+:data:`BUILTIN_PASSES` (flag name → module and class, imported on first use); user code adds its
+own with :func:`register_pass`, and ``vta-opt`` accepts both (``--load-pass-plugin`` imports a
+user module that registers passes).  The pipeline and the contracts between the passes are
+described in ``docs/pipeline.md``.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
+#: flag name → (module inside ``vta_mlir.passes``, class name), in pipeline order.
+BUILTIN_PASSES: dict[str, tuple[str, str]] = {
+    "vta-pack": ("pack", "PackPass"),
+    "vta-tile": ("tile", "TilePass"),
+    "vta-inject-dma": ("inject_dma", "InjectDmaPass"),
+    "vta-tensorize": ("tensorize", "TensorizePass"),
+    "vta-fold-uop-loops": ("fold_uop_loops", "FoldUopLoopsPass"),
+    "vta-coproc-sync": ("coproc_sync", "CoprocSyncPass"),
+    "vta-lower-to-isa": ("lower_to_isa", "LowerToIsaPass"),
+    "vta-to-isa": ("pipeline", "VtaToIsaPass"),
+}
+
+_user_passes: dict[str, Callable[[], type[ModulePass]]] = {}
+
+
+def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+
+    return load
+
+
+def register_pass(pass_class: type[ModulePass]) -> type[ModulePass]:
+    """Make a user-written pass available under its ``name`` (usable as a class decorator).
+
+    A user pass may not take the name of a built-in one.
+    """
+    name = getattr(pass_class, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{pass_class.__name__} has no pass name (class attribute 'name')")
+    if name in BUILTIN_PASSES:
+        raise ValueError(f"pass name {name!r} is taken by a built-in pass")
+    _user_passes[name] = lambda: pass_class
+    return pass_class
+
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Every vta-mlir pass by its flag name, each behind a lazy import."""
-    return {}
+    """Every available vta-mlir pass (built-in and registered) by its flag name, each behind a
+    lazy import."""
+    passes: dict[str, Callable[[], type[ModulePass]]] = {}
+    for name, (module, cls) in BUILTIN_PASSES.items():
+        if importlib.util.find_spec(f"{__name__}.{module}") is not None:
+            passes[name] = _loader(module, cls)
+    passes.update(_user_passes)
+    return passes
