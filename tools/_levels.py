@@ -1,0 +1,320 @@
+"""The input of ``vta-translate`` and ``vta-run``: a ``.vtab`` or MLIR at any level, turned into
+a :class:`~vta_mlir.binary.BinaryModule`.
+
+The level is detected from the input itself, never from the file name:
+
+* ``binary`` — a ``.vtab`` image, recognized by its magic bytes; read and checked as it is;
+* ``vtaisa`` — MLIR holding ``vtaisa`` ops (one ``vtaisa.program``): serialized as it is;
+* ``vta`` — MLIR holding ``vta`` ops (a host program): lowered through the command builder
+  straight to instruction words (:func:`vta_mlir.host.lowering.lower_to_binary`), without
+  building the flat ``vtaisa`` IR;
+* ``input`` — any other MLIR (``func``, ``linalg``, ...): run through the default pipeline
+  ``vta-to-isa`` of :func:`vta_mlir.passes.get_all_passes`, then treated as above.
+
+Usage from a tool::
+
+    source = read_source(path)                  # bytes; text too unless it is a .vtab
+    parsed = parse_source(source, cfg)          # level detected, configuration attached
+    binary = to_binary(parsed, cfg, function=None)
+
+Errors are :class:`~vta_mlir.errors.VTAError` s; those about a place in the IR are
+:class:`~vta_mlir.ir.diagnostics.DiagnosticError` s, which :func:`print_diagnostic` shows as MLIR
+does, with the source line.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from vta_mlir.binary import MAGIC, BinaryModule, from_bytes
+from vta_mlir.config import VTAConfig
+from vta_mlir.errors import BinaryFormatError, VTAError
+from vta_mlir.ir.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    op_diagnostic,
+    verify_op,
+)
+from vta_mlir.ir.locations import location_of
+
+from ._cli import describe_exception
+
+__all__ = [
+    "DEFAULT_PIPELINE",
+    "Level",
+    "ParsedInput",
+    "Source",
+    "detect_level",
+    "is_vtab",
+    "load_config",
+    "parse_source",
+    "print_diagnostic",
+    "read_source",
+    "to_binary",
+]
+
+#: The named pipeline that lowers input-level IR to ``vtaisa``.
+DEFAULT_PIPELINE = "vta-to-isa"
+
+
+class Level(StrEnum):
+    """What an input holds, from the bottom of the stack up."""
+
+    BINARY = "binary"
+    VTAISA = "vtaisa"
+    VTA = "vta"
+    INPUT = "input"
+
+    @property
+    def description(self) -> str:
+        return {
+            Level.BINARY: "a .vtab binary module",
+            Level.VTAISA: "vtaisa-level IR",
+            Level.VTA: "vta-level IR",
+            Level.INPUT: "input-level IR",
+        }[self]
+
+
+@dataclass(frozen=True)
+class Source:
+    """The raw input: its name in messages, its bytes, and its text when it is not binary."""
+
+    name: str
+    data: bytes
+    text: str | None
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """File name to text, for diagnostics that quote the source line."""
+        return {self.name: self.text} if self.text is not None else {}
+
+
+@dataclass
+class ParsedInput:
+    """An input whose level is known: the module (``binary`` for a ``.vtab``)."""
+
+    source: Source
+    level: Level
+    module: ModuleOp | None = None
+    binary: BinaryModule | None = None
+    ctx: Context | None = field(default=None, repr=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+def is_vtab(data: bytes) -> bool:
+    """Whether ``data`` is meant as a ``.vtab`` image, so that a damaged one is reported as a
+    bad module rather than as text: it starts with 0x89 (the magic's first byte, which can
+    start no UTF-8 text) or has ``VTAB`` at offset 1 (the rest of the magic)."""
+    return data[:1] == MAGIC[:1] or data[1:5] == MAGIC[1:5]
+
+
+def read_source(path: str | None) -> Source:
+    """Read ``path`` (``None`` or ``-``: stdin) as bytes; decode it unless it is a ``.vtab``."""
+    if path is None or path == "-":
+        name = "<stdin>"
+        data = sys.stdin.buffer.read()
+    else:
+        name = path
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise VTAError(f"cannot open input file '{path}': {exc.strerror or exc}") from None
+    if is_vtab(data):
+        return Source(name, data, None)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise VTAError(
+            f"{name}: input is neither MLIR text (not valid UTF-8: {exc.reason}) nor a .vtab module"
+        ) from None
+    return Source(name, data, text)
+
+
+def load_config(spec: str | None) -> VTAConfig | None:
+    """The configuration ``--config`` names (a ``vta_config.json`` path or a shipped name), or
+    ``None`` when it was not given (the input's own, else the default, applies)."""
+    if spec is None:
+        return None
+    return VTAConfig.load(spec)
+
+
+# --------------------------------------------------------------------------------------------
+# Levels
+
+
+def detect_level(module: Operation) -> Level:
+    """The level of an MLIR module, from the dialects of the ops it holds.
+
+    ``vtaisa`` ops make it ``vtaisa``, ``vta`` ops ``vta`` (a ``#vta.config`` attribute alone
+    does not count), anything else is input-level IR.  Mixing ``vta`` and ``vtaisa`` ops is an
+    error at the first op of the lower level.
+    """
+    first_vta: Operation | None = None
+    first_isa: Operation | None = None
+    for op in module.walk():
+        dialect = op.name.split(".", 1)[0]
+        if dialect == "vtaisa" and first_isa is None:
+            first_isa = op
+        elif dialect == "vta" and first_vta is None:
+            first_vta = op
+    if first_isa is not None and first_vta is not None:
+        raise DiagnosticError(
+            op_diagnostic(
+                first_isa,
+                f"vtaisa ops cannot be mixed with vta ops (such as '{first_vta.name}') in one "
+                "module",
+            )
+        )
+    if first_isa is not None:
+        return Level.VTAISA
+    if first_vta is not None:
+        return Level.VTA
+    return Level.INPUT
+
+
+def _attach_config(module: ModuleOp, cfg: VTAConfig) -> None:
+    """Put ``cfg`` on the module; a module built for another configuration is an error at the
+    module (verifiers read the configuration from there, so this comes before verifying)."""
+    from vta_mlir.dialects.vta import set_module_config
+
+    try:
+        set_module_config(module, cfg)
+    except DiagnosticError:
+        raise
+    except VTAError as exc:
+        raise DiagnosticError(Diagnostic(str(exc), location=location_of(module))) from None
+
+
+def parse_source(source: Source, cfg: VTAConfig | None = None) -> ParsedInput:
+    """Parse and verify the input and detect its level; ``cfg`` (``--config``) must match the
+    configuration a ``.vtab`` or module was built for, and is attached to a module without
+    one."""
+    if source.text is None:
+        try:
+            binary = from_bytes(source.data, cfg)
+        except BinaryFormatError as exc:
+            # Reported against the file, as `name: error: ...`.
+            raise DiagnosticError(Diagnostic(str(exc))) from None
+        return ParsedInput(source, Level.BINARY, binary=binary)
+
+    from vta_mlir.ir.context import make_context, parse_module
+
+    ctx = make_context()
+    module = parse_module(source.text, filename=source.name, ctx=ctx)
+    if cfg is not None:
+        _attach_config(module, cfg)
+    verify_op(module)
+    return ParsedInput(source, detect_level(module), module=module, ctx=ctx)
+
+
+# --------------------------------------------------------------------------------------------
+# Lowering to a binary module
+
+
+def _run_default_pipeline(parsed: ParsedInput) -> None:
+    """Lower input-level IR to ``vtaisa`` in place with the ``vta-to-isa`` pipeline."""
+    from vta_mlir.passes import get_all_passes
+
+    from .vta_opt import build_pipeline
+
+    passes = get_all_passes()
+    if DEFAULT_PIPELINE not in passes:
+        raise VTAError(
+            f"input-level IR needs the {DEFAULT_PIPELINE} pipeline, which is not available"
+        )
+    assert parsed.module is not None and parsed.ctx is not None
+
+    def verify_between(previous: ModulePass | None, module: ModuleOp, _next: object) -> None:
+        if previous is not None:
+            verify_op(module)
+
+    try:
+        pipeline = build_pipeline(DEFAULT_PIPELINE, passes, verify_between)
+    except ImportError as exc:
+        # Registered, but one of the passes it runs cannot be imported.
+        raise VTAError(
+            f"input-level IR needs the {DEFAULT_PIPELINE} pipeline, which is not available: {exc}"
+        ) from None
+    try:
+        pipeline.apply(parsed.ctx, parsed.module)
+    except (DiagnosticError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        # A pattern that failed on an op names it; place the error there.
+        from vta_mlir.ir.upstream_fixes import failing_op
+
+        op = failing_op(exc)
+        report = describe_exception(exc)
+        if op is None or report.internal:
+            raise
+        raise DiagnosticError(op_diagnostic(op, report.message)) from None
+
+
+def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
+    try:
+        from vta_mlir.host.lowering import lower_to_binary
+    except ImportError as exc:
+        raise VTAError(
+            f"vta-level IR needs the host lowering (vta_mlir.host.lowering), which cannot be "
+            f"imported: {exc}"
+        ) from None
+    from vta_mlir.dialects.vta import get_config
+
+    return lower_to_binary(module, get_config(module), function=function)
+
+
+def to_binary(parsed: ParsedInput, *, function: str | None = None) -> BinaryModule:
+    """The binary module of a parsed input (see the module docstring for each level).
+
+    ``function`` picks the function of vta-level IR to lower when the module has several; it
+    is an error for inputs that hold no host program.
+    """
+    if parsed.binary is not None:
+        if function is not None:
+            raise VTAError(f"--function applies to vta-level IR, not to {Level.BINARY.description}")
+        return parsed.binary
+    module = parsed.module
+    assert module is not None
+    level = parsed.level
+    if level == Level.INPUT:
+        _run_default_pipeline(parsed)
+        level = detect_level(module)
+        if level == Level.INPUT:
+            raise VTAError(
+                f"the {DEFAULT_PIPELINE} pipeline left no vta or vtaisa ops in the module"
+            )
+    if level == Level.VTA:
+        return _lower_vta(module, function)
+    if function is not None:
+        raise VTAError(f"--function applies to vta-level IR, not to {parsed.level.description}")
+    from vta_mlir.dialects.vtaisa import module_to_program
+
+    try:
+        return module_to_program(module)
+    except DiagnosticError:
+        raise
+    except VTAError as exc:
+        raise DiagnosticError(Diagnostic(str(exc), location=location_of(module))) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Reporting
+
+
+def print_diagnostic(exc: DiagnosticError, source: Source | None) -> None:
+    """Print ``exc`` to stderr as MLIR does: ``file:line:col: error: ...``, the source line
+    with a caret, the op concerned."""
+    sources = source.sources if source is not None else None
+    default = source.name if source is not None else None
+    print(exc.diagnostic.format(sources=sources, default_file=default), file=sys.stderr)

@@ -1,0 +1,509 @@
+"""``vta-run``: run a program on the bit-exact VTA simulator, with numpy arrays in and out.
+
+Usage::
+
+    vta-run gemm.vtab --input x.npy --input w.npy --output y.npy --stats -
+    vta-run host.mlir --random-inputs --seed 3 --export-case host.npz --trace host.json
+    vta-run gemm.vtab --config block32 --random-inputs          # prints a summary of y
+
+The program is a ``.vtab`` or MLIR at any level, loaded as ``vta-translate`` loads it
+(:mod:`vta_mlir.tools._levels`).  Arguments bind in signature order: one ``--input PATH.npy``
+per argument the function reads (``in`` and ``inout``) and, optionally, one ``--output
+PATH.npy`` per argument it writes (``out`` and ``inout``); an argument both read and written
+takes both.  ``--random-inputs`` generates the inputs instead (numpy's ``default_rng(--seed)``,
+values in [-128, 127] whatever the integer type, so sums and products stay meaningful after the
+8-bit truncation of the results).  Without ``--output``, a summary of each output (shape, dtype,
+first values) is printed — on stdout, or on stderr when stdout carries ``--stats -``.
+
+``--config`` names the configuration (default: the program's own, else the default one).
+``--stats FILE|-`` writes the run's statistics as JSON (:data:`STATS_KEYS`); ``--trace FILE``
+a Chrome/Perfetto trace of the cycle model; ``--export-case FILE.npz`` the run as a conformance
+case that ``python -m vta_mlir.sim.conformance`` replays (see :func:`conformance_case`).
+``--check`` (comparison with a numpy evaluation of the input program) needs input-level IR.
+Every error is one MLIR-style line on stderr with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vta_mlir.abi import ArgSpec
+from vta_mlir.binary import BinaryModule
+from vta_mlir.config import VTAConfig
+from vta_mlir.errors import VTAError
+from vta_mlir.ir.diagnostics import DiagnosticError, one_line
+from vta_mlir.program import COUNTER_NAMES, Segment
+
+from ._cli import CLIArgumentParser, run_guarded
+from ._levels import (
+    Level,
+    Source,
+    load_config,
+    parse_source,
+    print_diagnostic,
+    read_source,
+    to_binary,
+)
+
+__all__ = ["RANDOM_RANGE", "STATS_KEYS", "conformance_case", "main", "random_inputs", "stats_json"]
+
+PROG = "vta-run"
+
+#: The keys of the ``--stats`` JSON object.
+STATS_KEYS: tuple[str, ...] = (
+    "counters",
+    "instructions",
+    "by_opcode",
+    "uop_words_loaded",
+    "runs",
+    "cycles",
+    "busy",
+)
+#: Module names of the ``busy`` object.
+MODULES: tuple[str, ...] = ("load", "compute", "store")
+#: Range of ``--random-inputs`` values (clipped to the type's range).
+RANDOM_RANGE: tuple[int, int] = (-128, 127)
+#: How many leading values the output summary shows.
+SUMMARY_VALUES = 8
+#: Buffer names usable as they are in the keys of a case file.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.$-]+")
+
+
+def _arg_parser() -> argparse.ArgumentParser:
+    p = CLIArgumentParser(
+        prog=PROG,
+        description="Run a .vtab or an .mlir program (any level) on the VTA simulator.",
+    )
+    p.add_argument("input_file", help="program: .vtab or .mlir file ('-': stdin)")
+    p.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="VTA configuration: a vta_config.json path or default|block32|batch2",
+    )
+    p.add_argument(
+        "--function",
+        default=None,
+        metavar="NAME",
+        help="the function of vta-level IR to run, when the module has several",
+    )
+    p.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="PATH.npy",
+        help="one per argument the function reads, in signature order",
+    )
+    p.add_argument(
+        "--output",
+        action="append",
+        default=[],
+        metavar="PATH.npy",
+        help="one per argument the function writes, in signature order",
+    )
+    p.add_argument("--random-inputs", action="store_true", help="generate the inputs (see --seed)")
+    p.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="seed of --random-inputs (default 0)"
+    )
+    p.add_argument("--stats", default=None, metavar="FILE|-", help="write run statistics as JSON")
+    p.add_argument(
+        "--trace", default=None, metavar="FILE.json", help="write a Chrome trace of the run"
+    )
+    p.add_argument(
+        "--export-case",
+        default=None,
+        metavar="FILE.npz",
+        help="write the run as a conformance case",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="compare the results with a numpy evaluation of the input program",
+    )
+    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    return p
+
+
+def _version() -> str:
+    from vta_mlir import __version__
+
+    return __version__
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments
+
+
+def _signature(binary: BinaryModule) -> str:
+    def one(a: ArgSpec) -> str:
+        return f"{a.name}: {'x'.join(map(str, a.shape))}x{a.dtype}"
+
+    ins = ", ".join(one(a) for a in binary.inputs)
+    outs = ", ".join(one(a) for a in binary.outputs)
+    return f"({ins}) -> ({outs})"
+
+
+def random_inputs(specs: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
+    """Deterministic random arrays for ``specs``: integers in :data:`RANDOM_RANGE` (clipped to
+    each dtype's range), drawn in signature order from ``numpy.random.default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for spec in specs:
+        info = np.iinfo(np.dtype(spec.dtype))
+        lo, hi = max(RANDOM_RANGE[0], info.min), min(RANDOM_RANGE[1], info.max)
+        arrays.append(rng.integers(lo, hi, size=spec.shape, dtype=spec.dtype, endpoint=True))
+    return arrays
+
+
+def _load_npy(path: str, spec: ArgSpec) -> np.ndarray:
+    try:
+        array = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise VTAError(f"cannot open input file '{path}': No such file or directory") from None
+    except (OSError, ValueError, EOFError) as exc:
+        # numpy takes any file that is not a .npy for a pickle, which allow_pickle refuses.
+        reason = "not a .npy file" if "pickle" in str(exc) else one_line(str(exc))
+        raise VTAError(f"cannot read '{path}' as a .npy array: {reason}") from None
+    if not isinstance(array, np.ndarray):
+        raise VTAError(f"'{path}' holds several arrays (.npz); give one .npy per argument")
+    try:
+        return spec.check_array(array)
+    except VTAError as exc:
+        raise VTAError(f"{path}: {exc}") from None
+
+
+def _bind_inputs(args: argparse.Namespace, binary: BinaryModule) -> list[np.ndarray]:
+    specs = binary.inputs
+    if args.random_inputs:
+        if args.input:
+            raise VTAError("give either --input files or --random-inputs, not both")
+        return random_inputs(specs, 0 if args.seed is None else args.seed)
+    if args.seed is not None:
+        raise VTAError("--seed applies only with --random-inputs")
+    if len(args.input) != len(specs):
+        raise VTAError(
+            f"the program reads {len(specs)} argument(s) but {len(args.input)} --input "
+            f"file(s) were given; it takes {_signature(binary)} (or use --random-inputs)"
+        )
+    return [_load_npy(path, spec) for path, spec in zip(args.input, specs, strict=True)]
+
+
+def _check_outputs(args: argparse.Namespace, binary: BinaryModule) -> None:
+    count = len(binary.outputs)
+    if args.output and len(args.output) != count:
+        raise VTAError(
+            f"the program writes {count} argument(s) but {len(args.output)} --output "
+            f"file(s) were given; it takes {_signature(binary)}"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+
+
+@dataclass
+class RunRecord:
+    """One call of the program: its inputs, outputs and statistics, and the DRAM contents of
+    every segment just before the first run and just after the last."""
+
+    binary: BinaryModule
+    config: VTAConfig
+    inputs: list[np.ndarray]
+    outputs: tuple[np.ndarray, ...]
+    stats: Any
+    before: dict[str, np.ndarray]
+    after: dict[str, np.ndarray]
+
+
+def run_program(binary: BinaryModule, cfg: VTAConfig, inputs: Sequence[np.ndarray]) -> RunRecord:
+    """Load ``binary`` on a fresh simulated device for ``cfg`` and call it once."""
+    from vta_mlir.runtime.device import Device
+
+    device = Device(cfg)
+    loaded = device.load_module(binary)
+    segments = binary.program.segments
+    # After loading, DRAM holds the constants and staging images; the call then writes the
+    # packed inputs, so this plus the packed images is the state the first run starts from.
+    before = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
+    for spec, array in zip(binary.inputs, inputs, strict=True):
+        before[spec.segment] = np.frombuffer(spec.pack(array), dtype=np.uint8).copy()
+    outputs = loaded.run(list(inputs))
+    after = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
+    return RunRecord(binary, cfg, list(inputs), outputs, loaded.last_run, before, after)
+
+
+def stats_json(stats: Any) -> dict[str, Any]:
+    """The ``--stats`` object of a :class:`~vta_mlir.runtime.device.RunStats`."""
+    busy = {m: int(stats.busy.get(m, 0)) for m in MODULES}
+    return {
+        "counters": {k: int(stats.counters.get(k, 0)) for k in COUNTER_NAMES},
+        "instructions": int(stats.instructions),
+        "by_opcode": {str(k): int(v) for k, v in sorted(stats.by_opcode.items())},
+        "uop_words_loaded": int(stats.uop_words_loaded),
+        "runs": int(stats.runs),
+        "cycles": None if stats.cycles is None else int(stats.cycles),
+        "busy": busy,
+    }
+
+
+def trace_json(binary: BinaryModule, cfg: VTAConfig) -> dict[str, Any]:
+    """The Chrome trace of the program's runs, timed back to back by the cycle model."""
+    from vta_mlir.sim.timing import chrome_trace, time_runs
+
+    runs = [run.insns for run in binary.program.runs]
+    result = time_runs(runs, cfg)
+    return chrome_trace([insn for run in runs for insn in run], result, cfg)
+
+
+# --------------------------------------------------------------------------------------------
+# Conformance case
+
+
+def _staging_segments(binary: BinaryModule) -> set[str]:
+    """Segments holding a run's micro-op staging image: the case carries those as ``uops``."""
+    names = set()
+    for run in binary.program.runs:
+        if len(run.uop_words):
+            for seg in binary.program.segments:
+                if seg.phys <= run.uop_base < seg.phys + seg.nbytes:
+                    names.add(seg.name)
+    return names
+
+
+def _buffers(binary: BinaryModule) -> list[tuple[str, Segment, dict[str, Any]]]:
+    """The data buffers of a case, in address order: ``(case name, segment, description)``.
+
+    Arguments are named after the function's arguments (``arg<i>`` when a name cannot be a
+    key of the case file), constant segments ``const<i>``, other DRAM buffers ``tmp<i>``.
+    """
+    by_segment = {a.segment: (i, a) for i, a in enumerate(binary.args)}
+    staging = _staging_segments(binary)
+    taken: set[str] = set()
+    consts = tmps = 0
+    found = []
+    for seg in sorted(binary.program.segments, key=lambda s: s.phys):
+        info: dict[str, Any] = {"segment": seg.name, "phys": seg.phys, "nbytes": seg.nbytes}
+        if seg.name in by_segment:
+            index, spec = by_segment[seg.name]
+            name = spec.name if _PLAIN_NAME.fullmatch(spec.name) else f"arg{index}"
+            info.update(
+                kind="argument",
+                argument=spec.name,
+                index=index,
+                direction=spec.direction,
+                dtype=spec.dtype,
+                shape=list(spec.shape),
+                packed_dtype=spec.packed_dtype,
+                packed_shape=list(spec.packed_shape),
+            )
+        elif seg.data is not None:
+            name, consts = f"const{consts}", consts + 1
+            info["kind"] = "constant"
+        elif seg.name in staging:
+            continue
+        else:
+            name, tmps = f"tmp{tmps}", tmps + 1
+            info["kind"] = "scratch"
+        unique, n = name, 1
+        while unique in taken:
+            unique, n = f"{name}_{n}", n + 1
+        taken.add(unique)
+        found.append((unique, seg, info))
+    return found
+
+
+def conformance_case(record: RunRecord, *, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The arrays of a conformance case (the shared ``.npz`` format) of one call.
+
+    Every run's instruction words and micro-op staging image, every data buffer (see
+    :func:`_buffers`) before and after the call, the seven counters the call produced, the
+    configuration (``config_json``) and a description with the decoded program (``meta_json``).
+    """
+    binary = record.binary
+    runs = binary.program.runs
+    streams = binary.run_streams()
+    uop_images = [np.asarray(run.uop_words, dtype="<u4").tobytes() for run in runs]
+    buffers = _buffers(binary)
+    counters = {k: int(record.stats.counters.get(k, 0)) for k in COUNTER_NAMES}
+
+    case: dict[str, Any] = {
+        "insns": np.frombuffer(b"".join(streams), dtype=np.uint8),
+        "run_insn_count": np.array([len(run.insns) for run in runs], dtype=np.int64),
+        # Instructions never reference their own address; the device has none to report.
+        "run_insn_phys": np.zeros(len(runs), dtype=np.uint64),
+        "uops": np.frombuffer(b"".join(uop_images), dtype=np.uint8),
+        "run_uop_base": np.array(
+            [run.uop_base if len(run.uop_words) else 0 for run in runs], dtype=np.uint64
+        ),
+        "run_uop_nbytes": np.array([len(image) for image in uop_images], dtype=np.int64),
+        "buf_names": np.array([name for name, _, _ in buffers], dtype=np.str_),
+        "buf_phys": np.array([seg.phys for _, seg, _ in buffers], dtype=np.uint64),
+        "counters_json": np.array(json.dumps(counters)),
+        "config_json": np.array(record.config.to_json()),
+    }
+    if not buffers:
+        case["buf_names"] = np.zeros(0, dtype="<U1")
+    for name, seg, _ in buffers:
+        case[f"dram_in_{name}"] = record.before[seg.name]
+        case[f"expected_{name}"] = record.after[seg.name]
+
+    from vta_mlir.isa import decode_uops
+    from vta_mlir.sim.timing import insn_name
+
+    decoded_runs = []
+    for run, stream in zip(runs, streams, strict=True):
+        uops = decode_uops(np.asarray(run.uop_words, dtype=np.uint32), binary.config)
+        decoded_runs.append(
+            {
+                "insn_count": len(run.insns),
+                "insn_bytes": len(stream),
+                "uop_base": run.uop_base,
+                "uop_words": len(run.uop_words),
+                "insns_decoded": [
+                    {"name": insn_name(insn), **insn.field_values()} for insn in run.insns
+                ],
+                "uops_decoded": [[u.dst_idx, u.src_idx, u.wgt_idx] for u in uops],
+            }
+        )
+    description = {
+        "description": "a run of vta-run on the vta-mlir simulator",
+        "config": record.config.bitstream,
+        "base": binary.base,
+        "buffers": [{"name": name, **info} for name, _, info in buffers],
+        "runs": decoded_runs,
+        "histogram": stats_json(record.stats)["by_opcode"],
+        "stats": stats_json(record.stats),
+        "checked_against_numpy": False,
+    }
+    description.update(meta or {})
+    case["meta_json"] = np.array(json.dumps(description))
+    return case
+
+
+# --------------------------------------------------------------------------------------------
+# Writing results
+
+
+def _open_for_writing(path: str) -> io.BufferedWriter:
+    try:
+        return open(path, "wb")  # noqa: SIM115 - closed by the caller's `with`
+    except OSError as exc:
+        raise VTAError(f"cannot write output file '{path}': {exc.strerror or exc}") from None
+
+
+def _write_json(path: str, data: dict[str, Any], *, indent: int | None = None) -> None:
+    text = json.dumps(data, indent=indent) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    with _open_for_writing(path) as f:
+        f.write(text.encode("utf-8"))
+
+
+def _write_npy(path: str, array: np.ndarray) -> None:
+    # Through a file object: given a name, numpy would append ".npy" to it.
+    with _open_for_writing(path) as f:
+        np.save(f, array, allow_pickle=False)
+
+
+def _write_npz(path: str, arrays: dict[str, Any]) -> None:
+    with _open_for_writing(path) as f:
+        np.savez(f, **arrays)
+
+
+def summary(spec: ArgSpec, array: np.ndarray) -> str:
+    """One line about an output: name, dtype, shape, the first values, the range."""
+    flat = array.reshape(-1)
+    shown = ", ".join(str(int(v)) for v in flat[:SUMMARY_VALUES])
+    more = ", ..." if flat.size > SUMMARY_VALUES else ""
+    span = f" min {int(flat.min())} max {int(flat.max())}" if flat.size else ""
+    shape = "x".join(map(str, array.shape))
+    return f"{spec.name}: {shape}x{array.dtype} [{shown}{more}]{span}"
+
+
+# --------------------------------------------------------------------------------------------
+# The driver
+
+
+def _check_request(level: Level) -> None:
+    """``--check`` compares with the input program's own semantics, which only input-level IR
+    has; a numpy evaluation of it does not exist yet."""
+    if level == Level.INPUT:
+        raise VTAError(
+            "--check is not available: this version has no numpy reference evaluation of "
+            "input-level IR"
+        )
+    raise VTAError(
+        f"--check: nothing to check against: {level.description} has no reference semantics "
+        "(--check needs input-level IR)"
+    )
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = _arg_parser().parse_args(argv)
+    if args.stats == "-" and args.trace == "-":
+        raise VTAError("--stats and --trace cannot both write to stdout")
+    cfg = load_config(args.config)
+    source: Source | None = None
+    try:
+        source = read_source(args.input_file)
+        parsed = parse_source(source, cfg)
+        if args.check:
+            _check_request(parsed.level)
+        binary = to_binary(parsed, function=args.function)
+    except DiagnosticError as exc:
+        print_diagnostic(exc, source)
+        return 1
+
+    _check_outputs(args, binary)
+    inputs = _bind_inputs(args, binary)
+    run_cfg = cfg if cfg is not None else binary.config
+    record = run_program(binary, run_cfg, inputs)
+    for warning in record.stats.warnings:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+
+    # Everything that can fail is computed before the first file is written.
+    trace = trace_json(binary, run_cfg) if args.trace is not None else None
+    case = None
+    if args.export_case is not None:
+        meta = {
+            "source": source.name,
+            "level": parsed.level.value,
+            "seed": (0 if args.seed is None else args.seed) if args.random_inputs else None,
+        }
+        case = conformance_case(record, meta=meta)
+
+    for path, array in zip(args.output, record.outputs, strict=False):
+        _write_npy(path, array)
+    if case is not None:
+        _write_npz(args.export_case, case)
+    if trace is not None:
+        _write_json(args.trace, trace)
+    if args.stats is not None:
+        _write_json(args.stats, stats_json(record.stats), indent=2)
+    if not args.output:
+        # stdout belongs to the JSON when it carries --stats/--trace.
+        stream = sys.stderr if "-" in (args.stats, args.trace) else sys.stdout
+        for spec, array in zip(binary.outputs, record.outputs, strict=True):
+            print(summary(spec, array), file=stream)
+        stream.flush()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``vta-run`` with ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit status."""
+    return run_guarded(PROG, _run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
