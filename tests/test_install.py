@@ -17,6 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "tests" / "data" / "conformance" / "12_gemm_basic.npz"
+EXAMPLE = ROOT / "examples" / "vta" / "vector_add.mlir"
 
 IMPORTS = (
     "import vta_mlir, vta_mlir.config, vta_mlir.isa, vta_mlir.sim.conformance, "
@@ -62,6 +63,7 @@ def test_install_and_run_outside_checkout(tmp_path: Path, source_copy: Path,
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     shutil.copy(CASE, outside / CASE.name)
+    shutil.copy(EXAMPLE, outside / EXAMPLE.name)
     where = Path(_run([py, "-c", IMPORTS], outside).stdout.strip())
     if editable:
         assert where.is_relative_to(source_copy)
@@ -72,6 +74,13 @@ def test_install_and_run_outside_checkout(tmp_path: Path, source_copy: Path,
     assert replay.stdout.splitlines()[-1] == "1 passed, 0 failed"
     script = _run([venv / "bin" / "vta-conformance", CASE.name], outside)
     assert script.stdout.splitlines()[-1] == "1 passed, 0 failed"
+
+    # The three compiler tools, as console scripts: parse and print, lower to a binary, run it.
+    bin_dir = venv / "bin"
+    assert "vta.dma_copy" in _run([bin_dir / "vta-opt", EXAMPLE.name], outside).stdout
+    _run([bin_dir / "vta-translate", "--emit=bin", EXAMPLE.name, "-o", "add.vtab"], outside)
+    stats = _run([bin_dir / "vta-run", "add.vtab", "--random-inputs", "--stats", "-"], outside)
+    assert '"alu_counter": 64' in stats.stdout
 
     # Run from the checkout root, the source ``vta_mlir/`` comes first on sys.path; the mapped
     # packages must still resolve.
