@@ -1,0 +1,770 @@
+"""``vta-tensorize``: linalg ops on SRAM buffers become loops of VTA micro-ops (stage 3 → 4).
+
+The contract is ``docs/pipeline.md``, stage 4.  Every ``linalg`` op with an operand in a
+``#vta.sram<...>`` memory space is rewritten into ``affine.for`` loops with constant bounds (one
+per element-level iteration dimension of extent > 1, the innermost loop being the last such
+dimension) around one micro-op whose buffer positions are the operands' element indices,
+linearised row-major over the leading (element) dimensions of each buffer:
+
+* ``linalg.fill ins(%c : i32) outs(%acc)`` → ``vta.gemm reset %acc[d]`` (a nonzero ``c`` that fits
+  the ALU immediate adds a second nest of ``vta.alu add %acc[d], c``);
+* a GEMM contraction ``linalg.generic`` — maps whose trailing results are the tensor intrinsic
+  ``Acc(.., bb, oo) += X(.., bb, ii) * W(.., oo, ii)`` over ``BATCH x BLOCK_IN x BLOCK_OUT`` and
+  body ``extsi, extsi, muli, addi`` — → ``vta.gemm %acc[d] += %inp[s] * %wgt[w]``;
+* an element-wise ``linalg.generic`` in place on an accumulator buffer whose body is one of
+  ``arith.minsi / maxsi / addi / muli / shrsi`` (also ``subi`` and ``shli`` by a constant, as
+  ``add -c`` and ``shr -c``) → ``vta.alu <op> %acc[d], imm`` or ``vta.alu <op> %acc[d], %src[s]``.
+
+Any other linalg op touching SRAM is reported at the op; everything else (DMA copies, host
+loops and arithmetic) is left as it is.  The new ops carry the location of the linalg op.
+
+Before (default configuration, BATCH 1, BLOCK 16)::
+
+    linalg.fill ins(%c0 : i32) outs(%acc : memref<1x16x1x16xi32, #vta.sram<acc>>)
+    linalg.generic {indexing_maps = [(b, o, i, bb, oo, ii) -> (b, i, bb, ii),
+                                     (b, o, i, bb, oo, ii) -> (o, i, oo, ii),
+                                     (b, o, i, bb, oo, ii) -> (b, o, bb, oo)], ...}
+        ins(%inp, %wgt : memref<1x16x1x16xi8, #vta.sram<inp>>,
+                         memref<16x16x16x16xi8, #vta.sram<wgt>>)
+        outs(%acc : memref<1x16x1x16xi32, #vta.sram<acc>>) { extsi, extsi, muli, addi }
+    linalg.generic {...} ins(%acc : ...) outs(%acc : ...) { arith.shrsi %in, %c8 }
+
+After::
+
+    affine.for %o = 0 to 16 {
+      vta.gemm reset %acc[%o] : memref<1x16x1x16xi32, #vta.sram<acc>>
+    }
+    affine.for %o = 0 to 16 {
+      affine.for %i = 0 to 16 {
+        %w = affine.apply affine_map<(d0, d1) -> (((d0 * 16) + d1))> (%o, %i)
+        vta.gemm %acc[%o] += %inp[%i] * %wgt[%w] : ...
+      }
+    }
+    affine.for %o = 0 to 16 {
+      vta.alu shr %acc[%o], 8 : memref<1x16x1x16xi32, #vta.sram<acc>>
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSymExpr,
+)
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta import (
+    IMM_MAX,
+    IMM_MIN,
+    AluKind,
+    AluOp,
+    GemmOp,
+    Sram,
+    check_sram_buffer,
+    get_config,
+    sram_element_shape,
+    sram_space,
+)
+from vta_mlir.ir.diagnostics import report_error, verify_op
+from vta_mlir.ir.locations import copy_location
+
+__all__ = ["LinearForm", "TensorizePass", "affine_of_form", "linear_affine_expr"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Linear forms: Σ coefficient · key + constant, the shape of every position VTA can fold
+
+
+class LinearForm:
+    """An integer linear combination of keys (loop dimensions, SSA values, ...) plus a
+    constant.  Zero coefficients are dropped; equality ignores the order of the terms."""
+
+    __slots__ = ("const", "terms")
+
+    def __init__(self, terms: Mapping[Hashable, int] | None = None, const: int = 0) -> None:
+        self.terms: dict[Hashable, int] = {k: c for k, c in (terms or {}).items() if c}
+        self.const = const
+
+    @staticmethod
+    def of(key: Hashable) -> LinearForm:
+        return LinearForm({key: 1})
+
+    @property
+    def is_constant(self) -> bool:
+        return not self.terms
+
+    def coeff(self, key: Hashable) -> int:
+        return self.terms.get(key, 0)
+
+    def without(self, key: Hashable) -> LinearForm:
+        """The form with the term of ``key`` removed."""
+        return LinearForm({k: c for k, c in self.terms.items() if k != key}, self.const)
+
+    def substitute(self, key: Hashable, value: LinearForm) -> LinearForm:
+        """The form with ``key`` replaced by ``value``."""
+        c = self.coeff(key)
+        return self.without(key) + value * c if c else self
+
+    def __add__(self, other: LinearForm) -> LinearForm:
+        terms = dict(self.terms)
+        for k, c in other.terms.items():
+            terms[k] = terms.get(k, 0) + c
+        return LinearForm(terms, self.const + other.const)
+
+    def __sub__(self, other: LinearForm) -> LinearForm:
+        return self + other * -1
+
+    def __mul__(self, factor: int) -> LinearForm:
+        return LinearForm({k: c * factor for k, c in self.terms.items()}, self.const * factor)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, LinearForm)
+            and self.const == other.const
+            and self.terms == other.terms
+        )
+
+    def __hash__(self) -> int:
+        return hash((frozenset(self.terms.items()), self.const))
+
+    def __repr__(self) -> str:
+        parts = [f"{c}*{k}" for k, c in self.terms.items()]
+        return " + ".join([*parts, str(self.const)])
+
+
+def linear_affine_expr(
+    expr: AffineExpr, dims: Sequence[LinearForm], syms: Sequence[LinearForm] = ()
+) -> LinearForm | None:
+    """``expr`` with its dimensions and symbols replaced by linear forms, if the result is
+    linear (products with a constant side only; ``floordiv``/``ceildiv``/``mod`` only of
+    constants), else ``None``."""
+    match expr:
+        case AffineConstantExpr():
+            return LinearForm(const=expr.value)
+        case AffineDimExpr():
+            return dims[expr.position]
+        case AffineSymExpr():
+            return syms[expr.position]
+        case AffineBinaryOpExpr():
+            lhs = linear_affine_expr(expr.lhs, dims, syms)
+            rhs = linear_affine_expr(expr.rhs, dims, syms)
+            if lhs is None or rhs is None:
+                return None
+            if expr.kind == AffineBinaryOpKind.Add:
+                return lhs + rhs
+            if expr.kind == AffineBinaryOpKind.Mul:
+                if lhs.is_constant:
+                    return rhs * lhs.const
+                if rhs.is_constant:
+                    return lhs * rhs.const
+                return None
+            if not (lhs.is_constant and rhs.is_constant) or rhs.const == 0:
+                return None
+            a, b = lhs.const, rhs.const
+            if expr.kind == AffineBinaryOpKind.FloorDiv:
+                return LinearForm(const=a // b)
+            if expr.kind == AffineBinaryOpKind.CeilDiv:
+                return LinearForm(const=-(-a // b))
+            return LinearForm(const=a % b)
+    return None
+
+
+def affine_of_form(form: LinearForm, keys: Sequence[Hashable]) -> AffineExpr:
+    """The expression ``Σ c·d_i`` (constant excluded) of ``form`` over dimensions ``keys``."""
+    expr: AffineExpr | None = None
+    for i, key in enumerate(keys):
+        c = form.coeff(key)
+        if not c:
+            continue
+        term = AffineExpr.dimension(i) if c == 1 else AffineExpr.dimension(i) * c
+        expr = term if expr is None else expr + term
+    return expr if expr is not None else AffineExpr.constant(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a linalg op becomes: nests of one micro-op each
+
+
+#: A micro-op position: an optional ``index`` value plus a constant element offset.
+Position = tuple[SSAValue | None, int]
+
+
+@dataclass
+class _Nest:
+    """Loops of the given extents (outermost first) around one micro-op.
+
+    ``positions`` are the micro-op's element positions as affine expressions of the loop
+    dimensions (``d0`` = outermost loop); ``build`` makes the micro-op from their values.
+    """
+
+    extents: tuple[int, ...]
+    positions: dict[str, AffineExpr]
+    build: Callable[[dict[str, Position]], Operation]
+
+
+class _Unsupported(Exception):
+    """A reason why a linalg op is not one VTA can run (turned into a diagnostic)."""
+
+
+def _space_text(space: Sram) -> str:
+    return f"#vta.sram<{space.value}>"
+
+
+def _sram_operands(op: Operation) -> list[SSAValue]:
+    return [v for v in op.operands if sram_space(v.type) is not None]
+
+
+def _check_buffer(value: SSAValue, space: Sram, cfg: VTAConfig, what: str) -> MemRefType:
+    """The buffer's type, after checking it is a well-formed ``space`` buffer for ``cfg``."""
+    try:
+        check_sram_buffer(value, space, cfg, what)
+    except VerifyException as exc:
+        raise _Unsupported(str(exc)) from None
+    assert isinstance(value.type, MemRefType)
+    return value.type
+
+
+def _leading_shape(t: MemRefType, space: Sram, cfg: VTAConfig) -> tuple[int, ...]:
+    shape = tuple(t.get_shape())
+    return shape[: len(shape) - len(sram_element_shape(space, cfg))]
+
+
+def _linearise(exprs: Sequence[AffineExpr], shape: Sequence[int]) -> AffineExpr:
+    """Row-major element index of the leading-dimension subscripts ``exprs``."""
+    total: AffineExpr = AffineExpr.constant(0)
+    stride = 1
+    for expr, size in zip(reversed(exprs), reversed(shape), strict=True):
+        total = total + expr * stride
+        stride *= size
+    return total
+
+
+def _constant_int(value: SSAValue) -> int | None:
+    """The integer an ``arith.constant`` produces, else ``None``."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _loop_nest_for(
+    op: linalg.GenericOp,
+    element_dims: Sequence[int],
+    extents: Mapping[int, int],
+    accesses: Mapping[str, AffineExpr],
+) -> tuple[tuple[int, ...], dict[str, AffineExpr]]:
+    """Loops over the element dimensions of extent > 1 (in iteration order) and the access
+    expressions rewritten over them; dimensions of extent 1 are fixed at 0."""
+    looped = [d for d in element_dims if extents[d] > 1]
+    num_dims = op.get_num_loops()
+    replace: list[AffineExpr] = [AffineExpr.constant(0)] * num_dims
+    for i, d in enumerate(looped):
+        replace[d] = AffineExpr.dimension(i)
+    rewritten = {
+        k: e.replace_dims_and_symbols(replace, []).simplify(len(looped), 0)
+        for k, e in accesses.items()
+    }
+    return tuple(extents[d] for d in looped), rewritten
+
+
+def _infer_extents(
+    element_dims: Iterable[int],
+    subscripts: Iterable[tuple[AffineExpr, int]],
+) -> dict[int, int]:
+    """The extent of every element dimension, from the buffer dimensions it indexes alone."""
+    extents: dict[int, int] = {}
+    for expr, size in subscripts:
+        if isinstance(expr, AffineDimExpr):
+            known = extents.setdefault(expr.position, size)
+            if known != size:
+                raise _Unsupported(
+                    f"iteration dimension d{expr.position} indexes buffer dimensions of "
+                    f"different sizes ({known} and {size})"
+                )
+    for d in element_dims:
+        if d not in extents:
+            raise _Unsupported(
+                f"the extent of iteration dimension d{d} cannot be inferred (it indexes no "
+                "buffer dimension on its own)"
+            )
+    return extents
+
+
+# ---------------------------------------------------------------------------------------------
+# linalg.fill
+
+
+def _match_fill(op: linalg.FillOp, cfg: VTAConfig) -> list[_Nest]:
+    if len(op.outputs) != 1 or len(op.inputs) != 1:
+        raise _Unsupported("a fill of SRAM takes one value and one output buffer")
+    out = op.outputs[0]
+    space = sram_space(out.type)
+    if space != Sram.ACC:
+        where = _space_text(space) if space is not None else "DRAM"
+        raise _Unsupported(
+            f"fills a {where} buffer: VTA initialises only accumulator "
+            f"({_space_text(Sram.ACC)}) buffers"
+        )
+    t = _check_buffer(out, Sram.ACC, cfg, "fill output")
+    value = _constant_int(op.inputs[0])
+    if value is None:
+        raise _Unsupported("the fill value must be an integer arith.constant")
+    if not IMM_MIN <= value <= IMM_MAX:
+        raise _Unsupported(
+            f"fill value {value} does not fit the signed 16-bit ALU immediate "
+            f"({IMM_MIN}..{IMM_MAX})"
+        )
+    shape = _leading_shape(t, Sram.ACC, cfg)
+    looped = [i for i, n in enumerate(shape) if n > 1]
+    subscripts = [AffineExpr.constant(0)] * len(shape)
+    for j, i in enumerate(looped):
+        subscripts[i] = AffineExpr.dimension(j)
+    extents = tuple(shape[i] for i in looped)
+    dst = _linearise(subscripts, shape).simplify(len(looped), 0)
+    nests = [
+        _Nest(extents, {"dst": dst}, lambda p: GemmOp(out, p["dst"], reset=True)),
+    ]
+    if value:
+        # Reset, then add the value: the ALU's immediate is the only way to write a constant.
+        nests.append(
+            _Nest(extents, {"dst": dst}, lambda p: AluOp(AluKind.ADD, out, p["dst"], imm=value))
+        )
+    return nests
+
+
+# ---------------------------------------------------------------------------------------------
+# GEMM contraction
+
+
+def _dim_of(expr: AffineExpr, what: str) -> int:
+    if not isinstance(expr, AffineDimExpr):
+        raise _Unsupported(f"{what} must be a plain iteration dimension, got {expr}")
+    return expr.position
+
+
+def _is_extsi_of(value: SSAValue, arg: BlockArgument) -> bool:
+    owner = value.owner
+    return isinstance(owner, arith.ExtSIOp) and owner.input is arg
+
+
+def _check_contraction_body(op: linalg.GenericOp, cfg: VTAConfig) -> None:
+    block = op.body.block
+    x, w, a = block.args
+    expected = "acc + extsi(x) * extsi(w) (arith.extsi, arith.extsi, arith.muli, arith.addi)"
+    ops = list(block.ops)
+    names = ", ".join(o.name for o in ops[:-1]) or "nothing"
+    acc_type = IntegerType(cfg.acc_width)
+    if (
+        len(ops) != 5
+        or not isinstance(ops[-1], linalg.YieldOp)
+        or len(ops[-1].operands) != 1
+        or a.type != acc_type
+    ):
+        raise _Unsupported(f"the contraction body must compute {expected}, got {names}")
+    add = ops[-1].operands[0].owner
+    ok = isinstance(add, arith.AddiOp) and add.result.type == acc_type
+    if ok:
+        assert isinstance(add, arith.AddiOp)
+        mul_value = add.rhs if add.lhs is a else add.lhs if add.rhs is a else None
+        mul = mul_value.owner if mul_value is not None else None
+        ok = isinstance(mul, arith.MuliOp) and (
+            (_is_extsi_of(mul.lhs, x) and _is_extsi_of(mul.rhs, w))
+            or (_is_extsi_of(mul.lhs, w) and _is_extsi_of(mul.rhs, x))
+        )
+    if not ok:
+        raise _Unsupported(f"the contraction body must compute {expected}, got {names}")
+
+
+def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig) -> list[_Nest]:
+    if len(op.inputs) != 2 or len(op.outputs) != 1:
+        raise _Unsupported(
+            "a GEMM contraction reads one input and one weight buffer and accumulates into one "
+            f"accumulator buffer, got {len(op.inputs)} input(s) and {len(op.outputs)} output(s)"
+        )
+    spaces = [sram_space(v.type) for v in op.inputs]
+    if spaces == [Sram.INP, Sram.WGT]:
+        x_idx, w_idx = 0, 1
+    elif spaces == [Sram.WGT, Sram.INP]:
+        x_idx, w_idx = 1, 0
+    else:
+        got = ", ".join(_space_text(s) if s is not None else "DRAM" for s in spaces)
+        raise _Unsupported(
+            f"a GEMM contraction reads a {_space_text(Sram.INP)} and a {_space_text(Sram.WGT)} "
+            f"buffer, got {got}"
+        )
+    x, w, acc = op.inputs[x_idx], op.inputs[w_idx], op.outputs[0]
+    if sram_space(acc.type) != Sram.ACC:
+        raise _Unsupported(
+            f"a GEMM contraction accumulates into a {_space_text(Sram.ACC)} buffer, got "
+            f"{acc.type}"
+        )
+    types = {
+        "inp": _check_buffer(x, Sram.INP, cfg, "contraction input"),
+        "wgt": _check_buffer(w, Sram.WGT, cfg, "contraction weight"),
+        "acc": _check_buffer(acc, Sram.ACC, cfg, "contraction output"),
+    }
+    # The body's first two arguments follow the operand order; the product is symmetric.
+    _check_contraction_body(op, cfg)
+    maps = op.indexing_maps.data
+    amap = {"inp": maps[x_idx].data, "wgt": maps[w_idx].data, "acc": maps[2].data}
+    for k, m in amap.items():
+        if m.num_symbols:
+            raise _Unsupported(f"the {k} indexing map has symbols")
+        if len(m.results) != len(types[k].get_shape()):
+            raise _Unsupported(f"the {k} indexing map does not match the buffer's rank")
+
+    # The intrinsic: X(.., bb, ii), W(.., oo, ii), Acc(.., bb, oo).
+    bb = _dim_of(amap["inp"].results[-2], "the batch subscript of the input")
+    ii = _dim_of(amap["inp"].results[-1], "the block_in subscript of the input")
+    oo = _dim_of(amap["wgt"].results[-2], "the block_out subscript of the weight")
+    intrinsic = (
+        f"Acc(..., bb, oo) += X(..., bb, ii) * W(..., oo, ii) over "
+        f"{cfg.batch}x{cfg.block_in}x{cfg.block_out} (BATCH x BLOCK_IN x BLOCK_OUT)"
+    )
+    if (
+        len({bb, ii, oo}) != 3
+        or _dim_of(amap["wgt"].results[-1], "the block_in subscript of the weight") != ii
+        or _dim_of(amap["acc"].results[-2], "the batch subscript of the output") != bb
+        or _dim_of(amap["acc"].results[-1], "the block_out subscript of the output") != oo
+    ):
+        raise _Unsupported(f"the innermost subscripts are not the tensor intrinsic {intrinsic}")
+    inner = {bb, ii, oo}
+    leading: dict[str, tuple[AffineExpr, ...]] = {k: m.results[:-2] for k, m in amap.items()}
+    for k, exprs in leading.items():
+        for e in exprs:
+            if e.used_dims() & inner:
+                raise _Unsupported(
+                    f"the {k} element subscript {e} uses an intrinsic dimension; the innermost "
+                    f"dimensions must be exactly the tensor intrinsic {intrinsic}"
+                )
+    num_dims = op.get_num_loops()
+    element_dims = [d for d in range(num_dims) if d not in inner]
+    shapes = {k: _leading_shape(t, Sram(k), cfg) for k, t in types.items()}
+    subscripts = [
+        (e, n) for k in ("acc", "inp", "wgt") for e, n in zip(leading[k], shapes[k], strict=True)
+    ]
+    extents = _infer_extents(element_dims, subscripts)
+    accesses = {k: _linearise(leading[k], shapes[k]) for k in ("acc", "inp", "wgt")}
+    loop_extents, positions = _loop_nest_for(op, element_dims, extents, accesses)
+    return [
+        _Nest(
+            loop_extents,
+            positions,
+            lambda p: GemmOp(acc, p["acc"], x, p["inp"], w, p["wgt"]),
+        )
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Element-wise ALU operations
+
+
+#: arith op → (ALU operation, commutative).  ``subi`` and ``shli`` by a constant are rewritten.
+_ALU_OPS: dict[type[Operation], tuple[AluKind, bool]] = {
+    arith.MinSIOp: (AluKind.MIN, True),
+    arith.MaxSIOp: (AluKind.MAX, True),
+    arith.AddiOp: (AluKind.ADD, True),
+    arith.MuliOp: (AluKind.MUL, True),
+    arith.ShRSIOp: (AluKind.SHR, False),
+    arith.SubiOp: (AluKind.ADD, False),
+    arith.ShLIOp: (AluKind.SHR, False),
+}
+
+_SUPPORTED_ALU = (
+    "arith.minsi, arith.maxsi, arith.addi, arith.muli, arith.shrsi, or arith.subi / arith.shli "
+    "by a constant"
+)
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """An operand of the element-wise operation: the destination element itself, another
+    accumulator element (buffer and subscripts) or a constant."""
+
+    is_self: bool = False
+    buffer: SSAValue | None = None
+    subscripts: tuple[AffineExpr, ...] = ()
+    const: int | None = None
+
+
+def _classify_operand(
+    value: SSAValue,
+    op: linalg.GenericOp,
+    maps: Sequence[AffineMap],
+    out_map: AffineMap,
+) -> _Operand:
+    out = op.outputs[0]
+    block = op.body.block
+    if isinstance(value, BlockArgument) and value.block is block:
+        index = value.index
+        operand = op.operands[index]
+        m = maps[index]
+        if operand is out and m == out_map:
+            return _Operand(is_self=True)
+        return _Operand(buffer=operand, subscripts=m.results)
+    const = _constant_int(value)
+    if const is not None:
+        return _Operand(const=const)
+    raise _Unsupported(
+        "an operand of the element-wise operation must be an element of a buffer operand or "
+        "an integer arith.constant"
+    )
+
+
+def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig) -> list[_Nest]:
+    if len(op.outputs) != 1 or op.res:
+        raise _Unsupported("an element-wise op on SRAM writes exactly one accumulator buffer")
+    out = op.outputs[0]
+    for v in op.operands:
+        space = sram_space(v.type)
+        if space != Sram.ACC:
+            where = _space_text(space) if space is not None else "DRAM"
+            raise _Unsupported(
+                f"an element-wise op reads and writes {_space_text(Sram.ACC)} buffers only, got "
+                f"a {where} operand ({v.type})"
+            )
+        _check_buffer(v, Sram.ACC, cfg, "element-wise operand")
+    for it in op.iterator_types.data:
+        if it.data != linalg.IteratorType.PARALLEL:
+            raise _Unsupported(
+                f"an element-wise op has only parallel iterators, got '{it.data.value}' (a "
+                "reduction over accumulator elements is not an ALU operation)"
+            )
+    maps = [m.data for m in op.indexing_maps.data]
+    for m, v in zip(maps, op.operands, strict=True):
+        assert isinstance(v.type, MemRefType)
+        if m.num_symbols or len(m.results) != len(v.type.get_shape()):
+            raise _Unsupported("an indexing map has symbols or does not match its buffer's rank")
+    out_map = maps[-1]
+
+    block = op.body.block
+    body = [o for o in block.ops if not isinstance(o, linalg.YieldOp | arith.ConstantOp)]
+    yield_op = block.last_op
+    if len(body) != 1:
+        names = ", ".join(o.name for o in body) or "nothing"
+        raise _Unsupported(
+            f"the body of an element-wise op must be exactly one ALU operation ({_SUPPORTED_ALU})"
+            f", got {names}"
+        )
+    compute = body[0]
+    if type(compute) not in _ALU_OPS:
+        raise _Unsupported(
+            f"'{compute.name}' is not an ALU operation (supported: {_SUPPORTED_ALU})"
+        )
+    if (
+        not isinstance(yield_op, linalg.YieldOp)
+        or len(yield_op.operands) != 1
+        or yield_op.operands[0] is not compute.results[0]
+    ):
+        raise _Unsupported("the body must yield the result of its ALU operation")
+    acc_type = IntegerType(cfg.acc_width)
+    if compute.results[0].type != acc_type:
+        raise _Unsupported(
+            f"the ALU operates on {acc_type}, got '{compute.name}' on {compute.results[0].type}"
+        )
+    kind, commutative = _ALU_OPS[type(compute)]
+    lhs, rhs = (_classify_operand(v, op, maps, out_map) for v in compute.operands)
+    if not lhs.is_self and commutative and rhs.is_self:
+        lhs, rhs = rhs, lhs
+    if not lhs.is_self:
+        raise _Unsupported(
+            f"'{compute.name}' must update the output element in place (its first operand the "
+            "output element, the other a constant or an accumulator element): VTA's ALU "
+            "computes acc[d] = op(acc[d], imm or acc[s])"
+        )
+    imm: int | None = None
+    if rhs.const is not None:
+        imm = rhs.const
+        if isinstance(compute, arith.SubiOp | arith.ShLIOp):
+            imm = -imm
+        if not IMM_MIN <= imm <= IMM_MAX:
+            raise _Unsupported(
+                f"immediate {imm} of '{compute.name}' does not fit the signed 16-bit ALU "
+                f"immediate ({IMM_MIN}..{IMM_MAX})"
+            )
+    elif isinstance(compute, arith.SubiOp | arith.ShLIOp):
+        what = "subtraction" if isinstance(compute, arith.SubiOp) else "left shift"
+        raise _Unsupported(
+            f"a {what} of a tensor operand is unsupported: VTA's ALU has no such operation "
+            "(only a constant operand can be negated into add / shr)"
+        )
+
+    # Element dimensions: all but the two lane dimensions of the accumulator element.
+    batch_dim = _dim_of(out_map.results[-2], "the batch subscript of the output")
+    lane_dim = _dim_of(out_map.results[-1], "the block_out subscript of the output")
+    lanes = (out_map.results[-2], out_map.results[-1])
+    if batch_dim == lane_dim:
+        raise _Unsupported("the two innermost subscripts of the output must be distinct dims")
+    for m in maps:
+        if m.results[-2:] != lanes:
+            raise _Unsupported(
+                "every operand must be read at the output's lane (its two innermost subscripts "
+                "the same as the output's): the ALU works lane by lane"
+            )
+        for e in m.results[:-2]:
+            if e.used_dims() & {batch_dim, lane_dim}:
+                raise _Unsupported(
+                    f"element subscript {e} uses a lane dimension of the accumulator element"
+                )
+    num_dims = op.get_num_loops()
+    element_dims = [d for d in range(num_dims) if d not in (batch_dim, lane_dim)]
+    subscripts: list[tuple[AffineExpr, int]] = []
+    for m, v in zip(maps, op.operands, strict=True):
+        assert isinstance(v.type, MemRefType)
+        shape = _leading_shape(v.type, Sram.ACC, cfg)
+        subscripts += list(zip(m.results[:-2], shape, strict=True))
+    extents = _infer_extents(element_dims, subscripts)
+    assert isinstance(out.type, MemRefType)
+    accesses = {"dst": _linearise(out_map.results[:-2], _leading_shape(out.type, Sram.ACC, cfg))}
+    src = rhs.buffer
+    if src is not None:
+        assert isinstance(src.type, MemRefType)
+        accesses["src"] = _linearise(
+            rhs.subscripts[:-2], _leading_shape(src.type, Sram.ACC, cfg)
+        )
+    elif rhs.is_self:
+        # x op x: the source is the destination element itself.
+        src = out
+        accesses["src"] = accesses["dst"]
+    loop_extents, positions = _loop_nest_for(op, element_dims, extents, accesses)
+    if imm is not None:
+        return [_Nest(loop_extents, positions, lambda p: AluOp(kind, out, p["dst"], imm=imm))]
+    return [
+        _Nest(
+            loop_extents,
+            positions,
+            lambda p: AluOp(kind, out, p["dst"], src=src, src_pos=p["src"]),
+        )
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dispatch and emission
+
+
+_HANDLED = (
+    "vta-tensorize lowers linalg.fill of an accumulator, GEMM contractions and element-wise "
+    "ALU operations (linalg.generic)"
+)
+
+
+def _match(op: Operation, cfg: VTAConfig) -> list[_Nest]:
+    if isinstance(op, linalg.FillOp):
+        return _match_fill(op, cfg)
+    if not isinstance(op, linalg.GenericOp):
+        raise _Unsupported(f"this linalg op is not supported on VTA SRAM buffers: {_HANDLED}")
+    if op.res:
+        raise _Unsupported("linalg on tensors is not supported on VTA SRAM buffers")
+    if any(sram_space(v.type) in (Sram.INP, Sram.WGT) for v in op.operands):
+        return _match_contraction(op, cfg)
+    return _match_elementwise(op, cfg)
+
+
+def _materialise(
+    expr: AffineExpr, ivs: Sequence[SSAValue], insert: Callable[[Operation], None]
+) -> Position:
+    """The position value of ``expr`` over the loop variables: a constant, a loop variable
+    (plus a constant), or an ``affine.apply`` (plus its constant part)."""
+    dims = [LinearForm.of(i) for i in range(len(ivs))]
+    form = linear_affine_expr(expr, dims)
+    if form is None:
+        used = sorted(expr.used_dims())
+        replace: list[AffineExpr] = [AffineExpr.constant(0)] * len(ivs)
+        for j, d in enumerate(used):
+            replace[d] = AffineExpr.dimension(j)
+        compact = expr.replace_dims_and_symbols(replace, [])
+        apply = affine.ApplyOp(
+            [ivs[d] for d in used], AffineMapAttr(AffineMap(len(used), 0, (compact,)))
+        )
+        insert(apply)
+        return apply.result, 0
+    if form.is_constant:
+        return None, form.const
+    keys = list(form.terms)
+    if len(keys) == 1 and form.terms[keys[0]] == 1:
+        return ivs[keys[0]], form.const  # type: ignore[index]
+    keys.sort()  # type: ignore[call-overload]
+    apply = affine.ApplyOp(
+        [ivs[k] for k in keys],  # type: ignore[index]
+        AffineMapAttr(AffineMap(len(keys), 0, (affine_of_form(form, keys),))),
+    )
+    insert(apply)
+    return apply.result, form.const
+
+
+def _emit(op: Operation, nest: _Nest) -> None:
+    """Insert the loops and the micro-op of ``nest`` before ``op``."""
+    new_ops: list[Operation] = []
+    point = InsertPoint.before(op)
+    ivs: list[SSAValue] = []
+    for extent in nest.extents:
+        block = Block(arg_types=[IndexType()])
+        loop = affine.ForOp.from_region([], [], [], [], 0, extent, Region(block))
+        Rewriter.insert_op(loop, point)
+        terminator = affine.YieldOp.get()
+        block.add_op(terminator)
+        new_ops += [loop, terminator]
+        ivs.append(block.args[0])
+        point = InsertPoint.before(terminator)
+
+    def insert(new: Operation) -> None:
+        Rewriter.insert_op(new, point)
+        new_ops.append(new)
+
+    # Equal positions (x op x) share one value.
+    values: dict[AffineExpr, Position] = {}
+    for e in nest.positions.values():
+        if e not in values:
+            values[e] = _materialise(e, ivs, insert)
+    positions = {k: values[e] for k, e in nest.positions.items()}
+    insert(nest.build(positions))
+    copy_location(op, new_ops)
+
+
+def _is_linalg(op: Operation) -> bool:
+    return op.name.startswith("linalg.") and not isinstance(op, linalg.YieldOp)
+
+
+@dataclass(frozen=True)
+class TensorizePass(ModulePass):
+    """Rewrite the linalg ops on SRAM buffers into loops of ``vta.gemm`` / ``vta.alu``."""
+
+    name = "vta-tensorize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        targets = [o for o in op.walk() if _is_linalg(o) and _sram_operands(o)]
+        # Match everything first, so a module is either fully rewritten or reported untouched.
+        plans: list[tuple[Operation, list[_Nest]]] = []
+        for target in targets:
+            try:
+                plans.append((target, _match(target, get_config(target))))
+            except _Unsupported as exc:
+                report_error(target, f"cannot be tensorized for VTA: {exc}")
+        for target, nests in plans:
+            for nest in nests:
+                _emit(target, nest)
+            Rewriter.erase_op(target)
+        verify_op(op)
