@@ -1,0 +1,399 @@
+"""``vta-pack``: rewrite what VTA can run onto its packed layouts (stage 0 → stage 1 of
+``docs/pipeline.md``).
+
+Recognized (``passes/pack_match.py``): int8 contractions into int32 (``linalg.matmul`` with
+K×N weights, ``linalg.generic`` ``acc + extsi(a) · extsi(b)`` in any operand orientation,
+including VTA's native N×K weights), ``linalg.fill`` of the accumulator, copies, element-wise
+``linalg.generic`` chains on i32 (``addi``, ``subi`` of a constant, ``muli``, ``shrsi``, ``shli``,
+``maxsi``, ``minsi``, ``extsi`` of i8 operands, a final ``trunci``) and per-column bias broadcasts
+(an indexing map ``(d0, d1) -> (d1)`` or ``linalg.broadcast``), on any shape: dimensions that are
+not whole blocks are zero-padded by the host and cropped on the way out.
+
+Every ``i8`` output becomes one *VTA region* in the normal form: a packed ``i32`` accumulator,
+its initialisation (fill 0, a copy of an i32 argument, an ``extsi`` copy of an i8 one, or a
+broadcast bias), at most one packed contraction, one ``linalg.generic`` per ALU operation in
+place on the accumulator (a tensor operand is first loaded into a second accumulator buffer),
+and a ``trunci`` into the packed output.  Each argument's host-side packing is recorded in its
+``vta.arg`` attribute (the fields of ``vta_mlir.abi.ArgSpec``), so callers keep passing and
+receiving logical arrays.  On the default configuration (BATCH 1, BLOCK 16)::
+
+    func.func @dense(%x: memref<1x1024xi8>, %w: memref<1024x1024xi8>, %y: memref<1x1024xi8>) {
+      %acc = memref.alloc() : memref<1x1024xi32>
+      linalg.fill ins(%c0 : i32) outs(%acc : memref<1x1024xi32>)
+      linalg.matmul ins(%x, %w : ...) outs(%acc : memref<1x1024xi32>)
+      linalg.generic {...} ins(%acc : memref<1x1024xi32>) outs(%y : memref<1x1024xi8>) {
+        ... trunci(minsi(maxsi(shrsi(%a, 8), 0), 127)) ...
+      }
+      func.return
+    }
+
+becomes::
+
+    func.func @dense(%x: memref<1x64x1x16xi8> {vta.arg = {shape = array<i64: 1, 1024>,
+                         dtype = "int8", padded_shape = array<i64: 1, 1024>,
+                         split_shape = array<i64: 1, 1, 64, 16>, perm = array<i64: 0, 2, 1, 3>}},
+                     %w: memref<64x64x16x16xi8> {vta.arg = {... perm = array<i64: 2, 0, 3, 1>}},
+                     %y: memref<1x64x1x16xi8> {vta.arg = {...}}) {
+      %c0 = arith.constant 0 : i32
+      %acc = memref.alloc() : memref<1x64x1x16xi32>
+      linalg.fill ins(%c0 : i32) outs(%acc : memref<1x64x1x16xi32>)
+      linalg.generic {(b, o, i, bb, oo, ii): X(b, i, bb, ii), W(o, i, oo, ii), Acc(b, o, bb, oo)}
+          ins(%x, %w) outs(%acc) { extsi, extsi, muli, addi }
+      linalg.generic ins(%acc) outs(%acc) { shrsi 8 }
+      linalg.generic ins(%acc) outs(%acc) { maxsi 0 }
+      linalg.generic ins(%acc) outs(%acc) { minsi 127 }
+      linalg.generic ins(%acc) outs(%y) { trunci }
+      func.return
+    }
+
+The block sizes come from the module's configuration (``vta.config``).  A function whose
+arguments already carry ``vta.arg`` is left as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleOp, i32
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta import get_config
+from vta_mlir.ir.diagnostics import report_error, verify_op
+from vta_mlir.ir.locations import copy_location
+from vta_mlir.passes.pack_match import (
+    COMMUTATIVE,
+    IMM_MAX,
+    IMM_MIN,
+    Alu,
+    Const,
+    Expr,
+    FunctionRecognizer,
+    Gemm,
+    Load,
+    Output,
+    error_with_note,
+    label,
+)
+from vta_mlir.passes.pack_patterns import (
+    ARG_ATTR_NAME,
+    ROLE_NAMES,
+    Packing,
+    Role,
+    acc_type,
+    alu_op,
+    contraction_op,
+    fill_op,
+    init_op,
+    packing_for,
+    store_op,
+)
+
+__all__ = ["PackPass", "pack_function"]
+
+
+# --------------------------------------------------------------------------------------------
+# Region plans: the ops of the normal form, before the signature changes
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class AccBuffer:
+    """A packed i32 accumulator of a ``rows × cols`` result."""
+
+    rows: int
+    cols: int
+    name: str
+
+
+@dataclass
+class Step:
+    """One op of a region; ``source`` gives it its location."""
+
+    source: Operation
+
+
+@dataclass
+class NewAcc(Step):
+    acc: AccBuffer
+
+
+@dataclass
+class Fill(Step):
+    acc: AccBuffer
+
+
+@dataclass
+class Init(Step):
+    acc: AccBuffer
+    arg: BlockArgument
+    broadcast: bool
+
+
+@dataclass
+class Contract(Step):
+    acc: AccBuffer
+    act: BlockArgument
+    wgt: BlockArgument
+
+
+@dataclass
+class AluStep(Step):
+    acc: AccBuffer
+    kind: str
+    imm: int | None = None
+    other: AccBuffer | None = None
+
+
+@dataclass
+class Store(Step):
+    acc: AccBuffer
+    out: BlockArgument
+
+
+@dataclass
+class Planner:
+    """Turns the outputs of a function into the steps of its VTA regions and the packing of
+    every argument they use."""
+
+    cfg: VTAConfig
+    outputs: list[Output]
+    steps: list[Step] = field(default_factory=list[Step])
+    packings: dict[BlockArgument, tuple[Packing, Role, Operation]] = field(
+        default_factory=dict[BlockArgument, tuple[Packing, Role, Operation]])
+    _current: Output | None = None
+    _loaded: dict[tuple[BlockArgument, bool], AccBuffer] = field(
+        default_factory=dict[tuple[BlockArgument, bool], AccBuffer])
+
+    def plan(self) -> None:
+        for out in self.outputs:
+            self._current = out
+            self._loaded = {}
+            rows, cols = out.arg.type.get_shape()  # type: ignore[attr-defined]
+            acc = AccBuffer(rows, cols, "acc")
+            self.steps.append(NewAcc(out.writer, acc))
+            self.plan_into(acc, out.value.value)
+            self.use(out.arg, Role.MATRIX, out.writer)
+            self.steps.append(Store(out.writer, acc, out.arg))
+
+    # ---- arguments ------------------------------------------------------------------------
+    def use(self, arg: BlockArgument, role: Role, op: Operation) -> None:
+        """``op`` uses ``arg`` in ``role``; an argument has a single packed layout."""
+        assert self._current is not None
+        if arg is not self._current.arg and any(o.arg is arg for o in self.outputs):
+            writer = next(o.writer for o in self.outputs if o.arg is arg)
+            error_with_note(op, f"reads {label(arg)}, which another op of the function "
+                                 "writes: VTA regions run one after the other, so an output "
+                                 "may be read only by the op computing it", writer,
+                             f"{label(arg)} is written here")
+        t = arg.type
+        assert isinstance(t, MemRefType)
+        dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
+        packing = packing_for(role, t.get_shape(), dtype, self.cfg)
+        known = self.packings.get(arg)
+        if known is None:
+            self.packings[arg] = (packing, role, op)
+        elif not known[0].same_layout(packing):
+            error_with_note(op, f"uses {label(arg)} as {ROLE_NAMES[role]}, which is packed "
+                                 f"differently from {ROLE_NAMES[known[1]]}: an argument has "
+                                 "one packed layout", known[2], "first used here")
+
+    def check_shape(self, load: Load, acc: AccBuffer) -> None:
+        shape = tuple(load.arg.type.get_shape())  # type: ignore[attr-defined]
+        expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [(acc.rows, acc.cols)]
+        if shape not in expected:
+            report_error(load.op, f"reads {label(load.arg)} ({load.arg.type}) into a "
+                                  f"{acc.rows}×{acc.cols} result")
+
+    # ---- expressions ----------------------------------------------------------------------
+    def plan_into(self, acc: AccBuffer, e: Expr) -> None:
+        """Steps leaving the value of ``e`` in ``acc``."""
+        if isinstance(e, Const):
+            self.steps.append(Fill(e.op, acc))
+            if e.value:
+                self.imm(acc, "add", e.value, e.op)
+        elif isinstance(e, Load):
+            self.init(acc, e)
+        elif isinstance(e, Gemm):
+            self.gemm(acc, e, e.init)
+        else:
+            assert isinstance(e, Alu)
+            self.alu(acc, e)
+
+    def init(self, acc: AccBuffer, load: Load) -> None:
+        self.check_shape(load, acc)
+        self.use(load.arg, Role.BIAS if load.broadcast else Role.MATRIX, load.op)
+        self.steps.append(Init(load.op, acc, load.arg, load.broadcast))
+
+    def gemm(self, acc: AccBuffer, g: Gemm, init: Expr) -> None:
+        """``acc = init + act · wgt``: VTA's accumulator starts from 0 or from a load."""
+        if isinstance(init, Const):
+            self.steps.append(Fill(init.op, acc))
+        elif isinstance(init, Load):
+            self.init(acc, init)
+        else:
+            error_with_note(g.op, "accumulates onto a computed value: a VTA contraction "
+                                   "starts from 0, a copy of a function argument or a "
+                                   "broadcast bias", init.op, "the value is computed here")
+        self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
+        self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
+        self.steps.append(Contract(g.op, acc, g.act, g.wgt))
+        if isinstance(init, Const) and init.value:
+            self.imm(acc, "add", init.value, init.op)
+
+    def alu(self, acc: AccBuffer, a: Alu) -> None:
+        lhs, rhs = a.lhs, a.rhs
+        if a.kind == "add":
+            # `gemm + bias`: the bias becomes the accumulator's initial value.
+            for g, other in ((lhs, rhs), (rhs, lhs)):
+                if isinstance(g, Gemm) and isinstance(g.init, Const) \
+                        and isinstance(other, Load):
+                    self.gemm(acc, g, other)
+                    if g.init.value:
+                        self.imm(acc, "add", g.init.value, g.init.op)
+                    return
+        if isinstance(rhs, Const) or isinstance(lhs, Const):
+            # Only commutative ops can have the constant first (shifts and subtractions
+            # were checked when they were recognized).
+            tensor, imm = (lhs, rhs) if isinstance(rhs, Const) else (rhs, lhs)
+            assert isinstance(imm, Const)
+            self.plan_into(acc, tensor)
+            self.imm(acc, a.kind, imm.value, a.op)
+            return
+        if rhs is lhs:
+            self.plan_into(acc, lhs)
+            self.steps.append(AluStep(a.op, acc, a.kind, other=acc))
+            return
+        if isinstance(rhs, Load):
+            first, second = lhs, rhs
+        elif isinstance(lhs, Load) and a.kind in COMMUTATIVE:
+            first, second = rhs, lhs
+        else:
+            report_error(a.op, "combines two computed tensors: VTA's ALU takes its second "
+                               "tensor operand from an accumulator buffer loaded from a "
+                               "function argument")
+        self.plan_into(acc, first)
+        self.steps.append(AluStep(a.op, acc, a.kind, other=self.loaded(second, acc)))
+
+    def loaded(self, load: Load, like: AccBuffer) -> AccBuffer:
+        """A second accumulator holding ``load`` (one per argument and region)."""
+        key = (load.arg, load.broadcast)
+        if key not in self._loaded:
+            buf = AccBuffer(like.rows, like.cols, f"{load.arg.name_hint or 'arg'}_acc")
+            self.steps.append(NewAcc(load.op, buf))
+            self.init(buf, load)
+            self._loaded[key] = buf
+        return self._loaded[key]
+
+    def imm(self, acc: AccBuffer, kind: str, value: int, op: Operation) -> None:
+        if not IMM_MIN <= value <= IMM_MAX:
+            report_error(op, f"needs the immediate {value}, which does not fit VTA's signed "
+                             f"16-bit ALU immediate ({IMM_MIN}…{IMM_MAX})")
+        self.steps.append(AluStep(op, acc, kind, imm=value))
+
+
+# --------------------------------------------------------------------------------------------
+# Rewriting
+# --------------------------------------------------------------------------------------------
+
+
+def _already_packed(f: func.FuncOp) -> bool:
+    attrs = f.arg_attrs.data if f.arg_attrs is not None else ()
+    return any(ARG_ATTR_NAME in a.data for a in attrs)
+
+
+def pack_function(f: func.FuncOp, cfg: VTAConfig) -> None:
+    """Rewrite ``f`` into the normal form (module doc); errors are reported at their op."""
+    if f.is_declaration or _already_packed(f):
+        return
+    planner = Planner(cfg, FunctionRecognizer(f).run())
+    planner.plan()
+
+    block = f.body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    for op in reversed(list(block.ops)):
+        if op is not ret:
+            op.detach()
+            op.erase()
+
+    args: dict[BlockArgument, SSAValue] = {}
+    arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
+        DictionaryAttr({}) for _ in block.args]
+    for old, (packing, _, _) in planner.packings.items():
+        args[old] = Rewriter.replace_value_with_new_type(old, packing.memref_type())
+        attrs = dict(arg_attrs[old.index].data)  # type: ignore[attr-defined]
+        attrs[ARG_ATTR_NAME] = packing.attr()
+        arg_attrs[old.index] = DictionaryAttr(attrs)
+    f.arg_attrs = ArrayAttr(arg_attrs)  # type: ignore[arg-type]
+    f.update_function_type()
+
+    _Emitter(cfg, args, ret).emit(planner.steps)
+    verify_op(f)
+
+
+@dataclass
+class _Emitter:
+    """Materializes the planned steps before ``before`` (the function's return)."""
+
+    cfg: VTAConfig
+    args: dict[BlockArgument, SSAValue]
+    before: Operation
+    buffers: dict[AccBuffer, SSAValue] = field(default_factory=dict[AccBuffer, SSAValue])
+    zero: SSAValue | None = None
+
+    def insert(self, source: Operation, *ops: Operation) -> None:
+        copy_location(source, ops)
+        Rewriter.insert_op(list(ops), InsertPoint.before(self.before))
+
+    def zero_constant(self) -> SSAValue:
+        if self.zero is None:
+            const = arith.ConstantOp.from_int_and_width(0, i32)
+            const.result.name_hint = "c0"
+            block = self.before.parent_block()
+            assert block is not None
+            Rewriter.insert_op(const, InsertPoint.at_start(block))
+            self.zero = const.result
+        return self.zero
+
+    def emit(self, steps: list[Step]) -> None:
+        for step in steps:
+            match step:
+                case NewAcc(acc=acc):
+                    alloc = memref.AllocOp.get(i32, shape=acc_type(acc.rows, acc.cols,
+                                                                   self.cfg).get_shape())
+                    alloc.memref.name_hint = acc.name
+                    self.buffers[acc] = alloc.memref
+                    self.insert(step.source, alloc)
+                case Fill(acc=acc):
+                    self.insert(step.source, fill_op(self.zero_constant(), self.buffers[acc]))
+                case Init(acc=acc, arg=arg, broadcast=broadcast):
+                    self.insert(step.source, init_op(self.args[arg], self.buffers[acc],
+                                                     broadcast=broadcast))
+                case Contract(acc=acc, act=act, wgt=wgt):
+                    self.insert(step.source, contraction_op(self.args[act], self.args[wgt],
+                                                            self.buffers[acc]))
+                case AluStep(acc=acc, kind=kind, imm=imm, other=other):
+                    second = None if other is None else self.buffers[other]
+                    self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,
+                                                    other=second))
+                case Store(acc=acc, out=out):
+                    self.insert(step.source, store_op(self.buffers[acc], self.args[out]))
+                case _:
+                    raise AssertionError(f"unknown step {step}")
+
+
+@dataclass(frozen=True)
+class PackPass(ModulePass):
+    """Pack every function of the module for the module's VTA configuration."""
+
+    name = "vta-pack"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        cfg = get_config(op)
+        for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            pack_function(f, cfg)

@@ -1,0 +1,683 @@
+"""Recognition for ``vta-pack``: what a function computes, as expressions over its arguments.
+
+:class:`FunctionRecognizer` walks the body of a stage-0 function (``docs/pipeline.md``) once, in
+program order, and keeps for every buffer the value it holds as a small expression tree:
+
+* :class:`Const` — a splat of an integer (``linalg.fill``, folded ``arith`` constants);
+* :class:`Load` — the contents of a function argument, sign-extended when it is ``i8``,
+  optionally broadcast over the rows (a per-column bias);
+* :class:`Gemm` — ``init + act · wgt`` of two ``i8`` arguments, whatever their orientation;
+* :class:`Alu` — one VTA ALU operation (``add``, ``mul``, ``shr``, ``max``, ``min``); ``subi`` by
+  a constant is already an ``add`` of its negation and ``shli`` a ``shr`` by a negative amount;
+* :class:`Narrow` — an ``i8`` value: an ``i8`` argument before its ``arith.extsi``, or the
+  ``arith.trunci`` of an ``i32`` expression.
+
+Everything VTA cannot run is reported at the op responsible (``report_error``).  The result is
+the list of :class:`Output` s, one per ``i8`` function argument the function writes, in the
+order of their writers; ``passes/pack.py`` turns each into one VTA region.
+
+Example: ``linalg.fill 0 → %acc; linalg.matmul (%x, %w) → %acc;
+linalg.generic {trunci(minsi(maxsi(shrsi(%a, 8), 0), 127))} (%acc) → %y`` gives the output
+``%y = Narrow(Alu(min, Alu(max, Alu(shr, Gemm(Const 0, %x, %w), 8), 0), 127), truncated)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    Signedness,
+    TensorType,
+)
+from xdsl.dialects.linalg import abstract_ops as linalg_abstract
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+
+from vta_mlir.ir.diagnostics import DiagnosticError, op_diagnostic, report_error
+
+__all__ = [
+    "ALU_KINDS",
+    "COMMUTATIVE",
+    "IMM_MAX",
+    "IMM_MIN",
+    "Alu",
+    "Const",
+    "Expr",
+    "FunctionRecognizer",
+    "Gemm",
+    "Load",
+    "Narrow",
+    "Output",
+    "error_with_note",
+    "label",
+]
+
+#: VTA's ALU immediate is a signed 16-bit field (vta-isa.md §2.5).
+IMM_MIN = -(1 << 15)
+IMM_MAX = (1 << 15) - 1
+#: Shift amounts ``arith.shrsi`` / ``arith.shli`` define on i32.
+SHIFT_MAX = 31
+
+#: ALU operations of the normal form, by the ``arith`` op that expresses each one.
+ALU_KINDS: dict[str, type[Operation]] = {
+    "min": arith.MinSIOp,
+    "max": arith.MaxSIOp,
+    "add": arith.AddiOp,
+    "shr": arith.ShRSIOp,
+    "mul": arith.MuliOp,
+}
+COMMUTATIVE = frozenset({"min", "max", "add", "mul"})
+
+_SUPPORTED_BODY = (
+    "VTA's ALU runs arith.addi, arith.subi by a constant, arith.muli, arith.shrsi and "
+    "arith.shli by a constant, arith.maxsi and arith.minsi on i32, arith.extsi of i8 inputs "
+    "and a final arith.trunci to i8"
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Expressions
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Expr:
+    """An i32 value of every element of a buffer; ``op`` is where it comes from."""
+
+    op: Operation
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    value: int
+
+
+@dataclass(eq=False)
+class Load(Expr):
+    """The contents of a function argument (sign-extended when i8); ``broadcast``: a vector
+    (or one-row matrix) repeated over the rows of the result."""
+
+    arg: BlockArgument
+    broadcast: bool = False
+
+
+@dataclass(eq=False)
+class Gemm(Expr):
+    """``init + act · wgt`` with ``act`` (N×K, or K×N when ``act_transposed``) and ``wgt``
+    (N_out×K as VTA stores it, or K×N_out when ``wgt_transposed``)."""
+
+    init: Expr
+    act: BlockArgument
+    act_transposed: bool
+    wgt: BlockArgument
+    wgt_transposed: bool
+
+
+@dataclass(eq=False)
+class Alu(Expr):
+    kind: str
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(eq=False)
+class Narrow:
+    """An i8 value: ``value`` truncated to i8 (``truncated``), or an i8 input whose
+    sign-extension is ``value``."""
+
+    value: Expr
+    truncated: bool
+    op: Operation
+
+
+@dataclass
+class Output:
+    """An i8 function argument the function writes, and what it receives."""
+
+    arg: BlockArgument
+    value: Narrow
+    writer: Operation
+
+
+Value = Expr | Narrow
+
+
+def label(value: SSAValue) -> str:
+    """How messages name a buffer: ``%name`` when it has one."""
+    if value.name_hint:
+        return f"%{value.name_hint}"
+    if isinstance(value, BlockArgument):
+        return f"argument #{value.index}"
+    return "a buffer"
+
+
+def error_with_note(op: Operation, message: str, other: Operation, note: str) -> NoReturn:
+    """Stop with an error at ``op`` and a note at ``other``."""
+    diagnostic = op_diagnostic(op, message)
+    diagnostic.attach_note(note, op=other)
+    raise DiagnosticError(diagnostic)
+
+
+def _wrap32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def _fold(kind: str, lhs: int, rhs: int) -> int:
+    """``lhs <kind> rhs`` on i32, as the ALU computes it (``shr`` by a negative amount shifts
+    left)."""
+    if kind == "add":
+        return _wrap32(lhs + rhs)
+    if kind == "mul":
+        return _wrap32(lhs * rhs)
+    if kind == "max":
+        return max(lhs, rhs)
+    if kind == "min":
+        return min(lhs, rhs)
+    return _wrap32(lhs >> rhs) if rhs >= 0 else _wrap32(lhs << -rhs)
+
+
+# --------------------------------------------------------------------------------------------
+# Types and indexing maps
+# --------------------------------------------------------------------------------------------
+
+
+def _int_width(t: object) -> int | None:
+    if isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNLESS:
+        return t.width.data
+    return None
+
+
+def _type_problem(t: object) -> str | None:
+    """Why an element type is not one VTA holds (None: i8 and i32 are fine)."""
+    if isinstance(t, AnyFloat):
+        return (f"floating-point element type {t} is not supported: VTA computes on integers "
+                "(i8 operands, i32 accumulators)")
+    if isinstance(t, IntegerType) and t.signedness.data != Signedness.SIGNLESS:
+        return f"element type {t} is not supported: use signless i8 or i32"
+    if isinstance(t, IntegerType) and t.width.data not in (8, 32):
+        return f"element type {t} is not supported: VTA's buffers hold i8 or i32"
+    if not isinstance(t, IntegerType):
+        return f"element type {t} is not supported: VTA's buffers hold i8 or i32"
+    return None
+
+
+def _dims(m: AffineMap) -> list[int | None]:
+    """The results of ``m`` as dimension positions (None for the constant 0, -1 otherwise)."""
+    out: list[int | None] = []
+    for r in m.results:
+        if isinstance(r, AffineDimExpr):
+            out.append(r.position)
+        elif isinstance(r, AffineConstantExpr) and r.value == 0:
+            out.append(None)
+        else:
+            out.append(-1)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The recognizer
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FunctionRecognizer:
+    """Evaluates a function's body symbolically (module doc).  :meth:`run` returns the
+    outputs; any unsupported construct stops it with a diagnostic at its op."""
+
+    func: func.FuncOp
+    #: Value of every allocated buffer; None while nothing has been written to it.
+    state: dict[SSAValue, Value | None] = field(default_factory=dict)
+    #: The op that stored into each i8 buffer (VTA stores every result once).
+    stored_by: dict[SSAValue, Operation] = field(default_factory=dict)
+    outputs: dict[BlockArgument, Output] = field(default_factory=dict)
+
+    @property
+    def block(self) -> Block:
+        return self.func.body.block
+
+    def run(self) -> list[Output]:
+        for op in list(self.block.ops):
+            self.visit(op)
+        return list(self.outputs.values())
+
+    # ---- ops of the function body ---------------------------------------------------------
+    def visit(self, op: Operation) -> None:
+        match op:
+            case func.ReturnOp():
+                if op.operands:
+                    report_error(op, "returns values: VTA functions write their results into "
+                                     "memref arguments")
+            case memref.AllocOp() | memref.AllocaOp():
+                if op.dynamic_sizes:
+                    report_error(op, f"allocates {op.memref.type}, which has a dynamic shape: "
+                                     "VTA buffers have static shapes")
+                self.check_buffer(op, op.memref, vector=True)
+                self.state[op.memref] = None
+            case memref.DeallocOp():
+                pass
+            case memref.GetGlobalOp():
+                report_error(op, f"reads the global {op.name_}: vta-pack takes constant tensors "
+                                 "(a bias, weights) as function arguments, packed by the host")
+            case arith.ConstantOp():
+                self.constant(op)
+            case memref.CopyOp():
+                self.copy(op, op.source, op.destination)
+            case linalg.BroadcastOp():
+                self.broadcast_op(op)
+            case linalg_abstract.LinalgStructuredOperation():
+                self.structured(op)
+            case _:
+                self.unsupported(op)
+
+    def unsupported(self, op: Operation) -> NoReturn:
+        if op.regions:
+            report_error(op, "is not supported by vta-pack: loops and other region ops cannot "
+                             "be packed; express the computation with linalg ops on memrefs")
+        report_error(op, "is not supported by vta-pack: VTA runs int8 matrix contractions, "
+                         "fills, copies and element-wise linalg.generic ops on memrefs")
+
+    def constant(self, op: arith.ConstantOp) -> None:
+        value = op.value
+        if isinstance(value, IntegerAttr):
+            return
+        what = getattr(value, "type", value)
+        if isinstance(what, TensorType):
+            report_error(op, "is a tensor constant: vta-pack works on memrefs; pass constant "
+                             "tensors (a bias, weights) as function arguments")
+        report_error(op, f"defines a constant of type {what}: VTA computes on integers "
+                         "(i8 operands, i32 accumulators)")
+
+    # ---- buffers --------------------------------------------------------------------------
+    def check_buffer(self, op: Operation, value: SSAValue, *, vector: bool = False) -> MemRefType:
+        """``value`` is a static memref of i8 or i32 of rank 2 (rank 1 too when ``vector``)."""
+        t = value.type
+        if isinstance(t, TensorType):
+            report_error(op, f"operates on tensors ({t}): vta-pack works on memrefs; "
+                             "bufferize the program first")
+        if not isinstance(t, MemRefType):
+            report_error(op, f"operand {label(value)} of type {t} is not a memref")
+        if any(d < 0 for d in t.get_shape()):
+            report_error(op, f"{label(value)} ({t}) has a dynamic shape: VTA buffers have "
+                             "static shapes")
+        if not isinstance(t.layout, NoneAttr):
+            report_error(op, f"{label(value)} ({t}) has a non-contiguous layout: vta-pack "
+                             "packs contiguous buffers")
+        if not isinstance(t.memory_space, NoneAttr):
+            report_error(op, f"{label(value)} ({t}) is already in memory space "
+                             f"{t.memory_space}: vta-pack expects unpacked DRAM buffers")
+        problem = _type_problem(t.element_type)
+        if problem is not None:
+            report_error(op, f"{label(value)}: {problem}")
+        rank = t.get_num_dims()
+        if not (rank == 2 or (vector and rank == 1)):
+            report_error(op, f"{label(value)} ({t}) has rank {rank}: VTA operates on 2-D "
+                             "matrices (rows × columns); only a per-column bias may be 1-D")
+        return t
+
+    def is_argument(self, value: SSAValue) -> bool:
+        return isinstance(value, BlockArgument) and value.block is self.block
+
+    def read(self, op: Operation, value: SSAValue) -> Value:
+        """What ``value`` holds when ``op`` reads it."""
+        if isinstance(value, BlockArgument) and self.is_argument(value):
+            if value in self.outputs:
+                error_with_note(
+                    op, f"reads {label(value)} back after it was written: VTA stores its "
+                        "int8 results once and does not load them again; compute from the "
+                        "accumulator instead",
+                    self.outputs[value].writer, "written here")
+            if _int_width(value.type.element_type) == 8:  # type: ignore[attr-defined]
+                return Narrow(Load(op, value), False, op)
+            return Load(op, value)
+        held = self.state.get(value)
+        if held is None:
+            report_error(op, f"reads {label(value)} before anything was written to it")
+        return held
+
+    def write(self, op: Operation, dst: SSAValue, value: Value) -> None:
+        width = _int_width(dst.type.element_type)  # type: ignore[attr-defined]
+        if self.is_argument(dst):
+            assert isinstance(dst, BlockArgument)
+            if width != 8:
+                self.reject_i32_output(op, dst)
+            self.check_single_writer(op, dst)
+            assert isinstance(value, Narrow)
+            self.outputs[dst] = Output(dst, value, op)
+        else:
+            if width == 8:
+                self.check_single_writer(op, dst)
+            self.state[dst] = value
+        if width == 8:
+            self.stored_by[dst] = op
+
+    @staticmethod
+    def reject_i32_output(op: Operation, dst: SSAValue) -> NoReturn:
+        report_error(op, f"writes {label(dst)} ({dst.type}), an i32 function output: VTA "
+                         "stores only int8, so a result cannot stay i32; truncate it with "
+                         "arith.trunci into an i8 output")
+
+    def check_single_writer(self, op: Operation, dst: SSAValue) -> None:
+        first = self.stored_by.get(dst)
+        if first is not None:
+            error_with_note(
+                op, f"writes {label(dst)} a second time: VTA stores every int8 result "
+                    "once, so an output has a single writer", first, "first written here")
+
+    def argument_of(self, op: Operation, value: SSAValue, what: str) -> BlockArgument:
+        """The i8 function argument a contraction operand holds."""
+        held = self.read(op, value)
+        if isinstance(held, Narrow) and held.truncated:
+            error_with_note(
+                op, f"reads {label(value)} back as the {what} of a contraction: VTA does not "
+                    "load its int8 results again", self.stored_by[value], "written here")
+        if (isinstance(held, Narrow) and isinstance(held.value, Load)
+                and not held.value.broadcast):
+            return held.value.arg
+        report_error(op, f"the {what} {label(value)} is not a function argument: VTA reads "
+                         "contraction operands from int8 arguments")
+
+    # ---- copies ---------------------------------------------------------------------------
+    def copy(self, op: Operation, src: SSAValue, dst: SSAValue) -> None:
+        ts = self.check_buffer(op, src)
+        td = self.check_buffer(op, dst)
+        if ts != td:
+            report_error(op, f"copies {ts} into {td}: vta-pack copies whole buffers of one type")
+        self.write(op, dst, self.read(op, src))
+
+    def broadcast_op(self, op: linalg.BroadcastOp) -> None:
+        if op.result:
+            report_error(op, "operates on tensors: vta-pack works on memrefs; bufferize the "
+                             "program first")
+        src, dst = op.input, op.init
+        ts = self.check_buffer(op, src, vector=True)
+        td = self.check_buffer(op, dst)
+        dims = tuple(op.dimensions.get_values())
+        if ts.get_num_dims() != 1 or dims != (0,):
+            report_error(op, "broadcasts along the columns (a per-row operand): VTA adds "
+                             "per-column biases only, broadcast over the rows")
+        if ts.get_shape()[0] != td.get_shape()[1]:
+            report_error(op, f"broadcasts {ts} into {td}: the vector does not have one value "
+                             "per column")
+        self.write(op, dst, self.broadcast_of(op, src))
+
+    def broadcast_of(self, op: Operation, value: SSAValue) -> Value:
+        """A function argument read as a per-column bias, broadcast over the rows."""
+        if not self.is_argument(value):
+            report_error(op, f"broadcasts {label(value)}, a computed buffer: VTA loads a "
+                             "broadcast bias only from a function argument")
+        held = self.read(op, value)
+        if isinstance(held, Narrow):
+            assert isinstance(held.value, Load)
+            return Narrow(Load(op, held.value.arg, True), False, op)
+        assert isinstance(held, Load)
+        return Load(op, held.arg, True)
+
+    # ---- linalg ---------------------------------------------------------------------------
+    def structured(self, op: linalg_abstract.LinalgStructuredOperation) -> None:
+        if op.res or any(isinstance(v.type, TensorType) for v in op.operands):
+            report_error(op, "operates on tensors: vta-pack works on memrefs; bufferize the "
+                             "program first")
+        if op.name.startswith(("linalg.conv", "linalg.pooling")):
+            report_error(op, "is not supported by vta-pack: only matrix contractions (dense "
+                             "layers) and element-wise ops are packed")
+        if len(op.outputs) != 1:
+            report_error(op, f"has {len(op.outputs)} outputs: a VTA op writes one buffer")
+        for value in op.operands:
+            if isinstance(value.type, MemRefType):
+                self.check_buffer(op, value, vector=True)
+        maps = [m.data for m in op.get_indexing_maps()]
+        if any(m.num_symbols for m in maps):
+            report_error(op, "has indexing maps with symbols: vta-pack needs static maps")
+        iterators = [it.data for it in op.get_iterator_types()]
+        if IteratorType.REDUCTION in iterators:
+            self.contraction(op, maps, iterators)
+        elif all(it == IteratorType.PARALLEL for it in iterators):
+            self.elementwise(op, maps)
+        else:
+            report_error(op, "has window iterators: only contractions and element-wise ops "
+                             "are packed")
+
+    def contraction(
+        self,
+        op: linalg_abstract.LinalgStructuredOperation,
+        maps: Sequence[AffineMap],
+        iterators: Sequence[IteratorType],
+    ) -> None:
+        inputs = list(op.inputs)
+        reduced = iterators.count(IteratorType.REDUCTION)
+        if len(inputs) != 2 or len(iterators) != 3 or reduced != 1:
+            report_error(op, "is a reduction that is not a matrix contraction: VTA reduces only "
+                             "sums of products of two int8 matrices (loops m, n parallel, k "
+                             f"reduced); here {len(iterators)} loops, {reduced} reduced, "
+                             f"{len(inputs)} inputs")
+        out = op.outputs[0]
+        types = [self.check_buffer(op, v) for v in (*inputs, out)]
+        widths = [_int_width(t.element_type) for t in types]
+        if widths[0] == 32 and widths[1] == 32:
+            report_error(op, "is a contraction of i32 operands: VTA's GEMM core multiplies int8 "
+                             "operands into int32 accumulators (i8 × i8 → i32)")
+        if widths != [8, 8, 32]:
+            report_error(op, f"is a contraction of {types[0].element_type} × "
+                             f"{types[1].element_type} into {types[2].element_type}: VTA "
+                             "computes i8 × i8 → i32")
+        self.check_contraction_body(op)
+
+        k = iterators.index(IteratorType.REDUCTION)
+        out_dims = _dims(maps[2])
+        not_product = "has indexing maps that are not those of a matrix product"
+        if sorted(d for d in out_dims if d is not None) != sorted({0, 1, 2} - {k}) \
+                or len(out_dims) != 2:
+            report_error(op, not_product)
+        m, n = out_dims
+        roles: dict[str, tuple[SSAValue, bool, int]] = {}
+        for i, (value, imap) in enumerate(zip(inputs, maps[:2], strict=True)):
+            dims = _dims(imap)
+            if dims == [m, k] or dims == [k, m]:
+                roles["act"] = (value, dims == [k, m], i)
+            elif dims == [n, k] or dims == [k, n]:
+                roles["wgt"] = (value, dims == [k, n], i)
+        if set(roles) != {"act", "wgt"}:
+            report_error(op, not_product)
+        act, act_t, ai = roles["act"]
+        wgt, wgt_t, wi = roles["wgt"]
+        rows, red = types[ai].get_shape()[::-1] if act_t else types[ai].get_shape()
+        cols, red2 = types[wi].get_shape()[::-1] if wgt_t else types[wi].get_shape()
+        if red != red2 or (rows, cols) != tuple(types[2].get_shape()):
+            report_error(op, f"multiplies {types[ai]} by {types[wi]} into {types[2]}: the "
+                             "shapes do not form a matrix product")
+        if self.is_argument(out):
+            self.reject_i32_output(op, out)
+        init = self.read(op, out)
+        assert isinstance(init, Expr)
+        result = Gemm(op, init, self.argument_of(op, act, "activation"), act_t,
+                      self.argument_of(op, wgt, "weight"), wgt_t)
+        self.write(op, out, result)
+
+    def check_contraction_body(self, op: linalg_abstract.LinalgStructuredOperation) -> None:
+        """The body is ``out + extsi(a) * extsi(b)`` (any operand order)."""
+        block = op.body.block
+        a, b, acc = block.args
+
+        def owner(v: SSAValue, kind: type[Operation]) -> Operation | None:
+            o = v.owner
+            return o if isinstance(o, kind) and o.parent_block() is block else None
+
+        def fail() -> NoReturn:
+            report_error(op, "is a reduction that is not an int8 matrix contraction: VTA "
+                             "accumulates only `acc + extsi(a) * extsi(b)`")
+
+        yield_ = block.last_op
+        if not isinstance(yield_, linalg.YieldOp) or len(yield_.operands) != 1:
+            fail()
+        add = owner(yield_.operands[0], arith.AddiOp)
+        if add is None or acc not in add.operands:
+            fail()
+        product = add.operands[1] if add.operands[0] is acc else add.operands[0]
+        mul = owner(product, arith.MuliOp)
+        if mul is None:
+            fail()
+        sources = []
+        for v in mul.operands:
+            ext = owner(v, arith.ExtSIOp)
+            if ext is None:
+                fail()
+            sources.append(ext.operands[0])
+        if sorted(s.index for s in sources if isinstance(s, BlockArgument)
+                  and s.block is block) != [a.index, b.index]:
+            fail()
+        if len(list(block.ops)) != 5:
+            fail()
+
+    # ---- element-wise ---------------------------------------------------------------------
+    def elementwise(
+        self, op: linalg_abstract.LinalgStructuredOperation, maps: Sequence[AffineMap]
+    ) -> None:
+        out = op.outputs[0]
+        out_t = self.check_buffer(op, out)
+        if maps[-1] != AffineMap.identity(2):
+            report_error(op, "writes its output through a non-identity indexing map: VTA's "
+                             "element-wise ops keep the accumulator's layout")
+        env: dict[SSAValue, Value] = {}
+        block = op.body.block
+        lazy: dict[SSAValue, Callable[[], Value]] = {}
+        for i, value in enumerate(op.inputs):
+            lazy[block.args[i]] = self.input_reader(op, value, maps[i], out_t)
+        lazy[block.args[len(op.inputs)]] = lambda: self.read(op, out)
+
+        def get(user: Operation, v: SSAValue) -> Value:
+            if v in env:
+                return env[v]
+            if v in lazy:
+                env[v] = lazy[v]()
+                return env[v]
+            if isinstance(v.owner, arith.ConstantOp):
+                return self.constant_value(user, v.owner)
+            report_error(user, f"uses {label(v) if v.name_hint else 'a value'} defined outside "
+                               "the op that is not a constant: VTA's ALU takes immediates or "
+                               "tensors")
+
+        result: Value | None = None
+        for bop in block.ops:
+            if isinstance(bop, linalg.YieldOp):
+                if len(bop.operands) != 1:
+                    report_error(op, "yields several values: a VTA op writes one buffer")
+                result = get(bop, bop.operands[0])
+            elif isinstance(bop, arith.ConstantOp):
+                env[bop.result] = self.constant_value(bop, bop)
+            else:
+                env[bop.results[0]] = self.scalar_op(bop, lambda v, b=bop: get(b, v))
+        assert result is not None
+        if isinstance(result, Narrow) != (_int_width(out_t.element_type) == 8):
+            report_error(op, "yields a value of another type than its output")
+        self.write(op, out, result)
+
+    def input_reader(
+        self, op: Operation, value: SSAValue, imap: AffineMap, out_t: MemRefType
+    ) -> Callable[[], Value]:
+        """How an input of an element-wise op is read (evaluated on first use)."""
+        if not isinstance(value.type, MemRefType | TensorType):
+            owner = value.owner
+            if isinstance(owner, arith.ConstantOp):
+                return lambda: self.constant_value(op, owner)
+            return lambda: report_error(
+                op, f"takes the scalar {label(value)}, which is not a constant: VTA's ALU "
+                    "takes immediates from the program, not from arguments")
+        t = self.check_buffer(op, value, vector=True)
+        dims = _dims(imap)
+        if dims == [0, 1]:
+            if t.get_shape() != out_t.get_shape():
+                report_error(op, f"reads {t} element-wise into {out_t}: the shapes differ")
+            return lambda: self.read(op, value)
+        if dims in ([1], [None, 1]):
+            if t.get_shape()[-1] != out_t.get_shape()[1] or t.get_shape()[:-1] not in ((), (1,)):
+                report_error(op, f"broadcasts {t} over {out_t}: a bias has one value per column")
+            return lambda: self.broadcast_of(op, value)
+        if dims in ([0], [0, None]):
+            report_error(op, f"broadcasts {label(value)} along the columns (a per-row "
+                             "operand): VTA adds per-column biases only, broadcast over the rows")
+        if dims == [1, 0]:
+            report_error(op, f"reads {label(value)} transposed: VTA's element-wise ops work in "
+                             "the accumulator's layout (identity indexing maps)")
+        report_error(op, f"reads {label(value)} through the indexing map {imap}: VTA's "
+                         "element-wise ops take identity maps or a per-column bias broadcast")
+
+    def constant_value(self, user: Operation, owner: arith.ConstantOp) -> Value:
+        attr = owner.value
+        if not isinstance(attr, IntegerAttr) or _type_problem(attr.type) is not None:
+            report_error(user, f"uses the constant {attr}: VTA's ALU immediates are i32 "
+                               "(or i8, sign-extended)")
+        value = attr.value.data
+        # Diagnostics about the value (an immediate out of range) point at its user.
+        if _int_width(attr.type) == 8:
+            return Narrow(Const(user, value), False, user)
+        return Const(user, _wrap32(value))
+
+    def scalar_op(self, bop: Operation, get: Callable[[SSAValue], Value]) -> Value:
+        """The value of one op of an element-wise body."""
+        if isinstance(bop, arith.ExtSIOp):
+            if _int_width(bop.input.type) != 8 or _int_width(bop.result.type) != 32:
+                report_error(bop, f"extends {bop.input.type} to {bop.result.type}: VTA "
+                                  "sign-extends i8 inputs to i32 only")
+            value = get(bop.input)
+            assert isinstance(value, Narrow)
+            if value.truncated:
+                report_error(bop, "sign-extends a value truncated to i8 earlier: VTA truncates "
+                                  "only when storing, so arith.trunci must be the last op")
+            return value.value
+        if isinstance(bop, arith.TruncIOp):
+            if _int_width(bop.input.type) != 32 or _int_width(bop.result.type) != 8:
+                report_error(bop, f"truncates {bop.input.type} to {bop.result.type}: VTA "
+                                  "stores i32 accumulators as i8 only")
+            value = get(bop.input)
+            assert isinstance(value, Expr)
+            return Narrow(value, True, bop)
+        kind = {
+            arith.AddiOp: "add", arith.SubiOp: "sub", arith.MuliOp: "mul",
+            arith.ShRSIOp: "shr", arith.ShLIOp: "shl", arith.MaxSIOp: "max",
+            arith.MinSIOp: "min",
+        }.get(type(bop))
+        if kind is None:
+            report_error(bop, f"is not supported: {_SUPPORTED_BODY}")
+        width = _int_width(bop.results[0].type)
+        if width != 32:
+            if width == 8:
+                report_error(bop, "computes on i8 values: VTA's ALU computes on i32; extend the "
+                                  "inputs with arith.extsi and truncate the result")
+            report_error(bop, f"computes on {bop.results[0].type}: VTA's ALU computes on i32")
+        lhs, rhs = get(bop.operands[0]), get(bop.operands[1])
+        assert isinstance(lhs, Expr) and isinstance(rhs, Expr)
+        return self.alu(bop, kind, lhs, rhs)
+
+    def alu(self, bop: Operation, kind: str, lhs: Expr, rhs: Expr) -> Expr:
+        """One ALU operation, normalized: ``sub c`` → ``add -c``, ``shl c`` → ``shr -c``."""
+        if kind in ("shr", "shl"):
+            if not isinstance(rhs, Const):
+                report_error(bop, "shifts by an amount that is not a constant: VTA's ALU "
+                                  "shifts by an immediate")
+            if not 0 <= rhs.value <= SHIFT_MAX:
+                report_error(bop, f"shifts by {rhs.value}, outside 0…{SHIFT_MAX}")
+            if kind == "shl":
+                kind, rhs = "shr", Const(rhs.op, -rhs.value)
+        if kind == "sub":
+            if not isinstance(rhs, Const):
+                report_error(bop, "subtracts a tensor: VTA's ALU has no subtraction, only the "
+                                  "addition of a negated constant")
+            kind, rhs = "add", Const(rhs.op, _wrap32(-rhs.value))
+        if isinstance(lhs, Const) and isinstance(rhs, Const):
+            return Const(bop, _fold(kind, lhs.value, rhs.value))
+        imm = rhs if isinstance(rhs, Const) else lhs if isinstance(lhs, Const) else None
+        if imm is not None and not IMM_MIN <= imm.value <= IMM_MAX:
+            report_error(bop, f"has the immediate {imm.value}, which does not fit VTA's signed "
+                              f"16-bit ALU immediate ({IMM_MIN}…{IMM_MAX})")
+        return Alu(bop, kind, lhs, rhs)
