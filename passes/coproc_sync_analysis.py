@@ -1,0 +1,963 @@
+"""The analysis behind ``vta-coproc-sync``: which commands depend on which, and the token
+protocol that orders them.
+
+A function body is modelled as a tree of :class:`Node` s (the body, and every host loop that
+holds commands) whose :class:`Item` s are commands (one module each) and nested loops.  Between
+items, tokens are placed in *slots*: ``pre(i) = 2·i`` (just before item ``i``) and
+``post(i) = 2·i + 1`` (just after it).
+
+1. **Dependences** (:class:`DependenceAnalysis`).  Every command reads and writes element ranges
+   of SRAM buffers and byte ranges of DRAM buffers; host index arithmetic (``affine.apply``,
+   ``arith``, ``arith.select`` of buffers) is evaluated for every iteration of the constant-bound
+   host loops, so a buffer that alternates with the loop parity (double buffering) is seen as
+   such.  Two items of different modules that touch a common range, one of them writing, give a
+   :class:`Req`: *forward* (``a`` before ``b`` in one iteration) or *carried* from one
+   iteration of the node's loop to a later one, with the smallest distance at which it occurs
+   (1, or 2 meaning "2 or more").  Programs too large to enumerate fall back to whole buffers.
+
+2. **Protocol** (:func:`synthesize`, bottom-up, greedy).  A node's protocol is a set of forward
+   tokens (push after the source, pop before the target, one per queue and target) and, per
+   queue, one carried token: popped at the first point of the body that needs it, pushed at
+   the last, primed before the loop and drained after it.  When the loop is double-buffered
+   and nothing else in the body uses the queue, the carried token is two deep (primed and
+   drained twice) if its dependences occur only two iterations apart, and independent chains
+   of dependences (a body unrolled over two buffer copies) get a token each.  A load ↔ store
+   dependence goes through compute (a pop and a push on the compute module before the target).
+   Each token is added only when the requirement is not already implied by the others: that is
+   decided by :class:`_Sim`, which executes the protocol abstractly (every loop for at most
+   :data:`SIM_ITERATIONS` iterations, which covers its first, steady and last iterations) with a
+   vector clock per module, FIFO token queues and the hardware's in-order modules.
+
+3. **Check** (:func:`verify_protocol`): the whole function is executed that way once more;
+   every requirement must hold, no pop may find its queue empty, and no token may be left.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict, deque
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import affine, arith, memref, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSymExpr,
+)
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta import (
+    AluOp,
+    DmaCopyOp,
+    GemmOp,
+    Module,
+    Sram,
+    UopLoopOp,
+    kernel_uops,
+    module_of,
+    sram_element_shape,
+    sram_space,
+)
+from vta_mlir.ir.diagnostics import report_error
+
+__all__ = [
+    "DOUBLE_BUFFER_ATTR",
+    "QUEUES",
+    "DependenceAnalysis",
+    "HostEval",
+    "Item",
+    "Node",
+    "ProtocolError",
+    "Req",
+    "build_model",
+    "is_command",
+    "slot_events",
+    "synthesize",
+    "verify_protocol",
+]
+
+LOAD, COMPUTE, STORE = Module.LOAD, Module.COMPUTE, Module.STORE
+MODULES: tuple[Module, ...] = (LOAD, COMPUTE, STORE)
+_MI = {m: i for i, m in enumerate(MODULES)}
+
+#: A dependency queue ``(from, to)``.
+Queue = tuple[Module, Module]
+#: The queues the hardware has, in a fixed order (also the order of tokens within a slot).
+QUEUES: tuple[Queue, ...] = ((LOAD, COMPUTE), (COMPUTE, LOAD), (COMPUTE, STORE), (STORE, COMPUTE))
+_QI = {q: i for i, q in enumerate(QUEUES)}
+
+#: Unit attribute of ``vta-tile`` on the outermost tile loop of a double-buffered region.
+DOUBLE_BUFFER_ATTR = "vta.double_buffer"
+#: Command instances (summed over all loop iterations) up to which ranges are evaluated per
+#: iteration; beyond it every range depending on a loop variable is the whole buffer.
+PRECISE_LIMIT = 100_000
+#: Iterations the protocol check executes of each loop: the first (primed tokens), two more
+#: (the steady state of two-deep tokens), and the last before the drains.
+SIM_ITERATIONS = 5
+#: A range that covers a whole buffer.
+_ALL = (0, 1 << 62)
+
+
+def is_command(op: Operation) -> bool:
+    """True for an op one module executes: a DMA copy, or a micro-kernel (an outermost
+    ``vta.uop_loop``, or a ``vta.gemm`` / ``vta.alu`` outside any ``vta.uop_loop``)."""
+    if isinstance(op, DmaCopyOp):
+        return True
+    if isinstance(op, UopLoopOp):
+        return op.is_kernel
+    if isinstance(op, GemmOp | AluOp):
+        return not isinstance(op.parent_op(), UopLoopOp)
+    return False
+
+
+def _has_commands(op: Operation) -> bool:
+    return any(is_command(inner) for inner in op.walk())
+
+
+# ---------------------------------------------------------------------------------------------
+# The program model
+
+
+@dataclass(frozen=True)
+class Req:
+    """Module ``y``'s part of item ``dst`` must wait for module ``x``'s part of item ``src``:
+    in the same iteration (``dist == 0``, ``src < dst``) or ``dist`` iterations later (1, or 2
+    for "2 or more")."""
+
+    src: int
+    dst: int
+    x: Module
+    y: Module
+    dist: int
+
+
+@dataclass(frozen=True)
+class Window:
+    """A node's carried token on one queue: popped at slot ``pop``, pushed at slot ``push``,
+    primed and drained ``depth`` times."""
+
+    pop: int
+    push: int
+    depth: int
+
+
+@dataclass(eq=False)
+class Item:
+    """A command (``module`` set) or a nested loop (``node`` set) of a node, at ``index``."""
+
+    index: int
+    op: Operation
+    module: Module | None = None
+    node: Node | None = None
+
+    @property
+    def modules(self) -> frozenset[Module]:
+        if self.node is not None:
+            return self.node.modules
+        assert self.module is not None
+        return frozenset({self.module})
+
+
+@dataclass(eq=False)
+class Node:
+    """The function body (``op`` is ``None``) or a host loop holding commands."""
+
+    op: Operation | None
+    block: Block
+    iv: SSAValue | None
+    values: tuple[int, ...]
+    double_buffer: bool
+    items: list[Item] = field(default_factory=list["Item"])
+    reqs: list[Req] = field(default_factory=list[Req])
+    #: (queue, target slot) → source slot of a forward token.
+    forward: dict[tuple[Queue, int], int] = field(default_factory=dict)
+    #: queue → {(source slot, target slot): distance} of the carried requirements it serves.
+    carried: dict[Queue, dict[tuple[int, int], int]] = field(default_factory=dict)
+    #: queues whose carried requirements share one one-deep token whatever the loop is.
+    shallow: set[Queue] = field(default_factory=set)
+    windows: dict[Queue, tuple[Window, ...]] = field(default_factory=dict)
+    events: dict[int, list[tuple[str, Queue, int]]] = field(default_factory=dict)
+
+    @property
+    def trip(self) -> int:
+        return len(self.values)
+
+    @property
+    def modules(self) -> frozenset[Module]:
+        out: set[Module] = set()
+        for item in self.items:
+            out |= item.modules
+        return frozenset(out)
+
+    def queues_used(self) -> set[Queue]:
+        """Queues with a token anywhere in this loop, its primes and drains included."""
+        used = {q for q, _ in self.forward} | set(self.windows)
+        for item in self.items:
+            if item.node is not None:
+                used |= item.node.queues_used()
+        return used
+
+    def walk(self) -> Iterator[Node]:
+        yield self
+        for item in self.items:
+            if item.node is not None:
+                yield from item.node.walk()
+
+
+def _const_values(values: Sequence[SSAValue], ev: HostEval) -> list[int] | None:
+    out = []
+    for v in values:
+        c = ev.index(v, {})
+        if c is None:
+            return None
+        out.append(c)
+    return out
+
+
+def _loop_values(op: Operation, ev: HostEval) -> tuple[SSAValue, tuple[int, ...]]:
+    """The induction variable and the values it takes, for a loop with constant bounds."""
+    what = "vta-coproc-sync: a host loop around VTA commands needs constant bounds"
+    if isinstance(op, affine.ForOp):
+        lb_ops = _const_values(op.lowerBoundOperands, ev)
+        ub_ops = _const_values(op.upperBoundOperands, ev)
+        if lb_ops is None or ub_ops is None:
+            report_error(op, f"{what}; this one depends on values known only at run time")
+        lmap, umap = op.lowerBoundMap.data, op.upperBoundMap.data
+        lb = max(lmap.eval(lb_ops[: lmap.num_dims], lb_ops[lmap.num_dims :]))
+        ub = min(umap.eval(ub_ops[: umap.num_dims], ub_ops[umap.num_dims :]))
+        step = int(op.step.value.data)
+    else:
+        assert isinstance(op, scf.ForOp)
+        bounds = _const_values((op.lb, op.ub, op.step), ev)
+        if bounds is None:
+            report_error(op, f"{what}; this one depends on values known only at run time")
+        lb, ub, step = bounds
+    if step <= 0:
+        report_error(op, f"vta-coproc-sync: loop step {step} is not positive")
+    block = op.regions[0].block
+    if not block.args:
+        report_error(op, "vta-coproc-sync: the loop has no induction variable")
+    return block.args[0], tuple(range(lb, ub, step))
+
+
+def build_model(body: Block, ev: HostEval) -> Node:
+    """The node tree of a function body; unsupported control flow around commands is an error
+    at the op."""
+
+    def build(block: Block, op: Operation | None, iv: SSAValue | None,
+              values: tuple[int, ...], db: bool) -> Node:
+        node = Node(op, block, iv, values, db)
+        for inner in block.ops:
+            if is_command(inner):
+                node.items.append(Item(len(node.items), inner, module=module_of(inner)))
+            elif isinstance(inner, affine.ForOp | scf.ForOp):
+                if not _has_commands(inner):
+                    continue
+                if inner.results:
+                    report_error(inner, "vta-coproc-sync: a host loop around VTA commands "
+                                        "carries no values (iter_args)")
+                child_iv, child_values = _loop_values(inner, ev)
+                child_db = db or DOUBLE_BUFFER_ATTR in inner.attributes
+                child = build(inner.regions[0].block, inner, child_iv, child_values, child_db)
+                node.items.append(Item(len(node.items), inner, node=child))
+            elif inner.regions and _has_commands(inner):
+                report_error(inner, f"vta-coproc-sync: VTA commands inside '{inner.name}' are not "
+                                    "supported (host control flow around commands is affine.for "
+                                    "or scf.for with constant bounds)")
+        return node
+
+    return build(body, None, None, (0,), False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Host values
+
+
+def _divsi(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+_BINARY = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.divsi": _divsi,
+    "arith.divui": lambda a, b: a // b,
+    "arith.floordivsi": lambda a, b: a // b,
+    "arith.ceildivsi": lambda a, b: -(-a // b),
+    "arith.ceildivui": lambda a, b: -(-a // b),
+    "arith.remsi": lambda a, b: a - b * _divsi(a, b),
+    "arith.remui": lambda a, b: a % b,
+    "arith.minsi": min,
+    "arith.minui": min,
+    "arith.maxsi": max,
+    "arith.maxui": max,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+    "arith.xori": lambda a, b: a ^ b,
+    "arith.shli": lambda a, b: a << b,
+    "arith.shrsi": lambda a, b: a >> b,
+    "arith.shrui": lambda a, b: a >> b,
+}
+_CMP = (
+    lambda a, b: a == b, lambda a, b: a != b,
+    lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a > b, lambda a, b: a >= b,
+    lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a > b, lambda a, b: a >= b,
+)
+_PASS_THROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
+_BUFFER_ROOTS = (memref.AllocOp, memref.AllocaOp)
+
+Env = dict[SSAValue, int]
+
+_AFFINE_TEMPLATES = {
+    AffineBinaryOpKind.Add: "({} + {})",
+    AffineBinaryOpKind.Mul: "({} * {})",
+    AffineBinaryOpKind.Mod: "({} % {})",
+    AffineBinaryOpKind.FloorDiv: "({} // {})",
+    AffineBinaryOpKind.CeilDiv: "(-(-{} // {}))",
+}
+_COMPILED: dict[AffineMap, Callable[[Sequence[int], Sequence[int]], tuple[int, ...]]] = {}
+
+
+def _affine_source(expr: AffineExpr) -> str:
+    if isinstance(expr, AffineConstantExpr):
+        return str(expr.value)
+    if isinstance(expr, AffineDimExpr):
+        return f"d[{expr.position}]"
+    if isinstance(expr, AffineSymExpr):
+        return f"s[{expr.position}]"
+    assert isinstance(expr, AffineBinaryOpExpr)
+    return _AFFINE_TEMPLATES[expr.kind].format(_affine_source(expr.lhs),
+                                               _affine_source(expr.rhs))
+
+
+def _compiled(amap: AffineMap) -> Callable[[Sequence[int], Sequence[int]], tuple[int, ...]]:
+    """``amap`` as a Python function of (dims, symbols): evaluated for every loop iteration.
+    Python's ``//`` and ``%`` round as affine ``floordiv`` and ``mod`` do."""
+    fn = _COMPILED.get(amap)
+    if fn is None:
+        body = ", ".join(_affine_source(r) for r in amap.results)
+        fn = _COMPILED[amap] = eval(f"lambda d, s: ({body},)")  # noqa: S307 - our own text
+    return fn
+
+
+class HostEval:
+    """Values of host index computations for given loop-variable values (``None`` when not
+    computable), and the buffers a memref operand can be."""
+
+    def __init__(self) -> None:
+        self._inputs: dict[SSAValue, tuple[SSAValue, ...]] = {}
+        self._values: dict[tuple[SSAValue, tuple[int | None, ...]], int | None] = {}
+
+    def _leaves(self, value: SSAValue) -> tuple[SSAValue, ...]:
+        """The block arguments (loop variables, function arguments) ``value`` is computed
+        from."""
+        found = self._inputs.get(value)
+        if found is None:
+            op = value.owner
+            if isinstance(op, Operation):
+                leaves: dict[SSAValue, None] = {}
+                for operand in op.operands:
+                    leaves.update(dict.fromkeys(self._leaves(operand)))
+                found = tuple(leaves)
+            else:
+                found = (value,)
+            self._inputs[value] = found
+        return found
+
+    def index(self, value: SSAValue | None, env: Env) -> int | None:
+        if value is None:
+            return 0
+        if value in env:
+            return env[value]
+        op = value.owner
+        if not isinstance(op, Operation):
+            return None  # a loop variable outside env, or a function argument
+        key = (value, tuple(env.get(leaf) for leaf in self._leaves(value)))
+        if key in self._values:
+            return self._values[key]
+        try:
+            result = self._op(op, value, env)
+        except (ArithmeticError, ValueError, IndexError):
+            result = None
+        self._values[key] = result
+        return result
+
+    def _op(self, op: Operation, value: SSAValue, env: Env) -> int | None:
+        if isinstance(op, arith.ConstantOp):
+            attr = op.value
+            if not isinstance(attr, IntegerAttr):
+                return None
+            v = int(attr.value.data)
+            return v & 1 if isinstance(attr.type, IntegerType) and attr.type.width.data == 1 \
+                else v
+        operands = op.operands
+        if isinstance(op, affine.ApplyOp | affine.MinOp):
+            vals = [self.index(v, env) for v in operands]
+            if any(v is None for v in vals):
+                return None
+            amap = op.map.data
+            ints = [v for v in vals if v is not None]
+            results = _compiled(amap)(ints[: amap.num_dims], ints[amap.num_dims :])
+            return min(results) if isinstance(op, affine.MinOp) else results[0]
+        if op.name in _BINARY:
+            a, b = (self.index(v, env) for v in operands)
+            return None if a is None or b is None else int(_BINARY[op.name](a, b))
+        if isinstance(op, arith.CmpiOp):
+            a, b = (self.index(v, env) for v in operands)
+            if a is None or b is None:
+                return None
+            return int(_CMP[op.predicate.value.data](a, b))
+        if isinstance(op, arith.SelectOp):
+            c = self.index(op.cond, env)
+            if c is None:
+                return None
+            return self.index(op.lhs if c else op.rhs, env)
+        if op.name in _PASS_THROUGH:
+            return self.index(operands[0], env)
+        return None
+
+    def roots(self, value: SSAValue, env: Env) -> list[tuple[Hashable, bool]]:
+        """The buffers ``value`` may be, each with whether positions in ``value`` are positions
+        in it (False for a view of unknown layout: the whole buffer counts).  A buffer is its
+        allocation or argument, or the symbol of a ``memref.get_global`` (every use of the
+        global is the same buffer)."""
+        op = value.owner
+        if isinstance(op, memref.GetGlobalOp):
+            return [(("global", op.name_.root_reference.data), True)]
+        if not isinstance(op, Operation) or isinstance(op, _BUFFER_ROOTS):
+            return [(value, True)]
+        if isinstance(op, arith.SelectOp):
+            c = self.index(op.cond, env)
+            if c is not None:
+                return self.roots(op.lhs if c else op.rhs, env)
+            return self.roots(op.lhs, env) + self.roots(op.rhs, env)
+        # A view (cast, subview, ...): it aliases every memref it is made from.
+        sources = [v for v in op.operands if isinstance(v.type, MemRefType)]
+        if not sources:
+            return [(value, True)]
+        return [(root, False) for v in sources for root, _ in self.roots(v, env)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Footprints
+
+
+class Footprint:
+    """Per module and buffer, the hull of the ranges read and of those written."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self) -> None:
+        #: module → buffer → [read hull or None, write hull or None]
+        self.parts: dict[Module, dict[Hashable, list[tuple[int, int] | None]]] = {}
+
+    def add(self, module: Module, buf: Hashable, lo: int, hi: int, write: bool) -> None:
+        slot = self.parts.setdefault(module, {}).setdefault(buf, [None, None])
+        k = 1 if write else 0
+        old = slot[k]
+        slot[k] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
+
+    def merge(self, other: Footprint) -> None:
+        for module, bufs in other.parts.items():
+            for buf, (r, w) in bufs.items():
+                if r is not None:
+                    self.add(module, buf, r[0], r[1], False)
+                if w is not None:
+                    self.add(module, buf, w[0], w[1], True)
+
+    def conflicts(self, x: Module, other: Footprint, y: Module) -> bool:
+        """Does module ``x`` here touch a range module ``y`` touches in ``other``, one of the
+        two writing?"""
+        mine, theirs = self.parts.get(x), other.parts.get(y)
+        if not mine or not theirs:
+            return False
+        for buf, (r1, w1) in mine.items():
+            rw2 = theirs.get(buf)
+            if rw2 is None:
+                continue
+            r2, w2 = rw2
+            if _overlap(w1, r2) or _overlap(w1, w2) or _overlap(r1, w2):
+                return True
+        return False
+
+
+def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
+
+
+def _dram_element_bytes(op: DmaCopyOp, cfg: VTAConfig) -> int:
+    """Bytes of one DRAM element of the copy (its lanes times the DRAM scalar width)."""
+    space = sram_space(op.sram.type)
+    assert space is not None
+    lanes = 1 if space == Sram.UOP else math.prod(sram_element_shape(space, cfg))
+    t = op.dram.type
+    width = t.element_type.width.data if isinstance(t, MemRefType) and isinstance(
+        t.element_type, IntegerType) else 8
+    return max(1, lanes * width // 8)
+
+
+@dataclass(frozen=True)
+class _Touch:
+    """One range a command touches: ``size`` elements from ``index + offset`` of ``buf``, in
+    units of ``scale`` (bytes per element for DRAM)."""
+
+    buf: SSAValue
+    index: SSAValue | None
+    offset: int
+    size: int
+    write: bool
+    scale: int = 1
+
+
+class _Accesses:
+    """Footprints of commands for given loop-variable values."""
+
+    def __init__(self, ev: HostEval, cfg: VTAConfig) -> None:
+        self.ev = ev
+        self.cfg = cfg
+        self._touches: dict[int, tuple[Module, list[_Touch]]] = {}
+
+    def _template(self, op: Operation) -> tuple[Module, list[_Touch]]:
+        """What ``op`` touches, independent of loop-variable values (computed once)."""
+        found = self._touches.get(id(op))
+        if found is not None:
+            return found
+        module = module_of(op)
+        assert module is not None
+        touches: list[_Touch] = []
+        if isinstance(op, DmaCopyOp):
+            y, x, stride = op.field("y_size"), op.field("x_size"), op.field("x_stride")
+            y0, y1, x0, x1 = op.pads
+            store = op.is_store
+            sram_size = y * x if store else (y0 + y + y1) * (x0 + x + x1)
+            touches.append(_Touch(op.sram, *op.sram_position, sram_size, not store))
+            touches.append(_Touch(op.dram, *op.dram_position, (y - 1) * stride + x, store,
+                                  _dram_element_bytes(op, self.cfg)))
+        else:
+            assert isinstance(op, GemmOp | AluOp | UopLoopOp)
+            loops = op.loops() if isinstance(op, UopLoopOp) else []
+            for uop in kernel_uops(op):
+                reset = isinstance(uop, GemmOp) and uop.is_reset
+                for kind, buf, value, offset, _space in uop.operand_positions():
+                    span = sum((lp.field("extent") - 1) * lp.field(f"{kind}_factor")
+                               for lp in loops)
+                    write = kind == "dst"
+                    touches.append(_Touch(buf, value, offset, span + 1, write))
+                    if write and not reset:  # accumulate / ALU: the destination is read too
+                        touches.append(_Touch(buf, value, offset, span + 1, False))
+        self._touches[id(op)] = found = (module, touches)
+        return found
+
+    def command(self, op: Operation, env: Env) -> Footprint:
+        module, touches = self._template(op)
+        fp = Footprint()
+        ev = self.ev
+        for t in touches:
+            pos = ev.index(t.index, env)
+            for root, exact in ev.roots(t.buf, env):
+                if pos is None or not exact:
+                    lo, hi = _ALL
+                else:
+                    lo, hi = (pos + t.offset) * t.scale, (pos + t.offset + t.size) * t.scale
+                fp.add(module, root, lo, hi, t.write)
+        return fp
+
+
+def trace_size(node: Node) -> int:
+    """Command instances executed by the node (all iterations)."""
+    total = 0
+    for item in node.items:
+        total += 1 if item.node is None else trace_size(item.node)
+    return node.trip * total
+
+
+class DependenceAnalysis:
+    """Fills ``reqs`` of every node of a tree (see the module docstring)."""
+
+    def __init__(self, root: Node, cfg: VTAConfig, ev: HostEval | None = None) -> None:
+        self.root = root
+        self.acc = _Accesses(ev or HostEval(), cfg)
+        self.precise = trace_size(root) <= PRECISE_LIMIT
+        self._memo: dict[tuple[int, tuple[int, ...]], Footprint] = {}
+        self._found: dict[int, dict[tuple[int, int, Module, Module, bool], int]] = {}
+
+    def run(self) -> None:
+        self._analyze(self.root, {}, ())
+        for node in self.root.walk():
+            found = self._found.get(id(node), {})
+            node.reqs = [Req(a, b, x, y, d) for (a, b, x, y, _), d in sorted(
+                found.items(), key=lambda kv: (kv[0][1], kv[0][0], _MI[kv[0][2]],
+                                              _MI[kv[0][3]], kv[0][4]))]
+
+    def _footprint(self, item: Item, env: Env, key: tuple[int, ...]) -> Footprint:
+        memo_key = (id(item), key)
+        fp = self._memo.get(memo_key)
+        if fp is not None:
+            return fp
+        if item.node is None:
+            fp = self.acc.command(item.op, env)
+        else:
+            fp = Footprint()
+            for _, env_k, key_k in self._iterations(item.node, env, key):
+                for inner in item.node.items:
+                    fp.merge(self._footprint(inner, env_k, key_k))
+        self._memo[memo_key] = fp
+        return fp
+
+    def _iterations(self, node: Node, env: Env,
+                    key: tuple[int, ...]) -> Iterator[tuple[int, Env, tuple[int, ...]]]:
+        if node.iv is None:
+            yield 0, env, key
+            return
+        if not self.precise:
+            # One representative iteration with the loop variable unknown.
+            if node.trip:
+                yield 0, env, key + (-1,)
+            return
+        for k, v in enumerate(node.values):
+            yield k, {**env, node.iv: v}, key + (k,)
+
+    def _record(self, node: Node, a: int, b: int, x: Module, y: Module, carried: bool,
+                dist: int) -> None:
+        found = self._found.setdefault(id(node), {})
+        k = (a, b, x, y, carried)
+        found[k] = min(found.get(k, dist), dist)
+
+    def _analyze(self, node: Node, env: Env, key: tuple[int, ...]) -> None:
+        iters = list(self._iterations(node, env, key))
+        fps = [[self._footprint(item, env_k, key_k) for item in node.items]
+               for _, env_k, key_k in iters]
+        mods = [item.modules for item in node.items]
+        n = len(node.items)
+        pairs = [(a, b, x, y) for a in range(n) for b in range(n) for x in mods[a]
+                 for y in mods[b] if x != y]
+        for row in fps:
+            for a, b, x, y in pairs:
+                if a < b and row[a].conflicts(x, row[b], y):
+                    self._record(node, a, b, x, y, False, 0)
+        if node.iv is not None and node.trip > 1:
+            if self.precise:
+                self._carried(node, fps, pairs)
+            else:
+                row = fps[0] if fps else []
+                for a, b, x, y in pairs:
+                    if row[a].conflicts(x, row[b], y):
+                        self._record(node, a, b, x, y, True, 1)
+        for _, env_k, key_k in iters:
+            for item in node.items:
+                if item.node is not None:
+                    self._analyze(item.node, env_k, key_k)
+
+    def _carried(self, node: Node, fps: list[list[Footprint]],
+                 pairs: list[tuple[int, int, Module, Module]]) -> None:
+        n, trip = len(node.items), len(fps)
+        # suffix[k][b]: item b over iterations k.. (what a later iteration may touch)
+        suffix: list[list[Footprint]] = [[Footprint() for _ in range(n)] for _ in range(trip + 1)]
+        for k in range(trip - 1, -1, -1):
+            for b in range(n):
+                suffix[k][b].merge(suffix[k + 1][b])
+                suffix[k][b].merge(fps[k][b])
+        for a, b, x, y in pairs:
+            near = later = False
+            for k in range(trip - 1):
+                if not near and fps[k][a].conflicts(x, fps[k + 1][b], y):
+                    near = True
+                    break
+                if not later and fps[k][a].conflicts(x, suffix[k + 1][b], y):
+                    later = True
+            if near:
+                self._record(node, a, b, x, y, True, 1)
+            elif later:
+                self._record(node, a, b, x, y, True, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# The protocol of a node
+
+
+def _pre(i: int) -> int:
+    return 2 * i
+
+
+def _post(i: int) -> int:
+    return 2 * i + 1
+
+
+def _chains(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The finest split of carried (source slot, target slot) pairs into tokens whose pops and
+    pushes both come in body order (then FIFO order gives each pop the push of its own token):
+    a pair whose target or source does not come after the previous token's joins it."""
+    groups: list[tuple[int, int]] = []
+    for src, dst in sorted(pairs, key=lambda st: (st[1], st[0])):
+        if groups and (dst <= groups[-1][0] or src <= groups[-1][1]):
+            pop, push = groups.pop()
+            groups.append((min(pop, dst), max(push, src)))
+        else:
+            groups.append((dst, src))
+    return groups
+
+
+def compute_windows(node: Node, double_buffer: bool) -> None:
+    """The carried tokens of each queue from the node's carried requirements (module
+    docstring).  Normally one per queue: its pop comes before every other pop of the queue in
+    the body and its push after every other push, so FIFO order matches each pop with the push
+    meant for it.  Under double buffering, when nothing else in the body uses the queue, one
+    token per independent chain of requirements (a body unrolled over two buffer copies gets
+    one per copy), two deep if every requirement is two iterations apart."""
+    node.windows = {}
+    for q, pairs in node.carried.items():
+        if not pairs:
+            continue
+        fwd = [(s, t) for (fq, t), s in node.forward.items() if fq == q]
+        nested = [item.index for item in node.items
+                  if item.node is not None and q in item.node.queues_used()]
+        overlap = (double_buffer and node.double_buffer and q not in node.shallow and not fwd
+                   and not nested)
+        if overlap:
+            depth = 2 if all(d >= 2 for d in pairs.values()) else 1
+            node.windows[q] = tuple(Window(pop, push, depth) for pop, push in _chains(list(pairs)))
+            continue
+        pop = min([t for _, t in pairs] + [t for _, t in fwd] + [_pre(i) for i in nested])
+        push = max([s for s, _ in pairs] + [s for s, _ in fwd] + [_post(i) for i in nested])
+        node.windows[q] = (Window(pop, push, 1),)
+
+
+def _primes(node: Node) -> list[tuple[Queue, int]]:
+    """Tokens primed before the loop (and drained after it), per queue."""
+    return [(q, sum(w.depth for w in ws)) for q, ws in node.windows.items()]
+
+
+def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
+    """The token operations of each slot of ``node``, in program order: ``("push" | "pop",
+    queue, count)``.  Within a pre-slot: carried pops (the oldest tokens), pops into compute,
+    pushes from compute (relaying a load ↔ store dependence), carried pushes, pops into load
+    or store, then the primes of the loop that follows.  Within a post-slot: the drains of the
+    loop before, forward pushes, carried pushes."""
+    ranked: dict[int, list[tuple[int, int, str, Queue, int]]] = defaultdict(list)
+    for (q, t), s in node.forward.items():
+        ranked[s].append((2 if s % 2 == 0 else 1, _QI[q], "push", q, 1))
+        ranked[t].append((1 if q[1] == COMPUTE else 4, _QI[q], "pop", q, 1))
+    for q, windows in node.windows.items():
+        for w in windows:
+            ranked[w.pop].append((0, _QI[q], "pop", q, 1))
+            ranked[w.push].append((3 if w.push % 2 == 0 else 2, _QI[q], "push", q, 1))
+    for item in node.items:
+        if item.node is not None:
+            for q, n in _primes(item.node):
+                ranked[_pre(item.index)].append((5, _QI[q], "push", q, n))
+                ranked[_post(item.index)].append((0, _QI[q], "pop", q, n))
+    return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
+            for slot, evs in ranked.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Abstract execution of a protocol
+
+
+class ProtocolError(Exception):
+    """A protocol that would deadlock or leave tokens (a bug of the synthesis)."""
+
+
+class _Violation(Exception):
+    def __init__(self, node: Node, req: Req) -> None:
+        super().__init__(f"{req} of {node.op}")
+        self.node = node
+        self.req = req
+
+
+@dataclass
+class _Instance:
+    node: Node
+    #: module → checks still to make at its first command: (x, count needed, req)
+    pending: dict[Module, list[tuple[Module, int, Req]]]
+    #: module → its command count after the instance's last command of that module
+    done: list[int | None]
+
+
+class _Sim:
+    """Executes a protocol with vector clocks: ``vc[m][x]`` is how many of module ``x``'s
+    commands module ``m`` knows to have completed (its own, and those whose completion reached
+    it through tokens)."""
+
+    def __init__(self, check: set[int] | None) -> None:
+        self.check = check
+        self.vc = [[0, 0, 0] for _ in MODULES]
+        self.tokens: dict[Queue, deque[tuple[int, ...]]] = {q: deque() for q in QUEUES}
+        self.ends: dict[tuple[int, int, tuple[int, ...]], list[int | None]] = {}
+        self.open: list[_Instance] = []
+
+    def token_ops(self, ops: Sequence[tuple[str, Queue, int]]) -> None:
+        for kind, q, n in ops:
+            for _ in range(n):
+                if kind == "push":
+                    self.tokens[q].append(tuple(self.vc[_MI[q[0]]]))
+                    continue
+                if not self.tokens[q]:
+                    raise ProtocolError(f"a pop on {q[0]} -> {q[1]} finds no token")
+                snap = self.tokens[q].popleft()
+                mine = self.vc[_MI[q[1]]]
+                for i in range(3):
+                    mine[i] = max(mine[i], snap[i])
+
+    def command(self, module: Module) -> None:
+        mi = _MI[module]
+        mine = self.vc[mi]
+        for inst in self.open:
+            checks = inst.pending.pop(module, None)
+            if checks:
+                for x, need, req in checks:
+                    if mine[_MI[x]] < need:
+                        raise _Violation(inst.node, req)
+        mine[mi] += 1
+        for inst in self.open:
+            inst.done[mi] = mine[mi]
+
+    def run(self, node: Node, path: tuple[int, ...]) -> None:
+        events = node.events
+        checked = self.check is None or id(node) in self.check
+        for k in range(min(node.trip, SIM_ITERATIONS)):
+            p = (*path, k)
+            for item in node.items:
+                i = item.index
+                self.token_ops(events.get(_pre(i), ()))
+                inst = _Instance(node, {}, [None, None, None])
+                if checked:
+                    self._arm(node, inst, i, p, k)
+                self.open.append(inst)
+                if item.node is None:
+                    assert item.module is not None
+                    self.command(item.module)
+                else:
+                    self.run(item.node, p)
+                self.open.pop()
+                self.ends[(id(node), i, p)] = inst.done
+                self.token_ops(events.get(_post(i), ()))
+
+    def _arm(self, node: Node, inst: _Instance, i: int, p: tuple[int, ...], k: int) -> None:
+        for req in node.reqs:
+            if req.dst != i:
+                continue
+            if req.dist == 0:
+                src = (id(node), req.src, p)
+            elif k - req.dist < 0:
+                continue
+            else:
+                src = (id(node), req.src, (*p[:-1], k - req.dist))
+            done = self.ends[src][_MI[req.x]]
+            if done is not None:
+                inst.pending.setdefault(req.y, []).append((req.x, done, req))
+
+    def execute(self, node: Node) -> None:
+        """Primes, the loop, drains; then no token may be left."""
+        prime = [("push", q, n) for q, n in _primes(node)]
+        drain = [("pop", q, n) for q, n in _primes(node)]
+        self.token_ops(prime)
+        self.run(node, ())
+        self.token_ops(drain)
+        left = [f"{q[0]} -> {q[1]}: {len(t)}" for q, t in self.tokens.items() if t]
+        if left:
+            raise ProtocolError("tokens left at the end: " + ", ".join(left))
+
+
+def _refresh(node: Node, double_buffer: bool) -> None:
+    compute_windows(node, double_buffer)
+    node.events = slot_events(node)
+
+
+def _first_violation(node: Node) -> Req | None:
+    sim = _Sim({id(node)})
+    try:
+        sim.execute(node)
+    except _Violation as v:
+        return v.req
+    return None
+
+
+def _add_forward(node: Node, q: Queue, src: int, dst: int) -> bool:
+    """Add (or move later) the forward token of ``q`` popped at ``dst``; True if it changed.
+
+    The token never spans a loop that uses ``q`` itself: FIFO order would hand the loop's first
+    pop this token instead of the one primed for it.  Its source moves after such a loop (which
+    orders the same commands: they precede the loop)."""
+    for item in node.items:
+        if (item.node is not None and src < _pre(item.index) and _post(item.index) < dst
+                and q in item.node.queues_used()):
+            src = max(src, _post(item.index))
+    key = (q, dst)
+    if node.forward.get(key, -1) >= src:
+        return False
+    node.forward[key] = src
+    return True
+
+
+def _add_carried(node: Node, q: Queue, src: int, dst: int, dist: int) -> bool:
+    pairs = node.carried.setdefault(q, {})
+    if pairs.get((src, dst), 3) <= dist:
+        return False
+    pairs[(src, dst)] = dist
+    return True
+
+
+def _fix(node: Node, req: Req) -> bool:
+    """Add or extend a token towards ordering ``req``; False if nothing could be added."""
+    a, b, x, y = req.src, req.dst, req.x, req.y
+    if (x, y) not in _QI:
+        # Load <-> store: compute passes the completion on, right before the target.  That
+        # leg first: the one into compute is often implied already (by a loop's drain).
+        if _add_forward(node, (COMPUTE, y), _pre(b), _pre(b)):
+            return True
+        y = COMPUTE
+    q = (x, y)
+    if req.dist:
+        return _add_carried(node, q, _post(a), _pre(b), req.dist)
+    # The latest source this target needs: one token orders them all.
+    srcs = [r.src for r in node.reqs if r.dist == 0 and r.dst == b and r.x == req.x
+            and r.y == req.y]
+    return _add_forward(node, q, _post(max(srcs)), _pre(b))
+
+
+#: Bound on the tokens one loop body may need (a safeguard: each step adds or moves one).
+_MAX_STEPS = 10_000
+
+
+def synthesize(node: Node, double_buffer: bool) -> None:
+    """Choose the protocol of ``node`` and of every loop inside it (bottom-up)."""
+    for item in node.items:
+        if item.node is not None:
+            synthesize(item.node, double_buffer)
+    _refresh(node, double_buffer)
+    for _ in range(_MAX_STEPS):
+        req = _first_violation(node)
+        if req is None:
+            return
+        if not _fix(node, req):
+            # The token meant for it exists but does not order it: only two-deep or split
+            # carried tokens can have that effect (FIFO order with other tokens); fall back to
+            # one token, one deep.
+            q = (req.x, req.y) if (req.x, req.y) in _QI else (req.x, COMPUTE)
+            if len(node.windows.get(q, ())) <= 1 and all(
+                    w.depth == 1 for w in node.windows.get(q, ())):
+                raise ProtocolError(f"no token orders {req}")
+            node.shallow.add(q)
+        _refresh(node, double_buffer)
+    raise ProtocolError("the protocol does not converge")
+
+
+def verify_protocol(root: Node) -> Req | None:
+    """Execute the whole function's protocol; the first requirement it does not order, or
+    ``None``.  Raises :class:`ProtocolError` on an empty pop or left-over tokens."""
+    sim = _Sim(None)
+    try:
+        sim.execute(root)
+    except _Violation as v:
+        return v.req
+    return None
