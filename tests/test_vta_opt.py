@@ -32,6 +32,7 @@ from vta_mlir.ir.diagnostics import (
     verify_op,
 )
 from vta_mlir.ir.locations import SourceLocation, copy_location, location_of, set_location
+from vta_mlir.ir.pipeline import mlir_pipeline_to_xdsl
 from vta_mlir.tools import vta_opt
 
 GEMM = """\
@@ -151,13 +152,13 @@ def extra_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     ],
 )
 def test_mlir_pipeline_to_xdsl(mlir: str, xdsl: str) -> None:
-    assert vta_opt.mlir_pipeline_to_xdsl(mlir) == xdsl
+    assert mlir_pipeline_to_xdsl(mlir) == xdsl
 
 
 @pytest.mark.parametrize("bad", ["builtin.module(a", "builtin.module(a))", "a,,b", "b{x=1"])
 def test_mlir_pipeline_errors(bad: str) -> None:
     with pytest.raises(VTAError, match="invalid pass pipeline"):
-        vta_opt.mlir_pipeline_to_xdsl(bad)
+        mlir_pipeline_to_xdsl(bad)
 
 
 def test_p_and_pass_pipeline_agree(mlir_file, capsys) -> None:

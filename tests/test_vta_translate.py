@@ -16,9 +16,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from vta_mlir import driver
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule, Linker, from_bytes
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
+from vta_mlir.driver import Level, detect_level, is_vtab
 from vta_mlir.ir.context import parse_module
 from vta_mlir.isa import (
     AluInsn,
@@ -32,8 +34,8 @@ from vta_mlir.isa import (
     parse_asm,
 )
 from vta_mlir.program import Program, Run
-from vta_mlir.tools import _levels, vta_translate
-from vta_mlir.tools._levels import Level, detect_level, is_vtab
+from vta_mlir.tools import vta_translate
+from vta_mlir.tools._cli import print_diagnostic
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "vta"
@@ -550,9 +552,9 @@ def test_no_traceback_from_the_installed_script(tmp_path: Path) -> None:
 def test_levels_module_reports_through_print_diagnostic(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    source = _levels.Source("x.mlir", b"func.func @f( {", "func.func @f( {")
-    with pytest.raises(_levels.DiagnosticError) as info:
-        _levels.parse_source(source)
-    _levels.print_diagnostic(info.value, source)
+    source = driver.Source("x.mlir", b"func.func @f( {", "func.func @f( {")
+    with pytest.raises(driver.DiagnosticError) as info:
+        driver.parse_source(source)
+    print_diagnostic(info.value, source)
     err = capsys.readouterr().err
     assert err.splitlines()[1:] == ["func.func @f( {", "              ^"]

@@ -1,6 +1,7 @@
-"""Helpers shared by the command-line tools: reading the input (a file or ``-`` for stdin),
-writing the output (``-o``), MLIR-style one-line errors and the top-level guard that turns
-every exception into one of them (never a traceback, unless ``VTA_MLIR_DEBUG=1``).
+"""Helpers shared by the command-line tools: reading the input (a file or ``-`` for stdin, as
+text or as a ``.vtab`` or MLIR :class:`~vta_mlir.driver.Source`), writing the output (``-o``),
+``--config``, MLIR-style errors and the top-level guard that turns every exception into one of
+them (never a traceback, unless ``VTA_MLIR_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, NoReturn
 
+from vta_mlir.config import VTAConfig
+from vta_mlir.driver import Source
 from vta_mlir.errors import VTAError
+from vta_mlir.ir.diagnostics import DiagnosticError
+from vta_mlir.ir.pipeline import ErrorReport, describe_exception
 
 __all__ = [
     "DEBUG_ENV",
@@ -22,8 +27,11 @@ __all__ = [
     "UsageError",
     "debug_enabled",
     "describe_exception",
+    "load_config",
+    "print_diagnostic",
     "print_error",
     "read_input",
+    "read_source",
     "run_guarded",
     "write_output",
 ]
@@ -74,6 +82,26 @@ def read_input(path: str | None) -> InputFile:
         raise VTAError(f"{name}: input is not valid UTF-8 ({exc.reason})") from exc
 
 
+def read_source(path: str | None) -> Source:
+    """Read ``path`` (``None`` or ``-``: stdin) as bytes; decode it unless it is a ``.vtab``."""
+    if path is None or path == "-":
+        return Source.from_bytes(sys.stdin.buffer.read(), "<stdin>")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise VTAError(f"cannot open input file '{path}': {exc.strerror or exc}") from None
+    return Source.from_bytes(data, path)
+
+
+def load_config(spec: str | None) -> VTAConfig | None:
+    """The configuration ``--config`` names (a ``vta_config.json`` path or a shipped name), or
+    ``None`` when it was not given (the input's own, else the default, applies)."""
+    if spec is None:
+        return None
+    return VTAConfig.load(spec)
+
+
 def write_output(path: str | None, text: str) -> None:
     """Write ``text`` to ``path``, or stdout when it is ``None`` or ``-``."""
     if path is None or path == "-":
@@ -92,40 +120,12 @@ def print_error(prog: str, message: str, stream: IO[str] | None = None) -> None:
     print(f"{prog}: error: {message}", file=stream or sys.stderr)
 
 
-@dataclass(frozen=True)
-class ErrorReport:
-    """What to print for an exception: the message, its source position if known, and
-    whether it is an internal error (a bug) rather than a problem with the input."""
-
-    message: str
-    location: str | None = None
-    internal: bool = False
-
-    def line(self, prog: str) -> str:
-        return f"{self.location or prog}: error: {self.message}"
-
-
-def describe_exception(exc: BaseException) -> ErrorReport:
-    """The one-line report of ``exc``."""
-    from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
-
-    from vta_mlir.ir.diagnostics import DiagnosticError, one_line
-
-    if isinstance(exc, DiagnosticError):
-        location = exc.diagnostic.location
-        return ErrorReport(exc.diagnostic.message, str(location) if location else None)
-    if isinstance(exc, ParseError):
-        return ErrorReport(one_line(exc.msg), str(exc.span.get_location()))
-    if isinstance(exc, ArgSpecParseError):
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        return ErrorReport(f"invalid pass pipeline: {lines[-1] if lines else exc}")
-    if isinstance(exc, VTAError | DiagnosticException):
-        return ErrorReport(one_line(str(exc)) or type(exc).__name__)
-    if isinstance(exc, NotImplementedError):
-        return ErrorReport(f"not supported: {one_line(str(exc)) or 'not implemented'}")
-    message = one_line(str(exc))
-    detail = f": {message}" if message else ""
-    return ErrorReport(f"internal error: {type(exc).__name__}{detail}", internal=True)
+def print_diagnostic(exc: DiagnosticError, source: Source | None) -> None:
+    """Print ``exc`` to stderr as MLIR does: ``file:line:col: error: ...``, the source line
+    with a caret, the op concerned."""
+    sources = source.sources if source is not None else None
+    default = source.name if source is not None else None
+    print(exc.diagnostic.format(sources=sources, default_file=default), file=sys.stderr)
 
 
 def run_guarded(

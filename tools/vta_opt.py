@@ -1,9 +1,12 @@
 """``vta-opt``: parse MLIR, run passes, print MLIR — the ``mlir-opt`` of vta-mlir.
 
 Every upstream dialect xDSL ships plus ``vta`` and ``vtaisa`` (with the fixes of
-:mod:`vta_mlir.ir.upstream_fixes`), xDSL's passes plus the project's.  Pipelines are given as
-MLIR's ``--pass-pipeline='builtin.module(a,b{opt=v})'`` or xDSL's ``-p a,b{opt=v}``; nested
-anchors such as ``func.func(...)`` are flattened, since every pass runs on the whole module.
+:mod:`vta_mlir.ir.upstream_fixes`), xDSL's passes plus the project's, plus those of the pass
+plugins ``--load-pass-plugin FILE.py|module.name`` (repeatable) and ``VTA_MLIR_PASS_PLUGINS``
+name (:func:`vta_mlir.ir.pipeline.load_pass_plugin`).  Pipelines are given as MLIR's
+``--pass-pipeline='builtin.module(a,b{opt=v})'`` or xDSL's ``-p a,b{opt=v}``
+(:mod:`vta_mlir.ir.pipeline`); nested anchors such as ``func.func(...)`` are flattened, since
+every pass runs on the whole module.
 
 Errors are printed as MLIR does (``file:line:col: error: message``, the source line, then the
 op), with exit status 1 and no traceback.  ``--verify-diagnostics`` instead checks them against
@@ -20,9 +23,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.exceptions import ArgSpecParseError
 
-import vta_mlir.passes as vta_passes
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import (
     Diagnostic,
@@ -35,6 +36,14 @@ from vta_mlir.ir.diagnostics import (
     verify_op,
 )
 from vta_mlir.ir.locations import location_of
+from vta_mlir.ir.pipeline import (
+    PassFactory,
+    available_passes,
+    build_pipeline,
+    load_pass_plugin,
+    load_pass_plugins_from_env,
+    mlir_pipeline_to_xdsl,
+)
 from vta_mlir.ir.upstream_fixes import failing_op
 
 from ._cli import (
@@ -47,127 +56,12 @@ from ._cli import (
     write_output,
 )
 
-__all__ = [
-    "SPLIT_MARKER",
-    "available_passes",
-    "build_pipeline",
-    "main",
-    "mlir_pipeline_to_xdsl",
-    "split_input",
-]
+__all__ = ["SPLIT_MARKER", "main", "split_input"]
 
 PROG = "vta-opt"
 
 #: The line separating the chunks of ``--split-input-file`` input (and output).
 SPLIT_MARKER = "// -----"
-
-PassFactory = Callable[[], type[ModulePass]]
-
-
-# --------------------------------------------------------------------------------------------
-# Pass registry and pipelines
-# --------------------------------------------------------------------------------------------
-
-
-def available_passes() -> dict[str, PassFactory]:
-    """xDSL's passes (and those of installed xDSL plugins), then the project's, by name."""
-    from xdsl.universe import Universe
-
-    passes = dict(Universe.get_multiverse().all_passes)
-    passes.update(vta_passes.get_all_passes())
-    return passes
-
-
-def _split_top_level(text: str, what: str) -> list[str]:
-    """Split ``text`` on commas outside ``()``, ``{}``, ``[]`` and quotes."""
-    items: list[str] = []
-    depth: list[str] = []
-    closing = {"(": ")", "{": "}", "[": "]"}
-    quote = escaped = False
-    start = 0
-    for i, ch in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                quote = False
-        elif ch == '"':
-            quote = True
-        elif ch in closing:
-            depth.append(closing[ch])
-        elif ch in ")}]":
-            if not depth or depth.pop() != ch:
-                raise VTAError(f"invalid {what} '{text}': unbalanced '{ch}'")
-        elif ch == "," and not depth:
-            items.append(text[start:i])
-            start = i + 1
-    if depth or quote:
-        missing = '"' if quote else depth[-1]
-        raise VTAError(f"invalid {what} '{text}': missing '{missing}'")
-    items.append(text[start:])
-    return items
-
-
-def mlir_pipeline_to_xdsl(pipeline: str) -> str:
-    """Turn an MLIR pipeline (``builtin.module(a, func.func(b{x=1 y=2}))``) into xDSL's flat
-    list (``a,b{x=1 y=2}``): anchors are dropped, nested lists flattened and blanks around
-    the separators removed.  A flat list (xDSL's ``-p`` syntax) comes back normalized."""
-    passes: list[str] = []
-
-    def walk(text: str) -> None:
-        if not text.strip():
-            return
-        for item in _split_top_level(text, "pass pipeline"):
-            item = item.strip()
-            if not item:
-                raise VTAError(f"invalid pass pipeline '{pipeline}': empty pass name")
-            brace = item.find("{")
-            paren = item.find("(")
-            bracket = item.find("[")
-            # `anchor(...)`: an op name followed by a nested pipeline.
-            first = min(i for i in (brace, paren, bracket, len(item)) if i != -1)
-            if paren != -1 and paren == first:
-                if not item.endswith(")"):
-                    raise VTAError(
-                        f"invalid pass pipeline '{pipeline}': unexpected text after '{item}'"
-                    )
-                walk(item[paren + 1 : -1])
-            else:
-                name, sep, rest = item.partition("{")
-                passes.append(name.strip() + sep + rest)
-
-    walk(pipeline)
-    return ",".join(passes)
-
-
-def build_pipeline(
-    spec: str,
-    passes: dict[str, PassFactory],
-    callback: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None] | None = None,
-) -> PassPipeline:
-    """A pipeline from an xDSL-syntax ``spec``; unknown passes and bad options raise
-    :class:`VTAError` naming them."""
-    from xdsl.utils.arg_spec import parse_pipeline
-
-    try:
-        specs = list(parse_pipeline(spec))
-    except ArgSpecParseError as exc:
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        raise VTAError(f"invalid pass pipeline '{spec}': {lines[-1] if lines else exc}") from None
-    unknown = [s.name for s in specs if s.name not in passes]
-    if unknown:
-        names = ", ".join(f"'{n}'" for n in unknown)
-        raise VTAError(f"unknown pass {names} (vta-opt --list-passes shows them all)")
-    instances: list[ModulePass] = []
-    for s in specs:
-        try:
-            instances.append(passes[s.name]().from_pass_spec(s))
-        except (ValueError, TypeError) as exc:
-            raise VTAError(f"invalid options for pass '{s.name}': {exc}") from exc
-    return PassPipeline(tuple(instances), callback)
-
 
 # --------------------------------------------------------------------------------------------
 # Input chunks
@@ -270,6 +164,13 @@ def _arg_parser() -> argparse.ArgumentParser:
         dest="verify_each",
         action="store_false",
         help="do not verify the IR after every pass",
+    )
+    p.add_argument(
+        "--load-pass-plugin",
+        action="append",
+        default=[],
+        metavar="FILE.py|MODULE",
+        help="import a Python file or module that registers passes (repeatable)",
     )
     p.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
@@ -413,12 +314,26 @@ class _PassesCache:
             self._passes = available_passes()
         return self._passes
 
+    def invalidate(self) -> None:
+        """Forget the registry: pass plugins were loaded since it was built."""
+        self._passes = None
+
+
+def _load_plugins(args: argparse.Namespace) -> None:
+    """Import the pass plugins of ``VTA_MLIR_PASS_PLUGINS``, then those of the flags."""
+    loaded = load_pass_plugins_from_env()
+    for spec in args.load_pass_plugin:
+        loaded.append(load_pass_plugin(spec))
+    if loaded:
+        _PASSES_CACHE.invalidate()
+
 
 _PASSES_CACHE = _PassesCache()
 
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _arg_parser().parse_args(argv)
+    _load_plugins(args)
     if args.list_passes:
         for name in sorted(_PASSES_CACHE.get()):
             print(name)

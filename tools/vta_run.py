@@ -7,7 +7,7 @@ Usage::
     vta-run gemm.vtab --config block32 --random-inputs          # prints a summary of y
 
 The program is a ``.vtab`` or MLIR at any level, loaded as ``vta-translate`` loads it
-(:mod:`vta_mlir.tools._levels`).  Arguments bind in signature order: one ``--input PATH.npy``
+(:mod:`vta_mlir.driver`).  Arguments bind in signature order: one ``--input PATH.npy``
 per argument the function reads (``in`` and ``inout``) and, optionally, one ``--output
 PATH.npy`` per argument it writes (``out`` and ``inout``); an argument both read and written
 takes both.  ``--random-inputs`` generates the inputs instead (numpy's ``default_rng(--seed)``,
@@ -20,7 +20,9 @@ first values) is printed — on stdout, or on stderr when stdout carries ``--sta
 a Chrome/Perfetto trace of the cycle model; ``--export-case FILE.npz`` the run as a conformance
 case that ``python -m vta_mlir.sim.conformance`` replays (see :func:`conformance_case`).
 ``--check`` (comparison with a numpy evaluation of the input program) needs input-level IR.
-Every error is one MLIR-style line on stderr with exit status 1.
+Every error is one MLIR-style line on stderr with exit status 1.  The pass plugins named by
+``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or module names) are imported
+first.
 """
 
 from __future__ import annotations
@@ -39,20 +41,13 @@ import numpy as np
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule
 from vta_mlir.config import VTAConfig
+from vta_mlir.driver import Level, Source, parse_source, to_binary
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError, one_line
+from vta_mlir.ir.pipeline import load_pass_plugins_from_env
 from vta_mlir.program import COUNTER_NAMES, Segment
 
-from ._cli import CLIArgumentParser, run_guarded
-from ._levels import (
-    Level,
-    Source,
-    load_config,
-    parse_source,
-    print_diagnostic,
-    read_source,
-    to_binary,
-)
+from ._cli import CLIArgumentParser, load_config, print_diagnostic, read_source, run_guarded
 
 __all__ = ["RANDOM_RANGE", "STATS_KEYS", "conformance_case", "main", "random_inputs", "stats_json"]
 
@@ -453,6 +448,7 @@ def _run(argv: Sequence[str] | None) -> int:
     args = _arg_parser().parse_args(argv)
     if args.stats == "-" and args.trace == "-":
         raise VTAError("--stats and --trace cannot both write to stdout")
+    load_pass_plugins_from_env()
     cfg = load_config(args.config)
     source: Source | None = None
     try:

@@ -10,7 +10,7 @@ Usage::
 The input (a file, or stdin for ``-`` or nothing) may be a ``.vtab`` (recognized by its magic
 bytes), ``vtaisa`` IR (serialized as it is), ``vta``-level IR (lowered through the command
 builder straight to instruction words) or input-level IR (lowered by the ``vta-to-isa``
-pipeline first); :mod:`vta_mlir.tools._levels` detects which from the ops present.
+pipeline first); :mod:`vta_mlir.driver` detects which from the ops present.
 
 ``--emit=bin`` writes the ``.vtab`` (refused on a terminal: give ``-o`` or redirect);
 ``--emit=asm`` the disassembler's listing, each run after a ``#`` header (a module summary comes
@@ -18,6 +18,8 @@ first, as ``#`` comments too, so ``vta_mlir.isa.parse_asm`` reads the listing ba
 ``--emit=mlir`` the ``vtaisa.program`` of the module, which translates back to the same bytes.
 ``--config`` names the configuration (a ``vta_config.json`` or a shipped name); an input built
 for another one is an error.  Errors are MLIR-style lines on stderr with exit status 1.
+The pass plugins named by ``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or
+module names) are imported first.
 """
 
 from __future__ import annotations
@@ -27,11 +29,19 @@ import sys
 from collections.abc import Sequence
 
 from vta_mlir.binary import BinaryModule
+from vta_mlir.driver import Source, parse_source, to_binary
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError
+from vta_mlir.ir.pipeline import load_pass_plugins_from_env
 
-from ._cli import CLIArgumentParser, run_guarded, write_output
-from ._levels import Source, load_config, parse_source, print_diagnostic, read_source, to_binary
+from ._cli import (
+    CLIArgumentParser,
+    load_config,
+    print_diagnostic,
+    read_source,
+    run_guarded,
+    write_output,
+)
 
 __all__ = ["EMIT_KINDS", "emit_asm", "emit_mlir", "main"]
 
@@ -135,6 +145,7 @@ def _run(argv: Sequence[str] | None) -> int:
         raise VTAError(
             "refusing to write a binary module to a terminal; give -o FILE or redirect stdout"
         )
+    load_pass_plugins_from_env()
     cfg = load_config(args.config)
     source: Source | None = None
     try:

@@ -1,7 +1,7 @@
-"""The input of ``vta-translate`` and ``vta-run``: a ``.vtab`` or MLIR at any level, turned into
-a :class:`~vta_mlir.binary.BinaryModule`.
+"""From any input to a :class:`~vta_mlir.binary.BinaryModule`: level detection, parsing with
+the configuration attached, lowering by level.
 
-The level is detected from the input itself, never from the file name:
+The level of an input is detected from the input itself, never from a file name:
 
 * ``binary`` — a ``.vtab`` image, recognized by its magic bytes; read and checked as it is;
 * ``vtaisa`` — MLIR holding ``vtaisa`` ops (one ``vtaisa.program``): serialized as it is;
@@ -11,27 +11,25 @@ The level is detected from the input itself, never from the file name:
 * ``input`` — any other MLIR (``func``, ``linalg``, ...): run through the default pipeline
   ``vta-to-isa`` of :func:`vta_mlir.passes.get_all_passes`, then treated as above.
 
-Usage from a tool::
+``vta-translate``, ``vta-run`` and the Python API (:mod:`vta_mlir.api`) all go through here::
 
-    source = read_source(path)                  # bytes; text too unless it is a .vtab
-    parsed = parse_source(source, cfg)          # level detected, configuration attached
-    binary = to_binary(parsed, cfg, function=None)
+    source = Source.from_bytes(data, "gemm.mlir")   # text too unless it is a .vtab
+    parsed = parse_source(source, cfg)              # level detected, configuration attached
+    binary = to_binary(parsed, function=None)
 
 Errors are :class:`~vta_mlir.errors.VTAError` s; those about a place in the IR are
-:class:`~vta_mlir.ir.diagnostics.DiagnosticError` s, which :func:`print_diagnostic` shows as MLIR
-does, with the source line.
+:class:`~vta_mlir.ir.diagnostics.DiagnosticError` s, whose ``diagnostic.format(sources=...)``
+shows them as MLIR does, with the source line.
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
 from vta_mlir.binary import MAGIC, BinaryModule, from_bytes
 from vta_mlir.config import VTAConfig
@@ -44,19 +42,18 @@ from vta_mlir.ir.diagnostics import (
 )
 from vta_mlir.ir.locations import location_of
 
-from ._cli import describe_exception
-
 __all__ = [
     "DEFAULT_PIPELINE",
     "Level",
     "ParsedInput",
     "Source",
+    "attach_config",
     "detect_level",
     "is_vtab",
-    "load_config",
+    "lower_module",
     "parse_source",
-    "print_diagnostic",
-    "read_source",
+    "parse_text",
+    "run_default_pipeline",
     "to_binary",
 ]
 
@@ -82,6 +79,13 @@ class Level(StrEnum):
         }[self]
 
 
+def is_vtab(data: bytes) -> bool:
+    """Whether ``data`` is meant as a ``.vtab`` image, so that a damaged one is reported as a
+    bad module rather than as text: it starts with 0x89 (the magic's first byte, which can
+    start no UTF-8 text) or has ``VTAB`` at offset 1 (the rest of the magic)."""
+    return data[:1] == MAGIC[:1] or data[1:5] == MAGIC[1:5]
+
+
 @dataclass(frozen=True)
 class Source:
     """The raw input: its name in messages, its bytes, and its text when it is not binary."""
@@ -89,6 +93,24 @@ class Source:
     name: str
     data: bytes
     text: str | None
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str) -> Source:
+        """``data`` as it was read: a ``.vtab`` image (:func:`is_vtab`) or UTF-8 MLIR text."""
+        if is_vtab(data):
+            return cls(name, data, None)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise VTAError(
+                f"{name}: input is neither MLIR text (not valid UTF-8: {exc.reason}) nor a "
+                ".vtab module"
+            ) from None
+        return cls(name, data, text)
+
+    @classmethod
+    def from_text(cls, text: str, name: str) -> Source:
+        return cls(name, text.encode("utf-8"), text)
 
     @property
     def sources(self) -> dict[str, str]:
@@ -108,49 +130,7 @@ class ParsedInput:
 
 
 # --------------------------------------------------------------------------------------------
-# Reading
-
-
-def is_vtab(data: bytes) -> bool:
-    """Whether ``data`` is meant as a ``.vtab`` image, so that a damaged one is reported as a
-    bad module rather than as text: it starts with 0x89 (the magic's first byte, which can
-    start no UTF-8 text) or has ``VTAB`` at offset 1 (the rest of the magic)."""
-    return data[:1] == MAGIC[:1] or data[1:5] == MAGIC[1:5]
-
-
-def read_source(path: str | None) -> Source:
-    """Read ``path`` (``None`` or ``-``: stdin) as bytes; decode it unless it is a ``.vtab``."""
-    if path is None or path == "-":
-        name = "<stdin>"
-        data = sys.stdin.buffer.read()
-    else:
-        name = path
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise VTAError(f"cannot open input file '{path}': {exc.strerror or exc}") from None
-    if is_vtab(data):
-        return Source(name, data, None)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise VTAError(
-            f"{name}: input is neither MLIR text (not valid UTF-8: {exc.reason}) nor a .vtab module"
-        ) from None
-    return Source(name, data, text)
-
-
-def load_config(spec: str | None) -> VTAConfig | None:
-    """The configuration ``--config`` names (a ``vta_config.json`` path or a shipped name), or
-    ``None`` when it was not given (the input's own, else the default, applies)."""
-    if spec is None:
-        return None
-    return VTAConfig.load(spec)
-
-
-# --------------------------------------------------------------------------------------------
-# Levels
+# Levels and parsing
 
 
 def detect_level(module: Operation) -> Level:
@@ -183,7 +163,7 @@ def detect_level(module: Operation) -> Level:
     return Level.INPUT
 
 
-def _attach_config(module: ModuleOp, cfg: VTAConfig) -> None:
+def attach_config(module: ModuleOp, cfg: VTAConfig) -> None:
     """Put ``cfg`` on the module; a module built for another configuration is an error at the
     module (verifiers read the configuration from there, so this comes before verifying)."""
     from vta_mlir.dialects.vta import set_module_config
@@ -194,6 +174,24 @@ def _attach_config(module: ModuleOp, cfg: VTAConfig) -> None:
         raise
     except VTAError as exc:
         raise DiagnosticError(Diagnostic(str(exc), location=location_of(module))) from None
+
+
+def parse_text(
+    text: str,
+    *,
+    filename: str = "<string>",
+    cfg: VTAConfig | None = None,
+    ctx: Context | None = None,
+) -> ModuleOp:
+    """Parse MLIR text with source locations, attach ``cfg`` (checked against the module's own
+    configuration, if it has one) and verify the module."""
+    from vta_mlir.ir.context import parse_module
+
+    module = parse_module(text, filename=filename, ctx=ctx)
+    if cfg is not None:
+        attach_config(module, cfg)
+    verify_op(module)
+    return module
 
 
 def parse_source(source: Source, cfg: VTAConfig | None = None) -> ParsedInput:
@@ -208,13 +206,10 @@ def parse_source(source: Source, cfg: VTAConfig | None = None) -> ParsedInput:
             raise DiagnosticError(Diagnostic(str(exc))) from None
         return ParsedInput(source, Level.BINARY, binary=binary)
 
-    from vta_mlir.ir.context import make_context, parse_module
+    from vta_mlir.ir.context import make_context
 
     ctx = make_context()
-    module = parse_module(source.text, filename=source.name, ctx=ctx)
-    if cfg is not None:
-        _attach_config(module, cfg)
-    verify_op(module)
+    module = parse_text(source.text, filename=source.name, cfg=cfg, ctx=ctx)
     return ParsedInput(source, detect_level(module), module=module, ctx=ctx)
 
 
@@ -222,20 +217,19 @@ def parse_source(source: Source, cfg: VTAConfig | None = None) -> ParsedInput:
 # Lowering to a binary module
 
 
-def _run_default_pipeline(parsed: ParsedInput) -> None:
+def run_default_pipeline(module: ModuleOp, ctx: Context | None = None) -> None:
     """Lower input-level IR to ``vtaisa`` in place with the ``vta-to-isa`` pipeline."""
+    from vta_mlir.ir.context import make_context
+    from vta_mlir.ir.pipeline import apply_pipeline, build_pipeline
     from vta_mlir.passes import get_all_passes
-
-    from .vta_opt import build_pipeline
 
     passes = get_all_passes()
     if DEFAULT_PIPELINE not in passes:
         raise VTAError(
             f"input-level IR needs the {DEFAULT_PIPELINE} pipeline, which is not available"
         )
-    assert parsed.module is not None and parsed.ctx is not None
 
-    def verify_between(previous: ModulePass | None, module: ModuleOp, _next: object) -> None:
+    def verify_between(previous: object, module: ModuleOp, _next: object) -> None:
         if previous is not None:
             verify_op(module)
 
@@ -246,19 +240,7 @@ def _run_default_pipeline(parsed: ParsedInput) -> None:
         raise VTAError(
             f"input-level IR needs the {DEFAULT_PIPELINE} pipeline, which is not available: {exc}"
         ) from None
-    try:
-        pipeline.apply(parsed.ctx, parsed.module)
-    except (DiagnosticError, KeyboardInterrupt):
-        raise
-    except Exception as exc:
-        # A pattern that failed on an op names it; place the error there.
-        from vta_mlir.ir.upstream_fixes import failing_op
-
-        op = failing_op(exc)
-        report = describe_exception(exc)
-        if op is None or report.internal:
-            raise
-        raise DiagnosticError(op_diagnostic(op, report.message)) from None
+    apply_pipeline(pipeline, module, make_context() if ctx is None else ctx)
 
 
 def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
@@ -274,21 +256,22 @@ def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
     return lower_to_binary(module, get_config(module), function=function)
 
 
-def to_binary(parsed: ParsedInput, *, function: str | None = None) -> BinaryModule:
-    """The binary module of a parsed input (see the module docstring for each level).
+def lower_module(
+    module: ModuleOp,
+    *,
+    function: str | None = None,
+    ctx: Context | None = None,
+    function_option: str = "--function",
+) -> BinaryModule:
+    """The binary module of a verified MLIR module at any level (see the module docstring).
 
-    ``function`` picks the function of vta-level IR to lower when the module has several; it
-    is an error for inputs that hold no host program.
+    Input-level IR is lowered in place.  ``function`` picks the function of vta-level IR to
+    lower when the module has several; it is an error for a module holding no host program,
+    worded after ``function_option`` (the flag or parameter that gave it).
     """
-    if parsed.binary is not None:
-        if function is not None:
-            raise VTAError(f"--function applies to vta-level IR, not to {Level.BINARY.description}")
-        return parsed.binary
-    module = parsed.module
-    assert module is not None
-    level = parsed.level
+    level = original = detect_level(module)
     if level == Level.INPUT:
-        _run_default_pipeline(parsed)
+        run_default_pipeline(module, ctx)
         level = detect_level(module)
         if level == Level.INPUT:
             raise VTAError(
@@ -297,7 +280,7 @@ def to_binary(parsed: ParsedInput, *, function: str | None = None) -> BinaryModu
     if level == Level.VTA:
         return _lower_vta(module, function)
     if function is not None:
-        raise VTAError(f"--function applies to vta-level IR, not to {parsed.level.description}")
+        raise VTAError(f"{function_option} applies to vta-level IR, not to {original.description}")
     from vta_mlir.dialects.vtaisa import module_to_program
 
     try:
@@ -308,13 +291,18 @@ def to_binary(parsed: ParsedInput, *, function: str | None = None) -> BinaryModu
         raise DiagnosticError(Diagnostic(str(exc), location=location_of(module))) from None
 
 
-# --------------------------------------------------------------------------------------------
-# Reporting
-
-
-def print_diagnostic(exc: DiagnosticError, source: Source | None) -> None:
-    """Print ``exc`` to stderr as MLIR does: ``file:line:col: error: ...``, the source line
-    with a caret, the op concerned."""
-    sources = source.sources if source is not None else None
-    default = source.name if source is not None else None
-    print(exc.diagnostic.format(sources=sources, default_file=default), file=sys.stderr)
+def to_binary(
+    parsed: ParsedInput, *, function: str | None = None, function_option: str = "--function"
+) -> BinaryModule:
+    """The binary module of a parsed input: a ``.vtab`` as it is, MLIR by
+    :func:`lower_module`."""
+    if parsed.binary is not None:
+        if function is not None:
+            raise VTAError(
+                f"{function_option} applies to vta-level IR, not to {Level.BINARY.description}"
+            )
+        return parsed.binary
+    assert parsed.module is not None
+    return lower_module(
+        parsed.module, function=function, ctx=parsed.ctx, function_option=function_option
+    )
