@@ -1,0 +1,65 @@
+"""``vta-to-isa``: the whole lowering, input-level IR to ``vtaisa``, as one named pipeline.
+
+It runs, in order and verifying the module after each (``docs/pipeline.md``)::
+
+    vta-pack, vta-tile, vta-inject-dma, vta-tensorize, vta-fold-uop-loops, vta-coproc-sync,
+    vta-lower-to-isa
+
+with their default options, except the tiling choices, which pass through to ``vta-tile``
+(``tile=``, ``double-buffer=``).  ``vta-run FILE.mlir``, ``vta-translate --emit=bin FILE.mlir``
+and ``vta_mlir.compile`` use it for input-level IR.
+
+Input (upstream MLIR)::
+
+    func.func @dense(%x: memref<1x1024xi8>, %w: memref<1024x1024xi8>, %y: memref<1x1024xi8>) {
+      ... linalg.fill / linalg.matmul / linalg.generic { shrsi, maxsi, minsi, trunci } ...
+    }
+
+Output: ``builtin.module attributes {vta.config = ...} { vtaisa.program ... }`` — the linked
+instruction stream, micro-op table, DRAM segments and argument table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from vta_mlir.ir.diagnostics import verify_op
+
+
+@dataclass(frozen=True)
+class VtaToIsaPass(ModulePass):
+    """The named pipeline ``vta-to-isa``; see the module docstring."""
+
+    name = "vta-to-isa"
+
+    tile: tuple[int, ...] = ()
+    double_buffer: bool | None = None
+    function: str | None = None
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        from .coproc_sync import CoprocSyncPass
+        from .fold_uop_loops import FoldUopLoopsPass
+        from .inject_dma import InjectDmaPass
+        from .lower_to_isa import LowerToIsaPass
+        from .pack import PackPass
+        from .tensorize import TensorizePass
+        from .tile import TilePass
+
+        return (
+            PackPass(),
+            TilePass(tile=self.tile, double_buffer=self.double_buffer),
+            InjectDmaPass(),
+            TensorizePass(),
+            FoldUopLoopsPass(),
+            CoprocSyncPass(),
+            LowerToIsaPass(function=self.function),
+        )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for p in self.passes():
+            p.apply(ctx, op)
+            verify_op(op)
