@@ -23,7 +23,11 @@ one; a loop of extent 1 is folded away.  At most ``max-levels`` levels are made;
 out stay host loops.  The ALU ignores the source of an immediate micro-op but still computes it
 (``vta-isa.md`` §3.7), so an immediate kernel's ``src`` factor follows its ``dst`` factor as in
 TVM.  Positions that remain are rebuilt before the kernel as ``affine.apply`` of values defined
-outside the folded loops, so no micro-op depends on a folded loop variable.
+outside the folded loops, so no micro-op depends on a folded loop variable.  This is how
+micro-ops on SRAM subviews fold: ``vta-tensorize`` gives them the view's offset as a value
+computed before their loops (for the double-buffer copy ``(%ic mod 2) * tile``, not affine in
+``%ic``), a term the folded loops leave alone; it becomes the kernel's base position, and the
+host loop it depends on stays on the host.
 
 Unrolling (``unroll-limit``): when the innermost loop has a constant trip count of at most
 ``unroll-limit``, the pass also considers unrolling it into that many micro-ops of the one

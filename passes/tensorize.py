@@ -15,6 +15,17 @@ linearised row-major over the leading (element) dimensions of each buffer:
   ``arith.minsi / maxsi / addi / muli / shrsi`` (also ``subi`` and ``shli`` by a constant, as
   ``add -c`` and ``shr -c``) → ``vta.alu <op> %acc[d], imm`` or ``vta.alu <op> %acc[d], %src[s]``.
 
+An operand may be a ``memref.subview`` (a chain of them, rank-reducing or not) of an SRAM
+buffer with static sizes and strides and constant or host-computed offsets: the double-buffer
+copy ``i mod 2`` of a tile, a window of a larger buffer.  The micro-op then addresses the
+buffer itself: the subscripts are linearised with the view's element strides in that buffer,
+and the view's first element is added.  That offset is the same for every micro-op of the
+nest, so it is computed once before the loops (one ``affine.apply`` of the host values it
+depends on, looked through their own index arithmetic); ``vta-fold-uop-loops`` folds the loops
+around it and it stays the kernel's base position, evaluated per host iteration by
+``vta-lower-to-isa``.  Subviews left without users are erased.  The view analysis
+(:class:`HostIndex`, :func:`buffer_view`) is shared with ``vta-inject-dma``.
+
 Any other linalg op touching SRAM is reported at the op; everything else (DMA copies, host
 loops and arithmetic) is left as it is.  The new ops carry the location of the linalg op.
 
@@ -43,22 +54,35 @@ After::
     affine.for %o = 0 to 16 {
       vta.alu shr %acc[%o], 8 : memref<1x16x1x16xi32, #vta.sram<acc>>
     }
+
+A double-buffered input tile, ``%ib = memref.subview %inp2[%p, 0, 0, 0, 0] [1, 1, 16, 1, 16]
+[1, 1, 1, 1, 1]`` with ``%p = affine.apply (d0 mod 2) (%ic)``, read by the contraction::
+
+    %b = affine.apply affine_map<(d0) -> (((d0 mod 2) * 16))> (%ic)
+    affine.for %o = 0 to 16 {
+      affine.for %i = 0 to 16 {
+        %s = affine.apply affine_map<(d0, d1) -> ((d0 + d1))> (%i, %b)
+        ...
+        vta.gemm %acc[%o] += %inp2[%s] * %wgt[%w] : ...
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith
+from xdsl.dialects import affine, arith, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
+    NoneAttr,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
@@ -204,12 +228,290 @@ def affine_of_form(form: LinearForm, keys: Sequence[Hashable]) -> AffineExpr:
     return expr if expr is not None else AffineExpr.constant(0)
 
 
-# ---------------------------------------------------------------------------------------------
-# What a linalg op becomes: nests of one micro-op each
-
-
 #: A micro-op position: an optional ``index`` value plus a constant element offset.
 Position = tuple[SSAValue | None, int]
+
+
+# ---------------------------------------------------------------------------------------------
+# Host index expressions and buffer views (also used by vta-inject-dma)
+
+
+def _atoms(expr: AffineExpr) -> LinearForm:
+    """``expr`` as a linear form whose keys are *atoms*: dimensions, and the non-linear
+    sub-expressions (``d0 mod 2``, ``d0 floordiv 4``, ...) taken whole."""
+    if isinstance(expr, AffineConstantExpr):
+        return LinearForm(const=expr.value)
+    if isinstance(expr, AffineBinaryOpExpr):
+        lhs, rhs = _atoms(expr.lhs), _atoms(expr.rhs)
+        if expr.kind == AffineBinaryOpKind.Add:
+            return lhs + rhs
+        if expr.kind == AffineBinaryOpKind.Mul:
+            if lhs.is_constant:
+                return rhs * lhs.const
+            if rhs.is_constant:
+                return lhs * rhs.const
+        elif lhs.is_constant and rhs.is_constant and rhs.const:
+            a, b = lhs.const, rhs.const
+            if expr.kind == AffineBinaryOpKind.FloorDiv:
+                return LinearForm(const=a // b)
+            if expr.kind == AffineBinaryOpKind.CeilDiv:
+                return LinearForm(const=-(-a // b))
+            return LinearForm(const=a % b)
+    return LinearForm({expr: 1})
+
+
+class HostIndex:
+    """Index values the host computes, as linear forms over atoms of one shared dimension
+    list.
+
+    A value is looked through ``arith.constant``, ``arith.addi / subi / muli`` and single-result
+    ``affine.apply`` down to its *leaves* (loop variables, function arguments, anything else),
+    which become the dimensions ``d0, d1, ...`` in order of first use; non-linear parts such as
+    the ``d0 mod 2`` of a double-buffer parity stay atoms.  :meth:`materialise` turns a form back
+    into a position: one ``affine.apply`` of the leaves plus a constant, so a position never
+    depends on the intermediate index ops (which may then be erased).
+    """
+
+    def __init__(self) -> None:
+        self.leaves: list[SSAValue] = []
+        self._dims: dict[SSAValue, int] = {}
+        self._exprs: dict[SSAValue, AffineExpr] = {}
+
+    def leaf(self, value: SSAValue) -> AffineExpr:
+        """The dimension standing for ``value`` itself."""
+        pos = self._dims.get(value)
+        if pos is None:
+            pos = self._dims[value] = len(self.leaves)
+            self.leaves.append(value)
+        return AffineExpr.dimension(pos)
+
+    def expr(self, value: SSAValue) -> AffineExpr:
+        """``value`` as an affine expression of the leaves."""
+        expr = self._exprs.get(value)
+        if expr is None:
+            expr = self._exprs[value] = self._compute(value)
+        return expr
+
+    def _compute(self, value: SSAValue) -> AffineExpr:
+        owner = value.owner
+        const = _constant_int(value)
+        if const is not None:
+            return AffineExpr.constant(const)
+        if isinstance(owner, affine.ApplyOp) and len(owner.map.data.results) == 1:
+            m = owner.map.data
+            args = [self.expr(v) for v in owner.mapOperands]
+            return m.results[0].replace_dims_and_symbols(args[: m.num_dims], args[m.num_dims :])
+        if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+            lhs, rhs = self.expr(owner.lhs), self.expr(owner.rhs)
+            if isinstance(owner, arith.AddiOp):
+                return lhs + rhs
+            if isinstance(owner, arith.SubiOp):
+                return lhs - rhs
+            if isinstance(lhs, AffineConstantExpr) or isinstance(rhs, AffineConstantExpr):
+                return lhs * rhs
+        return self.leaf(value)
+
+    def form(self, value: SSAValue | int) -> LinearForm:
+        """``value`` (an index value or a constant) as a linear form over atoms."""
+        if isinstance(value, int):
+            return LinearForm(const=value)
+        return _atoms(self.expr(value))
+
+    def materialise(
+        self,
+        form: LinearForm,
+        insert: Callable[[Operation], None],
+        cache: dict[LinearForm, SSAValue] | None = None,
+    ) -> Position:
+        """The position ``form``: ``(None, c)`` for a constant, ``(leaf, c)`` for a leaf plus a
+        constant, else ``(affine.apply of the leaves, c)`` (built with ``insert``; forms that
+        differ only in the constant share it through ``cache``)."""
+        if form.is_constant:
+            return None, form.const
+        variable = LinearForm(form.terms)
+        if len(form.terms) == 1:
+            ((atom, coeff),) = form.terms.items()
+            if coeff == 1 and isinstance(atom, AffineDimExpr):
+                return self.leaves[atom.position], form.const
+        if cache is not None and variable in cache:
+            return cache[variable], form.const
+        used: list[int] = []
+        for atom in form.terms:
+            assert isinstance(atom, AffineExpr)
+            used += sorted(d for d in atom.used_dims() if d not in used)
+        replace: list[AffineExpr] = [AffineExpr.constant(0)] * len(self.leaves)
+        for j, d in enumerate(used):
+            replace[d] = AffineExpr.dimension(j)
+        expr: AffineExpr | None = None
+        for atom, coeff in form.terms.items():
+            assert isinstance(atom, AffineExpr)
+            term = atom.replace_dims_and_symbols(replace, [])
+            term = term if coeff == 1 else term * coeff
+            expr = term if expr is None else expr + term
+        assert expr is not None
+        apply = affine.ApplyOp(
+            [self.leaves[d] for d in used], AffineMapAttr(AffineMap(len(used), 0, (expr,)))
+        )
+        insert(apply)
+        if cache is not None:
+            cache[variable] = apply.result
+        return apply.result, form.const
+
+
+class ViewError(Exception):
+    """Why a buffer view cannot be analysed, and the op responsible."""
+
+    def __init__(self, message: str, op: Operation | None = None) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+@dataclass(frozen=True)
+class BufferView:
+    """A memref value as a strided view of the buffer it comes from.
+
+    ``base`` is the allocation or function argument; ``shape`` the view's shape; ``strides``
+    the distance in scalars of a step along each view dimension (0 for dimensions of size 1,
+    which are only ever indexed at 0); ``offset`` the view's first scalar as a form over
+    :class:`HostIndex` atoms; ``subviews`` the ``memref.subview`` ops in between (outermost
+    first).
+    """
+
+    base: SSAValue
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: LinearForm
+    subviews: tuple[Operation, ...] = ()
+
+
+def _identity_layout(t: MemRefType) -> bool:
+    layout = t.layout
+    if isinstance(layout, NoneAttr):
+        return True
+    return isinstance(layout, AffineMapAttr) and layout.data == AffineMap.identity(
+        len(t.get_shape())
+    )
+
+
+def buffer_view(value: SSAValue, index: HostIndex) -> BufferView:
+    """The view ``value`` is of its buffer: a buffer itself (static shape, identity layout) or
+    a chain of ``memref.subview`` ops with static sizes and strides (offsets may be dynamic;
+    rank-reducing subviews drop dimensions of size 1)."""
+    owner = value.owner
+    t = value.type
+    if not isinstance(t, MemRefType):
+        raise ViewError(f"expected a memref, got {t}")
+    shape = tuple(t.get_shape())
+    if isinstance(owner, memref.SubviewOp):
+        src = buffer_view(owner.source, index)
+        offsets = list(owner.static_offsets.get_values())
+        sizes = list(owner.static_sizes.get_values())
+        steps = list(owner.static_strides.get_values())
+        if DYNAMIC_INDEX in sizes or DYNAMIC_INDEX in steps:
+            raise ViewError(
+                "a subview with dynamic sizes or strides is not supported (VTA copies and "
+                "micro-ops have static shapes)",
+                owner,
+            )
+        dynamic = iter(owner.offsets)
+        offset = src.offset
+        strides: list[int] = []
+        for dim, (off, size, step) in enumerate(zip(offsets, sizes, steps, strict=True)):
+            stride = src.strides[dim]
+            if off == DYNAMIC_INDEX:
+                offset = offset + index.form(next(dynamic)) * stride
+            else:
+                last = off + (size - 1) * step
+                if size > 0 and (off < 0 or last < 0 or last >= src.shape[dim]):
+                    raise ViewError(
+                        f"the subview reaches outside its source in dimension {dim} (elements "
+                        f"{off}..{last} of {src.shape[dim]})",
+                        owner,
+                    )
+                offset = offset + LinearForm(const=off * stride)
+            strides.append(stride * step)
+        # Rank reduction drops dimensions of size 1: the others map in order.
+        kept = [(n, s) for n, s in zip(sizes, strides, strict=True) if n != 1]
+        if [n for n in shape if n != 1] != [n for n, _ in kept]:
+            raise ViewError(
+                f"the subview's result type {t} does not match its sizes {sizes}", owner
+            )
+        kept_iter = iter(kept)
+        view_strides = tuple(0 if n == 1 else next(kept_iter)[1] for n in shape)
+        return BufferView(src.base, shape, view_strides, offset, (*src.subviews, owner))
+    if any(n < 0 for n in shape):
+        raise ViewError(f"a buffer with a dynamic shape is not supported: {t}")
+    if not _identity_layout(t):
+        raise ViewError(
+            f"a buffer with layout {t.layout} is not supported (only a memref.subview of a "
+            "buffer with the identity layout)"
+        )
+    strides = [0] * len(shape)
+    acc = 1
+    for dim in reversed(range(len(shape))):
+        strides[dim] = acc if shape[dim] != 1 else 0
+        acc *= shape[dim]
+    return BufferView(value, shape, tuple(strides), LinearForm())
+
+
+def element_view(
+    view: BufferView, element: Sequence[int], what: str
+) -> tuple[tuple[int, ...], LinearForm]:
+    """``(strides, offset)`` of ``view`` counted in tensor elements of shape ``element`` (its
+    trailing dimensions): the strides of its leading dimensions and its first element, after
+    checking that each element is whole and dense in the buffer."""
+    lanes = math.prod(element)
+    lead = len(view.shape) - len(element)
+    inner = 1
+    for dim in reversed(range(len(element))):
+        n, stride = view.shape[lead + dim], view.strides[lead + dim]
+        if n != 1 and stride != inner:
+            raise ViewError(
+                f"{what} does not hold whole, dense tensor elements (the element dimensions "
+                "must be the buffer's own)"
+            )
+        inner *= element[dim]
+    strides: list[int] = []
+    for stride in view.strides[:lead]:
+        if stride % lanes:
+            raise ViewError(f"{what} does not start every tensor element on an element boundary")
+        strides.append(stride // lanes)
+    offset = view.offset
+    if offset.const % lanes or any(c % lanes for c in offset.terms.values()):
+        raise ViewError(f"{what} starts inside a tensor element (its offset is {offset})")
+    return tuple(strides), LinearForm(
+        {k: c // lanes for k, c in offset.terms.items()}, offset.const // lanes
+    )
+
+
+def erase_dead_views(ops: Iterable[Operation]) -> None:
+    """Erase the given subviews that lost their last use, and the index arithmetic (and
+    subviews) that only they used."""
+    work = list(ops)
+    seen: set[int] = set()
+    while work:
+        op = work.pop()
+        if id(op) in seen or op.parent is None:
+            continue
+        if any(r.uses for r in op.results):
+            continue
+        if not (
+            isinstance(op, memref.SubviewOp | affine.ApplyOp)
+            or (
+                op.name.startswith("arith.")
+                and not op.regions
+                and all(isinstance(r.type, IndexType) for r in op.results)
+            )
+        ):
+            continue
+        seen.add(id(op))
+        operands = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        Rewriter.erase_op(op)
+        work += operands
+
+
+# ---------------------------------------------------------------------------------------------
+# What a linalg op becomes: nests of one micro-op each
 
 
 @dataclass
@@ -223,6 +525,9 @@ class _Nest:
     extents: tuple[int, ...]
     positions: dict[str, AffineExpr]
     build: Callable[[dict[str, Position]], Operation]
+    #: Element offsets of operands that are views into a larger buffer (by position name);
+    #: loop-invariant, so they are computed once before the loops.
+    offsets: dict[str, LinearForm] = field(default_factory=dict[str, LinearForm])
 
 
 class _Unsupported(Exception):
@@ -252,13 +557,35 @@ def _leading_shape(t: MemRefType, space: Sram, cfg: VTAConfig) -> tuple[int, ...
     return shape[: len(shape) - len(sram_element_shape(space, cfg))]
 
 
-def _linearise(exprs: Sequence[AffineExpr], shape: Sequence[int]) -> AffineExpr:
-    """Row-major element index of the leading-dimension subscripts ``exprs``."""
+@dataclass(frozen=True)
+class _Buffer:
+    """An SRAM operand as the micro-ops address it: the buffer (``base``; the operand itself
+    unless it is a subview), the element strides of the operand's leading dimensions in that
+    buffer, and the element where the operand starts."""
+
+    base: SSAValue
+    strides: tuple[int, ...]
+    offset: LinearForm
+
+
+def _buffer(value: SSAValue, space: Sram, cfg: VTAConfig, what: str, index: HostIndex) -> _Buffer:
+    _check_buffer(value, space, cfg, what)
+    try:
+        view = buffer_view(value, index)
+        if view.base is not value:
+            _check_buffer(view.base, space, cfg, f"the buffer of the {what} subview")
+        strides, offset = element_view(view, sram_element_shape(space, cfg), what)
+    except ViewError as exc:
+        raise _Unsupported(str(exc)) from None
+    return _Buffer(view.base, strides, offset)
+
+
+def _linearise(exprs: Sequence[AffineExpr], strides: Sequence[int]) -> AffineExpr:
+    """Element index of the leading-dimension subscripts ``exprs`` with the given element
+    strides."""
     total: AffineExpr = AffineExpr.constant(0)
-    stride = 1
-    for expr, size in zip(reversed(exprs), reversed(shape), strict=True):
+    for expr, stride in zip(reversed(exprs), reversed(strides), strict=True):
         total = total + expr * stride
-        stride *= size
     return total
 
 
@@ -317,7 +644,7 @@ def _infer_extents(
 # linalg.fill
 
 
-def _match_fill(op: linalg.FillOp, cfg: VTAConfig) -> list[_Nest]:
+def _match_fill(op: linalg.FillOp, cfg: VTAConfig, index: HostIndex) -> list[_Nest]:
     if len(op.outputs) != 1 or len(op.inputs) != 1:
         raise _Unsupported("a fill of SRAM takes one value and one output buffer")
     out = op.outputs[0]
@@ -329,6 +656,7 @@ def _match_fill(op: linalg.FillOp, cfg: VTAConfig) -> list[_Nest]:
             f"({_space_text(Sram.ACC)}) buffers"
         )
     t = _check_buffer(out, Sram.ACC, cfg, "fill output")
+    buf = _buffer(out, Sram.ACC, cfg, "fill output", index)
     value = _constant_int(op.inputs[0])
     if value is None:
         raise _Unsupported("the fill value must be an integer arith.constant")
@@ -343,14 +671,20 @@ def _match_fill(op: linalg.FillOp, cfg: VTAConfig) -> list[_Nest]:
     for j, i in enumerate(looped):
         subscripts[i] = AffineExpr.dimension(j)
     extents = tuple(shape[i] for i in looped)
-    dst = _linearise(subscripts, shape).simplify(len(looped), 0)
+    dst = _linearise(subscripts, buf.strides).simplify(len(looped), 0)
+    offsets = {"dst": buf.offset}
     nests = [
-        _Nest(extents, {"dst": dst}, lambda p: GemmOp(out, p["dst"], reset=True)),
+        _Nest(extents, {"dst": dst}, lambda p: GemmOp(buf.base, p["dst"], reset=True), offsets),
     ]
     if value:
         # Reset, then add the value: the ALU's immediate is the only way to write a constant.
         nests.append(
-            _Nest(extents, {"dst": dst}, lambda p: AluOp(AluKind.ADD, out, p["dst"], imm=value))
+            _Nest(
+                extents,
+                {"dst": dst},
+                lambda p: AluOp(AluKind.ADD, buf.base, p["dst"], imm=value),
+                offsets,
+            )
         )
     return nests
 
@@ -398,7 +732,7 @@ def _check_contraction_body(op: linalg.GenericOp, cfg: VTAConfig) -> None:
         raise _Unsupported(f"the contraction body must compute {expected}, got {names}")
 
 
-def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig) -> list[_Nest]:
+def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -> list[_Nest]:
     if len(op.inputs) != 2 or len(op.outputs) != 1:
         raise _Unsupported(
             "a GEMM contraction reads one input and one weight buffer and accumulates into one "
@@ -467,13 +801,26 @@ def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig) -> list[_Nest]:
         (e, n) for k in ("acc", "inp", "wgt") for e, n in zip(leading[k], shapes[k], strict=True)
     ]
     extents = _infer_extents(element_dims, subscripts)
-    accesses = {k: _linearise(leading[k], shapes[k]) for k in ("acc", "inp", "wgt")}
+    bufs = {
+        "inp": _buffer(x, Sram.INP, cfg, "contraction input", index),
+        "wgt": _buffer(w, Sram.WGT, cfg, "contraction weight", index),
+        "acc": _buffer(acc, Sram.ACC, cfg, "contraction output", index),
+    }
+    accesses = {k: _linearise(leading[k], bufs[k].strides) for k in ("acc", "inp", "wgt")}
     loop_extents, positions = _loop_nest_for(op, element_dims, extents, accesses)
     return [
         _Nest(
             loop_extents,
             positions,
-            lambda p: GemmOp(acc, p["acc"], x, p["inp"], w, p["wgt"]),
+            lambda p: GemmOp(
+                bufs["acc"].base,
+                p["acc"],
+                bufs["inp"].base,
+                p["inp"],
+                bufs["wgt"].base,
+                p["wgt"],
+            ),
+            {k: b.offset for k, b in bufs.items()},
         )
     ]
 
@@ -534,7 +881,7 @@ def _classify_operand(
     )
 
 
-def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig) -> list[_Nest]:
+def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -> list[_Nest]:
     if len(op.outputs) != 1 or op.res:
         raise _Unsupported("an element-wise op on SRAM writes exactly one accumulator buffer")
     out = op.outputs[0]
@@ -637,26 +984,34 @@ def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig) -> list[_Nest]:
         shape = _leading_shape(v.type, Sram.ACC, cfg)
         subscripts += list(zip(m.results[:-2], shape, strict=True))
     extents = _infer_extents(element_dims, subscripts)
-    assert isinstance(out.type, MemRefType)
-    accesses = {"dst": _linearise(out_map.results[:-2], _leading_shape(out.type, Sram.ACC, cfg))}
-    src = rhs.buffer
-    if src is not None:
-        assert isinstance(src.type, MemRefType)
-        accesses["src"] = _linearise(
-            rhs.subscripts[:-2], _leading_shape(src.type, Sram.ACC, cfg)
-        )
+    dst = _buffer(out, Sram.ACC, cfg, "element-wise output", index)
+    accesses = {"dst": _linearise(out_map.results[:-2], dst.strides)}
+    offsets = {"dst": dst.offset}
+    src = dst
+    if rhs.buffer is not None:
+        src = _buffer(rhs.buffer, Sram.ACC, cfg, "element-wise operand", index)
+        accesses["src"] = _linearise(rhs.subscripts[:-2], src.strides)
+        offsets["src"] = src.offset
     elif rhs.is_self:
         # x op x: the source is the destination element itself.
-        src = out
         accesses["src"] = accesses["dst"]
+        offsets["src"] = dst.offset
     loop_extents, positions = _loop_nest_for(op, element_dims, extents, accesses)
     if imm is not None:
-        return [_Nest(loop_extents, positions, lambda p: AluOp(kind, out, p["dst"], imm=imm))]
+        return [
+            _Nest(
+                loop_extents,
+                positions,
+                lambda p: AluOp(kind, dst.base, p["dst"], imm=imm),
+                offsets,
+            )
+        ]
     return [
         _Nest(
             loop_extents,
             positions,
-            lambda p: AluOp(kind, out, p["dst"], src=src, src_pos=p["src"]),
+            lambda p: AluOp(kind, dst.base, p["dst"], src=src.base, src_pos=p["src"]),
+            offsets,
         )
     ]
 
@@ -671,16 +1026,16 @@ _HANDLED = (
 )
 
 
-def _match(op: Operation, cfg: VTAConfig) -> list[_Nest]:
+def _match(op: Operation, cfg: VTAConfig, index: HostIndex) -> list[_Nest]:
     if isinstance(op, linalg.FillOp):
-        return _match_fill(op, cfg)
+        return _match_fill(op, cfg, index)
     if not isinstance(op, linalg.GenericOp):
         raise _Unsupported(f"this linalg op is not supported on VTA SRAM buffers: {_HANDLED}")
     if op.res:
         raise _Unsupported("linalg on tensors is not supported on VTA SRAM buffers")
     if any(sram_space(v.type) in (Sram.INP, Sram.WGT) for v in op.operands):
-        return _match_contraction(op, cfg)
-    return _match_elementwise(op, cfg)
+        return _match_contraction(op, cfg, index)
+    return _match_elementwise(op, cfg, index)
 
 
 def _materialise(
@@ -715,10 +1070,19 @@ def _materialise(
     return apply.result, form.const
 
 
-def _emit(op: Operation, nest: _Nest) -> None:
+def _emit(op: Operation, nest: _Nest, index: HostIndex) -> None:
     """Insert the loops and the micro-op of ``nest`` before ``op``."""
     new_ops: list[Operation] = []
     point = InsertPoint.before(op)
+
+    def insert_before(new: Operation) -> None:
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        new_ops.append(new)
+
+    # The offset of a view is the same for every micro-op of the nest: computed once, before
+    # the loops, it stays outside what vta-fold-uop-loops folds (the kernel's base position).
+    cache: dict[LinearForm, SSAValue] = {}
+    bases = {k: index.materialise(f, insert_before, cache) for k, f in nest.offsets.items()}
     ivs: list[SSAValue] = []
     for extent in nest.extents:
         block = Block(arg_types=[IndexType()])
@@ -734,12 +1098,19 @@ def _emit(op: Operation, nest: _Nest) -> None:
         Rewriter.insert_op(new, point)
         new_ops.append(new)
 
-    # Equal positions (x op x) share one value.
-    values: dict[AffineExpr, Position] = {}
-    for e in nest.positions.values():
-        if e not in values:
-            values[e] = _materialise(e, ivs, insert)
-    positions = {k: values[e] for k, e in nest.positions.items()}
+    # Equal positions (x op x), or positions that differ by a constant, share one value.
+    values: dict[tuple[AffineExpr, SSAValue | None], Position] = {}
+    positions: dict[str, Position] = {}
+    for k, e in nest.positions.items():
+        base, const = bases.get(k, (None, 0))
+        key = (e, base)
+        if key not in values:
+            expr, operands = e, ivs
+            if base is not None:
+                expr, operands = expr + AffineExpr.dimension(len(ivs)), [*ivs, base]
+            values[key] = _materialise(expr, operands, insert)
+        value, offset = values[key]
+        positions[k] = value, offset + const
     insert(nest.build(positions))
     copy_location(op, new_ops)
 
@@ -756,15 +1127,20 @@ class TensorizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         targets = [o for o in op.walk() if _is_linalg(o) and _sram_operands(o)]
+        index = HostIndex()
         # Match everything first, so a module is either fully rewritten or reported untouched.
         plans: list[tuple[Operation, list[_Nest]]] = []
         for target in targets:
             try:
-                plans.append((target, _match(target, get_config(target))))
+                plans.append((target, _match(target, get_config(target), index)))
             except _Unsupported as exc:
                 report_error(target, f"cannot be tensorized for VTA: {exc}")
+        views: list[Operation] = []
         for target, nests in plans:
             for nest in nests:
-                _emit(target, nest)
+                _emit(target, nest, index)
+            views += [v.owner for v in target.operands if isinstance(v.owner, memref.SubviewOp)]
             Rewriter.erase_op(target)
+        # The micro-ops address the buffers themselves: subviews left without users go.
+        erase_dead_views(views)
         verify_op(op)

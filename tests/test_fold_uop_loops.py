@@ -512,6 +512,31 @@ CASES = {
       vta.alu add %acc[%i], %acc2[%i] : !acc, !acc2
       vta.alu add %acc[%i], %acc2[0] : !acc, !acc2
     }""", {"acc": 8, "acc2": 8, "inp": 1, "wgt": 1}, fewer=False),
+    # Positions vta-tensorize makes for SRAM subviews: a base defined before the loops (the
+    # double-buffer copy %ic mod 2) plus the loop variables.
+    "subview_parity_base_alu": Case("""
+    affine.for %ic = 0 to 4 {
+      %b = affine.apply affine_map<(d0) -> ((d0 mod 2) * 8)>(%ic)
+      affine.for %o = 0 to 2 {
+        affine.for %i = 0 to 4 {
+          %d = affine.apply affine_map<(d0, d1) -> (d0 * 4 + d1)>(%o, %i)
+          %s = affine.apply affine_map<(d0, d1, d2) -> (d0 * 4 + d1 + d2)>(%o, %i, %b)
+          vta.alu add %acc[%d], %acc2[%s] : !acc, !acc2
+        }
+      }
+    }""", {"acc": 8, "acc2": 16, "inp": 1, "wgt": 1}),
+    "subview_parity_base_gemm": Case(f"""
+    affine.for %ic = 0 to 3 {{
+      %p = affine.apply affine_map<(d0) -> ((d0 mod 2) * 2)>(%ic)
+      %q = affine.apply affine_map<(d0) -> ((d0 mod 2) * 4)>(%ic)
+      affine.for %o = 0 to 2 {{
+        affine.for %i = 0 to 2 {{
+          %s = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%i, %p)
+          %w = affine.apply affine_map<(d0, d1, d2) -> (d0 * 2 + d1 + d2)>(%o, %i, %q)
+          vta.gemm %acc[%o] += %inp[%s] * %wgt[%w] : {GEMM_T}
+        }}
+      }}
+    }}""", {"acc": 2, "acc2": 1, "inp": 4, "wgt": 8}),
     "step_loop_unrolled": Case("""
     affine.for %i = 1 to 16 step 3 {
       vta.alu min %acc[%i], 7 : !acc

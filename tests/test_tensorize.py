@@ -14,7 +14,7 @@ import importlib.util
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import affine
+from xdsl.dialects import affine, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 
@@ -546,3 +546,101 @@ def test_error_leaves_module_unchanged() -> None:
 
 def test_shipped_configurations_listed() -> None:
     assert set(SHIPPED_CONFIGS) == {"default", "block32", "batch2"}
+
+
+# ---------------------------------------------------------------------------------------------
+# SRAM subviews: micro-ops on windows of a buffer (double-buffer copies, host offsets)
+
+
+def windows_program(cfg: VTAConfig, *, n: int = 4, t: int = 2, permuted: bool = False) -> str:
+    """Stage-3 IR of ``y = int8(max(a[0] + a[1], 0) >> 1)`` on the two row halves of an
+    accumulator buffer, ``t`` elements at a time through subviews at host offsets; with
+    ``permuted`` the second operand's window is the other one (offset ``((j + 1) mod 2) * t``,
+    a non-linear base position)."""
+    b, bo = cfg.batch, cfg.block_out
+    a_t = f"memref<2x{n}x{b}x{bo}xi32>"
+    y_t = f"memref<1x{n}x{b}x{bo}xi8>"
+    acc_t = f"memref<2x{n}x{b}x{bo}xi32, #vta.sram<acc>>"
+    win_t = (f"memref<1x{t}x{b}x{bo}xi32, strided<[{n * b * bo}, {b * bo}, {bo}, 1], "
+             f"offset: ?>, #vta.sram<acc>>")
+    other = "(d0 + 1) mod 2" if permuted else "d0"
+    idm = "affine_map<(p, q, bb, oo) -> (p, q, bb, oo)>"
+    par4 = '["parallel", "parallel", "parallel", "parallel"]'
+    return f"""
+func.func @windows(%a: {a_t}, %y: {y_t}) {{
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = memref.alloc() : {acc_t}
+  vta.dma_copy %a[0] -> %acc[0] y 1 x {2 * n} stride {2 * n} : {a_t} -> {acc_t}
+  affine.for %j = 0 to {n // t} {{
+    %k = affine.apply affine_map<(d0) -> (d0 * {t})>(%j)
+    %m = affine.apply affine_map<(d0) -> (({other}) * {t})>(%j)
+    %lo = memref.subview %acc[0, %k, 0, 0] [1, {t}, {b}, {bo}] [1, 1, 1, 1] : {acc_t} to {win_t}
+    %hi = memref.subview %acc[1, %m, 0, 0] [1, {t}, {b}, {bo}] [1, 1, 1, 1] : {acc_t} to {win_t}
+    linalg.generic {{indexing_maps = [{idm}, {idm}], iterator_types = {par4}}}
+        ins(%hi : {win_t}) outs(%lo : {win_t}) {{
+    ^bb0(%in: i32, %out: i32):
+      %r = arith.addi %out, %in : i32
+      linalg.yield %r : i32
+    }}
+    linalg.generic {{indexing_maps = [{idm}], iterator_types = {par4}}} outs(%lo : {win_t}) {{
+    ^bb0(%out: i32):
+      %r = arith.maxsi %out, %c0 : i32
+      linalg.yield %r : i32
+    }}
+    linalg.generic {{indexing_maps = [{idm}], iterator_types = {par4}}} outs(%lo : {win_t}) {{
+    ^bb0(%out: i32):
+      %r = arith.shrsi %out, %c1 : i32
+      linalg.yield %r : i32
+    }}
+  }}
+  vta.dma_copy %acc[0] -> %y[0] y 1 x {n} stride {n} : {acc_t} -> {y_t}
+  return
+}}
+"""
+
+
+def windows_reference(a: np.ndarray, t: int, permuted: bool) -> np.ndarray:
+    lo, hi = a[0].astype(np.int64), a[1].astype(np.int64)
+    if permuted:
+        n = lo.shape[0]
+        hi = np.concatenate([hi[((j // t + 1) % (n // t)) * t:][:t] for j in range(0, n, t)])
+    return (np.maximum(lo + hi, 0) >> 1).astype(np.int8)[None]
+
+
+def test_subview_positions_use_the_buffer() -> None:
+    """Micro-ops address the buffer a view is of; the view's offset is one value computed
+    before the loops (loop-invariant), and the subviews are erased."""
+    cfg = VTAConfig.shipped("default")
+    module = compile_ir(windows_program(cfg, permuted=True), cfg, fold=False)
+    assert not ops_of(module, memref.SubviewOp)
+    add = next(a for a in ops_of(module, AluOp) if not a.use_imm)
+    (_, dst, dst_index, _, _), (_, src, src_index, src_off, _) = add.operand_positions()
+    acc = next(op for op in ops_of(module, memref.AllocOp)).memref
+    assert dst is acc and src is acc
+    loop = add.parent_op()
+    assert isinstance(loop, affine.ForOp)
+    # The source window's base, (j + 1) mod 2 windows in the second half: outside the loop.
+    base = src_index.owner.operands[-1]
+    assert not loop.is_ancestor(base.owner)
+    assert str(base.owner.map.data) == "(d0) -> ((((d0 + 1) mod 2) * 2))"
+    assert src_off == 4 and dst_index is not None
+
+
+@pytest.mark.parametrize("permuted", [False, True])
+def test_subviews_fold_and_run_bit_exact(cfg: VTAConfig, permuted: bool) -> None:
+    """The loops over each window fold into a micro-kernel whose base position is the
+    window's offset, and the program computes numpy's result."""
+    from vta_mlir.passes.coproc_sync import CoprocSyncPass
+
+    n, t = 4, 2
+    module = compile_ir(windows_program(cfg, n=n, t=t, permuted=permuted), cfg)
+    kernels = [k for k in ops_of(module, UopLoopOp) if k.is_kernel]
+    assert len(kernels) == 3
+    # The host loop over the windows holds three kernels: it stays.
+    assert len(ops_of(module, affine.ForOp)) == 1
+    CoprocSyncPass().apply(make_context(), module)
+    rng = np.random.default_rng(3)
+    a = rng.integers(-1000, 1000, (2, n, cfg.batch, cfg.block_out)).astype(np.int32)
+    (y,), _ = run_on_device(module, cfg, a)
+    np.testing.assert_array_equal(y, windows_reference(a, t, permuted))

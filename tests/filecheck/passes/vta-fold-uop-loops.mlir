@@ -267,3 +267,32 @@ func.func @host(%a: !acc, %b: !acc, %n: index) {
   } {vta.double_buffer}
   return
 }
+
+// -----
+
+// Positions that vta-tensorize makes for SRAM subviews: the view's offset (here the copy
+// %ic mod 2 of a double-buffered tile, not affine in %ic) is a value defined before the loops,
+// plus the loop variables. The loops fold around it and it becomes the kernel's base; the
+// host loop whose parity it is stays.
+
+// CHECK-LABEL: func.func @subview_base(
+// CHECK:         affine.for %[[IC:.*]] = 0 to 4 {
+// CHECK-NEXT:      %[[B:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 16))> (%[[IC]])
+// CHECK-NEXT:      vta.uop_loop 16 dst 1 src 1 {
+// CHECK-NEXT:        vta.alu add %{{.*}}[0], %{{.*}}[%[[B]] + 32]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+!acc = memref<64x1x16xi32, #vta.sram<acc>>
+func.func @subview_base(%a: !acc) {
+  affine.for %ic = 0 to 4 {
+    %b = affine.apply affine_map<(d0) -> ((d0 mod 2) * 16)>(%ic)
+    affine.for %o = 0 to 4 {
+      affine.for %i = 0 to 4 {
+        %d = affine.apply affine_map<(d0, d1) -> (d0 * 4 + d1)>(%o, %i)
+        %s = affine.apply affine_map<(d0, d1, d2) -> (d0 * 4 + d1 + d2)>(%o, %i, %b)
+        vta.alu add %a[%d], %a[%s + 32] : !acc, !acc
+      }
+    }
+  }
+  return
+}

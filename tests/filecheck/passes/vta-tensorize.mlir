@@ -476,3 +476,118 @@ func.func @copy(%a: memref<4x1x16xi32, #vta.sram<acc>>, %b: memref<4x1x16xi32, #
   linalg.copy ins(%a : memref<4x1x16xi32, #vta.sram<acc>>) outs(%b : memref<4x1x16xi32, #vta.sram<acc>>)
   return
 }
+
+// -----
+
+// SRAM subviews: the double-buffer copy (a rank-reducing subview at the loop parity), a static
+// window and windows at a host offset. The micro-ops address the buffers themselves: a view's
+// offset is computed once before the loops (CHECK) and stays the kernel's base position when
+// vta-fold-uop-loops folds the loops around it (FOLD); the subviews go.
+
+// CHECK-LABEL: func.func @subviews(
+// CHECK-SAME:      %[[INP:[^:]*]]: memref<2x1x4x1x16xi8, #vta.sram<inp>>, %[[WGT:[^:]*]]: memref<2x4x4x16x16xi8, #vta.sram<wgt>>, %[[ACC:[^:]*]]: memref<2x4x1x16xi32, #vta.sram<acc>>)
+// CHECK-NEXT:    %{{.*}} = arith.constant 0 : i32
+// CHECK-NEXT:    affine.for %[[IC:.*]] = 0 to 4 {
+// CHECK-NEXT:      affine.for %[[R:.*]] = 0 to 4 {
+// CHECK-NEXT:        vta.gemm reset %[[ACC]][%[[R]] + 4] : memref<2x4x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[IP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 4))> (%[[IC]])
+// CHECK-NEXT:      %[[WP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 16))> (%[[IC]])
+// CHECK-NEXT:      affine.for %[[O:.*]] = 0 to 4 {
+// CHECK-NEXT:        affine.for %[[I:.*]] = 0 to 4 {
+// CHECK-NEXT:          %[[S:.*]] = affine.apply affine_map<(d0, d1) -> ((d0 + d1))> (%[[I]], %[[IP]])
+// CHECK-NEXT:          %[[W:.*]] = affine.apply affine_map<(d0, d1, d2) -> ((((d0 * 4) + d1) + d2))> (%[[O]], %[[I]], %[[WP]])
+// CHECK-NEXT:          vta.gemm %[[ACC]][%[[O]] + 4] += %[[INP]][%[[S]]] * %[[WGT]][%[[W]]] : memref<2x4x1x16xi32, #vta.sram<acc>>, memref<2x1x4x1x16xi8, #vta.sram<inp>>, memref<2x4x4x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    affine.for %[[J:.*]] = 0 to 2 {
+// CHECK-NEXT:      %[[K:.*]] = affine.apply affine_map<(d0) -> ((d0 * 2))> (%[[J]])
+// CHECK-NEXT:      affine.for %[[E:.*]] = 0 to 2 {
+// CHECK-NEXT:        %[[D:.*]] = affine.apply affine_map<(d0, d1) -> ((d0 + d1))> (%[[E]], %[[K]])
+// CHECK-NEXT:        vta.alu add %[[ACC]][%[[D]]], %[[ACC]][%[[D]] + 4] : memref<2x4x1x16xi32, #vta.sram<acc>>, memref<2x4x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+// FOLD-LABEL: func.func @subviews(
+// FOLD:         affine.for %[[IC:.*]] = 0 to 4 {
+// FOLD-NEXT:      vta.uop_loop 4 dst 1 {
+// FOLD-NEXT:        vta.gemm reset %{{.*}}[4]
+// FOLD-NEXT:      }
+// FOLD-NEXT:      %[[IP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 4))> (%[[IC]])
+// FOLD-NEXT:      %[[WP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 16))> (%[[IC]])
+// FOLD-NEXT:      vta.uop_loop 4 dst 1 wgt 4 {
+// FOLD-NEXT:        vta.uop_loop 4 src 1 wgt 1 {
+// FOLD-NEXT:          vta.gemm %{{.*}}[4] += %{{.*}}[%[[IP]]] * %{{.*}}[%[[WP]]]
+// FOLD-NEXT:        }
+// FOLD-NEXT:      }
+// FOLD-NEXT:    }
+// The host offset 2 * %j is linear: that loop folds too (two contiguous halves, one level).
+// FOLD-NEXT:    vta.uop_loop 4 dst 1 src 1 {
+// FOLD-NEXT:      vta.alu add %{{.*}}[0], %{{.*}}[4]
+// FOLD-NEXT:    }
+// FOLD-NEXT:    func.return
+#x = affine_map<(b, o, i, bb, oo, ii) -> (b, i, bb, ii)>
+#w = affine_map<(b, o, i, bb, oo, ii) -> (o, i, oo, ii)>
+#a = affine_map<(b, o, i, bb, oo, ii) -> (b, o, bb, oo)>
+#id = affine_map<(b, o, bb, oo) -> (b, o, bb, oo)>
+!inp2 = memref<2x1x4x1x16xi8, #vta.sram<inp>>
+!wgt2 = memref<2x4x4x16x16xi8, #vta.sram<wgt>>
+!accb = memref<2x4x1x16xi32, #vta.sram<acc>>
+!inp = memref<1x4x1x16xi8, strided<[64, 16, 16, 1], offset: ?>, #vta.sram<inp>>
+!wgt = memref<4x4x16x16xi8, strided<[1024, 256, 16, 1], offset: ?>, #vta.sram<wgt>>
+!acc = memref<1x4x1x16xi32, strided<[64, 16, 16, 1], offset: 64>, #vta.sram<acc>>
+!half = memref<1x2x1x16xi32, strided<[64, 16, 16, 1], offset: ?>, #vta.sram<acc>>
+func.func @subviews(%inp2: !inp2, %wgt2: !wgt2, %accb: !accb) {
+  %c0 = arith.constant 0 : i32
+  %acc = memref.subview %accb[1, 0, 0, 0] [1, 4, 1, 16] [1, 1, 1, 1] : !accb to !acc
+  affine.for %ic = 0 to 4 {
+    %p = affine.apply affine_map<(d0) -> (d0 mod 2)>(%ic)
+    %inp = memref.subview %inp2[%p, 0, 0, 0, 0] [1, 1, 4, 1, 16] [1, 1, 1, 1, 1] : !inp2 to !inp
+    %wgt = memref.subview %wgt2[%p, 0, 0, 0, 0] [1, 4, 4, 16, 16] [1, 1, 1, 1, 1] : !wgt2 to !wgt
+    linalg.fill ins(%c0 : i32) outs(%acc : !acc)
+    linalg.generic {indexing_maps = [#x, #w, #a], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]}
+        ins(%inp, %wgt : !inp, !wgt) outs(%acc : !acc) {
+    ^bb0(%xv: i8, %wv: i8, %av: i32):
+      %0 = arith.extsi %xv : i8 to i32
+      %1 = arith.extsi %wv : i8 to i32
+      %2 = arith.muli %0, %1 : i32
+      %3 = arith.addi %av, %2 : i32
+      linalg.yield %3 : i32
+    }
+  }
+  affine.for %j = 0 to 2 {
+    %k = affine.apply affine_map<(d0) -> (d0 * 2)>(%j)
+    %lo = memref.subview %accb[0, %k, 0, 0] [1, 2, 1, 16] [1, 1, 1, 1] : !accb to !half
+    %hi = memref.subview %accb[1, %k, 0, 0] [1, 2, 1, 16] [1, 1, 1, 1] : !accb to !half
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%hi : !half) outs(%lo : !half) {
+    ^bb0(%in: i32, %out: i32):
+      %0 = arith.addi %out, %in : i32
+      linalg.yield %0 : i32
+    }
+  }
+  return
+}
+
+// -----
+
+// A view that cuts tensor elements apart (half of each element's lanes).
+func.func @half_elements(%acc: memref<4x1x16xi32, #vta.sram<acc>>) {
+  %c0 = arith.constant 0 : i32
+  %v = memref.subview %acc[0, 0, 8] [4, 1, 8] [1, 1, 1] : memref<4x1x16xi32, #vta.sram<acc>> to memref<4x1x8xi32, strided<[16, 16, 1], offset: 8>, #vta.sram<acc>>
+  // expected-error@+1 {{cannot be tensorized for VTA: fill output must be shaped [elements...]x1x16 (one acc tensor element per row), got memref<4x1x8xi32, strided<[16, 16, 1], offset: 8>, #vta.sram<acc>>}}
+  linalg.fill ins(%c0 : i32) outs(%v : memref<4x1x8xi32, strided<[16, 16, 1], offset: 8>, #vta.sram<acc>>)
+  return
+}
+
+// -----
+
+func.func @dynamic_stride(%acc: memref<8x1x16xi32, #vta.sram<acc>>, %s: index) {
+  %c0 = arith.constant 0 : i32
+  %v = memref.subview %acc[0, 0, 0] [4, 1, 16] [%s, 1, 1] : memref<8x1x16xi32, #vta.sram<acc>> to memref<4x1x16xi32, strided<[?, 16, 1]>, #vta.sram<acc>>
+  // expected-error@+1 {{'linalg.fill' op cannot be tensorized for VTA: a subview with dynamic sizes or strides is not supported (VTA copies and micro-ops have static shapes)}}
+  linalg.fill ins(%c0 : i32) outs(%v : memref<4x1x16xi32, strided<[?, 16, 1]>, #vta.sram<acc>>)
+  return
+}
