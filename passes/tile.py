@@ -1,0 +1,434 @@
+"""``vta-tile``: tile every VTA region so that its buffers fit the SRAMs (stage 1 → 2 of
+``docs/pipeline.md``).
+
+A region (the normal form of ``vta-pack``: accumulator allocs, their initialisation, at most
+one contraction, element-wise ALU generics, a ``trunci`` output) is rewritten into host
+``affine.for`` loops over tiles of its ``b`` (batch rows), ``o`` (output) and ``i`` (reduction)
+elements, with SRAM buffers (``#vta.sram<inp|wgt|acc>``, shaped like the tile), DRAM → SRAM
+``memref.copy`` s of ``memref.subview`` s, and the region's linalg ops on SRAM views: the
+initialisation (``linalg.fill``, a copy, or a ``linalg.generic`` when it broadcasts or
+sign-extends), the contraction, the ALU ops and the ``trunci`` output into a DRAM subview.  An
+element-wise operand held in a second accumulator gets its own accumulator tile.
+
+**Choice.**  :mod:`.tile_search` enumerates tilings (tile sizes, order of the ``b``/``o``
+loops, whether the input and weights are held per tile, per row of tiles or whole, double
+buffering) that fit the SRAMs and takes the one with the fewest DRAM bytes, then the fewest
+cycles under :mod:`.tile_cost`, a pipeline model of the three modules built on the timing
+model's instruction costs.  Weights used once are therefore loaded exactly once, and the input
+is kept in SRAM across output tiles when it fits.  Tile sizes divide the dimensions where a
+divisor is good; elsewhere a ``b`` or ``o`` tile may leave a smaller last tile, emitted as a
+second copy of the loop body (a peeled remainder, not a clamped tile: every SRAM view keeps a
+static shape and is a contiguous prefix of its buffer); the ``i`` tile always divides.  Regions
+of one function share each SRAM: a region may use what the earlier ones left, divided among
+the regions still to come.
+
+**Options.**  ``tile=b,o,i`` fixes the tile sizes in tensor elements (``0`` or a missing entry:
+chosen; larger than the dimension: the whole dimension); a tile that does not fit is an error
+naming the SRAM.  ``double-buffer=true|false`` forces the choice (default: the cost model's).
+``verbose=true`` reports the chosen tiling as a remark at each region's output.
+
+**Double buffering.**  An input or weight buffer loaded more than once is one alloc with a
+leading dimension of 2; the load in iteration ``k`` of its loop uses copy ``k mod 2``
+(``affine.apply`` of ``d0 mod 2``; a peeled remainder tile uses the next parity), through a
+rank-reducing ``memref.subview``.  The region's outermost tile loops carry the unit attribute
+``vta.double_buffer`` for ``vta-coproc-sync``.
+
+Before (``matrix_multiply_opt``, default configuration)::
+
+    %acc = memref.alloc() : memref<1x64x1x16xi32>
+    linalg.fill ins(%c0 : i32) outs(%acc : memref<1x64x1x16xi32>)
+    linalg.generic {contraction} ins(%x, %w : memref<1x64x1x16xi8>, memref<64x64x16x16xi8>)
+        outs(%acc : memref<1x64x1x16xi32>)
+    linalg.generic ins(%acc) outs(%acc) { shrsi 8 }     // and maxsi 0, minsi 127
+    linalg.generic ins(%acc) outs(%y) { trunci }
+
+After::
+
+    %inp = memref.alloc() : memref<1x64x1x16xi8, #vta.sram<inp>>
+    %wgt = memref.alloc() : memref<2x4x64x16x16xi8, #vta.sram<wgt>>
+    %acc = memref.alloc() : memref<1x4x1x16xi32, #vta.sram<acc>>
+    %x_tile = memref.subview %x[0, 0, 0, 0] [1, 64, 1, 16] [1, 1, 1, 1] : ...
+    memref.copy %x_tile, %inp : ...
+    affine.for %o = 0 to 16 {
+      %o0 = affine.apply affine_map<(d0) -> ((d0 * 4))> (%o)
+      %w_tile = memref.subview %w[%o0, 0, 0, 0] [4, 64, 16, 16] [1, 1, 1, 1] : ...
+      %copy = affine.apply affine_map<(d0) -> ((d0 mod 2))> (%o)
+      %wgt_view = memref.subview %wgt[%copy, 0, 0, 0, 0] [1, 4, 64, 16, 16] [1, 1, 1, 1, 1]
+          : memref<2x4x64x16x16xi8, #vta.sram<wgt>>
+          to memref<4x64x16x16xi8, strided<[16384, 256, 16, 1], offset: ?>, #vta.sram<wgt>>
+      memref.copy %w_tile, %wgt_view : ...
+      linalg.fill ins(%c0 : i32) outs(%acc : ...)
+      linalg.generic {contraction} ins(%inp, %wgt_view : ...) outs(%acc : ...)
+      linalg.generic ins(%acc) outs(%acc) { shrsi 8 }   // and maxsi 0, minsi 127
+      %y_tile = memref.subview %y[0, %o0, 0, 0] [1, 4, 1, 16] [1, 1, 1, 1] : ...
+      linalg.generic ins(%acc) outs(%y_tile) { trunci }
+    } {vta.double_buffer}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import affine, func, memref
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    IndexType,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+    UnitAttr,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from vta_mlir.dialects.vta import Sram, SramAttr, get_config, sram_space
+from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
+from vta_mlir.ir.locations import copy_location
+
+from .tile_cost import NoFit, Plan, Residency, double_buffered, pieces
+from .tile_region import VtaRegion, find_regions
+from .tile_search import choose_plan, share_srams, sram_elements, sram_in_use
+
+__all__ = ["DOUBLE_BUFFER_ATTR", "TilePass"]
+
+#: Unit attribute on the outermost tile loops of a double-buffered region.
+DOUBLE_BUFFER_ATTR = "vta.double_buffer"
+
+#: An index: an SSA value or a constant.
+Index = SSAValue | int
+
+
+@dataclass(frozen=True)
+class _Span:
+    """The tile of one dimension in the current loop body: its first element, its size, and
+    what picks the copy of a double-buffered buffer loaded here (a loop variable, whose parity
+    is the copy, or the number of tiles before this one)."""
+
+    start: Index
+    size: int
+    copy: Index
+
+
+class _Emitter:
+    """Builds the loop nest of one region before its output op."""
+
+    def __init__(self, region: VtaRegion, plan: Plan) -> None:
+        self.r, self.plan = region, plan
+        self.point = InsertPoint.before(region.output)
+        self.depth = 0
+        s = region.shape
+        self.ni = s.i // plan.ti if s.i else 1
+        self.bufs: dict[str, tuple[SSAValue, bool]] = {}
+        #: Views and parities already built, per enclosing loop (reusable inside it).
+        self.cache: list[dict[tuple[object, ...], SSAValue]] = [{}]
+
+    def cached(self, key: tuple[object, ...]) -> SSAValue | None:
+        for scope in reversed(self.cache):
+            if key in scope:
+                return scope[key]
+        return None
+
+    # ---- building blocks ------------------------------------------------------------------
+
+    def insert(self, op: Operation) -> Operation:
+        Rewriter.insert_op(op, self.point)
+        copy_location(self.r.output, op)
+        return op
+
+    @contextmanager
+    def loop(self, trip: int, name: str) -> Iterator[SSAValue]:
+        block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = name
+        loop = affine.ForOp.from_region([], [], [], [], 0, trip, Region(block))
+        self.insert(loop)
+        block.add_op(affine.YieldOp.get())
+        copy_location(self.r.output, block.ops)
+        if self.depth == 0 and self.plan.double_buffer:
+            loop.attributes[DOUBLE_BUFFER_ATTR] = UnitAttr()
+        saved, self.point = self.point, InsertPoint.before(block.last_op)  # type: ignore[arg-type]
+        self.depth += 1
+        self.cache.append({})
+        try:
+            yield block.args[0]
+        finally:
+            self.cache.pop()
+            self.depth -= 1
+            self.point = saved
+
+    def apply(self, iv: SSAValue, expr: AffineExpr, name: str) -> SSAValue:
+        if expr == AffineExpr.dimension(0):
+            return iv
+        op = affine.ApplyOp([iv], AffineMapAttr(AffineMap(1, 0, (expr,))))
+        op.result.name_hint = name
+        self.insert(op)
+        return op.result
+
+    def parity(self, copy: Index) -> Index:
+        if isinstance(copy, int):
+            return copy % 2
+        found = self.cached(("parity", copy))
+        if found is None:
+            found = self.apply(copy, AffineExpr.dimension(0) % 2, "copy")
+            self.cache[-1][("parity", copy)] = found
+        return found
+
+    def subview(self, src: SSAValue, offsets: Sequence[Index], sizes: Sequence[int],
+                name: str, drop_first: bool = False) -> SSAValue:
+        t = src.type
+        assert isinstance(t, MemRefType)
+        ones = [1] * len(sizes)
+        rt = memref.SubviewOp.infer_result_type(t, list(offsets), list(sizes), ones)
+        if drop_first:
+            layout = rt.layout
+            assert isinstance(layout, StridedLayoutAttr)
+            strides = [s.data if hasattr(s, "data") else None for s in layout.strides.data]
+            offset = layout.offset.data if hasattr(layout.offset, "data") else None
+            rt = MemRefType(t.element_type, rt.get_shape()[1:],
+                            StridedLayoutAttr(strides[1:], offset), t.memory_space)
+        op = memref.SubviewOp.get(src, list(offsets), list(sizes), ones, rt)
+        op.result.name_hint = name
+        self.insert(op)
+        return op.result
+
+    def alloc(self, space: Sram, shape: Sequence[int], like: MemRefType) -> SSAValue:
+        op = memref.AllocOp.get(like.element_type, shape=list(shape),
+                                memory_space=SramAttr(space))
+        op.memref.name_hint = space.value
+        self.insert(op)
+        return op.memref
+
+    # ---- buffers and views ----------------------------------------------------------------
+
+    def sram_view(self, which: str, start: Sequence[Index], size: Sequence[int],
+                  copy: Index = 0) -> SSAValue:
+        """Rows ``start[0]`` + ``size[0]`` and columns ``start[1]`` + ``size[1]`` of buffer
+        ``which`` (its copy ``copy`` when double-buffered); the buffer itself when that is
+        all of it."""
+        buf, doubled = self.bufs[which]
+        t = buf.type
+        assert isinstance(t, MemRefType)
+        shape = t.get_shape()[1:] if doubled else t.get_shape()
+        if not doubled and list(size) == list(shape[:2]) and all(s == 0 for s in start):
+            return buf
+        elem = list(shape[2:])
+        key = (which, *start, *size, copy if doubled else 0)
+        found = self.cached(key)
+        if found is None:
+            if doubled:
+                found = self.subview(buf, [self.parity(copy), *start, 0, 0], [1, *size, *elem],
+                                     f"{which[:3]}_view", drop_first=True)
+            else:
+                found = self.subview(buf, [*start, 0, 0], [*size, *elem], f"{which[:3]}_view")
+            self.cache[-1][key] = found
+        return found
+
+    def dram_view(self, src: SSAValue, start: Sequence[Index], size: Sequence[int]) -> SSAValue:
+        t = src.type
+        assert isinstance(t, MemRefType)
+        return self.subview(src, [*start, 0, 0], [*size, *t.get_shape()[2:]],
+                            f"{src.name_hint or 'dram'}_tile")
+
+    # ---- the nest -------------------------------------------------------------------------
+
+    def emit(self) -> None:
+        r, p, s = self.r, self.plan, self.r.shape
+        out_t = r.accs[0].type
+        assert isinstance(out_t, MemRefType)
+        elem_acc = list(out_t.get_shape()[2:])
+        if r.contraction is not None:
+            x, w = r.contraction.inputs
+            for which, src, rows, full, res in (("inp", x, p.tb, s.b, p.inp),
+                                                ("wgt", w, p.to, s.o, p.wgt)):
+                src_t = src.type
+                assert isinstance(src_t, MemRefType)
+                size = {Residency.TILE: [rows, p.ti], Residency.ROW: [rows, s.i],
+                        Residency.ALL: [full, s.i]}[res]
+                doubled = double_buffered(s, p, which)
+                shape = ([2] if doubled else []) + size + list(src_t.get_shape()[2:])
+                space = Sram.INP if which == "inp" else Sram.WGT
+                self.bufs[which] = (self.alloc(space, shape, src_t), doubled)
+        for k, acc in enumerate(r.accs):
+            t = acc.type
+            assert isinstance(t, MemRefType)
+            self.bufs[f"acc{k}"] = (self.alloc(Sram.ACC, [p.tb, p.to, *elem_acc], t), False)
+        for which, res in (("inp", p.inp), ("wgt", p.wgt)):
+            if r.contraction is not None and res is Residency.ALL:
+                self.load(which, _Span(0, s.b if which == "inp" else s.o, 0),
+                          _Span(0, s.i, 0), 0)
+        dims = ["b", "o"] if p.b_outer else ["o", "b"]
+        self.level(dims, {})
+
+    def spans(self, n: int, t: int) -> Iterator[tuple[int, int, int]]:
+        """``(trip, size, first element)`` of each part of a dimension of ``n`` in tiles of
+        ``t``: the tiles that divide, then the remainder."""
+        first = 0
+        for size, count in pieces(n, t):
+            yield count, size, first
+            first += size * count
+
+    def level(self, dims: list[str], env: dict[str, _Span]) -> None:
+        if not dims:
+            self.tile_body(env)
+            return
+        dim, rest = dims[0], dims[1:]
+        n, t = (self.r.shape.b, self.plan.tb) if dim == "b" else (self.r.shape.o, self.plan.to)
+        done = 0
+        for trip, size, first in self.spans(n, t):
+            if trip > 1:
+                with self.loop(trip, dim) as iv:
+                    start = self.apply(iv, AffineExpr.dimension(0) * size + first, f"{dim}0")
+                    self.level_body(dim, rest, env, _Span(start, size, iv))
+            else:
+                self.level_body(dim, rest, env, _Span(first, size, done))
+            done += trip
+
+    def level_body(self, dim: str, rest: list[str], env: dict[str, _Span], span: _Span) -> None:
+        env = {**env, dim: span}
+        which = "inp" if dim == "b" else "wgt"
+        res = self.plan.inp if dim == "b" else self.plan.wgt
+        if self.r.contraction is not None and res is Residency.ROW:
+            self.load(which, span, _Span(0, self.r.shape.i, 0), span.copy)
+        self.level(rest, env)
+
+    def load(self, which: str, rows: _Span, cols: _Span, copy: Index) -> SSAValue:
+        """Copy rows × cols of the input or weights into their buffer; returns the view."""
+        assert self.r.contraction is not None
+        src = self.r.contraction.inputs[0 if which == "inp" else 1]
+        dram = self.dram_view(src, [rows.start, cols.start], [rows.size, cols.size])
+        res = self.plan.inp if which == "inp" else self.plan.wgt
+        at = [0, 0] if res is not Residency.ALL else [rows.start, cols.start]
+        sram = self.sram_view(which, at, [rows.size, cols.size], copy)
+        self.insert(memref.CopyOp(dram, sram))
+        return sram
+
+    def tile_body(self, env: dict[str, _Span]) -> None:
+        b, o = env["b"], env["o"]
+        acc_of = {acc: self.sram_view(f"acc{k}", [0, 0], [b.size, o.size])
+                  for k, acc in enumerate(self.r.accs)}
+        for op in self.r.ops:
+            if op is self.r.contraction:
+                self.contraction(op, env, acc_of)
+                continue
+            operands: list[SSAValue] = []
+            for v, m in zip(op.operands, _maps(op), strict=True):
+                if v in acc_of:
+                    operands.append(acc_of[v])
+                elif isinstance(v.type, MemRefType):
+                    assert m is not None
+                    operands.append(self.dram_view(v, *self.dram_range(m, env, v.type)))
+                else:
+                    operands.append(v)
+            if op in self.r.plain_copies:
+                new: Operation = memref.CopyOp(operands[0], operands[1])
+            else:
+                new = op.clone()
+                new.operands = operands
+            self.insert(new)
+            copy_location(op, new)
+
+    @staticmethod
+    def dram_range(m: AffineMap, env: dict[str, _Span],
+                   t: MemRefType) -> tuple[list[Index], list[int]]:
+        """Offsets and sizes of the two leading dims of a DRAM operand of an element-wise op:
+        the b and o tiles (map results ``d0``, ``d1``), or the whole dimension where the map
+        broadcasts (result ``0``)."""
+        starts: list[Index] = []
+        sizes: list[int] = []
+        for k, dim in enumerate(("b", "o")):
+            if m.results[k] == AffineExpr.constant(0):
+                starts.append(0)
+                sizes.append(t.get_shape()[k])
+            else:
+                starts.append(env[dim].start)
+                sizes.append(env[dim].size)
+        return starts, sizes
+
+    def contraction(self, op: linalg.GenericOp, env: dict[str, _Span],
+                    acc_of: dict[SSAValue, SSAValue]) -> None:
+        p, s = self.plan, self.r.shape
+        if self.ni > 1:
+            with self.loop(self.ni, "i") as iv:
+                start = self.apply(iv, AffineExpr.dimension(0) * p.ti, "i0")
+                self.contraction_step(op, env, acc_of, _Span(start, p.ti, iv))
+        else:
+            self.contraction_step(op, env, acc_of, _Span(0, s.i, 0))
+
+    def contraction_step(self, op: linalg.GenericOp, env: dict[str, _Span],
+                         acc_of: dict[SSAValue, SSAValue], i: _Span) -> None:
+        views: list[SSAValue] = []
+        for which, span, res in (("inp", env["b"], self.plan.inp),
+                                 ("wgt", env["o"], self.plan.wgt)):
+            if res is Residency.TILE:
+                views.append(self.load(which, span, i, i.copy))
+            elif res is Residency.ROW:
+                views.append(self.sram_view(which, [0, i.start], [span.size, i.size],
+                                            span.copy))
+            else:
+                views.append(self.sram_view(which, [span.start, i.start],
+                                            [span.size, i.size]))
+        new = op.clone()
+        new.operands = [*views, acc_of[op.outputs[0]]]
+        self.insert(new)
+        copy_location(op, new)
+
+
+def _maps(op: Operation) -> list[AffineMap | None]:
+    if isinstance(op, linalg.GenericOp):
+        return [m.data for m in op.indexing_maps.data]
+    return [None] * len(op.operands)
+
+
+def _parse_tile(values: tuple[int, ...]) -> tuple[int, int, int] | str:
+    if len(values) > 3 or any(v < 0 for v in values):
+        return f"tile= takes up to three non-negative sizes (b, o, i), got {values}"
+    padded = (*values, 0, 0, 0)
+    return padded[0], padded[1], padded[2]
+
+
+@dataclass(frozen=True)
+class TilePass(ModulePass):
+    """Tile the VTA regions onto SRAM buffers (module docstring)."""
+
+    name = "vta-tile"
+
+    tile: tuple[int, ...] = ()
+    double_buffer: bool | None = None
+    verbose: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        tile = _parse_tile(self.tile)
+        if isinstance(tile, str):
+            report_error(op, f"vta-tile: {tile}")
+        for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            regions = find_regions(f)
+            if not regions:
+                continue
+            cfg = get_config(f)
+            used = sram_in_use(f)
+            for k, region in enumerate(regions):
+                todo = regions[k:]
+                budget = share_srams(cfg, used, sum(r.contraction is not None for r in todo),
+                                     len(todo))
+                try:
+                    plan, est = choose_plan(region.shape, cfg, budget, tile, self.double_buffer)
+                except NoFit as exc:
+                    report_error(region.output, f"vta-tile: cannot tile this region: {exc}")
+                if self.verbose:
+                    emit_remark(region.output,
+                                f"vta-tile: {plan.describe()}; estimated {est.cycles} cycles, "
+                                f"DRAM bytes inp {est.inp_bytes}, wgt {est.wgt_bytes}, acc "
+                                f"{est.acc_bytes}, out {est.out_bytes}")
+                emitter = _Emitter(region, plan)
+                emitter.emit()
+                for buf, _ in emitter.bufs.values():
+                    space = sram_space(buf.type)
+                    assert space is not None
+                    used[space.value] += sram_elements(buf.type)
+                region.erase()
+        verify_op(op)

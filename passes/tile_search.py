@@ -1,0 +1,253 @@
+"""The search of ``vta-tile``: every tiling of a region that fits the SRAMs, costed by
+:mod:`.tile_cost`, and the best one.
+
+Tile sizes tried per dimension are its divisors and, where two consecutive divisors are more
+than a factor 2 apart (the dimension has no good divisor there), the sizes that split it into
+up to :data:`MAX_SPLITS` tiles, leaving a smaller last tile; the ``i`` tile always divides.  A
+plan is kept when every SRAM view it needs is a contiguous run of its buffer.  Equivalent
+spellings of one schedule are costed once (:func:`_normalise`).  Plans are ranked by
+``(DRAM bytes, cycles)``: every plan by the closed-form estimate, then the
+:data:`REFINED` best with fewest bytes by replaying their commands
+(:func:`~.tile_cost.replay`).  A plan with a remainder tile must be faster by more than
+:data:`REMAINDER_MARGIN` to be preferred to one whose tiles divide the dimensions.
+
+SRAM buffers are allocated in program order and never freed within a function
+(``vta_mlir.host.layout``), so the regions of one function share each SRAM: a region may use
+what the earlier ones left, divided among the regions still to come that need it
+(:func:`share_srams`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import replace
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Attribute, Operation
+
+from vta_mlir.config import LOOP_ITER_WIDTH, VTAConfig
+from vta_mlir.dialects.vta import sram_space
+
+from .tile_cost import (
+    Budget,
+    Estimate,
+    NoFit,
+    Plan,
+    RegionShape,
+    Residency,
+    _Costs,
+    _count,
+    _loaded_repeatedly,
+    double_buffered,
+    estimate,
+    footprint,
+    replay,
+)
+
+__all__ = [
+    "MAX_SPLITS",
+    "REFINED",
+    "REMAINDER_MARGIN",
+    "candidates",
+    "choose_plan",
+    "share_srams",
+    "sram_elements",
+    "sram_in_use",
+]
+
+#: Relative cycle advantage a plan with a remainder tile needs over one without (more code, a
+#: second copy of the loop body, for little gain otherwise).
+REMAINDER_MARGIN = 0.02
+#: Tile counts tried per dimension beyond its divisors (sizes ``ceil(n / k)``).
+MAX_SPLITS = 64
+#: Plans whose commands are replayed to rank them finally.
+REFINED = 32
+#: Largest extent of a loop the hardware iterates (14-bit loop fields).
+EXTENT_MAX = (1 << LOOP_ITER_WIDTH) - 1
+
+
+def _sizes(n: int, remainders: bool) -> list[int]:
+    """Tile sizes tried for a dimension of ``n``: its divisors and, with remainders, the sizes
+    that split it into up to :data:`MAX_SPLITS` tiles where its divisors leave a gap (two
+    consecutive divisors more than a factor 2 apart: ``n`` has no good divisor there)."""
+    divisors = [d for d in range(1, n + 1) if n % d == 0]
+    out = set(divisors)
+    if remainders:
+        gaps = [(a, b) for a, b in zip(divisors, divisors[1:], strict=False) if b > 2 * a]
+        for k in range(1, min(n, MAX_SPLITS) + 1):
+            size = -(-n // k)
+            if any(a < size < b for a, b in gaps):
+                out.add(size)
+    return sorted(s for s in out if s <= EXTENT_MAX)
+
+
+def _contiguous(plan: Plan, shape: RegionShape) -> bool:
+    """Every SRAM view the plan needs is a contiguous run of its buffer: a view of ``r`` of
+    ``R`` rows and ``c`` of ``C`` columns is, when ``r == 1`` or ``c == C``."""
+    rem_b, rem_o = shape.b % plan.tb, shape.o % plan.to
+    if rem_o and plan.tb > 1:
+        return False  # the accumulator tile's last columns
+    if not shape.i:
+        return True
+    for res, rows, rem in ((plan.inp, plan.tb, rem_b), (plan.wgt, plan.to, rem_o)):
+        if res is Residency.TILE or plan.ti == shape.i:
+            continue
+        if res is Residency.ROW and rows > 1:
+            return False
+        if res is Residency.ALL and (rows > 1 or rem):
+            return False
+    return True
+
+
+def _normalise(shape: RegionShape, plan: Plan, fixed_ti: bool = False) -> Plan:
+    """The same schedule in one canonical spelling (so equivalent plans are costed once).
+    With both operands resident over the reduction, an ``i`` loop is pointless (and
+    ``vta-fold-uop-loops`` would fold it into the GEMM): ``ti`` becomes ``I`` unless it was
+    asked for (``fixed_ti``)."""
+    if not shape.i:
+        return replace(plan, ti=1, b_outer=True, inp=Residency.ALL, wgt=Residency.ALL,
+                       double_buffer=False)
+    nb, no = _count(shape.b, plan.tb), _count(shape.o, plan.to)
+    inp, wgt = plan.inp, plan.wgt
+    if plan.ti == shape.i:
+        inp = Residency.ROW if inp is Residency.TILE else inp
+        wgt = Residency.ROW if wgt is Residency.TILE else wgt
+    if nb == 1 and inp is Residency.ROW:
+        inp = Residency.ALL
+    if no == 1 and wgt is Residency.ROW:
+        wgt = Residency.ALL
+    b_outer = plan.b_outer if nb > 1 and no > 1 else True
+    ti = plan.ti if fixed_ti or Residency.TILE in (inp, wgt) else shape.i
+    plan = replace(plan, ti=ti, inp=inp, wgt=wgt, b_outer=b_outer)
+    if plan.double_buffer and not (_loaded_repeatedly(shape, plan, "inp")
+                                   or _loaded_repeatedly(shape, plan, "wgt")):
+        plan = replace(plan, double_buffer=False)
+    return plan
+
+
+def _fits(use: dict[str, int], budget: Budget) -> str | None:
+    """The first SRAM ``use`` overflows, else ``None``."""
+    for sram in ("inp", "wgt", "acc"):
+        if use[sram] > getattr(budget, sram):
+            return sram
+    return None
+
+
+def candidates(shape: RegionShape, budget: Budget, tile: tuple[int, int, int] = (0, 0, 0),
+               double_buffer: bool | None = None) -> Iterator[Plan]:
+    """Every distinct plan that fits ``budget`` (``tile`` entries of 0 are free)."""
+    sizes_b = [tile[0]] if tile[0] else _sizes(shape.b, True)
+    sizes_o = [tile[1]] if tile[1] else _sizes(shape.o, True)
+    sizes_i = [tile[2]] if tile[2] and shape.i else _sizes(shape.i, False) if shape.i else [1]
+    dbs = [double_buffer] if double_buffer is not None else [True, False]
+    res = list(Residency) if shape.i else [Residency.ALL]
+    seen: set[Plan] = set()
+    for tb in sizes_b:
+        for to in sizes_o:
+            if shape.accs * tb * to > budget.acc:
+                continue
+            for ti in sizes_i:
+                for b_outer in (True, False):
+                    for inp in res:
+                        for wgt in res:
+                            for db in dbs:
+                                plan = Plan(tb, to, ti, b_outer, inp, wgt, db)
+                                norm = _normalise(shape, plan, bool(tile[2]))
+                                if norm in seen:
+                                    continue
+                                seen.add(norm)
+                                if (_fits(footprint(shape, norm), budget) is None
+                                        and _contiguous(norm, shape)):
+                                    yield norm
+
+
+def _key(shape: RegionShape, plan: Plan, est: Estimate) -> tuple[float, ...]:
+    remainder = bool(shape.b % plan.tb or shape.o % plan.to)
+    cycles = est.cycles * (1 + REMAINDER_MARGIN) if remainder else est.cycles
+    tiles = _count(shape.b, plan.tb) * _count(shape.o, plan.to)
+    return (est.dram_bytes, cycles, tiles, -plan.tb * plan.to * plan.ti)
+
+
+def choose_plan(shape: RegionShape, cfg: VTAConfig, budget: Budget,
+                tile: tuple[int, int, int] = (0, 0, 0),
+                double_buffer: bool | None = None) -> tuple[Plan, Estimate]:
+    """The best plan (and its estimate) for ``shape`` (module docstring); :class:`NoFit` when
+    none fits or an explicit ``tile`` cannot work."""
+    costs = _Costs(cfg)
+    tile = (min(tile[0], shape.b), min(tile[1], shape.o), min(tile[2], shape.i))
+    _check_request(shape, budget, tile, double_buffer)
+    ranked = sorted(((_key(shape, p, e), p, e) for p in candidates(shape, budget, tile,
+                                                                     double_buffer)
+                     for e in [estimate(shape, p, cfg, costs)]), key=lambda t: t[0])
+    if not ranked:
+        raise NoFit("no tiling fits the SRAMs available to this region (inp "
+                    f"{budget.inp}, wgt {budget.wgt}, acc {budget.acc} elements)")
+    best: tuple[tuple[float, ...], Plan, Estimate] | None = None
+    for _, plan, est in ranked[:REFINED]:
+        if est.dram_bytes > ranked[0][2].dram_bytes:
+            break
+        cycles = replay(shape, plan, cfg, costs)
+        refined = replace(est, cycles=cycles) if cycles is not None else est
+        key = _key(shape, plan, refined)
+        if best is None or key < best[0]:
+            best = (key, plan, refined)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _check_request(shape: RegionShape, budget: Budget, tile: tuple[int, int, int],
+                   double_buffer: bool | None) -> None:
+    """Explain why an explicit ``tile=`` cannot work, if it cannot."""
+    if not any(tile):
+        return
+    tb, to, ti = (t or 1 for t in tile)
+    if shape.i and ti and shape.i % ti:
+        raise NoFit(f"the i tile of {ti} elements does not divide the {shape.i} elements of "
+                    "the reduction (only the b and o tiles may leave a remainder)")
+    if tile[1] and shape.o % to and (tile[0] or 1) > 1:
+        raise NoFit(f"the o tile of {to} elements leaves a remainder of {shape.o % to}, which "
+                    f"needs a b tile of 1 (the accumulator view of the last tile would not be "
+                    "contiguous)")
+    smallest = Plan(tb, to, ti, True, Residency.TILE, Residency.TILE, bool(double_buffer))
+    use = footprint(shape, smallest)
+    what = {"inp": f"input tile of {tb}x{ti}", "wgt": f"weight tile of {to}x{ti}",
+            "acc": f"{shape.accs} accumulator tile(s) of {tb}x{to}"}
+    sram = _fits(use, budget)
+    if sram is not None:
+        doubled = sram != "acc" and double_buffered(shape, smallest, sram)
+        copies = " in two copies (double buffering)" if doubled else ""
+        raise NoFit(f"the {what[sram]} elements{copies} needs {use[sram]} elements of the "
+                    f"{sram.upper()} SRAM (#vta.sram<{sram}>), which has "
+                    f"{getattr(budget, sram)} available")
+
+
+# ---------------------------------------------------------------------------------------------
+# SRAM budgets: the buffers of a function are never freed, so its regions share each SRAM
+
+
+def sram_elements(t: Attribute) -> int:
+    """Tensor elements of an SRAM buffer (its trailing two dimensions are one element)."""
+    assert isinstance(t, MemRefType)
+    return math.prod(t.get_shape()[:-2])
+
+
+def sram_in_use(f: Operation) -> dict[str, int]:
+    """SRAM elements the function already allocates (input that is partly at stage 2)."""
+    used = {"inp": 0, "wgt": 0, "acc": 0}
+    for op in f.walk():
+        if isinstance(op, memref.AllocOp):
+            space = sram_space(op.memref.type)
+            if space is not None and space.value in used:
+                used[space.value] += sram_elements(op.memref.type)
+    return used
+
+
+def share_srams(cfg: VTAConfig, used: dict[str, int], gemms: int, regions: int) -> Budget:
+    """What the next region may use: what is left of each SRAM, divided among the regions
+    still to tile that need it (``gemms`` of the ``regions`` have a contraction)."""
+    def part(sram: str, needs: int) -> int:
+        return max(cfg.sram_depth(sram) - used[sram], 0) // max(needs, 1)
+
+    return Budget(part("inp", gemms), part("wgt", gemms), part("acc", regions))
