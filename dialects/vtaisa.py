@@ -841,11 +841,14 @@ def _dims_attr(values: Sequence[int]) -> DenseArrayBase:
 @irdl_op_definition
 class ArgOp(IRDLOperation):
     """An entry of the argument table (:class:`vta_mlir.abi.ArgSpec`): name, direction
-    (``in``/``out``/``inout``), dtype, logical shape, padded shape, the split shape and
-    permutation that pack it, the packed dtype, and the segment and address of its buffer::
+    (``in``/``out``/``inout``), dtype, logical shape, the repeat dimensions it is broadcast over
+    (printed only when there are any), padded shape, the split shape and permutation that pack
+    it, the packed dtype, and the segment and address of its buffer::
 
         vtaisa.arg "x" in int8 [1, 1024] padded [1, 1024] split [1, 1, 64, 16]
             perm [0, 2, 1, 3] packed int8 segment "x" phys 0x40000
+        vtaisa.arg "bias" in int32 [48] repeat [2] padded [48] split [1, 2, 3, 16]
+            perm [0, 2, 1, 3] packed int32 segment "bias" phys 0x42000
     """
 
     name = "vtaisa.arg"
@@ -860,6 +863,7 @@ class ArgOp(IRDLOperation):
     packed_dtype = prop_def(StringAttr)
     segment = prop_def(StringAttr)
     phys = prop_def(IntegerAttr[I64])
+    repeat = opt_prop_def(DenseArrayBase.constr(i64))
 
     traits = lazy_traits_def(lambda: (HasParent(ProgramOp),))
 
@@ -875,8 +879,9 @@ class ArgOp(IRDLOperation):
         packed_dtype: str,
         segment: str,
         phys: int,
+        repeat: Sequence[int] = (),
     ) -> None:
-        super().__init__(properties={
+        props: dict[str, Attribute] = {
             "name": StringAttr(name),
             "direction": StringAttr(direction),
             "dtype": StringAttr(dtype),
@@ -887,13 +892,18 @@ class ArgOp(IRDLOperation):
             "packed_dtype": StringAttr(packed_dtype),
             "segment": StringAttr(segment),
             "phys": _int(phys),
-        })
+        }
+        # Left out when empty: most arguments are not repeated, and their ops stay minimal.
+        if repeat:
+            props["repeat"] = _dims_attr(repeat)
+        super().__init__(properties=props)
 
     @classmethod
     def from_spec(cls, spec: ArgSpec) -> ArgOp:
         """The op of an :class:`~vta_mlir.abi.ArgSpec`."""
         return cls(spec.name, spec.direction, spec.dtype, spec.shape, spec.padded_shape,
-                   spec.split_shape, spec.perm, spec.packed_dtype, spec.segment, spec.phys)
+                   spec.split_shape, spec.perm, spec.packed_dtype, spec.segment, spec.phys,
+                   spec.repeat)
 
     def to_spec(self) -> ArgSpec:
         """The :class:`~vta_mlir.abi.ArgSpec` (raises ``BinaryFormatError`` if inconsistent)."""
@@ -905,6 +915,7 @@ class ArgOp(IRDLOperation):
             self.sym_name.data, self.direction.data, self.dtype.data, dims(self.shape),
             dims(self.padded_shape), dims(self.split_shape), dims(self.perm),
             self.packed_dtype.data, self.segment.data, _get(self, "phys"),
+            () if self.repeat is None else dims(self.repeat),
         )
 
     def verify_(self) -> None:
@@ -919,6 +930,9 @@ class ArgOp(IRDLOperation):
         direction = parser.parse_keyword_in(DIRECTIONS, " (the argument direction)")
         dtype = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the argument dtype)")
         shape = _parse_int_list(parser, "shape")
+        repeat: list[int] = []
+        if parser.parse_optional_keyword("repeat") is not None:
+            repeat = _parse_int_list(parser, "repeat")
         parser.parse_keyword("padded")
         padded = _parse_int_list(parser, "padded")
         parser.parse_keyword("split")
@@ -931,7 +945,8 @@ class ArgOp(IRDLOperation):
         segment = parser.parse_str_literal(" (the segment name)")
         parser.parse_keyword("phys")
         phys = _parse_int(parser, "phys")
-        op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys)
+        op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys,
+                 repeat)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
 
@@ -941,8 +956,9 @@ class ArgOp(IRDLOperation):
 
         printer.print_string(" ")
         printer.print_string_literal(self.sym_name.data)
+        repeat = "" if self.repeat is None else f"repeat {dims(self.repeat)} "
         printer.print_string(
-            f" {self.direction.data} {self.dtype.data} {dims(self.shape)} "
+            f" {self.direction.data} {self.dtype.data} {dims(self.shape)} {repeat}"
             f"padded {dims(self.padded_shape)} split {dims(self.split_shape)} "
             f"perm {dims(self.perm)} packed {self.packed_dtype.data} segment "
         )

@@ -15,7 +15,10 @@ broadcast bias), at most one packed contraction, one ``linalg.generic`` per ALU 
 place on the accumulator (a tensor operand is first loaded into a second accumulator buffer),
 and a ``trunci`` into the packed output.  Each argument's host-side packing is recorded in its
 ``vta.arg`` attribute (the fields of ``vta_mlir.abi.ArgSpec``), so callers keep passing and
-receiving logical arrays.  On the default configuration (BATCH 1, BLOCK 16)::
+receiving logical arrays; a per-column bias is replicated over the BATCH lanes by the host
+(``repeat``), one whole accumulator element per column block, since a DMA repeats whole
+elements over the row blocks but not a row within an element.  On the default configuration
+(BATCH 1, BLOCK 16)::
 
     func.func @dense(%x: memref<1x1024xi8>, %w: memref<1024x1024xi8>, %y: memref<1x1024xi8>) {
       %acc = memref.alloc() : memref<1x1024xi32>

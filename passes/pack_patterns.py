@@ -10,12 +10,15 @@ role                      logical shape       packed memref
 ``act_t``                 ``K × N``           the same (the host transposes)
 ``weight``                ``M × K``           ``M/BLOCK_OUT × K/BLOCK_IN × BLOCK_OUT × BLOCK_IN``
 ``weight_t``              ``K × M``           the same (the host transposes)
-``bias``                  ``M`` or ``1 × M``  ``1 × M/BLOCK_OUT × 1 × BLOCK_OUT``
+``bias``                  ``M`` or ``1 × M``  ``1 × M/BLOCK_OUT × BATCH × BLOCK_OUT``
 ========================  ==================  =========================================
 
-Every dimension is zero-padded to whole blocks.  The ``bias`` layout is the output's with both
-batch dimensions of size 1: the normal form broadcasts it over them with the indexing map
-``(b, o, bb, oo) -> (0, o, 0, oo)``.
+Every dimension is zero-padded to whole blocks.  The ``bias`` layout is one row block of the
+output's: the host replicates the bias over the BATCH lanes of an accumulator element (the
+``repeat`` of its ``vta.arg``), because a DMA moves whole elements and cannot repeat a row
+inside one.  The normal form broadcasts it over the row blocks with the indexing map
+``(b, o, bb, oo) -> (0, o, bb, oo)``; with a single lane (BATCH 1) the lane subscript is the
+constant ``0``, ``(0, o, 0, oo)``, which reads the same element.
 
 The builders make the ops of one VTA region, all on packed memrefs; each ALU op is a
 ``linalg.generic`` in place on the accumulator with a one-op body (its immediate an
@@ -105,6 +108,7 @@ class Packing:
     padded_shape: tuple[int, ...]
     split_shape: tuple[int, ...]
     perm: tuple[int, ...]
+    repeat: tuple[int, ...] = ()
 
     @property
     def packed_shape(self) -> tuple[int, ...]:
@@ -120,17 +124,22 @@ class Packing:
         def ints(values: Sequence[int]) -> DenseArrayBase:
             return DenseArrayBase.from_list(i64, values)
 
-        return DictionaryAttr({
+        fields: dict[str, Attribute] = {
             "shape": ints(self.shape),
             "dtype": StringAttr(self.dtype),
+        }
+        if self.repeat:
+            fields["repeat"] = ints(self.repeat)
+        fields.update({
             "padded_shape": ints(self.padded_shape),
             "split_shape": ints(self.split_shape),
             "perm": ints(self.perm),
         })
+        return DictionaryAttr(fields)
 
     def same_layout(self, other: Packing) -> bool:
-        return (self.padded_shape, self.split_shape, self.perm) == (
-            other.padded_shape, other.split_shape, other.perm)
+        return (self.repeat, self.padded_shape, self.split_shape, self.perm) == (
+            other.repeat, other.padded_shape, other.split_shape, other.perm)
 
 
 def _blocks(n: int, block: int) -> int:
@@ -142,10 +151,13 @@ def packing_for(role: Role, shape: Sequence[int], dtype: str, cfg: VTAConfig) ->
     shape = tuple(shape)
     b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
     if role == Role.BIAS:
-        # One row of the output's layout: the rows (and batch lanes) are broadcast.
+        # One row block of the output's layout, the bias repeated over its BATCH lanes: the
+        # replicated (BATCH, [1,] M) array reads as (1, BATCH, M/BO, BO) in C order, and the
+        # transpose puts the lanes inside each column block's element.
         cols = shape[-1]
         padded = (*shape[:-1], _blocks(cols, bo) * bo)
-        return Packing(shape, dtype, padded, (1, _blocks(cols, bo), 1, bo), (0, 1, 2, 3))
+        return Packing(shape, dtype, padded, (1, b, _blocks(cols, bo), bo), (0, 2, 1, 3),
+                       repeat=(b,))
     tiles, outer, inner = {
         Role.MATRIX: ((b, bo), None, None),
         Role.ACT: ((b, bi), None, None),
@@ -172,6 +184,9 @@ _ZERO = AffineExpr.constant(0)
 IDENTITY4 = AffineMapAttr(AffineMap.identity(4))
 #: (b, o, bb, oo) -> (0, o, 0, oo): a bias row repeated over the batch blocks and lanes.
 BROADCAST4 = AffineMapAttr(AffineMap(4, 0, (_ZERO, _D[1], _ZERO, _D[3])))
+#: (b, o, bb, oo) -> (0, o, bb, oo): a bias element (lanes replicated by the host) repeated
+#: over the batch blocks.
+BROADCAST_ELEMENT4 = AffineMapAttr(AffineMap(4, 0, (_ZERO, _D[1], _D[2], _D[3])))
 #: Contraction over (b, o, i, bb, oo, ii): X(b, i, bb, ii), W(o, i, oo, ii), Acc(b, o, bb, oo).
 CONTRACTION_MAPS = (
     AffineMapAttr(AffineMap(6, 0, (_D[0], _D[2], _D[3], _D[5]))),
@@ -245,16 +260,26 @@ def alu_op(kind: str, acc: SSAValue, *, imm: int | None = None,
     return _generic(inputs, acc, [IDENTITY4] * (len(inputs) + 1), body)
 
 
+def broadcast_map(src: SSAValue) -> AffineMapAttr:
+    """The input map reading the packed bias ``src`` (``1 × O × lanes × BLOCK_OUT``) for every
+    accumulator element: its one row block for all of them, its lanes one to one (a single
+    lane is read at 0, the same element)."""
+    t = src.type
+    assert isinstance(t, MemRefType)
+    return BROADCAST_ELEMENT4 if t.get_shape()[2] > 1 else BROADCAST4
+
+
 def init_op(src: SSAValue, acc: SSAValue, *, broadcast: bool) -> linalg.GenericOp:
     """``acc`` initialised from the packed argument ``src``: a copy of i32, a sign-extending
-    copy of i8, broadcast over the batch dimensions for a bias."""
+    copy of i8, broadcast over the row blocks for a bias."""
 
     def body(block: Block, args: Sequence[BlockArgument]) -> SSAValue:
         if _element(src) == i8:
             return _add(block, arith.ExtSIOp(args[0], i32))
         return args[0]
 
-    return _generic([src], acc, [BROADCAST4 if broadcast else IDENTITY4, IDENTITY4], body)
+    return _generic([src], acc, [broadcast_map(src) if broadcast else IDENTITY4, IDENTITY4],
+                    body)
 
 
 def store_op(acc: SSAValue, out: SSAValue) -> linalg.GenericOp:

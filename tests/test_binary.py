@@ -198,7 +198,8 @@ def test_bad_magic_and_future_versions() -> None:
     rejects(b"hello", "bad magic")
     rejects(patch(data, 8, "<H", FORMAT_VERSION + 1), "unsupported module format version 2")
     _, off, _, _ = section(data, b"ARGS")
-    rejects(patch(data, off, "<H", ARG_TABLE_VERSION + 1), "argument table version 2")
+    rejects(patch(data, off, "<H", ARG_TABLE_VERSION + 1),
+            f"argument table version {ARG_TABLE_VERSION + 1}")
     rejects(patch(data, 12, "<I", 1), "unknown header flags")
     rejects(patch(data, 10, "<H", 8), "8 sections")
 
@@ -531,6 +532,12 @@ def test_pack_checks_the_array() -> None:
     (dict(dtype="float32"), "not supported"),
     (dict(name=""), "non-empty"),
     (dict(shape=(0, 20)), "outside"),
+    (dict(repeat=(2,)), r"split shape .* does not reshape repeat \(2,\) x padded shape"),
+    (dict(repeat=(0,)), "repeat has dimension 0"),
+    (dict(repeat=(1,) * 7), "has rank 9, more than 8"),
+    (dict(repeat=(1,), direction="out"), "only allowed for 'in' arguments, not 'out'"),
+    (dict(repeat=(1,), direction="inout"), "not 'inout'"),
+    (dict(repeat=2), "repeat must be a sequence"),
 ])
 def test_argspec_rejects_inconsistent_descriptions(kwargs: dict, match: str) -> None:
     good = dict(name="x", direction="in", dtype="int8", shape=(1, 20), padded_shape=(1, 32),
@@ -579,3 +586,150 @@ def test_documented_hexdump_matches_the_writer() -> None:
                 c in "0123456789abcdef" for c in line[:8]):
             dump += bytes.fromhex(line[10:50].replace(" ", ""))
     assert bytes(dump) == to_bytes(doc_example_module())
+
+
+# ---------------------------------------------------------------------------------------------
+# Repeated arguments (argument table version 2) and reading version-1 tables
+
+
+def bias_recipe(bias: np.ndarray, batch: int, bo: int) -> np.ndarray:
+    """A per-column bias as whole accumulator elements: ``(1, N/BO, BATCH, BO)``, each column
+    block's values once per batch lane (written out independently of ``ArgSpec``)."""
+    cols = _up(bias.shape[-1], bo)
+    out = np.zeros((1, cols // bo, batch, bo), dtype=bias.dtype)
+    for o in range(cols // bo):
+        for lane in range(batch):
+            for oo in range(bo):
+                col = o * bo + oo
+                out[0, o, lane, oo] = bias[col] if col < bias.shape[-1] else 0
+    return out
+
+
+def bias_spec(cfg: VTAConfig, n: int) -> ArgSpec:
+    return ArgSpec.for_layout("bias", "in", "int32", (n,), "NC", cfg, repeat=(cfg.batch,))
+
+
+@pytest.mark.parametrize("name", SHIPPED_CONFIGS)
+@pytest.mark.parametrize("n", [5, 16, 48, 70])
+def test_repeated_bias_packs_whole_accumulator_elements(name: str, n: int) -> None:
+    cfg = CONFIGS[name]
+    spec = bias_spec(cfg, n)
+    bias = np.random.default_rng(n).integers(-(1 << 20), 1 << 20, n).astype(np.int32)
+    want = bias_recipe(bias, cfg.batch, cfg.block_out)
+    assert spec.shape == (n,) and spec.repeat == (cfg.batch,)
+    assert spec.packed_shape == want.shape
+    assert spec.packed_nbytes == want.nbytes
+    assert spec.pack(bias) == want.astype("<i4").tobytes()
+    # Every accumulator element of the image is the same size as the accumulator's.
+    assert spec.packed_shape[2:] == (cfg.batch, cfg.block_out)
+
+
+def test_repeat_over_several_axes_and_a_matrix_shape() -> None:
+    x = np.arange(6, dtype=np.int16).reshape(2, 3)
+    spec = ArgSpec("x", "in", "int16", (2, 3), (2, 4), (2, 3, 2, 4), (0, 1, 2, 3),
+                   repeat=(2, 3))
+    image = np.frombuffer(spec.pack(x), dtype="<i2").reshape(spec.packed_shape)
+    for i in range(2):
+        for j in range(3):
+            np.testing.assert_array_equal(image[i, j], _pad_to(x, (2, 4)))
+    assert spec.replicated_shape == (2, 3, 2, 4)
+
+
+def test_repeated_argument_cannot_be_unpacked_or_misused() -> None:
+    spec = bias_spec(CONFIGS["batch2"], 20)
+    bias = np.arange(20, dtype=np.int32)
+    with pytest.raises(ArgumentError, match=r"repeated over \(2,\) and cannot be unpacked"):
+        spec.unpack(spec.pack(bias))
+    with pytest.raises(ArgumentError, match=r"expected shape \(20,\), got \(2, 20\)"):
+        spec.pack(np.stack([bias, bias]))
+    assert "repeated 2" in spec.describe()
+    assert "repeated" not in ArgSpec.for_layout("x", "in", "int8", (2, 20), "NC",
+                                                DEFAULT).describe()
+    with pytest.raises(BinaryFormatError, match=r"repeat \(3,\) is not a whole number of its "
+                                                r"blocks \(2,\)"):
+        ArgSpec.for_layout("bias", "in", "int32", (20,), "NC", CONFIGS["batch2"], repeat=(3,))
+
+
+def bias_module(cfg: VTAConfig) -> BinaryModule:
+    """``small_module`` with a repeated bias as a third argument."""
+    mod = small_module(cfg)
+    top = max(s.phys + s.nbytes for s in mod.program.segments)
+    phys = -(-top // 4096) * 4096
+    spec = bias_spec(cfg, 40)
+    mod.program.segments.append(Segment("bias", phys, spec.packed_nbytes))
+    mod.args.append(spec.placed("bias", phys))
+    return mod
+
+
+@pytest.mark.parametrize("name", SHIPPED_CONFIGS)
+def test_repeated_argument_round_trips(name: str, tmp_path) -> None:
+    cfg = CONFIGS[name]
+    mod = bias_module(cfg)
+    data = to_bytes(mod)
+    back = from_bytes(data, cfg)
+    assert back.args == mod.args
+    assert back.args[2].repeat == (cfg.batch,)
+    assert to_bytes(back) == data
+    # The record ends with the repeat rank and dimensions.
+    assert data[-5:] == struct.pack("<BI", 1, cfg.batch)
+
+
+def args_records(data: bytes, specs: list[ArgSpec]) -> list[bytes]:
+    """The raw argument records of a version-2 table (their sizes from ``specs``)."""
+    _, off, _, _ = section(data, b"ARGS")
+    pos = off + 4
+    records = []
+    for a in specs:
+        size = (2 + len(a.name.encode()) + 16 + 4 * (2 * len(a.shape) + len(a.split_shape))
+                + len(a.split_shape) + 1 + 4 * len(a.repeat))
+        records.append(data[pos:pos + size])
+        pos += size
+    assert pos == len(data)  # ARGS is the last section
+    return records
+
+
+def with_args_section(data: bytes, body: bytes) -> bytes:
+    """``data`` with its (last) ARGS section replaced by ``body``, sizes and CRC fixed."""
+    at, off, _, count = section(data, b"ARGS")
+    buf = bytearray(data[:off] + body)
+    struct.pack_into("<4sIII", buf, at, b"ARGS", off, len(body), count)
+    struct.pack_into("<I", buf, 20, len(buf))
+    return recrc(buf)
+
+
+def test_version_1_tables_are_still_read() -> None:
+    mod = small_module(DEFAULT)
+    data = to_bytes(mod)
+    v1 = struct.pack("<HH", 1, 0) + b"".join(r[:-1] for r in args_records(data, mod.args))
+    old = with_args_section(data, v1)
+    back = from_bytes(old, DEFAULT)
+    assert back.args == mod.args and all(a.repeat == () for a in back.args)
+    # Written again, the module gets the newest table.
+    assert to_bytes(back) == data
+    # A version-1 record ends at its permutation: the repeat rank byte would be left over.
+    rejects(with_args_section(data, struct.pack("<HH", 1, 0) + b"".join(
+        args_records(data, mod.args))), "unused byte|needs")
+
+
+def test_corrupt_repeat_fields_are_rejected() -> None:
+    cfg = CONFIGS["batch2"]
+    mod = bias_module(cfg)
+    data = to_bytes(mod)
+    rank_at = len(data) - 5  # repeat rank, then one u32 dimension
+    assert data[rank_at] == 1
+    rejects(patch(data, rank_at + 1, "<I", 0), "repeat has dimension 0")
+    rejects(patch(data, rank_at + 1, "<I", 3), r"does not reshape repeat \(3,\)")
+    rejects(patch(data, rank_at, "<B", 2), r"bias' repeat needs 8 bytes")
+    rejects(patch(data, rank_at, "<B", 0), r"does not reshape padded shape \(48,\)")
+    rejects(patch(data, rank_at, "<B", 255), "needs 1020 bytes")
+    records = args_records(data, mod.args)
+    # The bias declared 'out' (direction code 1) is refused: it could not be unpacked.
+    bias = bytearray(records[2])
+    bias[2 + len("bias")] = 1
+    head = data[:len(data) - len(records[2])]
+    rejects(recrc(head + bytes(bias)), "only allowed for 'in' arguments, not 'out'")
+    # A repeated rank over 8: eight repeat dimensions of 1 over the rank-1 bias.
+    wide = bytes(records[2][:-5]) + struct.pack("<B8I", 8, *([1] * 8))
+    wide_data = with_args_section(data, data[section(data, b"ARGS")[1]:len(data)
+                                             - len(records[2])] + wide)
+    rejects(wide_data, "has rank 9, more than 8")

@@ -69,7 +69,7 @@ from vta_mlir.isa import (
     encode_insn,
     encode_uops,
 )
-from vta_mlir.program import Program, Run
+from vta_mlir.program import Program, Run, Segment
 
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
 DEFAULT = CONFIGS["default"]
@@ -655,6 +655,52 @@ def test_segment_and_arg_ops() -> None:
     arg = vtaisa.ArgOp.from_spec(spec)
     assert arg.to_spec() == spec
     assert str(arg).startswith('vtaisa.arg "x" inout int32 [3, 5] padded [3, 16]')
+
+
+def repeated_module(cfg: VTAConfig) -> BinaryModule:
+    """``sample_module`` with a per-column bias replicated over the batch lanes."""
+    binary = sample_module(cfg)
+    top = max(s.phys + s.nbytes for s in binary.program.segments)
+    phys = -(-top // 4096) * 4096
+    bias = ArgSpec.for_layout("bias", "in", "int32", (3 * cfg.block_out - 5,), "NC", cfg,
+                              repeat=(cfg.batch,))
+    binary.program.segments.append(Segment("bias", phys, bias.packed_nbytes))
+    binary.args.append(bias.placed("bias", phys))
+    return binary
+
+
+@pytest.mark.parametrize("name", SHIPPED_CONFIGS)
+def test_repeated_arg_round_trips_through_vtaisa(ctx: Context, name: str) -> None:
+    cfg = CONFIGS[name]
+    data = to_bytes(repeated_module(cfg))
+    module = program_to_module(from_bytes(data))
+    text = assert_round_trips(ctx, module)
+    assert f" repeat [{cfg.batch}] padded " in text
+    assert text.count(" repeat [") == 1  # only the repeated argument prints the field
+    for source in (text, generic(module)):
+        parsed = Parser(ctx, source).parse_module()
+        parsed.verify()
+        assert to_bytes(module_to_program(parsed)) == data
+
+
+def test_repeated_arg_op() -> None:
+    cfg = CONFIGS["batch2"]
+    spec = ArgSpec.for_layout("bias", "in", "int32", (40,), "NC", cfg, repeat=(2,),
+                              segment="bias", phys=BASE)
+    arg = vtaisa.ArgOp.from_spec(spec)
+    assert arg.to_spec() == spec
+    assert str(arg) == ('vtaisa.arg "bias" in int32 [40] repeat [2] padded [48] '
+                        'split [1, 2, 3, 16] perm [0, 2, 1, 3] packed int32 segment "bias" '
+                        'phys 0x40000')
+    plain = vtaisa.ArgOp.from_spec(ArgSpec("x", "in", "int8", (2, 16), (2, 16), (1, 2, 1, 16),
+                                           (0, 2, 1, 3), "int8", "x", BASE))
+    assert plain.repeat is None and "repeat" not in str(plain)
+    bad = vtaisa.ArgOp("bias", "out", "int32", (40,), (48,), (1, 2, 3, 16), (0, 2, 1, 3),
+                       "int32", "bias", BASE, repeat=(2,))
+    with pytest.raises(VerifyException, match="only allowed for 'in' arguments, not 'out'") \
+            as info:
+        bad.verify()
+    assert "\n" not in str(info.value)
 
 
 def test_positions_are_index_values(ctx: Context) -> None:

@@ -3,7 +3,11 @@
 Every argument of a compiled function is described by an :class:`ArgSpec`: its name, direction
 (``in`` / ``out`` / ``inout``), logical dtype and shape, and a *generic* packing transform —
 
-1. zero-pad the logical shape up to ``padded_shape`` (each dimension rounded up to its block),
+0. for an input with ``repeat`` dimensions, broadcast the array over them as new leading axes
+   (``np.broadcast_to(a, repeat + a.shape)``: e.g. a per-column bias replicated over the batch
+   lanes of an accumulator element),
+1. zero-pad the logical shape up to ``padded_shape`` (each dimension rounded up to its block;
+   the ``repeat`` axes are not padded),
 2. ``reshape`` the padded array to ``split_shape`` (each blocked dimension split in two),
 3. ``transpose`` by ``perm``,
 4. convert to ``packed_dtype`` and lay the result out contiguously (C order, little-endian).
@@ -125,9 +129,11 @@ class ArgSpec:
     """One argument of a binary module (an entry of the versioned argument table).
 
     ``padded_shape`` has the rank of ``shape``; ``split_shape`` has as many elements as
-    ``padded_shape`` and ``perm`` permutes its axes; the packed buffer has shape
+    ``repeat + padded_shape`` and ``perm`` permutes its axes; the packed buffer has shape
     ``split_shape[perm]``, dtype ``packed_dtype`` and fills the DRAM segment ``segment`` that
-    starts at physical address ``phys``.
+    starts at physical address ``phys``.  ``repeat`` (only for ``in`` arguments: a replicated
+    image has no single logical value to unpack) lists leading axes the logical array is
+    broadcast over before padding; ``shape`` stays what the caller passes.
     """
 
     name: str
@@ -140,6 +146,7 @@ class ArgSpec:
     packed_dtype: str = ""
     segment: str = ""
     phys: int = 0
+    repeat: tuple[int, ...] = ()
     _inverse: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -156,8 +163,19 @@ class ArgSpec:
         padded = _dims(self.padded_shape, f"{what}: padded shape")
         split = _dims(self.split_shape, f"{what}: split shape")
         perm = _dims(self.perm, f"{what}: permutation", minimum=0)
+        repeat = _dims(self.repeat, f"{what}: repeat")
         if not 1 <= len(shape) <= MAX_RANK:
             raise BinaryFormatError(f"{what}: rank {len(shape)} is outside [1, {MAX_RANK}]")
+        if len(repeat) + len(shape) > MAX_RANK:
+            raise BinaryFormatError(
+                f"{what}: repeat {repeat} over shape {shape} has rank "
+                f"{len(repeat) + len(shape)}, more than {MAX_RANK}"
+            )
+        if repeat and self.direction != "in":
+            raise BinaryFormatError(
+                f"{what}: repeat {repeat} is only allowed for 'in' arguments, not "
+                f"'{self.direction}' (a repeated image has no single value to unpack)"
+            )
         if len(padded) != len(shape):
             raise BinaryFormatError(
                 f"{what}: padded shape {padded} does not have the rank of shape {shape}"
@@ -168,9 +186,10 @@ class ArgSpec:
             raise BinaryFormatError(
                 f"{what}: split rank {len(split)} is outside [1, {MAX_SPLIT_RANK}]"
             )
-        if math.prod(split) != math.prod(padded):
+        if math.prod(split) != math.prod(repeat) * math.prod(padded):
+            source = f"repeat {repeat} x padded shape" if repeat else "padded shape"
             raise BinaryFormatError(
-                f"{what}: split shape {split} does not reshape padded shape {padded}"
+                f"{what}: split shape {split} does not reshape {source} {padded}"
             )
         if sorted(perm) != list(range(len(split))):
             raise BinaryFormatError(
@@ -185,6 +204,7 @@ class ArgSpec:
         object.__setattr__(self, "padded_shape", padded)
         object.__setattr__(self, "split_shape", split)
         object.__setattr__(self, "perm", perm)
+        object.__setattr__(self, "repeat", repeat)
         object.__setattr__(self, "phys", int(self.phys))
         object.__setattr__(self, "_inverse", tuple(int(i) for i in np.argsort(perm)))
 
@@ -203,13 +223,25 @@ class ArgSpec:
         packed_dtype: str | np.dtype | type | None = None,
         segment: str = "",
         phys: int = 0,
+        repeat: Sequence[int] = (),
     ) -> ArgSpec:
-        """An argument packed by :func:`tiled_packing` (see there for the parameters)."""
-        padded, split, perm = tiled_packing(shape, tiles, outer_order=outer_order,
+        """An argument packed by :func:`tiled_packing` (see there for the parameters).
+
+        With ``repeat``, ``tiles`` and the orders describe the replicated array
+        ``repeat + shape``; a repeat axis is never padded, so its block must divide it.
+        """
+        rep = _dims(repeat, f"argument '{name}': repeat")
+        shape = tuple(shape)
+        padded, split, perm = tiled_packing((*rep, *shape), tiles, outer_order=outer_order,
                                             inner_order=inner_order)
+        if padded[:len(rep)] != rep:
+            raise BinaryFormatError(
+                f"argument '{name}': repeat {rep} is not a whole number of its blocks "
+                f"{tuple(tiles[:len(rep)])}"
+            )
         pdt: Any = "" if packed_dtype is None else packed_dtype
-        return cls(name, direction, dtype, tuple(shape), padded, split, perm, pdt, segment,
-                   phys)  # type: ignore[arg-type]  # normalized by __post_init__
+        return cls(name, direction, dtype, shape, padded[len(rep):], split, perm, pdt, segment,
+                   phys, rep)  # type: ignore[arg-type]  # normalized by __post_init__
 
     @classmethod
     def for_layout(
@@ -224,11 +256,17 @@ class ArgSpec:
         packed_dtype: str | np.dtype | type | None = None,
         segment: str = "",
         phys: int = 0,
+        repeat: Sequence[int] = (),
     ) -> ArgSpec:
-        """An argument in one of the standard packed layouts (:data:`LAYOUTS`) of ``cfg``."""
-        tiles, outer, inner = layout_tiles(layout, cfg, len(tuple(shape)))
+        """An argument in one of the standard packed layouts (:data:`LAYOUTS`) of ``cfg``; with
+        ``repeat``, the layout is that of the replicated array ``repeat + shape`` (a per-column
+        bias ``(N,)`` with ``repeat=(BATCH,)`` in layout ``NC`` is one accumulator element per
+        column block)."""
+        shape = tuple(shape)
+        tiles, outer, inner = layout_tiles(layout, cfg, len(tuple(repeat)) + len(shape))
         return cls.tiled(name, direction, dtype, shape, tiles, outer_order=outer,
-                         inner_order=inner, packed_dtype=packed_dtype, segment=segment, phys=phys)
+                         inner_order=inner, packed_dtype=packed_dtype, segment=segment, phys=phys,
+                         repeat=repeat)
 
     def placed(self, segment: str, phys: int) -> ArgSpec:
         """This argument, living in DRAM segment ``segment`` at physical address ``phys``."""
@@ -253,12 +291,18 @@ class ArgSpec:
         """True for ``out`` and ``inout`` arguments (the call returns them)."""
         return self.direction in ("out", "inout")
 
+    @property
+    def replicated_shape(self) -> tuple[int, ...]:
+        """``repeat + padded_shape``: the replicated, padded array that is reshaped."""
+        return self.repeat + self.padded_shape
+
     def describe(self) -> str:
         """A one-line human-readable summary."""
         shape = "x".join(map(str, self.shape))
         packed = "x".join(map(str, self.packed_shape))
         where = f" @ {self.segment}:{self.phys:#x}" if self.segment else ""
-        return (f"{self.direction} {self.name}: {shape}x{self.dtype} -> "
+        repeated = f" repeated {'x'.join(map(str, self.repeat))}" if self.repeat else ""
+        return (f"{self.direction} {self.name}: {shape}x{self.dtype}{repeated} -> "
                 f"{packed}x{self.packed_dtype}{where}")
 
     # ---- packing --------------------------------------------------------------------------
@@ -283,17 +327,29 @@ class ArgSpec:
         return array
 
     def pack(self, array: Any) -> bytes:
-        """The packed DRAM image of ``array``: zero-pad, reshape, transpose, contiguous."""
+        """The packed DRAM image of ``array``: replicate, zero-pad, reshape, transpose,
+        contiguous."""
         arr = self.check_array(array)
-        padded = np.zeros(self.padded_shape, dtype=self.dtype)
-        padded[tuple(slice(0, s) for s in self.shape)] = arr
+        padded = np.zeros(self.replicated_shape, dtype=self.dtype)
+        # Assigning into every repeat index broadcasts the array over the repeat axes.
+        where = (slice(None),) * len(self.repeat) + tuple(slice(0, s) for s in self.shape)
+        padded[where] = arr
         packed = padded.reshape(self.split_shape).transpose(self.perm)
         packed = _convert(packed, self.packed_dtype, f"argument '{self.name}'")
         return np.ascontiguousarray(packed, dtype=np.dtype(self.packed_dtype).newbyteorder("<")) \
             .tobytes()
 
     def unpack(self, data: bytes | bytearray | memoryview | np.ndarray) -> np.ndarray:
-        """The logical array of a packed image: the inverse of :meth:`pack` (padding cropped)."""
+        """The logical array of a packed image: the inverse of :meth:`pack` (padding cropped).
+
+        Not defined for a repeated argument (its replicas need not agree), which raises
+        :class:`ArgumentError`.
+        """
+        if self.repeat:
+            raise ArgumentError(
+                f"argument '{self.name}': its image is repeated over {self.repeat} and cannot "
+                "be unpacked (a repeated argument is an input only)"
+            )
         raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
         if len(raw) != self.packed_nbytes:
             raise ArgumentError(

@@ -54,8 +54,9 @@ __all__ = [
 MAGIC = b"\x89VTAB\r\n\x1a"
 #: Version of the container (header, directory, sections).
 FORMAT_VERSION = 1
-#: Newest version of the argument table this code reads and the one it writes.
-ARG_TABLE_VERSION = 1
+#: Newest version of the argument table this code reads and the one it writes (version 2
+#: appends the repeat dimensions to each argument record).
+ARG_TABLE_VERSION = 2
 #: Base physical address used when none is given (16 MiB: clear of small ad-hoc allocations).
 DEFAULT_BASE = 0x0100_0000
 #: Sections of a version-1 file, in their mandatory order.
@@ -72,6 +73,7 @@ _RUN = struct.Struct("<III")  # insn_count uop_count uop_base
 _SEG = struct.Struct("<IIIIH")  # phys nbytes data_offset data_size name_len
 _ARGS_HEAD = struct.Struct("<HH")  # table version, reserved
 _ARG = struct.Struct("<BBBBBBHII")  # dir dtype packed rank srank res8 res16 segment phys
+_REPEAT_RANK = struct.Struct("<B")  # table version 2: number of repeat dimensions
 _CRC_AT = 24
 _INSN_BYTES = 16
 _UOP_BYTES = 4
@@ -232,6 +234,8 @@ def to_bytes(module: BinaryModule) -> bytes:
         dims = (*a.shape, *a.padded_shape, *a.split_shape)
         arg_parts.append(struct.pack(f"<{len(dims)}I", *dims))
         arg_parts.append(bytes(a.perm))
+        arg_parts.append(_REPEAT_RANK.pack(len(a.repeat)))
+        arg_parts.append(struct.pack(f"<{len(a.repeat)}I", *a.repeat))
     bodies = [
         (conf, 0),
         (runs, len(prog.runs)),
@@ -499,6 +503,8 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
     if table_reserved != 0:
         raise BinaryFormatError(f"section ARGS: reserved field {table_reserved:#x} is not 0")
     minimum = _NAME_LEN.size + 1 + _ARG.size + 4 * 3 + 1
+    if table_version >= 2:
+        minimum += _REPEAT_RANK.size
     if nargs * minimum > alen - _ARGS_HEAD.size:
         raise BinaryFormatError(
             f"section ARGS: {nargs} arguments need at least {nargs * minimum} bytes, "
@@ -521,12 +527,17 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         padded = cur.dims(rank, f"{what} padded shape")
         split = cur.dims(srank, f"{what} split shape")
         perm = tuple(cur.bytes(srank, f"{what} permutation"))
+        repeat: tuple[int, ...] = ()
+        if table_version >= 2:
+            (nrepeat,) = cur.unpack(_REPEAT_RANK, f"{what} repeat rank")
+            repeat = cur.dims(nrepeat, f"{what} repeat")
         if seg_i >= len(segments):
             raise BinaryFormatError(
                 f"{what}: segment index {seg_i} is out of range ({len(segments)} segments)"
             )
         args.append(ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded,
-                            split, perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys))
+                            split, perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys,
+                            repeat))
     cur.done()
 
     module = BinaryModule(cfg, Program(runs, segments), args, base)

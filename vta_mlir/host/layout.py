@@ -16,7 +16,7 @@
 An argument's direction is read off its uses: read by a load DMA → ``in``, written by a store
 DMA → ``out``, both → ``inout``.  Its host-side packing is the identity unless it carries a
 ``vta.arg`` dictionary (``docs/dialects.md``, "Argument packing") with its logical ``shape``,
-``dtype``, ``padded_shape``, ``split_shape`` and ``perm``, the fields of ``ArgSpec``.
+``dtype``, ``repeat``, ``padded_shape``, ``split_shape`` and ``perm``, the fields of ``ArgSpec``.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ __all__ = ["ARG_ATTR_NAME", "DramBuffer", "Layout", "SramBuffer", "plan_layout"]
 
 #: Name of the optional argument attribute describing an argument's logical shape and packing.
 ARG_ATTR_NAME = "vta.arg"
-_ARG_KEYS = ("shape", "dtype", "padded_shape", "split_shape", "perm")
+_ARG_KEYS = ("shape", "dtype", "repeat", "padded_shape", "split_shape", "perm")
 _WIDTHS = (8, 16, 32, 64)
 
 
@@ -168,16 +168,20 @@ def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
             if not isinstance(dt, StringAttr):
                 report_error(f, f"{what}: {ARG_ATTR_NAME} dtype must be a string, got {dt}")
             dtype = dt.data
+        repeat: tuple[int, ...] = ()
+        if "repeat" in desc.data:
+            repeat = _int_list(f, desc.data["repeat"], f"{what}: repeat")
         padded = logical
         if "padded_shape" in desc.data:
             padded = _int_list(f, desc.data["padded_shape"], f"{what}: padded_shape")
-        split = padded
+        split = repeat + padded
         if "split_shape" in desc.data:
             split = _int_list(f, desc.data["split_shape"], f"{what}: split_shape")
         perm = tuple(range(len(split)))
         if "perm" in desc.data:
             perm = _int_list(f, desc.data["perm"], f"{what}: perm")
-        spec = ArgSpec(name, direction, dtype, logical, padded, split, perm, packed)
+        spec = ArgSpec(name, direction, dtype, logical, padded, split, perm, packed,
+                       repeat=repeat)
     except BinaryFormatError as e:
         report_error(f, f"{what}: {e}")
     nbytes = math.prod(shape) * np.dtype(packed).itemsize

@@ -67,12 +67,14 @@ func.func @matmul_kn(%x: memref<2x32xi8>, %w: memref<32x48xi8>, %y: memref<2x48x
 
 // A contraction given as linalg.generic with N×K weights (VTA's orientation), a bias added
 // by the epilogue (folded into the accumulator's initial value) and the chain
-// `((acc + bias) >> 8) max 0 min 127` split into one ALU op per generic.
+// `((acc + bias) >> 8) max 0 min 127` split into one ALU op per generic.  The host replicates
+// the bias over the BATCH lanes (`repeat`): one whole accumulator element per column block,
+// read for every row block at (0, o, bb, oo) (with one lane, (0, o, 0, oo)).
 
 // CHECK-LABEL: func.func @generic_nk_bias(
 // CHECK-SAME:    %[[X:[a-z0-9_]+]]: memref<4x2x1x16xi8> {vta.arg = {shape = array<i64: 4, 32>, dtype = "int8", padded_shape = array<i64: 4, 32>, split_shape = array<i64: 4, 1, 2, 16>, perm = array<i64: 0, 2, 1, 3>}},
 // CHECK-SAME:    %[[W:[a-z0-9_]+]]: memref<1x2x16x16xi8> {vta.arg = {shape = array<i64: 16, 32>, dtype = "int8", padded_shape = array<i64: 16, 32>, split_shape = array<i64: 1, 16, 2, 16>, perm = array<i64: 0, 2, 1, 3>}},
-// CHECK-SAME:    %[[BIAS:[a-z0-9_]+]]: memref<1x1x1x16xi32> {vta.arg = {shape = array<i64: 16>, dtype = "int32", padded_shape = array<i64: 16>, split_shape = array<i64: 1, 1, 1, 16>, perm = array<i64: 0, 1, 2, 3>}},
+// CHECK-SAME:    %[[BIAS:[a-z0-9_]+]]: memref<1x1x1x16xi32> {vta.arg = {shape = array<i64: 16>, dtype = "int32", repeat = array<i64: 1>, padded_shape = array<i64: 16>, split_shape = array<i64: 1, 1, 1, 16>, perm = array<i64: 0, 2, 1, 3>}},
 // CHECK-SAME:    %[[Y:[a-z0-9_]+]]: memref<4x1x1x16xi8> {vta.arg = {shape = array<i64: 4, 16>, dtype = "int8", padded_shape = array<i64: 4, 16>, split_shape = array<i64: 4, 1, 1, 16>, perm = array<i64: 0, 2, 1, 3>}}) {
 // CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<4x1x1x16xi32>
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, 0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[BIAS]] : memref<1x1x1x16xi32>) outs(%[[ACC]] : memref<4x1x1x16xi32>) {
@@ -104,16 +106,16 @@ func.func @matmul_kn(%x: memref<2x32xi8>, %w: memref<32x48xi8>, %y: memref<2x48x
 // B32-LABEL: func.func @generic_nk_bias(
 // B32-SAME:    memref<4x1x1x32xi8> {vta.arg
 // B32-SAME:    memref<1x1x32x32xi8> {vta.arg = {shape = array<i64: 16, 32>, dtype = "int8", padded_shape = array<i64: 32, 32>, split_shape = array<i64: 1, 32, 1, 32>, perm = array<i64: 0, 2, 1, 3>}},
-// B32-SAME:    memref<1x1x1x32xi32> {vta.arg = {shape = array<i64: 16>, dtype = "int32", padded_shape = array<i64: 32>, split_shape = array<i64: 1, 1, 1, 32>, perm = array<i64: 0, 1, 2, 3>}},
+// B32-SAME:    memref<1x1x1x32xi32> {vta.arg = {shape = array<i64: 16>, dtype = "int32", repeat = array<i64: 1>, padded_shape = array<i64: 32>, split_shape = array<i64: 1, 1, 1, 32>, perm = array<i64: 0, 2, 1, 3>}},
 // B32-SAME:    memref<4x1x1x32xi8> {vta.arg
 
 // B2-LABEL: func.func @generic_nk_bias(
 // B2-SAME:    memref<2x2x2x16xi8> {vta.arg
 // B2-SAME:    memref<1x2x16x16xi8> {vta.arg
-// B2-SAME:    %[[BIAS:[a-z0-9_]+]]: memref<1x1x1x16xi32> {vta.arg = {shape = array<i64: 16>, dtype = "int32", padded_shape = array<i64: 16>, split_shape = array<i64: 1, 1, 1, 16>, perm = array<i64: 0, 1, 2, 3>}},
+// B2-SAME:    %[[BIAS:[a-z0-9_]+]]: memref<1x1x2x16xi32> {vta.arg = {shape = array<i64: 16>, dtype = "int32", repeat = array<i64: 2>, padded_shape = array<i64: 16>, split_shape = array<i64: 1, 2, 1, 16>, perm = array<i64: 0, 2, 1, 3>}},
 // B2-SAME:    memref<2x1x2x16xi8> {vta.arg
 // B2-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<2x1x2x16xi32>
-// B2-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, 0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[BIAS]] : memref<1x1x1x16xi32>) outs(%[[ACC]] : memref<2x1x2x16xi32>)
+// B2-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[BIAS]] : memref<1x1x2x16xi32>) outs(%[[ACC]] : memref<2x1x2x16xi32>)
 
 func.func @generic_nk_bias(%x: memref<4x32xi8>, %w: memref<16x32xi8>, %bias: memref<16xi32>,
                            %y: memref<4x16xi8>) {
@@ -391,6 +393,15 @@ func.func @transposed_act(%xt: memref<32x2xi8>, %w: memref<16x32xi8>, %y: memref
 // CHECK:         linalg.generic {{.*}} ins(%[[ACC1]] : memref<2x1x1x16xi32>) outs(%[[ACC1]] : memref<2x1x1x16xi32>)
 // CHECK:           arith.constant 4 : i32
 // CHECK:         linalg.generic {{.*}} ins(%[[ACC1]] : memref<2x1x1x16xi32>) outs(%[[Z]] : memref<2x1x1x16xi8>)
+
+// B2-LABEL: func.func @broadcast_two_outputs(
+// B2-SAME:    memref<1x1x2x16xi8> {vta.arg
+// B2-SAME:    memref<1x1x16x16xi8> {vta.arg
+// B2-SAME:    %[[BIAS:[a-z0-9_]+]]: memref<1x1x2x16xi32> {vta.arg = {shape = array<i64: 16>, dtype = "int32", repeat = array<i64: 2>, padded_shape = array<i64: 16>, split_shape = array<i64: 1, 2, 1, 16>, perm = array<i64: 0, 2, 1, 3>}},
+// B2-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<1x1x2x16xi32>
+// B2-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[BIAS]] : memref<1x1x2x16xi32>) outs(%[[ACC]] : memref<1x1x2x16xi32>)
+// B2:         %[[ACC1:.*]] = memref.alloc() : memref<1x1x2x16xi32>
+// B2-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[BIAS]] : memref<1x1x2x16xi32>) outs(%[[ACC1]] : memref<1x1x2x16xi32>)
 
 func.func @broadcast_two_outputs(%x: memref<2x16xi8>, %w: memref<16x16xi8>,
                                  %bias: memref<16xi32>, %y: memref<2x16xi8>,
