@@ -1,12 +1,11 @@
 """``vta-pack``: the packed IR of every example computes what the original computes, on every
 shipped configuration.
 
-A small numpy evaluator runs both forms: ``linalg`` structured ops (named or generic) are
-evaluated from their indexing maps and bodies over the whole iteration space, reductions as sums
-of the body's product term.  ``arith.shrsi`` by a negative amount shifts left, as in the normal
-form (VTA's SHR).  The original runs on random logical arrays; the packed function on the same
-arrays packed with the ``vta.arg`` transform of each argument (``ArgSpec.pack``), its outputs
-unpacked with ``ArgSpec.unpack``.  Hand-written numpy references check the evaluator itself.
+The numpy reference evaluator (``vta_mlir.reference``) runs both forms; ``arith.shrsi`` by a
+negative amount shifts left there, as in the normal form (VTA's SHR).  The original runs on
+random logical arrays; the packed function on the same arrays packed with the ``vta.arg``
+transform of each argument (``ArgSpec.pack``), its outputs unpacked with ``ArgSpec.unpack``.
+Hand-written numpy references check the evaluator on the original examples.
 """
 
 from __future__ import annotations
@@ -14,23 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import (
-    DictionaryAttr,
-    IntegerAttr,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-)
-from xdsl.dialects.linalg import abstract_ops as linalg_abstract
+from xdsl.dialects.builtin import DictionaryAttr, IntegerType, MemRefType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
 from vta_mlir.abi import ArgSpec, layout_tiles, tiled_packing
 from vta_mlir.binary import Linker
@@ -40,145 +28,11 @@ from vta_mlir.host.layout import plan_layout
 from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
+from vta_mlir.reference import run_function, wrap
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE_NAMES = ["vector_add", "matrix_multiply", "matrix_multiply_opt", "dense_bias_relu",
                  "dense_kn", "alu_ops", "odd_shapes"]
-
-
-# --------------------------------------------------------------------------------------------
-# numpy evaluator of linalg / arith / memref on memrefs
-# --------------------------------------------------------------------------------------------
-
-
-def wrap(values: Any, width: int) -> np.ndarray:
-    """Two's-complement wrap-around of int64 values to ``width`` bits."""
-    v = np.asarray(values, dtype=np.int64)
-    half = 1 << (width - 1)
-    return ((v + half) & ((1 << width) - 1)) - half
-
-
-def shift_right(a: np.ndarray, b: Any) -> np.ndarray:
-    """VTA's SHR: ``a >> b`` for ``b >= 0``, ``a << -b`` otherwise (on i32)."""
-    a, b = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    right = a >> (b & 31)
-    left = wrap(a << ((-b) & 31), 32)
-    return np.where(b >= 0, right, left)
-
-
-BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    arith.AddiOp: lambda a, b: wrap(a + b, 32),
-    arith.SubiOp: lambda a, b: wrap(a - b, 32),
-    arith.MuliOp: lambda a, b: wrap(a * b, 32),
-    arith.MaxSIOp: np.maximum,
-    arith.MinSIOp: np.minimum,
-    arith.ShRSIOp: shift_right,
-    arith.ShLIOp: lambda a, b: wrap(np.asarray(a) << np.asarray(b), 32),
-}
-
-
-def width_of(value: SSAValue) -> int:
-    t = value.type
-    assert isinstance(t, IntegerType)
-    return t.width.data
-
-
-def eval_body(block: Any, values: dict[SSAValue, Any], env: dict[SSAValue, Any]) -> Any:
-    for op in block.ops:
-        if isinstance(op, linalg.YieldOp):
-            return values[op.operands[0]] if op.operands[0] in values \
-                else env[op.operands[0]]
-
-        def get(v: SSAValue) -> Any:
-            return values[v] if v in values else env[v]
-
-        if isinstance(op, arith.ConstantOp):
-            values[op.result] = op.value.value.data  # type: ignore[union-attr]
-        elif isinstance(op, arith.ExtSIOp):
-            values[op.result] = get(op.input)
-        elif isinstance(op, arith.TruncIOp):
-            values[op.result] = wrap(get(op.input), width_of(op.result))
-        elif type(op) in BINARY:
-            values[op.results[0]] = BINARY[type(op)](np.asarray(get(op.operands[0])),
-                                                     np.asarray(get(op.operands[1])))
-        else:
-            raise AssertionError(f"evaluator: no rule for {op.name}")
-    raise AssertionError("body without yield")
-
-
-def eval_structured(op: linalg_abstract.LinalgStructuredOperation, env: dict[SSAValue, Any]):
-    maps = [m.data for m in op.get_indexing_maps()]
-    iterators = [it.data for it in op.get_iterator_types()]
-    n = len(iterators)
-    operands = [env[v] for v in op.operands]
-    sizes = [0] * n
-    for arr, m in zip(operands, maps, strict=True):
-        for axis, r in enumerate(m.results):
-            if isinstance(r, AffineDimExpr):
-                sizes[r.position] = arr.shape[axis]
-
-    def view(arr: Any, m: Any) -> Any:
-        if not isinstance(arr, np.ndarray):
-            return np.int64(arr)
-        index: list[Any] = []
-        for r in m.results:
-            if isinstance(r, AffineDimExpr):
-                shape = [1] * n
-                shape[r.position] = sizes[r.position]
-                index.append(np.arange(sizes[r.position]).reshape(shape))
-            else:
-                assert isinstance(r, AffineConstantExpr)
-                index.append(r.value)
-        return np.asarray(arr[tuple(index)], dtype=np.int64)
-
-    block = op.body.block
-    values: dict[SSAValue, Any] = {}
-    for i, arg in enumerate(block.args[: len(op.inputs)]):
-        values[arg] = view(operands[i], maps[i])
-    out_arg = block.args[len(op.inputs)]
-    out = operands[-1]
-    reduced = [i for i, it in enumerate(iterators) if it == IteratorType.REDUCTION]
-    if reduced:
-        # Contractions: the body is `acc + term`; evaluated with acc = 0 it gives the term.
-        values[out_arg] = np.int64(0)
-        term = np.broadcast_to(eval_body(block, values, env), sizes)
-        result = view(out, maps[-1]) + term.sum(axis=tuple(reduced), keepdims=True)
-    else:
-        values[out_arg] = view(out, maps[-1])
-        result = eval_body(block, values, env)
-    parallel = [d for d in range(n) if d not in reduced]
-    result = np.broadcast_to(np.asarray(result, dtype=np.int64),
-                             [1 if d in reduced else sizes[d] for d in range(n)])
-    # Scatter back through the output map (a permutation of the parallel dimensions).
-    order = [r.position for r in maps[-1].results]  # type: ignore[union-attr]
-    squeezed = result.reshape([sizes[d] for d in parallel])
-    out[...] = wrap(squeezed.transpose([parallel.index(d) for d in order]),
-                    out.dtype.itemsize * 8)
-
-
-def run_function(f: func.FuncOp, arrays: list[np.ndarray]) -> None:
-    """Run ``f`` on ``arrays`` (one per argument, updated in place)."""
-    env: dict[SSAValue, Any] = dict(zip(f.body.block.args, arrays, strict=True))
-    for op in f.body.block.ops:
-        if isinstance(op, arith.ConstantOp):
-            assert isinstance(op.value, IntegerAttr)
-            env[op.result] = op.value.value.data
-        elif isinstance(op, memref.AllocOp):
-            t = op.memref.type
-            assert isinstance(t, MemRefType)
-            env[op.memref] = np.zeros(t.get_shape(), dtype=f"int{width_of_type(t)}")
-        elif isinstance(op, memref.DeallocOp):
-            pass
-        elif isinstance(op, memref.CopyOp):
-            env[op.destination][...] = env[op.source]
-        elif isinstance(op, linalg.BroadcastOp):
-            env[op.init][...] = env[op.input][None, :]
-        elif isinstance(op, linalg_abstract.LinalgStructuredOperation):
-            eval_structured(op, env)
-        elif isinstance(op, func.ReturnOp):
-            return
-        else:
-            raise AssertionError(f"evaluator: no rule for {op.name}")
 
 
 def width_of_type(t: MemRefType) -> int:
@@ -220,10 +74,12 @@ def arg_specs(f: func.FuncOp) -> list[ArgSpec | None]:
 
         t = arg.type
         assert isinstance(t, MemRefType)
-        specs.append(ArgSpec(arg.name_hint or f"arg{i}", "inout",
+        # A repeated (broadcast) argument is an input only: it cannot be unpacked.
+        repeat = ints("repeat") if "repeat" in desc.data else ()
+        specs.append(ArgSpec(arg.name_hint or f"arg{i}", "in" if repeat else "inout",
                              desc.data["dtype"].data,  # type: ignore[attr-defined]
                              ints("shape"), ints("padded_shape"), ints("split_shape"),
-                             ints("perm"), f"int{width_of_type(t)}"))
+                             ints("perm"), f"int{width_of_type(t)}", repeat=repeat))
     return specs
 
 
@@ -252,8 +108,10 @@ def run_packed(f: func.FuncOp, logical: list[np.ndarray]) -> list[np.ndarray]:
         packed.append(raw.reshape(t.get_shape()).copy())
         assert tuple(t.get_shape()) == spec.packed_shape
     run_function(f, packed)
-    return [value if spec is None else spec.unpack(value)
-            for spec, value in zip(specs, packed, strict=True)]
+    return [
+        value if spec is None else original if spec.repeat else spec.unpack(value)
+        for spec, value, original in zip(specs, packed, logical, strict=True)
+    ]
 
 
 def clip(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
@@ -367,7 +225,8 @@ def test_odd_shapes_are_padded(cfg: VTAConfig) -> None:
     b, blk = cfg.batch, cfg.block_out
     assert x.padded_shape == (math.ceil(3 / b) * b, math.ceil(40 / blk) * blk)
     assert w.packed_shape == (math.ceil(24 / blk), math.ceil(40 / blk), blk, blk)
-    assert bias.packed_shape == (1, math.ceil(24 / blk), 1, blk)
+    # the bias is replicated over the batch lanes: one whole accumulator element per block
+    assert bias.packed_shape == (1, math.ceil(24 / blk), b, blk)
     assert y.packed_shape == (math.ceil(3 / b), math.ceil(24 / blk), b, blk)
 
 

@@ -5,6 +5,7 @@ Usage::
     vta-run gemm.vtab --input x.npy --input w.npy --output y.npy --stats -
     vta-run host.mlir --random-inputs --seed 3 --export-case host.npz --trace host.json
     vta-run gemm.vtab --config block32 --random-inputs          # prints a summary of y
+    vta-run gemm.mlir --random-inputs --check                   # compare with numpy
 
 The program is a ``.vtab`` or MLIR at any level, loaded as ``vta-translate`` loads it
 (:mod:`vta_mlir.driver`).  Arguments bind in signature order: one ``--input PATH.npy``
@@ -19,7 +20,11 @@ first values) is printed — on stdout, or on stderr when stdout carries ``--sta
 ``--stats FILE|-`` writes the run's statistics as JSON (:data:`STATS_KEYS`); ``--trace FILE``
 a Chrome/Perfetto trace of the cycle model; ``--export-case FILE.npz`` the run as a conformance
 case that ``python -m vta_mlir.sim.conformance`` replays (see :func:`conformance_case`).
-``--check`` (comparison with a numpy evaluation of the input program) needs input-level IR.
+``--check`` evaluates an input-level program on the same inputs with the numpy reference
+evaluator (:mod:`vta_mlir.reference`) and compares every output bit for bit: it prints
+``check: PASS``, or one line naming the first differing element and how many differ and exits
+with status 1 (after writing the outputs and statistics).  Lower levels have no reference
+semantics to compare with.
 Every error is one MLIR-style line on stderr with exit status 1.  The pass plugins named by
 ``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or module names) are imported
 first.
@@ -37,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule
@@ -49,7 +55,15 @@ from vta_mlir.program import COUNTER_NAMES, Segment
 
 from ._cli import CLIArgumentParser, load_config, print_diagnostic, read_source, run_guarded
 
-__all__ = ["RANDOM_RANGE", "STATS_KEYS", "conformance_case", "main", "random_inputs", "stats_json"]
+__all__ = [
+    "RANDOM_RANGE",
+    "STATS_KEYS",
+    "check_outputs",
+    "conformance_case",
+    "main",
+    "random_inputs",
+    "stats_json",
+]
 
 PROG = "vta-run"
 
@@ -432,16 +446,62 @@ def summary(spec: ArgSpec, array: np.ndarray) -> str:
 
 def _check_request(level: Level) -> None:
     """``--check`` compares with the input program's own semantics, which only input-level IR
-    has; a numpy evaluation of it does not exist yet."""
-    if level == Level.INPUT:
+    has."""
+    if level != Level.INPUT:
         raise VTAError(
-            "--check is not available: this version has no numpy reference evaluation of "
-            "input-level IR"
+            f"--check: nothing to check against: {level.description} has no reference "
+            "semantics (--check needs input-level IR)"
         )
-    raise VTAError(
-        f"--check: nothing to check against: {level.description} has no reference semantics "
-        "(--check needs input-level IR)"
-    )
+
+
+def _index(flat: int, shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]"
+
+
+def check_outputs(
+    module: ModuleOp,
+    binary: BinaryModule,
+    inputs: Sequence[np.ndarray],
+    outputs: Sequence[np.ndarray],
+    *,
+    function: str | None = None,
+) -> list[str]:
+    """Compare a run's ``outputs`` with the numpy reference evaluation of the input-level
+    ``module`` on the same ``inputs``; returns one description per output that differs.
+
+    The binary module's arguments are the function's memref arguments in signature order; an
+    argument the program does not read starts as zeros, as it does on the device.
+    """
+    from vta_mlir.reference import arguments, find_function, run_function
+
+    f = find_function(module, function)
+    args = arguments(f)
+    if [a.shape for a in args] != [tuple(spec.shape) for spec in binary.args]:
+        raise VTAError(
+            f"--check: the arguments of @{f.sym_name.data} do not match the compiled module's "
+            f"{_signature(binary)}"
+        )
+    given = iter(inputs)
+    arrays = []
+    for arg, spec in zip(args, binary.args, strict=True):
+        if spec.is_input:
+            arrays.append(np.asarray(next(given)).astype(arg.dtype))
+        else:
+            arrays.append(np.zeros(arg.shape, dtype=arg.dtype))
+    run_function(f, arrays)
+    expected = [array for array, spec in zip(arrays, binary.args, strict=True) if spec.is_output]
+    problems = []
+    for spec, want, got in zip(binary.outputs, expected, outputs, strict=True):
+        want64 = want.astype(np.int64).reshape(-1)
+        got64 = np.asarray(got).astype(np.int64).reshape(-1)
+        differ = np.flatnonzero(want64 != got64)
+        if differ.size:
+            first = int(differ[0])
+            problems.append(
+                f"{differ.size} of {want64.size} elements of '{spec.name}' differ, first at "
+                f"{_index(first, want.shape)}: expected {want64[first]}, got {got64[first]}"
+            )
+    return problems
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -451,11 +511,15 @@ def _run(argv: Sequence[str] | None) -> int:
     load_pass_plugins_from_env()
     cfg = load_config(args.config)
     source: Source | None = None
+    reference: ModuleOp | None = None
     try:
         source = read_source(args.input_file)
         parsed = parse_source(source, cfg)
         if args.check:
             _check_request(parsed.level)
+            # Lowering rewrites the module in place; the reference evaluates the original.
+            assert parsed.module is not None
+            reference = parsed.module.clone()
         binary = to_binary(parsed, function=args.function)
     except DiagnosticError as exc:
         print_diagnostic(exc, source)
@@ -467,6 +531,13 @@ def _run(argv: Sequence[str] | None) -> int:
     record = run_program(binary, run_cfg, inputs)
     for warning in record.stats.warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    problems: list[str] | None = None
+    if reference is not None:
+        try:
+            problems = check_outputs(reference, binary, inputs, record.outputs)
+        except DiagnosticError as exc:
+            print_diagnostic(exc, source)
+            return 1
 
     # Everything that can fail is computed before the first file is written.
     trace = trace_json(binary, run_cfg) if args.trace is not None else None
@@ -476,6 +547,7 @@ def _run(argv: Sequence[str] | None) -> int:
             "source": source.name,
             "level": parsed.level.value,
             "seed": (0 if args.seed is None else args.seed) if args.random_inputs else None,
+            "checked_against_numpy": problems == [],
         }
         case = conformance_case(record, meta=meta)
 
@@ -487,13 +559,16 @@ def _run(argv: Sequence[str] | None) -> int:
         _write_json(args.trace, trace)
     if args.stats is not None:
         _write_json(args.stats, stats_json(record.stats), indent=2)
+    # stdout belongs to the JSON when it carries --stats/--trace.
+    stream = sys.stderr if "-" in (args.stats, args.trace) else sys.stdout
     if not args.output:
-        # stdout belongs to the JSON when it carries --stats/--trace.
-        stream = sys.stderr if "-" in (args.stats, args.trace) else sys.stdout
         for spec, array in zip(binary.outputs, record.outputs, strict=True):
             print(summary(spec, array), file=stream)
-        stream.flush()
-    return 0
+    if problems is not None:
+        print("check: PASS" if not problems else "check: FAIL: " + "; ".join(problems),
+              file=stream)
+    stream.flush()
+    return 1 if problems else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,8 +16,6 @@
 // RUN: not vta-run %t.vtab --random-inputs --check 2>&1 | filecheck %s --check-prefix=CHECK-VTAB
 // RUN: python -c "import sys; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(d[:-3])" %t.vtab %t.truncated.vtab
 // RUN: not vta-run %t.truncated.vtab --random-inputs 2>&1 | filecheck %s --check-prefix=TRUNCATED
-// RUN: echo 'func.func @f(%%a: memref<16xi8>) { func.return }' > %t.input-level.mlir
-// RUN: not vta-run %t.input-level.mlir --random-inputs --check 2>&1 | filecheck %s --check-prefix=CHECK-INPUT
 // RUN: echo '{"LOG_BLOCK": 4}' > %t.bad-config.json
 // RUN: not vta-run %s --random-inputs --config %t.bad-config.json 2>&1 | filecheck %s --check-prefix=CONFIG
 // RUN: not vta-run %s --random-inputs --export-case %t.missing-dir/case.npz 2>&1 | filecheck %s --check-prefix=WRITE
@@ -35,7 +33,6 @@
 // CHECK-ISA:   vta-run: error: --check: nothing to check against: vtaisa-level IR has no reference semantics
 // CHECK-VTAB:  vta-run: error: --check: nothing to check against: a .vtab binary module has no reference semantics
 // TRUNCATED:   truncated.vtab: error: truncated module
-// CHECK-INPUT: vta-run: error: --check is not available: this version has no numpy reference evaluation of input-level IR
 // CONFIG:      vta-run: error: {{.*}}bad-config.json: missing key(s)
 // WRITE:       vta-run: error: cannot write output file '{{.*}}case.npz': No such file or directory
 
