@@ -25,6 +25,10 @@ evaluator (:mod:`vta_mlir.reference`) and compares every output bit for bit: it 
 ``check: PASS``, or one line naming the first differing element and how many differ and exits
 with status 1 (after writing the outputs and statistics).  Lower levels have no reference
 semantics to compare with.
+``--check-hazards`` analyses the program's instruction stream (:mod:`vta_mlir.sim.hazards`) and
+prints one ``hazard:`` line per pair of instructions of different modules that access common
+SRAM elements, at least one writing them, with no dependency token ordering them, then
+``hazards: N found``; any hazard makes the exit status 1.
 Every error is one MLIR-style line on stderr with exit status 1.  The pass plugins named by
 ``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or module names) are imported
 first.
@@ -137,6 +141,11 @@ def _arg_parser() -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="compare the results with a numpy evaluation of the input program",
+    )
+    p.add_argument(
+        "--check-hazards",
+        action="store_true",
+        help="report SRAM elements two modules access with no dependency token ordering them",
     )
     p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     return p
@@ -539,6 +548,12 @@ def _run(argv: Sequence[str] | None) -> int:
             print_diagnostic(exc, source)
             return 1
 
+    hazards = None
+    if args.check_hazards:
+        from vta_mlir.sim.hazards import program_hazards
+
+        hazards = program_hazards(binary.program, run_cfg)
+
     # Everything that can fail is computed before the first file is written.
     trace = trace_json(binary, run_cfg) if args.trace is not None else None
     case = None
@@ -567,8 +582,12 @@ def _run(argv: Sequence[str] | None) -> int:
     if problems is not None:
         print("check: PASS" if not problems else "check: FAIL: " + "; ".join(problems),
               file=stream)
+    if hazards is not None:
+        for hazard in hazards:
+            print(hazard, file=stream)
+        print(f"hazards: {len(hazards)} found", file=stream)
     stream.flush()
-    return 1 if problems else 0
+    return 1 if problems or hazards else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
