@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NoReturn
 
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException
@@ -217,9 +217,36 @@ def collect_diagnostics() -> Iterator[list[Diagnostic]]:
 # --------------------------------------------------------------------------------------------
 
 
-def verify_op(op: Operation) -> None:
+def _position(op: Operation, cache: dict[Block, dict[Operation, int]]) -> int:
+    block = op.parent
+    assert block is not None
+    if block not in cache:
+        cache[block] = {o: i for i, o in enumerate(block.ops)}
+    return cache[block][op]
+
+
+def _verify_dominance(op: Operation, cache: dict[Block, dict[Operation, int]]) -> None:
+    """Report an operand defined by an op that does not come before the user in the user's
+    block (or in a block enclosing it): xDSL's parser accepts such forward references and its
+    verifier does not check dominance, and passes then fail on the ill-formed IR in ways that
+    are not diagnostics.  Uses across the blocks of one CFG region are not checked."""
+    for index, operand in enumerate(op.operands):
+        definer = operand.owner
+        if not isinstance(definer, Operation) or definer.parent is None:
+            continue
+        user: Operation | None = op
+        while user is not None and user.parent is not definer.parent:
+            user = user.parent_op()
+        if user is None:
+            continue
+        if user is definer or _position(definer, cache) > _position(user, cache):
+            report_error(op, f"operand #{index} does not dominate this use")
+
+
+def verify_op(op: Operation, _positions: dict[Block, dict[Operation, int]] | None = None) -> None:
     """Verify ``op`` and everything nested in it, innermost ops first (as
     ``Operation.verify`` does), raising :class:`DiagnosticError` at the first op that fails."""
+    positions: dict[Block, dict[Operation, int]] = {} if _positions is None else _positions
     for region in op.regions:
         for block in region.blocks:
             if block.first_op is None and len(region.blocks) == 1:
@@ -228,13 +255,16 @@ def verify_op(op: Operation) -> None:
                         op, "contains an empty block in a region that expects a terminator"
                     )
             for child in block.ops:
-                verify_op(child)
+                verify_op(child, positions)
     try:
         op.verify(verify_nested_ops=False)
     except DiagnosticError:
         raise
     except (DiagnosticException, ValueError) as exc:
         report_error(op, one_line(str(exc)) or type(exc).__name__)
+    # After the op's own verifier, as MLIR orders them: an op that is wrong in itself is
+    # reported as such even when it also uses a value defined later.
+    _verify_dominance(op, positions)
 
 
 # --------------------------------------------------------------------------------------------

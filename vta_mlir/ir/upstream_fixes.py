@@ -27,10 +27,15 @@ What is fixed (each one is exercised by ``tests/test_upstream_fixes.py``):
 * ``memref<..., 1>``: an integer memory space prints without the ``: i64`` suffix.
 * An exception raised inside a rewrite pattern remembers the op being rewritten
   (:func:`failing_op`), so drivers can report it at the op's source position.
+* ``linalg.transpose`` checks that ``permutation`` is a permutation of the dimensions before
+  the stock verifier indexes the shapes with it (which raised ``IndexError``).
+* The lexer matches a string literal in linear time: the stock pattern nests ``+`` in ``*``
+  and backtracks exponentially on a ``"`` left unclosed before the end of its line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import NoReturn, cast
 
@@ -77,7 +82,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.transforms import lower_affine
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 __all__ = [
     "FAILING_OP_ATTR",
@@ -894,6 +900,40 @@ def _fix_emit_error() -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# linalg.transpose verification
+# --------------------------------------------------------------------------------------------
+
+
+def _fix_transpose_verifier() -> None:
+    stock = linalg.TransposeOp.verify_
+
+    def verify_(self: linalg.TransposeOp) -> None:
+        permutation = self.permutation.get_values()
+        # MLIR's wording; the stock verifier would index the shapes with these values.
+        if sorted(permutation) != list(range(len(permutation))):
+            raise VerifyException(
+                f"permutation [{', '.join(map(str, permutation))}] is not valid: it must list "
+                f"each of 0..{len(permutation) - 1} once"
+            )
+        stock(self)
+
+    linalg.TransposeOp.verify_ = verify_  # type: ignore[method-assign]
+
+
+# --------------------------------------------------------------------------------------------
+# String literals
+# --------------------------------------------------------------------------------------------
+
+
+def _fix_string_literal_lexing() -> None:
+    # Same language as the stock pattern (one unescaped character or one escape, repeated),
+    # without the nested quantifier that makes a failing match exponential in the line length.
+    MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )
+
+
+# --------------------------------------------------------------------------------------------
 
 
 #: Every fix group, in the order they are applied, with a one-line description.
@@ -933,6 +973,14 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "emit-error": (
         _fix_emit_error,
         "exceptions raised in rewrite patterns remember the op (for its location)",
+    ),
+    "transpose-verifier": (
+        _fix_transpose_verifier,
+        "linalg.transpose rejects an invalid permutation instead of indexing out of range",
+    ),
+    "string-literal-lexing": (
+        _fix_string_literal_lexing,
+        "string literals lex in linear time (an unclosed `\"` does not hang the parser)",
     ),
 }
 
