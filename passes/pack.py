@@ -49,6 +49,17 @@ becomes::
       func.return
     }
 
+A 2-D convolution (``linalg.conv_2d_nchw_fchw``, or the equivalent ``linalg.generic``) on
+NCHW tensors gives the same region in the ``tensor`` layout (``passes/pack_patterns.py``): data
+``(N/BATCH, C/BLOCK_IN, H, W, BATCH, BLOCK_IN)``, kernel ``(O/BLOCK_OUT, I/BLOCK_IN, KH, KW,
+BLOCK_OUT, BLOCK_IN)``, accumulator and output ``(N/BATCH, O/BLOCK_OUT, OH, OW, BATCH,
+BLOCK_OUT)``, a per-channel bias one element row of that layout, and one packed convolution::
+
+    linalg.generic {(b, o, oh, ow, i, kh, kw, bb, oo, ii):
+                    X(b, i, oh*sh + kh, ow*sw + kw, bb, ii), W(o, i, kh, kw, oo, ii),
+                    Acc(b, o, oh, ow, bb, oo)}
+        ins(%x, %w) outs(%acc) { extsi, extsi, muli, addi }
+
 The block sizes come from the module's configuration (``vta.config``).  A function whose
 arguments already carry ``vta.arg`` is left as it is.
 """
@@ -74,6 +85,7 @@ from vta_mlir.passes.pack_match import (
     IMM_MIN,
     Alu,
     Const,
+    Conv,
     Expr,
     FunctionRecognizer,
     Gemm,
@@ -87,11 +99,12 @@ from vta_mlir.passes.pack_patterns import (
     ROLE_NAMES,
     Packing,
     Role,
-    acc_type,
     alu_op,
     contraction_op,
+    conv_op,
     fill_op,
     init_op,
+    packed_acc_shape,
     packing_for,
     store_op,
 )
@@ -106,11 +119,15 @@ __all__ = ["PackPass", "pack_function"]
 
 @dataclass(eq=False)
 class AccBuffer:
-    """A packed i32 accumulator of a ``rows × cols`` result."""
+    """A packed i32 accumulator of a ``rows × cols`` or ``N × O × H × W`` result."""
 
-    rows: int
-    cols: int
+    shape: tuple[int, ...]
     name: str
+
+    @property
+    def cols(self) -> int:
+        """The columns of a matrix, the channels of a tensor: what a bias runs along."""
+        return self.shape[1]
 
 
 @dataclass
@@ -142,6 +159,8 @@ class Contract(Step):
     acc: AccBuffer
     act: BlockArgument
     wgt: BlockArgument
+    #: The strides of a convolution; None for a matrix contraction.
+    strides: tuple[int, int] | None = None
 
 
 @dataclass
@@ -176,14 +195,23 @@ class Planner:
         for out in self.outputs:
             self._current = out
             self._loaded = {}
-            rows, cols = out.arg.type.get_shape()  # type: ignore[attr-defined]
-            acc = AccBuffer(rows, cols, "acc")
+            shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
+            acc = AccBuffer(shape, "acc")
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            self.use(out.arg, Role.MATRIX, out.writer)
+            self.use(out.arg, self.whole_role(acc), out.writer)
             self.steps.append(Store(out.writer, acc, out.arg))
 
     # ---- arguments ------------------------------------------------------------------------
+    @staticmethod
+    def whole_role(acc: AccBuffer) -> Role:
+        """The role of an argument read or written element for element with ``acc``."""
+        return Role.MATRIX if len(acc.shape) == 2 else Role.TENSOR
+
+    @staticmethod
+    def bias_role(acc: AccBuffer) -> Role:
+        return Role.BIAS if len(acc.shape) == 2 else Role.CHANNEL_BIAS
+
     def use(self, arg: BlockArgument, role: Role, op: Operation) -> None:
         """``op`` uses ``arg`` in ``role``; an argument has a single packed layout."""
         assert self._current is not None
@@ -207,10 +235,10 @@ class Planner:
 
     def check_shape(self, load: Load, acc: AccBuffer) -> None:
         shape = tuple(load.arg.type.get_shape())  # type: ignore[attr-defined]
-        expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [(acc.rows, acc.cols)]
+        expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [acc.shape]
         if shape not in expected:
             report_error(load.op, f"reads {label(load.arg)} ({load.arg.type}) into a "
-                                  f"{acc.rows}×{acc.cols} result")
+                                  f"{'×'.join(map(str, acc.shape))} result")
 
     # ---- expressions ----------------------------------------------------------------------
     def plan_into(self, acc: AccBuffer, e: Expr) -> None:
@@ -229,7 +257,8 @@ class Planner:
 
     def init(self, acc: AccBuffer, load: Load) -> None:
         self.check_shape(load, acc)
-        self.use(load.arg, Role.BIAS if load.broadcast else Role.MATRIX, load.op)
+        self.use(load.arg, self.bias_role(acc) if load.broadcast else self.whole_role(acc),
+                 load.op)
         self.steps.append(Init(load.op, acc, load.arg, load.broadcast))
 
     def gemm(self, acc: AccBuffer, g: Gemm, init: Expr) -> None:
@@ -242,9 +271,14 @@ class Planner:
             error_with_note(g.op, "accumulates onto a computed value: a VTA contraction "
                                    "starts from 0, a copy of a function argument or a "
                                    "broadcast bias", init.op, "the value is computed here")
-        self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
-        self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
-        self.steps.append(Contract(g.op, acc, g.act, g.wgt))
+        if isinstance(g, Conv):
+            self.use(g.act, Role.DATA, g.op)
+            self.use(g.wgt, Role.KERNEL, g.op)
+            self.steps.append(Contract(g.op, acc, g.act, g.wgt, g.strides))
+        else:
+            self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
+            self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
+            self.steps.append(Contract(g.op, acc, g.act, g.wgt))
         if isinstance(init, Const) and init.value:
             self.imm(acc, "add", init.value, init.op)
 
@@ -286,7 +320,7 @@ class Planner:
         """A second accumulator holding ``load`` (one per argument and region)."""
         key = (load.arg, load.broadcast)
         if key not in self._loaded:
-            buf = AccBuffer(like.rows, like.cols, f"{load.arg.name_hint or 'arg'}_acc")
+            buf = AccBuffer(like.shape, f"{load.arg.name_hint or 'arg'}_acc")
             self.steps.append(NewAcc(load.op, buf))
             self.init(buf, load)
             self._loaded[key] = buf
@@ -367,8 +401,7 @@ class _Emitter:
         for step in steps:
             match step:
                 case NewAcc(acc=acc):
-                    alloc = memref.AllocOp.get(i32, shape=acc_type(acc.rows, acc.cols,
-                                                                   self.cfg).get_shape())
+                    alloc = memref.AllocOp.get(i32, shape=packed_acc_shape(acc.shape, self.cfg))
                     alloc.memref.name_hint = acc.name
                     self.buffers[acc] = alloc.memref
                     self.insert(step.source, alloc)
@@ -377,9 +410,12 @@ class _Emitter:
                 case Init(acc=acc, arg=arg, broadcast=broadcast):
                     self.insert(step.source, init_op(self.args[arg], self.buffers[acc],
                                                      broadcast=broadcast))
-                case Contract(acc=acc, act=act, wgt=wgt):
+                case Contract(acc=acc, act=act, wgt=wgt, strides=None):
                     self.insert(step.source, contraction_op(self.args[act], self.args[wgt],
                                                             self.buffers[acc]))
+                case Contract(acc=acc, act=act, wgt=wgt, strides=(sh, sw)):
+                    self.insert(step.source, conv_op(self.args[act], self.args[wgt],
+                                                     self.buffers[acc], (sh, sw)))
                 case AluStep(acc=acc, kind=kind, imm=imm, other=other):
                     second = None if other is None else self.buffers[other]
                     self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,

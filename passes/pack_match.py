@@ -7,6 +7,8 @@ program order, and keeps for every buffer the value it holds as a small expressi
 * :class:`Load` — the contents of a function argument, sign-extended when it is ``i8``,
   optionally broadcast over the rows (a per-column bias);
 * :class:`Gemm` — ``init + act · wgt`` of two ``i8`` arguments, whatever their orientation;
+* :class:`Conv` — ``init + conv2d(act, wgt)`` of NCHW ``i8`` data and an FCHW ``i8`` kernel
+  (``linalg.conv_2d_nchw_fchw`` or the equivalent ``linalg.generic``), dilation 1, any stride;
 * :class:`Alu` — one VTA ALU operation (``add``, ``mul``, ``shr``, ``max``, ``min``); ``subi`` by
   a constant is already an ``add`` of its negation and ``shli`` a ``shr`` by a negative amount;
 * :class:`Narrow` — an ``i8`` value: an ``i8`` argument before its ``arith.extsi``, or the
@@ -15,6 +17,10 @@ program order, and keeps for every buffer the value it holds as a small expressi
 Everything VTA cannot run is reported at the op responsible (``report_error``).  The result is
 the list of :class:`Output` s, one per ``i8`` function argument the function writes, in the
 order of their writers; ``passes/pack.py`` turns each into one VTA region.
+
+A function works either on matrices (rank-2 buffers, per-column bias vectors) or, when one of
+its arguments or buffers has rank 4, on NCHW tensors (rank-4 buffers, per-output-channel bias
+vectors, element-wise maps the identity or ``(n, c, h, w) -> (c)``).
 
 Example: ``linalg.fill 0 → %acc; linalg.matmul (%x, %w) → %acc;
 linalg.generic {trunci(minsi(maxsi(shrsi(%a, 8), 0), 127))} (%acc) → %y`` gives the output
@@ -48,6 +54,7 @@ from vta_mlir.ir.diagnostics import DiagnosticError, op_diagnostic, report_error
 __all__ = [
     "ALU_KINDS",
     "COMMUTATIVE",
+    "Conv",
     "IMM_MAX",
     "IMM_MIN",
     "Alu",
@@ -121,6 +128,14 @@ class Gemm(Expr):
     act_transposed: bool
     wgt: BlockArgument
     wgt_transposed: bool
+
+
+@dataclass(eq=False)
+class Conv(Gemm):
+    """``init + conv2d(act, wgt)``: ``act`` NCHW data, ``wgt`` an FCHW (OIHW) kernel, the
+    output NFHW; ``strides`` along H and W (dilation is 1)."""
+
+    strides: tuple[int, int] = (1, 1)
 
 
 @dataclass(eq=False)
@@ -225,6 +240,28 @@ def _dims(m: AffineMap) -> list[int | None]:
     return out
 
 
+def _coefficients(m: AffineMap, result: int) -> list[int] | None:
+    """The dimension coefficients of result ``result`` of ``m`` when it is a linear form of the
+    dimensions without constant term (None otherwise)."""
+    n = m.num_dims
+
+    def at(point: Sequence[int]) -> int:
+        return m.eval(point, [0] * m.num_symbols)[result]
+
+    if at([0] * n) != 0:
+        return None
+    coeffs = [at([int(i == d) for i in range(n)]) for d in range(n)]
+    # Two more points rule out floordiv / mod / ceildiv forms that agree on the unit vectors.
+    for point in ([i + 2 for i in range(n)], [7 * i + 3 for i in range(n)]):
+        if at(point) != sum(c * v for c, v in zip(coeffs, point, strict=True)):
+            return None
+    return coeffs
+
+
+def _unit(n: int, terms: dict[int, int]) -> list[int]:
+    return [terms.get(d, 0) for d in range(n)]
+
+
 # --------------------------------------------------------------------------------------------
 # The recognizer
 # --------------------------------------------------------------------------------------------
@@ -241,12 +278,19 @@ class FunctionRecognizer:
     #: The op that stored into each i8 buffer (VTA stores every result once).
     stored_by: dict[SSAValue, Operation] = field(default_factory=dict)
     outputs: dict[BlockArgument, Output] = field(default_factory=dict)
+    #: Rank of the function's buffers: 2 (matrices) or 4 (NCHW tensors, module doc).
+    rank: int = 2
 
     @property
     def block(self) -> Block:
         return self.func.body.block
 
     def run(self) -> list[Output]:
+        values = [*self.block.args,
+                  *(op.memref for op in self.block.ops
+                    if isinstance(op, memref.AllocOp | memref.AllocaOp))]
+        if any(isinstance(v.type, MemRefType) and v.type.get_num_dims() == 4 for v in values):
+            self.rank = 4
         for op in list(self.block.ops):
             self.visit(op)
         return list(self.outputs.values())
@@ -320,7 +364,11 @@ class FunctionRecognizer:
         if problem is not None:
             report_error(op, f"{label(value)}: {problem}")
         rank = t.get_num_dims()
-        if not (rank == 2 or (vector and rank == 1)):
+        if not (rank == self.rank or (vector and rank == 1)):
+            if self.rank == 4:
+                report_error(op, f"{label(value)} ({t}) has rank {rank}: a function on NCHW "
+                                 "tensors uses rank-4 buffers; only a per-channel bias may be "
+                                 "1-D")
             report_error(op, f"{label(value)} ({t}) has rank {rank}: VTA operates on 2-D "
                              "matrices (rows × columns); only a per-column bias may be 1-D")
         return t
@@ -403,7 +451,8 @@ class FunctionRecognizer:
         ts = self.check_buffer(op, src, vector=True)
         td = self.check_buffer(op, dst)
         dims = tuple(op.dimensions.get_values())
-        if ts.get_num_dims() != 1 or dims != (0,):
+        # The added dimensions: the rows of a matrix, or N, H and W of an NCHW tensor.
+        if ts.get_num_dims() != 1 or dims != ((0,) if self.rank == 2 else (0, 2, 3)):
             report_error(op, "broadcasts along the columns (a per-row operand): VTA adds "
                              "per-column biases only, broadcast over the rows")
         if ts.get_shape()[0] != td.get_shape()[1]:
@@ -428,9 +477,14 @@ class FunctionRecognizer:
         if op.res or any(isinstance(v.type, TensorType) for v in op.operands):
             report_error(op, "operates on tensors: vta-pack works on memrefs; bufferize the "
                              "program first")
-        if op.name.startswith(("linalg.conv", "linalg.pooling")):
-            report_error(op, "is not supported by vta-pack: only matrix contractions (dense "
-                             "layers) and element-wise ops are packed")
+        if op.name.startswith("linalg.conv_2d_ng"):
+            report_error(op, "is a grouped convolution: VTA runs dense convolutions (one "
+                             "group); split it into one linalg.conv_2d_nchw_fchw per group")
+        if op.name.startswith(("linalg.conv", "linalg.depthwise", "linalg.pooling")) \
+                and not isinstance(op, linalg.Conv2DNchwFchwOp):
+            report_error(op, "is not supported by vta-pack: convolutions are packed in the "
+                             "NCHW × FCHW form (linalg.conv_2d_nchw_fchw or the equivalent "
+                             "linalg.generic)")
         if len(op.outputs) != 1:
             report_error(op, f"has {len(op.outputs)} outputs: a VTA op writes one buffer")
         for value in op.operands:
@@ -440,7 +494,9 @@ class FunctionRecognizer:
         if any(m.num_symbols for m in maps):
             report_error(op, "has indexing maps with symbols: vta-pack needs static maps")
         iterators = [it.data for it in op.get_iterator_types()]
-        if IteratorType.REDUCTION in iterators:
+        if IteratorType.REDUCTION in iterators and self.rank == 4:
+            self.convolution(op, maps, iterators)
+        elif IteratorType.REDUCTION in iterators:
             self.contraction(op, maps, iterators)
         elif all(it == IteratorType.PARALLEL for it in iterators):
             self.elementwise(op, maps)
@@ -463,14 +519,7 @@ class FunctionRecognizer:
                              f"{len(inputs)} inputs")
         out = op.outputs[0]
         types = [self.check_buffer(op, v) for v in (*inputs, out)]
-        widths = [_int_width(t.element_type) for t in types]
-        if widths[0] == 32 and widths[1] == 32:
-            report_error(op, "is a contraction of i32 operands: VTA's GEMM core multiplies int8 "
-                             "operands into int32 accumulators (i8 × i8 → i32)")
-        if widths != [8, 8, 32]:
-            report_error(op, f"is a contraction of {types[0].element_type} × "
-                             f"{types[1].element_type} into {types[2].element_type}: VTA "
-                             "computes i8 × i8 → i32")
+        self.check_contraction_types(op, types)
         self.check_contraction_body(op)
 
         k = iterators.index(IteratorType.REDUCTION)
@@ -503,6 +552,84 @@ class FunctionRecognizer:
         result = Gemm(op, init, self.argument_of(op, act, "activation"), act_t,
                       self.argument_of(op, wgt, "weight"), wgt_t)
         self.write(op, out, result)
+
+    @staticmethod
+    def check_contraction_types(op: Operation, types: Sequence[MemRefType]) -> None:
+        """The operands are i8 × i8 → i32."""
+        widths = [_int_width(t.element_type) for t in types]
+        if widths[0] == 32 and widths[1] == 32:
+            report_error(op, "is a contraction of i32 operands: VTA's GEMM core multiplies int8 "
+                             "operands into int32 accumulators (i8 × i8 → i32)")
+        if widths != [8, 8, 32]:
+            report_error(op, f"is a contraction of {types[0].element_type} × "
+                             f"{types[1].element_type} into {types[2].element_type}: VTA "
+                             "computes i8 × i8 → i32")
+
+    def convolution(
+        self,
+        op: linalg_abstract.LinalgStructuredOperation,
+        maps: Sequence[AffineMap],
+        iterators: Sequence[IteratorType],
+    ) -> None:
+        """A 2-D convolution of NCHW data with an FCHW kernel into NFHW (module doc)."""
+        inputs = list(op.inputs)
+        reduced = iterators.count(IteratorType.REDUCTION)
+        if len(inputs) != 2 or len(iterators) != 7 or reduced != 3:
+            report_error(op, "is a reduction that is not a 2-D convolution: on NCHW tensors VTA "
+                             "reduces NCHW int8 data with an FCHW int8 kernel over (c, kh, kw); "
+                             f"here {len(iterators)} loops, {reduced} reduced, {len(inputs)} "
+                             "inputs")
+        out = op.outputs[0]
+        types = [self.check_buffer(op, v) for v in (*inputs, out)]
+        self.check_contraction_types(op, types)
+        self.check_contraction_body(op)
+        strides = self.convolution_strides(op, maps, iterators)
+        (n, c, h, w), (f, c2, kh, kw), out_shape = (t.get_shape() for t in types)
+        oh, ow = out_shape[2:]
+        if c != c2 or tuple(out_shape[:2]) != (n, f) \
+                or (oh - 1) * strides[0] + kh > h or (ow - 1) * strides[1] + kw > w:
+            report_error(op, f"convolves {types[0]} with {types[1]} into {types[2]}: the shapes "
+                             "do not form a convolution")
+        if self.is_argument(out):
+            self.reject_i32_output(op, out)
+        init = self.read(op, out)
+        assert isinstance(init, Expr)
+        result = Conv(op, init, self.argument_of(op, inputs[0], "data"), False,
+                      self.argument_of(op, inputs[1], "kernel"), False, strides)
+        self.write(op, out, result)
+
+    @staticmethod
+    def convolution_strides(
+        op: Operation, maps: Sequence[AffineMap], iterators: Sequence[IteratorType]
+    ) -> tuple[int, int]:
+        """The strides of a convolution whose maps are ``X(n, c, oh*sh + kh, ow*sw + kw)``,
+        ``W(f, c, kh, kw)``, ``Y(n, f, oh, ow)`` for some order of the seven loops."""
+        not_conv = ("has indexing maps that are not those of a 2-D convolution of NCHW data "
+                    "with an FCHW kernel: X(n, c, oh*s + kh, ow*s + kw), W(f, c, kh, kw), "
+                    "Y(n, f, oh, ow)")
+        out_dims, w_dims = _dims(maps[2]), _dims(maps[1])
+        loops = [*out_dims, *w_dims[1:]]
+        if len(out_dims) != 4 or len(w_dims) != 4 or len(maps[0].results) != 4 \
+                or any(d is None or d < 0 for d in loops) or len(set(loops)) != 7 \
+                or w_dims[0] != out_dims[1]:
+            report_error(op, not_conv)
+        nd, fd, ohd, owd, cd, khd, kwd = (d for d in loops if d is not None)
+        if any(iterators[d] != IteratorType.PARALLEL for d in (nd, fd, ohd, owd)) \
+                or any(iterators[d] != IteratorType.REDUCTION for d in (cd, khd, kwd)):
+            report_error(op, not_conv)
+        x = [_coefficients(maps[0], r) for r in range(4)]
+        if x[0] != _unit(7, {nd: 1}) or x[1] != _unit(7, {cd: 1}):
+            report_error(op, not_conv)
+        strides: list[int] = []
+        for coeffs, o, k in ((x[2], ohd, khd), (x[3], owd, kwd)):
+            if coeffs is None or any(v for d, v in enumerate(coeffs) if d not in (o, k)) \
+                    or coeffs[o] < 1 or coeffs[k] < 1:
+                report_error(op, not_conv)
+            if coeffs[k] != 1:
+                report_error(op, f"has dilation {coeffs[k]}: VTA convolutions are packed with "
+                                 "dilation 1")
+            strides.append(coeffs[o])
+        return strides[0], strides[1]
 
     def check_contraction_body(self, op: linalg_abstract.LinalgStructuredOperation) -> None:
         """The body is ``out + extsi(a) * extsi(b)`` (any operand order)."""
@@ -545,7 +672,7 @@ class FunctionRecognizer:
     ) -> None:
         out = op.outputs[0]
         out_t = self.check_buffer(op, out)
-        if maps[-1] != AffineMap.identity(2):
+        if maps[-1] != AffineMap.identity(self.rank):
             report_error(op, "writes its output through a non-identity indexing map: VTA's "
                              "element-wise ops keep the accumulator's layout")
         env: dict[SSAValue, Value] = {}
@@ -595,7 +722,7 @@ class FunctionRecognizer:
                     "takes immediates from the program, not from arguments")
         t = self.check_buffer(op, value, vector=True)
         dims = _dims(imap)
-        if dims == [0, 1]:
+        if dims == list(range(self.rank)):
             if t.get_shape() != out_t.get_shape():
                 report_error(op, f"reads {t} element-wise into {out_t}: the shapes differ")
             return lambda: self.read(op, value)

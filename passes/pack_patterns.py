@@ -1,24 +1,31 @@
 """Packed layouts and the ops of ``vta-pack``'s normal form (stage 1 of ``docs/pipeline.md``).
 
-Layouts (``vta-isa.md`` §1.6), for the configuration's BATCH, BLOCK_IN and BLOCK_OUT:
+Layouts (``vta-isa.md`` §1.6), for the configuration's B = BATCH, BI = BLOCK_IN and
+BO = BLOCK_OUT:
 
-========================  ==================  =========================================
-role                      logical shape       packed memref
-========================  ==================  =========================================
-``matrix`` (acc, output)  ``N × M``           ``N/BATCH × M/BLOCK_OUT × BATCH × BLOCK_OUT``
-``act``                   ``N × K``           ``N/BATCH × K/BLOCK_IN × BATCH × BLOCK_IN``
-``act_t``                 ``K × N``           the same (the host transposes)
-``weight``                ``M × K``           ``M/BLOCK_OUT × K/BLOCK_IN × BLOCK_OUT × BLOCK_IN``
-``weight_t``              ``K × M``           the same (the host transposes)
-``bias``                  ``M`` or ``1 × M``  ``1 × M/BLOCK_OUT × BATCH × BLOCK_OUT``
-========================  ==================  =========================================
+========================  ====================  =============================================
+role                      logical shape         packed memref
+========================  ====================  =============================================
+``matrix`` (acc, output)  ``N × M``             ``N/B × M/BO × B × BO``
+``act``                   ``N × K``             ``N/B × K/BI × B × BI``
+``act_t``                 ``K × N``             the same (the host transposes)
+``weight``                ``M × K``             ``M/BO × K/BI × BO × BI``
+``weight_t``              ``K × M``             the same (the host transposes)
+``bias``                  ``M`` or ``1 × M``    ``1 × M/BO × B × BO``
+``tensor`` (acc, output)  ``N × O × H × W``     ``N/B × O/BO × H × W × B × BO``
+``data``                  ``N × C × H × W``     ``N/B × C/BI × H × W × B × BI``
+``kernel``                ``O × I × KH × KW``   ``O/BO × I/BI × KH × KW × BO × BI``
+``channel_bias``          ``O`` or ``1 × O``    ``1 × O/BO × 1 × 1 × B × BO``
+========================  ====================  =============================================
 
 Every dimension is zero-padded to whole blocks.  The ``bias`` layout is one row block of the
 output's: the host replicates the bias over the BATCH lanes of an accumulator element (the
 ``repeat`` of its ``vta.arg``), because a DMA moves whole elements and cannot repeat a row
 inside one.  The normal form broadcasts it over the row blocks with the indexing map
 ``(b, o, bb, oo) -> (0, o, bb, oo)``; with a single lane (BATCH 1) the lane subscript is the
-constant ``0``, ``(0, o, 0, oo)``, which reads the same element.
+constant ``0``, ``(0, o, 0, oo)``, which reads the same element.  The ``channel_bias`` of a
+convolution is the same element row in the rank of the ``tensor`` layout, broadcast over the
+batch blocks and the spatial positions: ``(b, o, h, w, bb, oo) -> (0, o, 0, 0, bb, oo)``.
 
 The builders make the ops of one VTA region, all on packed memrefs; each ALU op is a
 ``linalg.generic`` in place on the accumulator with a one-op body (its immediate an
@@ -68,8 +75,10 @@ __all__ = [
     "acc_type",
     "alu_op",
     "contraction_op",
+    "conv_op",
     "fill_op",
     "init_op",
+    "packed_acc_shape",
     "packing_for",
     "store_op",
 ]
@@ -87,6 +96,10 @@ class Role(StrEnum):
     WEIGHT = "weight"
     WEIGHT_T = "weight_t"
     BIAS = "bias"
+    TENSOR = "tensor"
+    DATA = "data"
+    KERNEL = "kernel"
+    CHANNEL_BIAS = "channel_bias"
 
 
 ROLE_NAMES = {
@@ -96,6 +109,10 @@ ROLE_NAMES = {
     Role.WEIGHT: "the weights of a contraction",
     Role.WEIGHT_T: "transposed (K×N) weights of a contraction",
     Role.BIAS: "a bias broadcast over the rows",
+    Role.TENSOR: "an NCHW tensor in the accumulator's layout",
+    Role.DATA: "the data of a convolution",
+    Role.KERNEL: "the kernel of a convolution",
+    Role.CHANNEL_BIAS: "a per-channel bias broadcast over N, H and W",
 }
 
 
@@ -158,12 +175,23 @@ def packing_for(role: Role, shape: Sequence[int], dtype: str, cfg: VTAConfig) ->
         padded = (*shape[:-1], _blocks(cols, bo) * bo)
         return Packing(shape, dtype, padded, (1, b, _blocks(cols, bo), bo), (0, 2, 1, 3),
                        repeat=(b,))
+    if role == Role.CHANNEL_BIAS:
+        # The bias element row of the tensor layout: the replicated (BATCH, [1,] O) array
+        # split as (1, 1, 1, BATCH, O/BO, BO), with unit H and W axes so that it has the rank
+        # of the accumulator.
+        cols = shape[-1]
+        padded = (*shape[:-1], _blocks(cols, bo) * bo)
+        return Packing(shape, dtype, padded, (1, 1, 1, b, _blocks(cols, bo), bo),
+                       (0, 4, 1, 2, 3, 5), repeat=(b,))
     tiles, outer, inner = {
         Role.MATRIX: ((b, bo), None, None),
         Role.ACT: ((b, bi), None, None),
         Role.ACT_T: ((bi, b), (1, 0), (1, 0)),
         Role.WEIGHT: ((bo, bi), None, None),
         Role.WEIGHT_T: ((bi, bo), (1, 0), (1, 0)),
+        Role.TENSOR: ((b, bo, None, None), None, None),
+        Role.DATA: ((b, bi, None, None), None, None),
+        Role.KERNEL: ((bo, bi, None, None), None, None),
     }[role]
     padded, split, perm = tiled_packing(shape, tiles, outer_order=outer, inner_order=inner)
     return Packing(shape, dtype, padded, split, perm)
@@ -171,15 +199,22 @@ def packing_for(role: Role, shape: Sequence[int], dtype: str, cfg: VTAConfig) ->
 
 def acc_type(rows: int, cols: int, cfg: VTAConfig, element: IntegerType = i32) -> MemRefType:
     """The packed accumulator (or output) of a ``rows × cols`` result."""
-    return MemRefType(element, (_blocks(rows, cfg.batch), _blocks(cols, cfg.block_out),
-                                cfg.batch, cfg.block_out))
+    return MemRefType(element, packed_acc_shape((rows, cols), cfg))
+
+
+def packed_acc_shape(shape: Sequence[int], cfg: VTAConfig) -> tuple[int, ...]:
+    """The packed accumulator shape of a ``rows × cols`` or ``N × O × H × W`` result: the
+    ``matrix`` or ``tensor`` layout."""
+    n, o, *spatial = shape
+    return (_blocks(n, cfg.batch), _blocks(o, cfg.block_out), *spatial, cfg.batch,
+            cfg.block_out)
 
 
 # --------------------------------------------------------------------------------------------
 # Builders
 # --------------------------------------------------------------------------------------------
 
-_D = [AffineExpr.dimension(i) for i in range(6)]
+_D = [AffineExpr.dimension(i) for i in range(10)]
 _ZERO = AffineExpr.constant(0)
 IDENTITY4 = AffineMapAttr(AffineMap.identity(4))
 #: (b, o, bb, oo) -> (0, o, 0, oo): a bias row repeated over the batch blocks and lanes.
@@ -196,6 +231,20 @@ CONTRACTION_MAPS = (
 _PAR = IteratorTypeAttr.parallel()
 _RED = IteratorTypeAttr.reduction()
 CONTRACTION_ITERATORS = (_PAR, _PAR, _RED, _PAR, _PAR, _RED)
+#: Convolution over (b, o, oh, ow, i, kh, kw, bb, oo, ii).
+CONV_ITERATORS = (_PAR, _PAR, _PAR, _PAR, _RED, _RED, _RED, _PAR, _PAR, _RED)
+
+
+def conv_maps(strides: tuple[int, int]) -> tuple[AffineMapAttr, AffineMapAttr, AffineMapAttr]:
+    """``X(b, i, oh*sh + kh, ow*sw + kw, bb, ii)``, ``W(o, i, kh, kw, oo, ii)``,
+    ``Acc(b, o, oh, ow, bb, oo)`` over (b, o, oh, ow, i, kh, kw, bb, oo, ii)."""
+    b, o, oh, ow, i, kh, kw, bb, oo, ii = _D
+    sh, sw = strides
+    return (
+        AffineMapAttr(AffineMap(10, 0, (b, i, oh * sh + kh, ow * sw + kw, bb, ii))),
+        AffineMapAttr(AffineMap(10, 0, (o, i, kh, kw, oo, ii))),
+        AffineMapAttr(AffineMap(10, 0, (b, o, oh, ow, bb, oo))),
+    )
 
 
 def _element(value: SSAValue) -> Attribute:
@@ -225,21 +274,42 @@ def _generic(
     output: SSAValue,
     maps: Sequence[AffineMapAttr],
     body: Callable[[Block, Sequence[BlockArgument]], SSAValue],
-    iterators: Sequence[IteratorTypeAttr] = (_PAR,) * 4,
+    iterators: Sequence[IteratorTypeAttr] | None = None,
 ) -> linalg.GenericOp:
+    if iterators is None:
+        iterators = (_PAR,) * maps[0].data.num_dims
     return linalg.GenericOp(inputs, [output], _region([*inputs, output], body), maps, iterators)
+
+
+def _rank(value: SSAValue) -> int:
+    t = value.type
+    assert isinstance(t, MemRefType)
+    return t.get_num_dims()
+
+
+def _identity(value: SSAValue) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap.identity(_rank(value)))
+
+
+def _multiply_accumulate(block: Block, args: Sequence[BlockArgument]) -> SSAValue:
+    x = _add(block, arith.ExtSIOp(args[0], i32))
+    w = _add(block, arith.ExtSIOp(args[1], i32))
+    p = _add(block, arith.MuliOp(x, w))
+    return _add(block, arith.AddiOp(args[2], p))
 
 
 def contraction_op(act: SSAValue, wgt: SSAValue, acc: SSAValue) -> linalg.GenericOp:
     """``acc[b, o, bb, oo] += Σ_{i, ii} x[b, i, bb, ii] · w[o, i, oo, ii]`` (i8 × i8 → i32)."""
+    return _generic([act, wgt], acc, CONTRACTION_MAPS, _multiply_accumulate,
+                    CONTRACTION_ITERATORS)
 
-    def body(block: Block, args: Sequence[BlockArgument]) -> SSAValue:
-        x = _add(block, arith.ExtSIOp(args[0], i32))
-        w = _add(block, arith.ExtSIOp(args[1], i32))
-        p = _add(block, arith.MuliOp(x, w))
-        return _add(block, arith.AddiOp(args[2], p))
 
-    return _generic([act, wgt], acc, CONTRACTION_MAPS, body, CONTRACTION_ITERATORS)
+def conv_op(data: SSAValue, kernel: SSAValue, acc: SSAValue,
+            strides: tuple[int, int]) -> linalg.GenericOp:
+    """``acc[b, o, oh, ow, bb, oo] += Σ_{i, kh, kw, ii} x[b, i, oh*sh + kh, ow*sw + kw, bb, ii]
+    · w[o, i, kh, kw, oo, ii]`` (i8 × i8 → i32)."""
+    return _generic([data, kernel], acc, conv_maps(strides), _multiply_accumulate,
+                    CONV_ITERATORS)
 
 
 def alu_op(kind: str, acc: SSAValue, *, imm: int | None = None,
@@ -257,16 +327,19 @@ def alu_op(kind: str, acc: SSAValue, *, imm: int | None = None,
             rhs = args[1]
         return _add(block, op_class(args[0], rhs))  # type: ignore[call-arg]
 
-    return _generic(inputs, acc, [IDENTITY4] * (len(inputs) + 1), body)
+    return _generic(inputs, acc, [_identity(acc)] * (len(inputs) + 1), body)
 
 
 def broadcast_map(src: SSAValue) -> AffineMapAttr:
-    """The input map reading the packed bias ``src`` (``1 × O × lanes × BLOCK_OUT``) for every
-    accumulator element: its one row block for all of them, its lanes one to one (a single
-    lane is read at 0, the same element)."""
+    """The input map reading the packed bias ``src`` (``1 × O × [1 × 1 ×] lanes × BLOCK_OUT``)
+    for every accumulator element: its one row block for all of them (and every spatial
+    position), its lanes one to one (a single lane is read at 0, the same element)."""
     t = src.type
     assert isinstance(t, MemRefType)
-    return BROADCAST_ELEMENT4 if t.get_shape()[2] > 1 else BROADCAST4
+    if t.get_num_dims() == 4:
+        return BROADCAST_ELEMENT4 if t.get_shape()[2] > 1 else BROADCAST4
+    lane = _D[4] if t.get_shape()[4] > 1 else _ZERO
+    return AffineMapAttr(AffineMap(6, 0, (_ZERO, _D[1], _ZERO, _ZERO, lane, _D[5])))
 
 
 def init_op(src: SSAValue, acc: SSAValue, *, broadcast: bool) -> linalg.GenericOp:
@@ -278,8 +351,8 @@ def init_op(src: SSAValue, acc: SSAValue, *, broadcast: bool) -> linalg.GenericO
             return _add(block, arith.ExtSIOp(args[0], i32))
         return args[0]
 
-    return _generic([src], acc, [broadcast_map(src) if broadcast else IDENTITY4, IDENTITY4],
-                    body)
+    return _generic([src], acc, [broadcast_map(src) if broadcast else _identity(acc),
+                                 _identity(acc)], body)
 
 
 def store_op(acc: SSAValue, out: SSAValue) -> linalg.GenericOp:
@@ -288,7 +361,7 @@ def store_op(acc: SSAValue, out: SSAValue) -> linalg.GenericOp:
     def body(block: Block, args: Sequence[BlockArgument]) -> SSAValue:
         return _add(block, arith.TruncIOp(args[0], i8))
 
-    return _generic([acc], out, [IDENTITY4, IDENTITY4], body)
+    return _generic([acc], out, [_identity(acc), _identity(acc)], body)
 
 
 def fill_op(value: SSAValue, acc: SSAValue) -> linalg.FillOp:
