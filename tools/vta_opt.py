@@ -24,6 +24,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
+from vta_mlir import __version__
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import (
     Diagnostic,
@@ -173,14 +174,9 @@ def _arg_parser() -> argparse.ArgumentParser:
         help="import a Python file or module that registers passes (repeatable)",
     )
     p.add_argument("--list-passes", action="store_true", help="list the passes and exit")
-    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return p
 
-
-def _version() -> str:
-    from vta_mlir import __version__
-
-    return __version__
 
 
 @dataclass

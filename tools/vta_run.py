@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from vta_mlir import __version__
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule
 from vta_mlir.config import VTAConfig
@@ -147,14 +148,9 @@ def _arg_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="report SRAM elements two modules access with no dependency token ordering them",
     )
-    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return p
 
-
-def _version() -> str:
-    from vta_mlir import __version__
-
-    return __version__
 
 
 # --------------------------------------------------------------------------------------------

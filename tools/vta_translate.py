@@ -28,6 +28,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from vta_mlir import __version__
 from vta_mlir.binary import BinaryModule
 from vta_mlir.driver import Source, parse_source, to_binary
 from vta_mlir.errors import VTAError
@@ -79,14 +80,9 @@ def _arg_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the function of vta-level IR to lower, when the module has several",
     )
-    p.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return p
 
-
-def _version() -> str:
-    from vta_mlir import __version__
-
-    return __version__
 
 
 # --------------------------------------------------------------------------------------------

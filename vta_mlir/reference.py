@@ -1005,6 +1005,24 @@ def _check_index(op: Operation, index: Any, extent: int, axis: int) -> None:
                          f"along axis {axis} of extent {extent}")
 
 
+def _projected_index(
+    op: Operation, m: AffineMap, shape: tuple[int, ...]
+) -> tuple[list[Any], list[int]]:
+    """The numpy index of a projected-permutation map's results (constants picked, dims
+    sliced) over an array of ``shape``, and the iteration dims the sliced axes follow."""
+    index: list[Any] = []
+    dims: list[int] = []
+    for axis, r in enumerate(m.results):
+        if isinstance(r, AffineConstantExpr):
+            _check_index(op, r.value, shape[axis], axis)
+            index.append(r.value)
+        else:
+            assert isinstance(r, AffineDimExpr)
+            index.append(slice(None))
+            dims.append(r.position)
+    return index, dims
+
+
 def _gather(op: Operation, array: np.ndarray, m: AffineMap, sizes: Sequence[int]) -> np.ndarray:
     """The operand's element at each point of the iteration space, as an array broadcastable
     to ``sizes`` (a view when the map is a projected permutation)."""
@@ -1012,16 +1030,7 @@ def _gather(op: Operation, array: np.ndarray, m: AffineMap, sizes: Sequence[int]
     if array.ndim == 0:
         return array.reshape((1,) * n)
     if _projected(m):
-        index: list[Any] = []
-        dims = []
-        for axis, r in enumerate(m.results):
-            if isinstance(r, AffineConstantExpr):
-                _check_index(op, r.value, array.shape[axis], axis)
-                index.append(r.value)
-            else:
-                assert isinstance(r, AffineDimExpr)
-                index.append(slice(None))
-                dims.append(r.position)
+        index, dims = _projected_index(op, m, array.shape)
         view = array[tuple(index)]
         order = sorted(range(len(dims)), key=lambda i: dims[i])
         view = view.transpose(order)
@@ -1062,16 +1071,7 @@ def _scatter(
         out[()] = value.reshape(-1)[0]
         return
     if _projected(m):
-        index: list[Any] = []
-        dims = []
-        for axis, r in enumerate(m.results):
-            if isinstance(r, AffineConstantExpr):
-                _check_index(op, r.value, out.shape[axis], axis)
-                index.append(r.value)
-            else:
-                assert isinstance(r, AffineDimExpr)
-                index.append(slice(None))
-                dims.append(r.position)
+        index, dims = _projected_index(op, m, out.shape)
         picked = value[tuple(slice(None) if d in dims else 0 for d in range(n))]
         ordered = sorted(dims)
         out[tuple(index)] = picked.transpose([ordered.index(d) for d in dims])
