@@ -30,11 +30,12 @@ verifiers read it with :func:`get_config` and check every size, factor and index
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, cast
 
-from xdsl.dialects import arith
+from xdsl.dialects import affine, arith
 from xdsl.dialects.builtin import (
     I64,
     FloatData,
@@ -58,6 +59,14 @@ from xdsl.ir import (
     Region,
     SpacedOpaqueSyntaxAttribute,
     SSAValue,
+)
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineSymExpr,
 )
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -99,6 +108,7 @@ __all__ = [
     "DepPushOp",
     "DmaCopyOp",
     "GemmOp",
+    "LinearPosition",
     "Module",
     "ModuleAttr",
     "Sram",
@@ -107,7 +117,12 @@ __all__ = [
     "UopLoopOp",
     "VTAConfigAttr",
     "constant_index",
+    "enclosing_list_loops",
     "get_config",
+    "kernel_uops",
+    "linear_position",
+    "list_loop_bounds",
+    "list_loop_trip",
     "module_of",
     "set_module_config",
     "sram_element_shape",
@@ -1206,6 +1221,201 @@ def _is_index_arith(op: Operation) -> bool:
     return op.name.startswith("arith.") or op.name in ("affine.apply", "affine.min")
 
 
+def list_loop_bounds(op: affine.ForOp) -> tuple[int, int] | None:
+    """The bounds ``(lower, upper)`` of a micro-op list loop (vta-isa.md §4.4: the runtime
+    records a kernel by running its closure, loops included): an ``affine.for`` with constant
+    bounds (constants, or maps of ``arith.constant`` operands) and step 1; ``None`` otherwise."""
+    if int(op.step.value.data) != 1:
+        return None
+    bounds: list[int] = []
+    for amap_attr, operands, pick in ((op.lowerBoundMap, op.lowerBoundOperands, max),
+                                      (op.upperBoundMap, op.upperBoundOperands, min)):
+        values = [constant_index(v) for v in operands]
+        if any(v is None for v in values):
+            return None
+        amap = amap_attr.data
+        ints = [v for v in values if v is not None]
+        bounds.append(pick(amap.eval(ints[: amap.num_dims], ints[amap.num_dims :])))
+    return bounds[0], bounds[1]
+
+
+def list_loop_trip(op: affine.ForOp) -> int | None:
+    """The iteration count of a micro-op list loop (:func:`list_loop_bounds`), else ``None``."""
+    bounds = list_loop_bounds(op)
+    return None if bounds is None else max(0, bounds[1] - bounds[0])
+
+
+def _kernel_root(op: Operation) -> UopLoopOp | None:
+    """The outermost ``vta.uop_loop`` around ``op`` (``op`` excluded), if any."""
+    found: UopLoopOp | None = None
+    cur = op.parent_op()
+    while cur is not None:
+        if isinstance(cur, UopLoopOp):
+            found = cur
+        cur = cur.parent_op()
+    return found
+
+
+def enclosing_list_loops(op: Operation) -> list[affine.ForOp]:
+    """The micro-op list loops (``affine.for`` inside a micro-kernel) around ``op``, outermost
+    first; empty for an op that is not inside one."""
+    loops: list[affine.ForOp] = []
+    cur = op.parent_op()
+    while cur is not None and not isinstance(cur, UopLoopOp):
+        if isinstance(cur, affine.ForOp):
+            loops.append(cur)
+        cur = cur.parent_op()
+    if cur is None:
+        return []
+    loops.reverse()
+    return loops
+
+
+@dataclass(frozen=True)
+class LinearPosition:
+    """A micro-op position inside a micro-kernel as ``constant + Σ inner[j]·iv_j +
+    Σ c·atom``: ``iv_j`` the induction variables of the micro-op's list loops (outermost first),
+    the atoms host values the kernel does not vary (values defined outside it, or index
+    arithmetic of such values that is not linear)."""
+
+    constant: int
+    inner: tuple[int, ...]
+    outer: frozenset[tuple[Hashable, int]]
+
+
+#: (constant, inner coefficients by induction variable, outer coefficients by atom)
+_Form = tuple[int, dict[SSAValue, int], dict[Hashable, int]]
+
+
+def _scale(form: _Form, k: int) -> _Form:
+    c, inner, outer = form
+    if k == 0:
+        return 0, {}, {}
+    return c * k, {v: a * k for v, a in inner.items()}, {v: a * k for v, a in outer.items()}
+
+
+def _add(a: _Form, b: _Form, sign: int = 1) -> _Form:
+    inner, outer = dict(a[1]), dict(a[2])
+    for v, k in b[1].items():
+        inner[v] = inner.get(v, 0) + sign * k
+    for v, k in b[2].items():
+        outer[v] = outer.get(v, 0) + sign * k
+    return (a[0] + sign * b[0], {v: k for v, k in inner.items() if k},
+            {v: k for v, k in outer.items() if k})
+
+
+def _is_const(form: _Form) -> bool:
+    return not form[1] and not form[2]
+
+
+_AFFINE_FOLD = {
+    AffineBinaryOpKind.Mod: lambda a, b: a % b,
+    AffineBinaryOpKind.FloorDiv: lambda a, b: a // b,
+    AffineBinaryOpKind.CeilDiv: lambda a, b: -(-a // b),
+}
+_PASS_THROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
+
+
+class _Linearizer:
+    """Linear forms of index values inside one micro-kernel (``None``: not linear in the list
+    loops' induction variables)."""
+
+    def __init__(self, kernel: Operation, ivs: Sequence[SSAValue]) -> None:
+        self.kernel = kernel
+        self.ivs = set(ivs)
+        self.memo: dict[SSAValue, _Form | None] = {}
+
+    def value(self, v: SSAValue) -> _Form | None:
+        if v in self.ivs:
+            return 0, {v: 1}, {}
+        c = constant_index(v)
+        if c is not None:
+            return c, {}, {}
+        owner = v.owner
+        if not isinstance(owner, Operation) or not self.kernel.is_ancestor(owner):
+            return 0, {}, {v: 1}
+        if v in self.memo:
+            return self.memo[v]
+        self.memo[v] = form = self._op(owner, v)
+        return form
+
+    def _op(self, op: Operation, v: SSAValue) -> _Form | None:
+        forms = [self.value(o) for o in op.operands]
+        if isinstance(op, affine.ApplyOp) and len(op.map.data.results) == 1:
+            amap = op.map.data
+            return self._expr(amap.results[0], forms[: amap.num_dims], forms[amap.num_dims :], v)
+        if op.name in ("arith.addi", "arith.subi") and None not in forms:
+            a, b = forms
+            assert a is not None and b is not None
+            return _add(a, b, 1 if op.name == "arith.addi" else -1)
+        if op.name == "arith.muli" and None not in forms:
+            a, b = forms
+            assert a is not None and b is not None
+            if _is_const(a):
+                return _scale(b, a[0])
+            if _is_const(b):
+                return _scale(a, b[0])
+        if op.name in _PASS_THROUGH:
+            return forms[0]
+        if all(f is not None and not f[1] for f in forms):
+            return 0, {}, {v: 1}  # the same value in every iteration
+        return None
+
+    def _expr(self, e: AffineExpr, dims: Sequence[_Form | None], syms: Sequence[_Form | None],
+              v: SSAValue) -> _Form | None:
+        if isinstance(e, AffineConstantExpr):
+            return e.value, {}, {}
+        if isinstance(e, AffineDimExpr):
+            return dims[e.position]
+        if isinstance(e, AffineSymExpr):
+            return syms[e.position]
+        assert isinstance(e, AffineBinaryOpExpr)
+        a = self._expr(e.lhs, dims, syms, v)
+        b = self._expr(e.rhs, dims, syms, v)
+        if a is None or b is None:
+            return None
+        if e.kind == AffineBinaryOpKind.Add:
+            return _add(a, b)
+        if e.kind == AffineBinaryOpKind.Mul:
+            if _is_const(a):
+                return _scale(b, a[0])
+            if _is_const(b):
+                return _scale(a, b[0])
+        elif _is_const(a) and _is_const(b) and b[0] != 0:
+            return _AFFINE_FOLD[e.kind](a[0], b[0]), {}, {}
+        if not a[1] and not b[1]:
+            return 0, {}, {(v, str(e)): 1}  # not linear, but the same in every iteration
+        return None
+
+
+def linear_position(uop: GemmOp | AluOp, value: SSAValue | None, constant: int,
+                    kernel: Operation | None = None) -> LinearPosition | None:
+    """The position ``value + constant`` of an operand of ``uop`` as a :class:`LinearPosition`
+    over the induction variables of the micro-op's list loops (:func:`enclosing_list_loops`);
+    ``None`` when it is not linear in them.  ``kernel`` (default: the outermost ``vta.uop_loop``
+    around ``uop``) bounds the index arithmetic that is looked through."""
+    ivs = [lp.body.block.args[0] for lp in enclosing_list_loops(uop)]
+    if value is None:
+        return LinearPosition(constant, (0,) * len(ivs), frozenset())
+    root = kernel if kernel is not None else _kernel_root(uop)
+    if root is None:
+        c = constant_index(value)
+        if c is not None:
+            return LinearPosition(c + constant, (), frozenset())
+        return LinearPosition(constant, (), frozenset({(value, 1)}))
+    form = _Linearizer(root, ivs).value(value)
+    if form is None:
+        return None
+    c, inner, outer = form
+    return LinearPosition(c + constant, tuple(inner.get(iv, 0) for iv in ivs),
+                          frozenset(outer.items()))
+
+
+#: A kernel's innermost body as a tree: micro-op numbers, and ``(lower bound, trip count,
+#: subtree)`` of list loops.
+_ListTree = list["int | tuple[int, int, _ListTree]"]
+
+
 @irdl_op_definition
 class UopLoopOp(IRDLOperation):
     """A micro-kernel loop (``VTAUopLoopBegin``/``End``, vta-isa.md §4.4): ``extent`` iterations,
@@ -1218,6 +1428,11 @@ class UopLoopOp(IRDLOperation):
             vta.gemm %acc[0] += %inp[0] * %wgt[0] : ...
           }
         }
+
+    The innermost body may also hold *micro-op list loops*: ``affine.for`` nests with constant
+    bounds and step 1 (with index arithmetic) around micro-ops.  They are host loops of the
+    kernel's recording closure (vta-isa.md §4.4): every iteration appends its micro-ops to the
+    kernel's micro-op list, in program order.
 
     Zero factors are not printed.
     """
@@ -1265,7 +1480,7 @@ class UopLoopOp(IRDLOperation):
     @property
     def is_kernel(self) -> bool:
         """True for the outermost loop of a micro-kernel."""
-        return not isinstance(self.parent_op(), UopLoopOp)
+        return _kernel_root(self) is None
 
     def loops(self) -> list[UopLoopOp]:
         """The loop levels of this kernel from this loop inwards."""
@@ -1276,14 +1491,66 @@ class UopLoopOp(IRDLOperation):
         return out
 
     def micro_ops(self) -> list[GemmOp | AluOp]:
-        """The kernel's micro-ops in push order."""
+        """The kernel's micro-op ops in program order, those inside list loops included (each
+        once: :meth:`micro_op_sequence` enumerates the list they record)."""
         out: list[GemmOp | AluOp] = []
         for op in self.body.block.ops:
             if isinstance(op, GemmOp | AluOp):
                 out.append(op)
             elif isinstance(op, UopLoopOp):
                 out += op.micro_ops()
+            elif isinstance(op, affine.ForOp):
+                out += [o for o in op.walk() if isinstance(o, GemmOp | AluOp)]
         return out
+
+    def list_loops(self) -> list[affine.ForOp]:
+        """Every micro-op list loop of the kernel (``affine.for`` in its innermost body)."""
+        return [o for o in self.walk() if isinstance(o, affine.ForOp)]
+
+    def _tree(self) -> _ListTree:
+        """The innermost body as a tree: micro-op numbers (in :meth:`micro_ops` order) and
+        ``(lower bound, trip count, subtree)`` of list loops."""
+        counter = iter(range(1 << 62))
+
+        def build(block: Block) -> _ListTree:
+            out: _ListTree = []
+            for op in block.ops:
+                if isinstance(op, GemmOp | AluOp):
+                    out.append(next(counter))
+                elif isinstance(op, UopLoopOp):
+                    out += build(op.body.block)
+                elif isinstance(op, affine.ForOp):
+                    lb, ub = list_loop_bounds(op) or (0, 0)
+                    out.append((lb, max(0, ub - lb), build(op.body.block)))
+            return out
+
+        return build(self.body.block)
+
+    def micro_op_count(self) -> int:
+        """The length of the kernel's micro-op list: each micro-op times the trip counts of
+        its list loops."""
+
+        def count(tree: _ListTree) -> int:
+            return sum(1 if isinstance(e, int) else e[1] * count(e[2]) for e in tree)
+
+        return count(self._tree())
+
+    def micro_op_sequence(self) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """The kernel's micro-op list in push order: for each entry, the number of the micro-op
+        (in :meth:`micro_ops` order) and the values of its list loops' induction variables
+        (outermost first)."""
+
+        def walk(tree: _ListTree,
+                 ivals: tuple[int, ...]) -> Iterator[tuple[int, tuple[int, ...]]]:
+            for e in tree:
+                if isinstance(e, int):
+                    yield e, ivals
+                else:
+                    lb, trip, sub = e
+                    for v in range(lb, lb + trip):
+                        yield from walk(sub, (*ivals, v))
+
+        return walk(self._tree(), ())
 
     def verify_(self) -> None:
         extent = self.field("extent")
@@ -1297,17 +1564,23 @@ class UopLoopOp(IRDLOperation):
                 raise VerifyException(f"{kind}_factor {self.field(f'{kind}_factor')} is negative")
         nested = [op for op in self.body.block.ops if isinstance(op, UopLoopOp)]
         uops = [op for op in self.body.block.ops if isinstance(op, GemmOp | AluOp)]
+        lists = [op for op in self.body.block.ops if isinstance(op, affine.ForOp)]
         for op in self.body.block.ops:
-            if not isinstance(op, UopLoopOp | GemmOp | AluOp) and not _is_index_arith(op):
+            if not isinstance(op, UopLoopOp | GemmOp | AluOp | affine.ForOp) \
+                    and not _is_index_arith(op):
                 raise VerifyException(
-                    f"a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, one nested "
-                    f"vta.uop_loop and index arithmetic, not {op.name}"
+                    f"a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, micro-op list "
+                    f"loops (affine.for), one nested vta.uop_loop and index arithmetic, not "
+                    f"{op.name}"
                 )
-        if nested and (uops or len(nested) > 1):
+        if nested and (uops or lists or len(nested) > 1):
             raise VerifyException(
                 "a vta.uop_loop body holds either micro-ops or exactly one nested vta.uop_loop"
             )
-        if not nested and not uops:
+        for lp in lists:
+            _verify_list_loop(lp)
+        if not nested and not uops and not any(
+                isinstance(o, GemmOp | AluOp) for lp in lists for o in lp.walk()):
             raise VerifyException("a vta.uop_loop body needs at least one vta.gemm or vta.alu")
         if not self.is_kernel:
             if nested:
@@ -1348,14 +1621,34 @@ class UopLoopOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
 
+def _verify_list_loop(loop: affine.ForOp) -> None:
+    """A micro-op list loop: constant bounds, step 1, at least one iteration, no carried
+    values; its body holds micro-ops, nested list loops and index arithmetic."""
+    trip = list_loop_trip(loop)
+    if trip is None:
+        raise VerifyException(
+            "a micro-op list loop (affine.for in a vta.uop_loop) has constant bounds and step 1"
+        )
+    if trip < 1:
+        raise VerifyException("a micro-op list loop (affine.for in a vta.uop_loop) runs at "
+                              "least once")
+    if loop.results:
+        raise VerifyException("a micro-op list loop (affine.for in a vta.uop_loop) carries no "
+                              "values")
+    for op in loop.body.block.ops:
+        if isinstance(op, affine.ForOp):
+            _verify_list_loop(op)
+        elif not isinstance(op, GemmOp | AluOp | affine.YieldOp) and not _is_index_arith(op):
+            raise VerifyException(
+                f"a micro-op list loop (affine.for in a vta.uop_loop) holds vta.gemm / vta.alu "
+                f"micro-ops, nested list loops and index arithmetic, not {op.name}"
+            )
+
+
 def kernel_uops(op: GemmOp | AluOp | UopLoopOp) -> list[GemmOp | AluOp]:
-    """The micro-ops of a micro-kernel (a lone gemm/alu or an outermost uop_loop)."""
+    """The micro-op ops of a micro-kernel (a lone gemm/alu or an outermost uop_loop), each
+    once, in program order."""
     return op.micro_ops() if isinstance(op, UopLoopOp) else [op]
-
-
-def _same_position(a: GemmOp | AluOp, b: GemmOp | AluOp) -> bool:
-    pa, pb = a.operand_positions()[0], b.operand_positions()[0]
-    return pa[1] == pb[1] and pa[2] == pb[2] and pa[3] == pb[3]
 
 
 def _verify_kernel(kernel: UopLoopOp, cfg: VTAConfig) -> None:
@@ -1384,9 +1677,10 @@ def _verify_kernel(kernel: UopLoopOp, cfg: VTAConfig) -> None:
                     "immediate (or all use a source tensor)"
                 )
         layout = cfg.alu_fields
-    if len(uops) > cfg.uop_buff_depth:
+    count = kernel.micro_op_count()
+    if count > cfg.uop_buff_depth:
         raise VerifyException(
-            f"the micro-kernel has {len(uops)} micro-ops, more than the UOP SRAM depth "
+            f"the micro-kernel has {count} micro-ops, more than the UOP SRAM depth "
             f"{cfg.uop_buff_depth}"
         )
     loops = kernel.loops()
@@ -1400,25 +1694,49 @@ def _verify_kernel(kernel: UopLoopOp, cfg: VTAConfig) -> None:
                     )
                 continue
             _check_field(value, layout[f"{kind}_factor_out"].width, f"{kind}_factor")
-    for i, u in enumerate(uops):
-        for prev in uops[max(0, i - WRITE_HAZARD_WINDOW) : i]:
-            if _same_position(prev, u):
-                raise VerifyException(
-                    f"write hazard: micro-op {i} writes the same accumulator element as one of "
-                    f"the {WRITE_HAZARD_WINDOW} micro-ops before it"
-                )
+    # Per micro-op and operand: (kind, buffer, position, SRAM element count, uop-loop reach).
+    operands: list[list[tuple[str, SSAValue, LinearPosition | None, Sram, int]]] = []
+    for u in uops:
+        row = []
         for kind, buf, index, offset, space in u.operand_positions():
-            base = _static_position(index, offset)
-            if base is None:
+            reach = sum((lp.field("extent") - 1) * lp.field(f"{kind}_factor") for lp in loops)
+            row.append((kind, buf, linear_position(u, index, offset, kernel), space, reach))
+        operands.append(row)
+    counts: dict[tuple[SSAValue, Sram], int] = {}
+    # (buffer, host-value part) and value of the destinations of the last two micro-ops
+    window: list[tuple[tuple[SSAValue, frozenset[tuple[Hashable, int]]] | None, int]] = []
+    for i, (k, ivals) in enumerate(kernel.micro_op_sequence()):
+        for n, (kind, buf, pos, space, reach) in enumerate(operands[k]):
+            if pos is None:
+                if n == 0:
+                    window.append((None, 0))
                 continue
-            top = base + sum((lp.field("extent") - 1) * lp.field(f"{kind}_factor")
-                             for lp in loops)
-            count = check_sram_buffer(buf, space, cfg, f"{kind} buffer")
-            if top >= count:
+            at = pos.constant + sum(c * v for c, v in zip(pos.inner, ivals, strict=True))
+            if n == 0:
+                key = (buf, pos.outer)
+                if any(prev_key == key and prev == at for prev_key, prev in window):
+                    raise VerifyException(
+                        f"write hazard: micro-op {i} writes the same accumulator element as one "
+                        f"of the {WRITE_HAZARD_WINDOW} micro-ops before it"
+                    )
+                window.append((key, at))
+            if pos.outer:
+                continue
+            size = counts.get((buf, space))
+            if size is None:
+                size = counts[(buf, space)] = check_sram_buffer(buf, space, cfg,
+                                                                f"{kind} buffer")
+            if at < 0:
                 raise VerifyException(
-                    f"the kernel reaches {space.value} element {top} (micro-op {i}, {kind}) but "
-                    f"the buffer holds {count}"
+                    f"the kernel reaches {space.value} element {at} (micro-op {i}, {kind}), "
+                    f"before the start of the buffer"
                 )
+            if at + reach >= size:
+                raise VerifyException(
+                    f"the kernel reaches {space.value} element {at + reach} (micro-op {i}, "
+                    f"{kind}) but the buffer holds {size}"
+                )
+        del window[:-WRITE_HAZARD_WINDOW]
 
 
 # ---------------------------------------------------------------------------------------------

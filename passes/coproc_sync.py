@@ -9,7 +9,9 @@ one iteration of a host loop to a later one.  Ranges are compared per element: h
 arithmetic is evaluated for every iteration of the constant-bound host loops
 (:mod:`.coproc_sync_analysis`), so commands on disjoint parts of a buffer are not ordered
 (beyond 100,000 command instances, a range that depends on a loop variable counts as the whole
-buffer).
+buffer).  A micro-kernel touches the hull of all its micro-ops over its loop levels and its
+micro-op list loops (``affine.for`` inside the kernel, ``vta-isa.md`` §4.4), computed from the
+positions' coefficients rather than by enumerating the list.
 
 The protocol is the one of ``pipeline-walkthrough.md`` §6, inserted only where a dependence
 needs it.  TVM's ``InjectCoProcSync`` (``vta-isa.md`` §5.4.7) looks at scopes, not data: it

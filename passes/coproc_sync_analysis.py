@@ -7,7 +7,9 @@ items, tokens are placed in *slots*: ``pre(i) = 2·i`` (just before item ``i``) 
 ``post(i) = 2·i + 1`` (just after it).
 
 1. **Dependences** (:class:`DependenceAnalysis`).  Every command reads and writes element ranges
-   of SRAM buffers and byte ranges of DRAM buffers; host index arithmetic (``affine.apply``,
+   of SRAM buffers and byte ranges of DRAM buffers (a micro-kernel: the hull of its micro-ops
+   over its loop levels and micro-op list loops, from the positions' coefficients, vta-isa.md
+   §4.4); host index arithmetic (``affine.apply``,
    ``arith``, ``arith.select`` of buffers) is evaluated for every iteration of the constant-bound
    host loops, so a buffer that alternates with the loop parity (double buffering) is seen as
    such.  Two items of different modules that touch a common range, one of them writing, give a
@@ -60,7 +62,10 @@ from vta_mlir.dialects.vta import (
     Module,
     Sram,
     UopLoopOp,
+    enclosing_list_loops,
     kernel_uops,
+    linear_position,
+    list_loop_bounds,
     module_of,
     sram_element_shape,
     sram_space,
@@ -113,7 +118,12 @@ def is_command(op: Operation) -> bool:
     if isinstance(op, UopLoopOp):
         return op.is_kernel
     if isinstance(op, GemmOp | AluOp):
-        return not isinstance(op.parent_op(), UopLoopOp)
+        cur = op.parent_op()
+        while cur is not None:
+            if isinstance(cur, UopLoopOp):
+                return False  # a micro-op of a kernel (maybe inside its list loops)
+            cur = cur.parent_op()
+        return True
     return False
 
 
@@ -508,7 +518,7 @@ def _dram_element_bytes(op: DmaCopyOp, cfg: VTAConfig) -> int:
 @dataclass(frozen=True)
 class _Touch:
     """One range a command touches: ``size`` elements from ``index + offset`` of ``buf``, in
-    units of ``scale`` (bytes per element for DRAM)."""
+    units of ``scale`` (bytes per element for DRAM); ``whole``: all of ``buf``."""
 
     buf: SSAValue
     index: SSAValue | None
@@ -516,6 +526,26 @@ class _Touch:
     size: int
     write: bool
     scale: int = 1
+    whole: bool = False
+
+
+def _list_range(uop: GemmOp | AluOp, value: SSAValue | None, offset: int,
+                kernel: UopLoopOp) -> tuple[int, int] | None:
+    """The lowest and highest position an operand of ``uop`` takes over its micro-op list loops
+    (vta-isa.md §4.4), relative to ``value`` evaluated with every list-loop variable 0: from the
+    coefficients of its linear form, without enumerating; ``None`` when it is not linear."""
+    lin = linear_position(uop, value, offset, kernel)
+    if lin is None:
+        return None
+    lo = hi = offset
+    for c, loop in zip(lin.inner, enclosing_list_loops(uop), strict=True):
+        bounds = list_loop_bounds(loop)
+        if bounds is None or bounds[1] <= bounds[0]:
+            return None
+        first, last = c * bounds[0], c * (bounds[1] - 1)
+        lo += min(first, last)
+        hi += max(first, last)
+    return lo, hi
 
 
 class _Accesses:
@@ -524,16 +554,18 @@ class _Accesses:
     def __init__(self, ev: HostEval, cfg: VTAConfig) -> None:
         self.ev = ev
         self.cfg = cfg
-        self._touches: dict[int, tuple[Module, list[_Touch]]] = {}
+        self._touches: dict[int, tuple[Module, list[_Touch], Env]] = {}
 
-    def _template(self, op: Operation) -> tuple[Module, list[_Touch]]:
-        """What ``op`` touches, independent of loop-variable values (computed once)."""
+    def _template(self, op: Operation) -> tuple[Module, list[_Touch], Env]:
+        """What ``op`` touches, independent of loop-variable values (computed once), and the
+        values of its micro-op list loops' variables (0) to evaluate its positions with."""
         found = self._touches.get(id(op))
         if found is not None:
             return found
         module = module_of(op)
         assert module is not None
         touches: list[_Touch] = []
+        zeros: Env = {}
         if isinstance(op, DmaCopyOp):
             y, x, stride = op.field("y_size"), op.field("x_size"), op.field("x_stride")
             y0, y1, x0, x1 = op.pads
@@ -545,24 +577,49 @@ class _Accesses:
         else:
             assert isinstance(op, GemmOp | AluOp | UopLoopOp)
             loops = op.loops() if isinstance(op, UopLoopOp) else []
+            if isinstance(op, UopLoopOp):
+                zeros = {lp.body.block.args[0]: 0 for lp in op.list_loops()}
+            # (buffer, index value, write) -> hull of (first, last + 1) offsets; one range per
+            # index value however many micro-ops use it (the footprint keeps hulls anyway).
+            hulls: dict[tuple[SSAValue, SSAValue | None, bool], tuple[int, int]] = {}
+            whole: set[tuple[SSAValue, bool]] = set()
             for uop in kernel_uops(op):
                 reset = isinstance(uop, GemmOp) and uop.is_reset
+                in_list = isinstance(op, UopLoopOp) and bool(enclosing_list_loops(uop))
                 for kind, buf, value, offset, _space in uop.operand_positions():
                     span = sum((lp.field("extent") - 1) * lp.field(f"{kind}_factor")
                                for lp in loops)
-                    write = kind == "dst"
-                    touches.append(_Touch(buf, value, offset, span + 1, write))
-                    if write and not reset:  # accumulate / ALU: the destination is read too
-                        touches.append(_Touch(buf, value, offset, span + 1, False))
-        self._touches[id(op)] = found = (module, touches)
+                    if in_list:
+                        assert isinstance(op, UopLoopOp)
+                        rng = _list_range(uop, value, offset, op)
+                    else:
+                        rng = (offset, offset)
+                    # accumulate / ALU: the destination is read too
+                    writes = (True, False) if kind == "dst" and not reset else (kind == "dst",)
+                    for write in writes:
+                        if rng is None:
+                            whole.add((buf, write))
+                            continue
+                        key = (buf, value, write)
+                        lo, hi = rng[0], rng[1] + span + 1
+                        old = hulls.get(key)
+                        hulls[key] = (lo, hi) if old is None else (min(old[0], lo),
+                                                                   max(old[1], hi))
+            for (buf, value, write), (lo, hi) in hulls.items():
+                touches.append(_Touch(buf, value, lo, hi - lo, write))
+            for buf, write in whole:
+                touches.append(_Touch(buf, None, 0, 0, write, whole=True))
+        self._touches[id(op)] = found = (module, touches, zeros)
         return found
 
     def command(self, op: Operation, env: Env) -> Footprint:
-        module, touches = self._template(op)
+        module, touches, zeros = self._template(op)
+        if zeros:
+            env = {**env, **zeros}
         fp = Footprint()
         ev = self.ev
         for t in touches:
-            pos = ev.index(t.index, env)
+            pos = None if t.whole else ev.index(t.index, env)
             for root, exact in ev.roots(t.buf, env):
                 if pos is None or not exact:
                     lo, hi = _ALL

@@ -29,6 +29,24 @@ computed before their loops (for the double-buffer copy ``(%ic mod 2) * tile``, 
 ``%ic``), a term the folded loops leave alone; it becomes the kernel's base position, and the
 host loop it depends on stays on the host.
 
+**Micro-op list loops.**  Innermost loops marked ``vta.uop_list`` (by ``vta-tensorize``, for a
+convolution) enumerate the kernel's micro-op list: they stay ``affine.for`` loops, unmarked,
+inside the innermost ``vta.uop_loop`` (each iteration pushes micro-ops, as TVM's kernel closure
+does), the micro-op's positions rebuilt inside them as ``affine.apply`` of the list variables
+with host values as symbols.  The loops around them fold into levels as above.  The list must
+fit the micro-op SRAM and keep the write-hazard rule, enumerated over the list loops and across
+level iterations; otherwise the marks are dropped and the loops fold like any other::
+
+    affine.for %oh = 0 to 8 {                     vta.uop_loop 8 dst 8 src 10 {
+      affine.for %ow = 0 to 8 {                     vta.uop_loop 8 dst 1 src 1 {
+        affine.for %i = 0 to 2 {                      affine.for %i = 0 to 2 {
+          ...                              →            ...
+            affine.for %o = 0 to 4 {                      affine.for %o = 0 to 4 {
+              vta.gemm ...                                  %d = affine.apply (d0 * 64) (%o)
+            } {vta.uop_list}                                vta.gemm %acc[%d] += ...
+          ...                                             }
+                                                      ...
+
 Unrolling (``unroll-limit``): when the innermost loop has a constant trip count of at most
 ``unroll-limit``, the pass also considers unrolling it into that many micro-ops of the one
 kernel (the iterations in order, so execution order is unchanged) and folding the loops around
@@ -70,7 +88,7 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith
 from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -87,7 +105,13 @@ from vta_mlir.dialects.vta import (
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .tensorize import LinearForm, affine_of_form, linear_affine_expr
+from .tensorize import (
+    UOP_LIST_ATTR,
+    LinearForm,
+    affine_of_form,
+    linear_affine_expr,
+    write_hazard_free,
+)
 
 __all__ = ["FoldUopLoopsPass"]
 
@@ -193,6 +217,11 @@ class _Kernel:
     levels: tuple[_Level, ...] = ()  # outermost first
     #: The ``affine.for`` loops folded or unrolled into the kernel, innermost first.
     consumed: tuple[affine.ForOp, ...] = ()
+    #: Loops kept inside the kernel that enumerate its micro-op list (innermost first): the
+    #: positions of ``uops`` are forms over their variables too.
+    listed: tuple[affine.ForOp, ...] = ()
+    #: The accumulator elements the enumerated list writes, relative to its first.
+    list_dsts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -251,12 +280,23 @@ def _hazard_free(uops: Sequence[_Uop]) -> bool:
 
 
 def _leaves_outside(kernel: _Kernel, loop: affine.ForOp, iv: SSAValue) -> bool:
+    listed = {lp.body.block.args[0] for lp in kernel.listed}
     return all(
-        leaf is iv or not _defined_inside(leaf, loop)  # type: ignore[arg-type]
+        leaf is iv or leaf in listed or not _defined_inside(leaf, loop)  # type: ignore[arg-type]
         for u in kernel.uops
         for form in u.forms.values()
         for leaf in form.terms
     )
+
+
+def _kernel_hazard_free(kernel: _Kernel, uops: Sequence[_Uop], levels: Sequence[_Level]) -> bool:
+    """The write-hazard rule for ``kernel`` with new micro-ops and levels: symbolic for a list
+    of micro-ops, and enumerated over the list loops and across level iterations for a kernel
+    with list loops."""
+    if kernel.listed:
+        dst_levels = [(lv.extent, lv.factors["dst"]) for lv in levels]
+        return write_hazard_free(kernel.list_dsts, dst_levels)
+    return _hazard_free(uops)
 
 
 def _fold(kernel: _Kernel, loop: affine.ForOp, limits: _Limits) -> _Kernel | None:
@@ -280,7 +320,9 @@ def _fold(kernel: _Kernel, loop: affine.ForOp, limits: _Limits) -> _Kernel | Non
         if not kernel.levels and len(kernel.uops) > 1 and not limits.max_levels:
             return None
         uops = tuple(u.replace(iv, LinearForm()) for u in kernel.uops)
-        return _Kernel(uops, kernel.levels, consumed) if _hazard_free(uops) else None
+        if not _kernel_hazard_free(kernel, uops, kernel.levels):
+            return None
+        return _Kernel(uops, kernel.levels, consumed, kernel.listed, kernel.list_dsts)
     factors: dict[str, int] = {}
     for name in FIELDS:
         coeffs = {f.coeff(iv) for u in kernel.uops if (f := u.field_form(name)) is not None}
@@ -301,9 +343,41 @@ def _fold(kernel: _Kernel, loop: affine.ForOp, limits: _Limits) -> _Kernel | Non
         levels = (_Level(extent, factors, loop), *levels)
     else:
         return None
-    if not _hazard_free(uops):
+    if not _kernel_hazard_free(kernel, uops, levels):
         return None
-    return _Kernel(uops, levels, consumed)
+    return _Kernel(uops, levels, consumed, kernel.listed, kernel.list_dsts)
+
+
+def _list_kernel(kernel: _Kernel, loops: Sequence[affine.ForOp], limits: _Limits) -> _Kernel | None:
+    """``kernel`` (one micro-op, no levels) with ``loops`` (innermost first, marked
+    ``vta.uop_list``) enumerating its micro-op list, or ``None`` if the list does not fit the
+    micro-op SRAM, is not affine in the loop variables or breaks the write-hazard rule."""
+    if kernel.levels or len(kernel.uops) != 1:
+        return None
+    (uop,) = kernel.uops
+    ivs = [lp.body.block.args[0] for lp in loops]
+    ranges: list[range] = []
+    for lp in loops:
+        iterations = _iterations(lp)
+        if iterations is None or not len(iterations):
+            return None
+        ranges.append(iterations)
+    if math.prod(len(r) for r in ranges) > limits.uop_depth:
+        return None
+    outer = loops[-1]
+    for form in uop.forms.values():
+        for leaf in form.terms:
+            if leaf not in ivs and _defined_inside(leaf, outer):  # type: ignore[arg-type]
+                return None
+    dst = uop.forms["dst"]
+    dsts = [0]
+    for iv, iterations in zip(reversed(ivs), reversed(ranges), strict=True):
+        c = dst.coeff(iv)
+        dsts = [v + c * (k - iterations.start) for v in dsts for k in iterations]
+    listed = _Kernel(kernel.uops, (), tuple(loops), tuple(loops), tuple(dsts))
+    if not write_hazard_free(dsts, []):
+        return None
+    return listed
 
 
 def _unroll(kernel: _Kernel, loop: affine.ForOp, limits: _Limits, limit: int) -> _Kernel | None:
@@ -397,9 +471,13 @@ def _host_iterations(chain: Sequence[affine.ForOp], start: int, stop: int) -> in
 class _Builder:
     """Inserts the position values of a kernel before it, sharing equal ones."""
 
-    def __init__(self, point: InsertPoint, location_of: Operation) -> None:
+    def __init__(
+        self, point: InsertPoint, location_of: Operation, dims: Sequence[SSAValue] = ()
+    ) -> None:
         self.point = point
         self.location_of = location_of
+        #: Values that are the map's dimensions (in this order); other values are symbols.
+        self.dims = list(dims)
         self._values: dict[LinearForm, SSAValue] = {}
 
     def position(self, form: LinearForm | None) -> tuple[SSAValue | None, int] | None:
@@ -412,10 +490,20 @@ class _Builder:
             return next(iter(form.terms)), form.const  # type: ignore[return-value]
         value = self._values.get(variable)
         if value is None:
-            keys = list(form.terms)
+            if self.dims:
+                dims = [v for v in self.dims if v in form.terms]
+                syms = [k for k in form.terms if k not in dims]
+            else:
+                dims, syms = list(form.terms), []
+            keys = [*dims, *syms]
+            expr = affine_of_form(form, keys).replace_dims_and_symbols(
+                [AffineExpr.dimension(j) for j in range(len(dims))]
+                + [AffineExpr.symbol(j) for j in range(len(syms))],
+                [],
+            )
             apply = affine.ApplyOp(
                 keys,  # type: ignore[arg-type]
-                AffineMapAttr(AffineMap(len(keys), 0, (affine_of_form(form, keys),))),
+                AffineMapAttr(AffineMap(len(dims), len(syms), (expr,))),
             )
             copy_location(self.location_of, apply)
             Rewriter.insert_op(apply, self.point)
@@ -452,13 +540,44 @@ def _rebuild(u: _Uop, builder: _Builder) -> MicroOp:
     return new
 
 
+def _list_body(kernel: _Kernel) -> list[Operation]:
+    """The list loops of ``kernel``, detached, around its micro-op rebuilt from its forms (the
+    positions are ``affine.apply`` of the list variables, host values as symbols)."""
+    outermost, innermost = kernel.listed[-1], kernel.listed[0]
+    outermost.detach()
+    for lp in kernel.listed:
+        lp.attributes.pop(UOP_LIST_ATTR, None)
+    old = [o for o in innermost.body.block.ops if isinstance(o, GemmOp | AluOp)]
+    terminator = innermost.body.block.last_op
+    assert terminator is not None
+    dims = [lp.body.block.args[0] for lp in reversed(kernel.listed)]
+    builder = _Builder(InsertPoint.before(terminator), innermost, dims)
+    for u in kernel.uops:
+        Rewriter.insert_op(_rebuild(u, builder), InsertPoint.before(terminator))
+    for o in old:
+        Rewriter.erase_op(o)
+    # Index arithmetic the old micro-op used goes with it.
+    changed = True
+    while changed:
+        changed = False
+        for lp in kernel.listed:
+            for o in reversed(list(lp.body.block.ops)):
+                if _is_index_arith(o) and not any(r.uses for r in o.results):
+                    Rewriter.erase_op(o)
+                    changed = True
+    return [outermost]
+
+
 def _materialise(kernel: _Kernel) -> None:
     """Replace the outermost consumed loop by the kernel."""
     outer = kernel.consumed[-1]
-    builder = _Builder(InsertPoint.before(outer), outer)
-    body: list[Operation] = [_rebuild(u, builder) for u in kernel.uops]
+    if kernel.listed:
+        body: list[Operation] = _list_body(kernel)
+    else:
+        builder = _Builder(InsertPoint.before(outer), outer)
+        body = [_rebuild(u, builder) for u in kernel.uops]
     levels = list(kernel.levels)
-    if not levels and len(body) > 1:
+    if not levels and (len(body) > 1 or kernel.listed):
         # Several micro-ops are one kernel only inside a loop: give them a single iteration.
         levels = [_Level(1, dict.fromkeys(FIELDS, 0), outer)]
     for level in reversed(levels):
@@ -527,6 +646,16 @@ class FoldUopLoopsPass(ModulePass):
         first = start.uops[0].template
         limits = _limits(first, get_config(first), self.max_levels)
         chain = _chain(loop)
+        marked = 0
+        while marked < len(chain) and UOP_LIST_ATTR in chain[marked].attributes:
+            marked += 1
+        if marked:
+            listed = _list_kernel(start, chain[:marked], limits)
+            if listed is not None:
+                return _fold_chain(listed, chain[marked:], limits)
+            # Not a legal micro-op list: the loops are ordinary host loops.
+            for lp in chain[:marked]:
+                lp.attributes.pop(UOP_LIST_ATTR, None)
         folded = _fold_chain(start, chain, limits)
         if self.unroll_limit and self.max_levels:
             unrolled = _unroll(start, loop, limits, self.unroll_limit)

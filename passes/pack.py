@@ -60,6 +60,29 @@ BLOCK_OUT)``, a per-channel bias one element row of that layout, and one packed 
                     Acc(b, o, oh, ow, bb, oo)}
         ins(%x, %w) outs(%acc) { extsi, extsi, muli, addi }
 
+A convolution reading a zero-padded copy of its data (``linalg.fill`` 0 of a buffer, the
+argument copied into its interior ``memref.subview``, ``passes/pack_match.py``) keeps the
+idiom in the packed layout, right before the convolution; only H and W are padded, so the
+interior is the whole packed argument (``tensor`` layout: N/B, C/BI, H + top + bottom,
+W + left + right, B, BI).  For a 1×64×56×56 argument padded by 1 on each side::
+
+    %c0_i8 = arith.constant 0 : i8
+    ...
+    %xp = memref.alloc() : memref<1x4x58x58x1x16xi8>
+    linalg.fill ins(%c0_i8 : i8) outs(%xp : memref<1x4x58x58x1x16xi8>)
+    %xi = memref.subview %xp[0, 0, 1, 1, 0, 0] [1, 4, 56, 56, 1, 16] [1, 1, 1, 1, 1, 1]
+        : memref<1x4x58x58x1x16xi8> to memref<1x4x56x56x1x16xi8, strided<[215296, 53824,
+          928, 16, 16, 1], offset: 944>>
+    memref.copy %x, %xi : memref<1x4x56x56x1x16xi8> to memref<1x4x56x56x1x16xi8, strided<...>>
+    linalg.generic {conv maps} ins(%xp, %w) outs(%acc) { extsi, extsi, muli, addi }
+    ...
+    memref.dealloc %xp : memref<1x4x58x58x1x16xi8>
+
+The ``memref.dealloc`` of the padded buffer, when the function has one, keeps its place among
+the region's ops.  A residual (an i8 tensor shaped like the output, ``addi(v, extsi(r))`` in
+the epilogue) is loaded into a second accumulator by an ``extsi`` copy and added in place, as
+any tensor operand of the ALU.
+
 The block sizes come from the module's configuration (``vta.config``).  A function whose
 arguments already carry ``vta.arg`` is left as it is.
 """
@@ -91,6 +114,7 @@ from vta_mlir.passes.pack_match import (
     Gemm,
     Load,
     Output,
+    Padding,
     error_with_note,
     label,
 )
@@ -106,6 +130,7 @@ from vta_mlir.passes.pack_patterns import (
     init_op,
     packed_acc_shape,
     packing_for,
+    padded_copy_ops,
     store_op,
 )
 
@@ -154,6 +179,31 @@ class Init(Step):
     broadcast: bool
 
 
+@dataclass(eq=False)
+class PaddedData:
+    """A zero-padded copy of the packed convolution data ``arg``: ``pads`` rows and columns
+    (top, bottom, left, right) around it; ``source`` the stage-0 idiom it comes from."""
+
+    arg: BlockArgument
+    source: Padding
+
+    @property
+    def pads(self) -> tuple[int, int, int, int]:
+        return self.source.pads
+
+
+@dataclass
+class PadData(Step):
+    """Allocate the padded buffer, fill it with 0, copy the argument into its interior."""
+
+    data: PaddedData
+
+
+@dataclass
+class FreePadded(Step):
+    data: PaddedData
+
+
 @dataclass
 class Contract(Step):
     acc: AccBuffer
@@ -161,6 +211,8 @@ class Contract(Step):
     wgt: BlockArgument
     #: The strides of a convolution; None for a matrix contraction.
     strides: tuple[int, int] | None = None
+    #: The zero-padded copy of ``act`` a convolution reads instead of ``act``.
+    padded: PaddedData | None = None
 
 
 @dataclass
@@ -197,10 +249,32 @@ class Planner:
             self._loaded = {}
             shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
             acc = AccBuffer(shape, "acc")
+            start = len(self.steps)
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
             self.use(out.arg, self.whole_role(acc), out.writer)
             self.steps.append(Store(out.writer, acc, out.arg))
+            self.place_deallocs(start)
+
+    def place_deallocs(self, start: int) -> None:
+        """Free the padded buffers of the region starting at step ``start`` where the function
+        freed them: after the last step whose op comes before the ``memref.dealloc``."""
+        region = self.steps[start:]
+        for step in region:
+            if not isinstance(step, Contract) or step.padded is None:
+                continue
+            dealloc = step.padded.source.dealloc
+            if dealloc is None:
+                continue
+            block = dealloc.parent_block()
+            assert block is not None
+            at = 0
+            for i, other in enumerate(region):
+                ancestor = block.find_ancestor_op_in_block(other.source)
+                if ancestor is not None and ancestor.is_before_in_block(dealloc):
+                    at = i + 1
+            region.insert(at, FreePadded(dealloc, step.padded))
+        self.steps[start:] = region
 
     # ---- arguments ------------------------------------------------------------------------
     @staticmethod
@@ -274,7 +348,11 @@ class Planner:
         if isinstance(g, Conv):
             self.use(g.act, Role.DATA, g.op)
             self.use(g.wgt, Role.KERNEL, g.op)
-            self.steps.append(Contract(g.op, acc, g.act, g.wgt, g.strides))
+            padded = None
+            if g.padding is not None:
+                padded = PaddedData(g.act, g.padding)
+                self.steps.append(PadData(g.padding.alloc, padded))
+            self.steps.append(Contract(g.op, acc, g.act, g.wgt, g.strides, padded))
         else:
             self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
             self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
@@ -381,21 +459,34 @@ class _Emitter:
     args: dict[BlockArgument, SSAValue]
     before: Operation
     buffers: dict[AccBuffer, SSAValue] = field(default_factory=dict[AccBuffer, SSAValue])
-    zero: SSAValue | None = None
+    padded: dict[PaddedData, SSAValue] = field(default_factory=dict[PaddedData, SSAValue])
+    zeros: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
 
     def insert(self, source: Operation, *ops: Operation) -> None:
         copy_location(source, ops)
         Rewriter.insert_op(list(ops), InsertPoint.before(self.before))
 
-    def zero_constant(self) -> SSAValue:
-        if self.zero is None:
-            const = arith.ConstantOp.from_int_and_width(0, i32)
-            const.result.name_hint = "c0"
+    def zero_constant(self, width: int = 32) -> SSAValue:
+        """The function's ``arith.constant 0`` of ``i<width>`` (``%c0``, ``%c0_i8``)."""
+        if width not in self.zeros:
+            const = arith.ConstantOp.from_int_and_width(0, width)
+            const.result.name_hint = "c0" if width == 32 else f"c0_i{width}"
             block = self.before.parent_block()
             assert block is not None
             Rewriter.insert_op(const, InsertPoint.at_start(block))
-            self.zero = const.result
-        return self.zero
+            self.zeros[width] = const.result
+        return self.zeros[width]
+
+    def pad(self, data: PaddedData) -> None:
+        """The padded buffer of ``data``: alloc, fill 0, subview, copy (module doc)."""
+        src = data.source
+        ops = padded_copy_ops(self.args[data.arg], data.pads, self.zero_constant(8))
+        ops[0].results[0].name_hint = src.buffer.name_hint
+        assert src.view is not None and src.fill is not None and src.copy is not None
+        ops[2].results[0].name_hint = src.view.result.name_hint
+        for op, origin in zip(ops, (src.alloc, src.fill, src.view, src.copy), strict=True):
+            self.insert(origin, op)
+        self.padded[data] = ops[0].results[0]
 
     def emit(self, steps: list[Step]) -> None:
         for step in steps:
@@ -413,9 +504,14 @@ class _Emitter:
                 case Contract(acc=acc, act=act, wgt=wgt, strides=None):
                     self.insert(step.source, contraction_op(self.args[act], self.args[wgt],
                                                             self.buffers[acc]))
-                case Contract(acc=acc, act=act, wgt=wgt, strides=(sh, sw)):
-                    self.insert(step.source, conv_op(self.args[act], self.args[wgt],
-                                                     self.buffers[acc], (sh, sw)))
+                case PadData(data=data):
+                    self.pad(data)
+                case FreePadded(data=data):
+                    self.insert(step.source, memref.DeallocOp.get(self.padded[data]))
+                case Contract(acc=acc, act=act, wgt=wgt, strides=(sh, sw), padded=padded):
+                    x = self.args[act] if padded is None else self.padded[padded]
+                    self.insert(step.source, conv_op(x, self.args[wgt], self.buffers[acc],
+                                                     (sh, sw)))
                 case AluStep(acc=acc, kind=kind, imm=imm, other=other):
                     second = None if other is None else self.buffers[other]
                     self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,

@@ -8,7 +8,8 @@ program order, and keeps for every buffer the value it holds as a small expressi
   optionally broadcast over the rows (a per-column bias);
 * :class:`Gemm` — ``init + act · wgt`` of two ``i8`` arguments, whatever their orientation;
 * :class:`Conv` — ``init + conv2d(act, wgt)`` of NCHW ``i8`` data and an FCHW ``i8`` kernel
-  (``linalg.conv_2d_nchw_fchw`` or the equivalent ``linalg.generic``), dilation 1, any stride;
+  (``linalg.conv_2d_nchw_fchw`` or the equivalent ``linalg.generic``), dilation 1, any stride,
+  the data an argument or a zero-padded copy of one (:class:`Padding`);
 * :class:`Alu` — one VTA ALU operation (``add``, ``mul``, ``shr``, ``max``, ``min``); ``subi`` by
   a constant is already an ``add`` of its negation and ``shli`` a ``shr`` by a negative amount;
 * :class:`Narrow` — an ``i8`` value: an ``i8`` argument before its ``arith.extsi``, or the
@@ -21,6 +22,19 @@ order of their writers; ``passes/pack.py`` turns each into one VTA region.
 A function works either on matrices (rank-2 buffers, per-column bias vectors) or, when one of
 its arguments or buffers has rank 4, on NCHW tensors (rank-4 buffers, per-output-channel bias
 vectors, element-wise maps the identity or ``(n, c, h, w) -> (c)``).
+
+Padding is the usual memref idiom: a buffer ``%xp`` allocated with the padded shape, filled
+with 0, the argument copied into its interior view, the view read by nothing else and the buffer
+by one convolution only::
+
+    %xp = memref.alloc() : memref<1x64x58x58xi8>
+    linalg.fill ins(%c0_i8 : i8) outs(%xp : memref<1x64x58x58xi8>)
+    %xi = memref.subview %xp[0, 0, 1, 1] [1, 64, 56, 56] [1, 1, 1, 1] : ... to ...
+    memref.copy %x, %xi : ...                 // or linalg.copy ins(%x) outs(%xi)
+    linalg.conv_2d_nchw_fchw ... ins(%xp, %w ...) outs(%acc ...)
+
+gives ``Conv(..., act=%x, padding=Padding(pads=(1, 1, 1, 1)))``.  Only H and W are padded, by at
+most 15 on each side (the 4-bit ``y_pad`` / ``x_pad`` fields of a DMA load).
 
 Example: ``linalg.fill 0 → %acc; linalg.matmul (%x, %w) → %acc;
 linalg.generic {trunci(minsi(maxsi(shrsi(%a, 8), 0), 127))} (%acc) → %y`` gives the output
@@ -49,6 +63,7 @@ from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
+from vta_mlir.config import MEMOP_PAD_WIDTH
 from vta_mlir.ir.diagnostics import DiagnosticError, op_diagnostic, report_error
 
 __all__ = [
@@ -65,6 +80,8 @@ __all__ = [
     "Load",
     "Narrow",
     "Output",
+    "PAD_MAX",
+    "Padding",
     "error_with_note",
     "label",
 ]
@@ -74,6 +91,8 @@ IMM_MIN = -(1 << 15)
 IMM_MAX = (1 << 15) - 1
 #: Shift amounts ``arith.shrsi`` / ``arith.shli`` define on i32.
 SHIFT_MAX = 31
+#: The largest zero padding of one side of a DMA load (4-bit ``y_pad`` / ``x_pad`` fields).
+PAD_MAX = (1 << MEMOP_PAD_WIDTH) - 1
 
 #: ALU operations of the normal form, by the ``arith`` op that expresses each one.
 ALU_KINDS: dict[str, type[Operation]] = {
@@ -131,11 +150,34 @@ class Gemm(Expr):
 
 
 @dataclass(eq=False)
+class Padding:
+    """A zero-padded copy of an NCHW ``i8`` argument (module doc): the buffer ``alloc`` filled
+    with 0 by ``fill``, the argument ``arg`` copied by ``copy`` into the interior ``view``,
+    ``pads`` rows and columns of zeros around it (top, bottom, left, right).  ``reader`` is the
+    convolution reading the buffer, ``dealloc`` the op freeing it (None: not yet seen)."""
+
+    alloc: Operation
+    view: memref.SubviewOp | None = None
+    fill: Operation | None = None
+    copy: Operation | None = None
+    arg: BlockArgument | None = None
+    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+    reader: Operation | None = None
+    dealloc: memref.DeallocOp | None = None
+
+    @property
+    def buffer(self) -> SSAValue:
+        return self.alloc.results[0]
+
+
+@dataclass(eq=False)
 class Conv(Gemm):
     """``init + conv2d(act, wgt)``: ``act`` NCHW data, ``wgt`` an FCHW (OIHW) kernel, the
-    output NFHW; ``strides`` along H and W (dilation is 1)."""
+    output NFHW; ``strides`` along H and W (dilation is 1); ``padding`` when the convolution
+    reads a zero-padded copy of ``act``."""
 
     strides: tuple[int, int] = (1, 1)
+    padding: Padding | None = None
 
 
 @dataclass(eq=False)
@@ -280,6 +322,10 @@ class FunctionRecognizer:
     outputs: dict[BlockArgument, Output] = field(default_factory=dict)
     #: Rank of the function's buffers: 2 (matrices) or 4 (NCHW tensors, module doc).
     rank: int = 2
+    #: The zero-padded buffers (allocations a subview is taken of), by buffer.
+    padding: dict[SSAValue, Padding] = field(default_factory=dict[SSAValue, Padding])
+    #: The interior view of each zero-padded buffer, to its buffer.
+    views: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
 
     @property
     def block(self) -> Block:
@@ -291,6 +337,12 @@ class FunctionRecognizer:
                     if isinstance(op, memref.AllocOp | memref.AllocaOp))]
         if any(isinstance(v.type, MemRefType) and v.type.get_num_dims() == 4 for v in values):
             self.rank = 4
+        for op in self.block.ops:
+            if isinstance(op, memref.SubviewOp) \
+                    and isinstance(op.source.owner, memref.AllocOp | memref.AllocaOp) \
+                    and op.source.owner.parent_block() is self.block \
+                    and _int_width(op.source.owner.memref.type.element_type) == 8:
+                self.padding.setdefault(op.source, Padding(op.source.owner))
         for op in list(self.block.ops):
             self.visit(op)
         return list(self.outputs.values())
@@ -309,7 +361,18 @@ class FunctionRecognizer:
                 self.check_buffer(op, op.memref, vector=True)
                 self.state[op.memref] = None
             case memref.DeallocOp():
-                pass
+                pad = self.padding.get(op.memref)
+                if pad is not None:
+                    pad.dealloc = op
+            case memref.SubviewOp():
+                self.subview(op)
+            case memref.CopyOp() if op.destination in self.views:
+                self.pad_copy(op, op.source, op.destination)
+            case linalg.CopyOp() if len(op.outputs) == 1 and op.outputs[0] in self.views:
+                if len(op.inputs) != 1 or op.res:
+                    report_error(op, "copies into the interior of a zero-padded buffer with "
+                                     "other than one memref input: copy one function argument")
+                self.pad_copy(op, op.inputs[0], op.outputs[0])
             case memref.GetGlobalOp():
                 report_error(op, f"reads the global {op.name_}: vta-pack takes constant tensors "
                                  "(a bias, weights) as function arguments, packed by the host")
@@ -346,6 +409,8 @@ class FunctionRecognizer:
     def check_buffer(self, op: Operation, value: SSAValue, *, vector: bool = False) -> MemRefType:
         """``value`` is a static memref of i8 or i32 of rank 2 (rank 1 too when ``vector``)."""
         t = value.type
+        if value in self.views:
+            self.padded_view_error(op, value)
         if isinstance(t, TensorType):
             report_error(op, f"operates on tensors ({t}): vta-pack works on memrefs; "
                              "bufferize the program first")
@@ -388,6 +453,8 @@ class FunctionRecognizer:
             if _int_width(value.type.element_type) == 8:  # type: ignore[attr-defined]
                 return Narrow(Load(op, value), False, op)
             return Load(op, value)
+        if value in self.padding:
+            self.padded_read_error(op, value)
         held = self.state.get(value)
         if held is None:
             report_error(op, f"reads {label(value)} before anything was written to it")
@@ -395,6 +462,8 @@ class FunctionRecognizer:
 
     def write(self, op: Operation, dst: SSAValue, value: Value) -> None:
         width = _int_width(dst.type.element_type)  # type: ignore[attr-defined]
+        if dst in self.padding:
+            self.pad_fill(op, self.padding[dst], value)
         if self.is_argument(dst):
             assert isinstance(dst, BlockArgument)
             if width != 8:
@@ -434,6 +503,136 @@ class FunctionRecognizer:
             return held.value.arg
         report_error(op, f"the {what} {label(value)} is not a function argument: VTA reads "
                          "contraction operands from int8 arguments")
+
+    # ---- zero padding ---------------------------------------------------------------------
+    def subview(self, op: memref.SubviewOp) -> None:
+        """The interior view of a zero-padded buffer: static, unit strides, offset along H
+        and W only, at most ``PAD_MAX`` rows or columns of padding on each side."""
+        base = op.source
+        pad = self.padding.get(base)
+        if pad is None:
+            report_error(op, f"takes a view of {label(base)}: vta-pack accepts memref.subview "
+                             "only as the interior of a zero-padded buffer (a memref.alloc "
+                             "filled with 0) that a convolution reads")
+        if pad.view is not None:
+            error_with_note(op, f"takes a second view of the zero-padded buffer {label(base)}: "
+                                "a function argument is copied into one interior view",
+                            pad.view, "first view here")
+        if self.rank != 4:
+            report_error(op, f"takes a view of {label(base)}: vta-pack zero-pads only the "
+                             "NCHW data of a convolution")
+        t = self.check_buffer(op, base)
+        if _int_width(t.element_type) != 8:
+            report_error(op, f"pads {label(base)} ({t}): vta-pack zero-pads only the int8 data "
+                             "of a convolution")
+        if op.offsets or op.sizes or op.strides:
+            report_error(op, "has dynamic offsets, sizes or strides: the padding of a "
+                             "convolution is static")
+        offsets, sizes, strides = (tuple(a.get_values()) for a in (
+            op.static_offsets, op.static_sizes, op.static_strides))
+        shape = tuple(t.get_shape())
+        result = op.result.type
+        if not isinstance(result, MemRefType) or result.get_num_dims() != 4 \
+                or len(offsets) != 4 or tuple(result.get_shape()) != sizes:
+            report_error(op, f"is not a rank-4 view of {label(base)}: the interior of a padded "
+                             "NCHW buffer keeps its four dimensions")
+        if any(s != 1 for s in strides):
+            report_error(op, f"has strides {list(strides)}: the interior of a zero-padded "
+                             "buffer has unit strides")
+        if any(o < 0 or o + n > d for o, n, d in zip(offsets, sizes, shape, strict=True)):
+            report_error(op, f"reaches outside {label(base)} ({t})")
+        if offsets[:2] != (0, 0) or sizes[:2] != shape[:2]:
+            report_error(op, f"pads the batch or channel dimension of {label(base)} (offsets "
+                             f"{list(offsets)}, sizes {list(sizes)} of {t}): VTA pads only H and "
+                             "W; channel counts are padded to whole blocks by the host")
+        pads = (offsets[2], shape[2] - offsets[2] - sizes[2],
+                offsets[3], shape[3] - offsets[3] - sizes[3])
+        for side, amount in zip(("top", "bottom", "left", "right"), pads, strict=True):
+            if amount > PAD_MAX:
+                report_error(op, f"pads {label(base)} by {amount} on the {side}: a VTA load "
+                                 f"pads each side by at most {PAD_MAX} (4-bit pad fields)")
+        pad.view, pad.pads = op, pads
+        self.views[op.result] = base
+
+    def pad_fill(self, op: Operation, pad: Padding, value: Value) -> None:
+        """``op`` writes the zero-padded buffer: only its ``linalg.fill`` with 0 may."""
+        name = label(pad.buffer)
+        if pad.copy is not None:
+            error_with_note(op, f"writes the zero-padded buffer {name} after its interior was "
+                                "copied: a convolution reads it as it is after the copy",
+                            pad.copy, "copied here")
+        if pad.fill is not None:
+            error_with_note(op, f"writes the zero-padded buffer {name} a second time: it is "
+                                "filled with 0 once", pad.fill, "filled here")
+        if not isinstance(op, linalg.FillOp):
+            report_error(op, f"writes the zero-padded buffer {name}: it may only be filled with "
+                             "0 (linalg.fill) and receive a function argument in its interior "
+                             "(memref.copy or linalg.copy into its subview)")
+        fill = value.value if isinstance(value, Narrow) else value
+        if not isinstance(fill, Const) or fill.value != 0:
+            shown = fill.value if isinstance(fill, Const) else "a computed value"
+            report_error(op, f"fills the zero-padded buffer {name} with {shown}: VTA pads "
+                             "convolution data with zeros only")
+        pad.fill = op
+
+    def pad_copy(self, op: Operation, src: SSAValue, dst: SSAValue) -> None:
+        """``op`` copies ``src`` into the interior view ``dst`` of a zero-padded buffer."""
+        base = self.views[dst]
+        pad = self.padding[base]
+        if pad.copy is not None:
+            error_with_note(op, f"copies into the interior of {label(base)} a second time: a "
+                                "zero-padded buffer holds one function argument", pad.copy,
+                            "first copied here")
+        if pad.fill is None:
+            report_error(op, f"copies into the interior of {label(base)} before the buffer is "
+                             "filled: fill the zero-padded buffer with 0 (linalg.fill) first")
+        ts = self.check_buffer(op, src)
+        tv = dst.type
+        assert isinstance(tv, MemRefType)
+        if ts.get_shape() != tv.get_shape() or ts.element_type != tv.element_type:
+            report_error(op, f"copies {ts} into {tv}: the interior of a zero-padded buffer "
+                             "receives a whole argument of its shape")
+        held = self.read(op, src)
+        if not (isinstance(held, Narrow) and not held.truncated
+                and isinstance(held.value, Load) and not held.value.broadcast):
+            report_error(op, f"copies {label(src)}, a computed buffer, into the interior of "
+                             f"{label(base)}: the padded data of a convolution is a function "
+                             "argument")
+        pad.copy, pad.arg = op, held.value.arg
+        self.stored_by[base] = op
+
+    def padded_data(self, op: Operation, value: SSAValue) -> tuple[BlockArgument, Padding]:
+        """The argument and padding of the zero-padded buffer ``value`` that the convolution
+        ``op`` reads as its data."""
+        pad = self.padding[value]
+        name = label(value)
+        if pad.reader is not None:
+            error_with_note(op, f"reads the zero-padded buffer {name}, which another "
+                                "convolution reads: it is the data of one convolution only",
+                            pad.reader, "first read here")
+        if pad.copy is None or pad.arg is None:
+            report_error(op, f"reads the zero-padded buffer {name} before a function argument "
+                             "is copied into its interior (memref.copy into its subview)")
+        if pad.dealloc is not None:
+            error_with_note(op, f"reads {name} after it is deallocated", pad.dealloc,
+                            "deallocated here")
+        pad.reader = op
+        return pad.arg, pad
+
+    def padded_read_error(self, op: Operation, value: SSAValue) -> NoReturn:
+        pad = self.padding[value]
+        message = (f"reads the zero-padded buffer {label(value)}: only the data operand of one "
+                   "convolution may read it")
+        if pad.reader is not None:
+            error_with_note(op, message, pad.reader, "a convolution reads it here")
+        if pad.copy is not None:
+            error_with_note(op, message, pad.copy, "its data is copied here")
+        report_error(op, message)
+
+    def padded_view_error(self, op: Operation, view: SSAValue) -> NoReturn:
+        report_error(op, f"uses {label(view)}, the interior of the zero-padded buffer "
+                         f"{label(self.views[view])}: the interior only receives a function "
+                         "argument (memref.copy or linalg.copy)")
 
     # ---- copies ---------------------------------------------------------------------------
     def copy(self, op: Operation, src: SSAValue, dst: SSAValue) -> None:
@@ -594,8 +793,13 @@ class FunctionRecognizer:
             self.reject_i32_output(op, out)
         init = self.read(op, out)
         assert isinstance(init, Expr)
-        result = Conv(op, init, self.argument_of(op, inputs[0], "data"), False,
-                      self.argument_of(op, inputs[1], "kernel"), False, strides)
+        padding: Padding | None = None
+        if inputs[0] in self.padding:
+            act, padding = self.padded_data(op, inputs[0])
+        else:
+            act = self.argument_of(op, inputs[0], "data")
+        result = Conv(op, init, act, False, self.argument_of(op, inputs[1], "kernel"), False,
+                      strides, padding)
         self.write(op, out, result)
 
     @staticmethod

@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     DenseArrayBase,
@@ -80,6 +80,7 @@ __all__ = [
     "init_op",
     "packed_acc_shape",
     "packing_for",
+    "padded_copy_ops",
     "store_op",
 ]
 
@@ -366,3 +367,32 @@ def store_op(acc: SSAValue, out: SSAValue) -> linalg.GenericOp:
 
 def fill_op(value: SSAValue, acc: SSAValue) -> linalg.FillOp:
     return linalg.FillOp([value], [acc], res=())
+
+
+def padded_copy_ops(
+    data: SSAValue, pads: tuple[int, int, int, int], zero: SSAValue
+) -> tuple[memref.AllocOp, linalg.FillOp, memref.SubviewOp, memref.CopyOp]:
+    """A zero-padded copy of the packed convolution data ``data`` (``data`` layout, N/B ×
+    C/BI × H × W × B × BI): ``pads`` = (top, bottom, left, right) rows and columns of
+    ``zero`` around it::
+
+        %xp = memref.alloc() : memref<1x4x58x58x1x16xi8>
+        linalg.fill ins(%c0_i8 : i8) outs(%xp : memref<1x4x58x58x1x16xi8>)
+        %xi = memref.subview %xp[0, 0, 1, 1, 0, 0] [1, 4, 56, 56, 1, 16] [1, 1, 1, 1, 1, 1]
+            : memref<1x4x58x58x1x16xi8> to memref<1x4x56x56x1x16xi8, strided<[215296, 53824,
+              928, 16, 16, 1], offset: 944>>
+        memref.copy %x, %xi : memref<1x4x56x56x1x16xi8> to memref<1x4x56x56x1x16xi8, ...>
+    """
+    t = data.type
+    assert isinstance(t, MemRefType) and t.get_num_dims() == 6
+    shape = tuple(t.get_shape())
+    top, bottom, left, right = pads
+    padded = (*shape[:2], shape[2] + top + bottom, shape[3] + left + right, *shape[4:])
+    alloc = memref.AllocOp.get(t.element_type, shape=padded)
+    padded_type = alloc.memref.type
+    assert isinstance(padded_type, MemRefType)
+    fill = fill_op(zero, alloc.memref)
+    view = memref.SubviewOp.from_static_parameters(
+        alloc.memref, padded_type, (0, 0, top, left, 0, 0), shape, (1,) * 6)
+    copy = memref.CopyOp(data, view.result)
+    return alloc, fill, view, copy

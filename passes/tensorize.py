@@ -15,6 +15,36 @@ linearised row-major over the leading (element) dimensions of each buffer:
   ``arith.minsi / maxsi / addi / muli / shrsi`` (also ``subi`` and ``shli`` by a constant, as
   ``add -c`` and ``shr -c``) → ``vta.alu <op> %acc[d], imm`` or ``vta.alu <op> %acc[d], %src[s]``.
 
+A **convolution** contraction (input subscripts ``oh * S + kh``, ``ow * S + kw``, the stage-1
+form) gets its loops ordered for one micro-kernel: output rows and columns outermost, then the
+micro-op list — reduction dimensions ``i, kh, kw`` and the output channels ``o`` innermost — whose
+loops carry the unit attribute ``vta.uop_list`` (``vta-fold-uop-loops`` keeps them inside the
+kernel).  The order must keep the write-hazard rule (checked by enumerating the list and the
+steps between row / column iterations, :func:`write_hazard_free`): with fewer than three
+channel blocks the columns (else the rows, else both) move into the list, innermost.  A list
+longer than half the micro-op SRAM gives its outermost loops to the host.  Without a legal order
+the loops keep the iteration order, unmarked::
+
+    // ins(%iv, %wv) outs(%acc), TI = 2, 3x3, TO = 4, TH = OW = 8, WT = 10
+    affine.for %oh = 0 to 8 {
+      affine.for %ow = 0 to 8 {
+        affine.for %i = 0 to 2 {
+          affine.for %kh = 0 to 3 {
+            affine.for %kw = 0 to 3 {
+              affine.for %o = 0 to 4 {
+                %d = affine.apply affine_map<(d0, d1, d2) -> (d0 * 8 + d1 + d2 * 64)> (%oh, %ow, %o)
+                ...
+                vta.gemm %acc[%d] += %inp[%s] * %wgt[%w] : ...
+              } {vta.uop_list}
+            } {vta.uop_list}
+          } {vta.uop_list}
+        } {vta.uop_list}
+      }
+    }
+
+An element-wise source read with a broadcasting map (the bias ``(0, o, 0, 0, bb, oo)``; a batch
+lane of size 1 may be written ``0``) is addressed without the broadcast dimensions.
+
 An operand may be a ``memref.subview`` (a chain of them, rank-reducing or not) of an SRAM
 buffer with static sizes and strides and constant or host-computed offsets: the double-buffer
 copy ``i mod 2`` of a tile, a window of a larger buffer.  The micro-op then addresses the
@@ -83,6 +113,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    UnitAttr,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
@@ -103,6 +134,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import (
     IMM_MAX,
     IMM_MIN,
+    WRITE_HAZARD_WINDOW,
     AluKind,
     AluOp,
     GemmOp,
@@ -115,7 +147,18 @@ from vta_mlir.dialects.vta import (
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-__all__ = ["LinearForm", "TensorizePass", "affine_of_form", "linear_affine_expr"]
+__all__ = [
+    "UOP_LIST_ATTR",
+    "LinearForm",
+    "TensorizePass",
+    "affine_of_form",
+    "linear_affine_expr",
+    "write_hazard_free",
+]
+
+#: Unit attribute on the ``affine.for`` loops that enumerate a micro-kernel's micro-op list
+#: (``vta-fold-uop-loops`` keeps them inside the kernel's innermost ``vta.uop_loop``).
+UOP_LIST_ATTR = "vta.uop_list"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,6 +571,9 @@ class _Nest:
     #: Element offsets of operands that are views into a larger buffer (by position name);
     #: loop-invariant, so they are computed once before the loops.
     offsets: dict[str, LinearForm] = field(default_factory=dict[str, LinearForm])
+    #: How many of the innermost loops enumerate the micro-op list of one kernel (marked
+    #: ``vta.uop_list``).
+    listed: int = 0
 
 
 class _Unsupported(Exception):
@@ -807,6 +853,10 @@ def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
         "acc": _buffer(acc, Sram.ACC, cfg, "contraction output", index),
     }
     accesses = {k: _linearise(leading[k], bufs[k].strides) for k in ("acc", "inp", "wgt")}
+    listed = 0
+    schedule = _conv_schedule(leading, element_dims, extents, accesses["acc"], num_dims, cfg)
+    if schedule is not None:
+        element_dims, listed = schedule
     loop_extents, positions = _loop_nest_for(op, element_dims, extents, accesses)
     return [
         _Nest(
@@ -821,8 +871,141 @@ def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
                 p["wgt"],
             ),
             {k: b.offset for k, b in bufs.items()},
+            listed,
         )
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolutions: one micro-kernel per contraction
+
+
+def write_hazard_free(
+    dsts: Sequence[int],
+    levels: Sequence[tuple[int, int]],
+    window: int = WRITE_HAZARD_WINDOW,
+) -> bool:
+    """True if a kernel whose micro-op list writes the accumulator elements ``dsts`` (relative
+    to one base), run under the ``(extent, dst_factor)`` loop levels ``levels`` (outermost
+    first), never writes an element one of the ``window`` micro-ops before it wrote — within the
+    list and across loop iterations (the last micro-ops of one iteration followed by the first
+    of the next).  An empty list is trivially free."""
+    n = len(dsts)
+    if not n:
+        return True
+
+    def free(seq: Sequence[int]) -> bool:
+        return all(seq[i] not in seq[max(0, i - window) : i] for i in range(len(seq)))
+
+    if not free(dsts):
+        return False
+    # The index steps between consecutive iterations: the inner factor, and at the wrap of the
+    # inner level the outer factor minus the inner level's span.  The sequence of steps repeats
+    # with the inner extent as period, so its first period (plus a window) holds every run of
+    # consecutive steps a window of micro-ops can straddle.
+    looped = [(e, f) for e, f in levels if e > 1]
+    if not looped:
+        return True
+    period = looped[-1][0]
+    total = math.prod(e for e, _ in looped)
+    span = -(-window // n)  # steps a window of micro-ops straddles
+    count = min(total - 1, period + span)
+    if len(looped) == 1:
+        steps = [looped[0][1]] * count
+    else:
+        (_, fo), (ei, fi) = looped
+        wrap = fo - (ei - 1) * fi
+        steps = [fi if (t + 1) % ei else wrap for t in range(count)]
+    runs = {tuple(steps[t : t + span]) for t in range(len(steps))}
+    for run in runs:
+        seq = list(dsts)
+        base = 0
+        for step in run:
+            base += step
+            seq += [d + base for d in dsts]
+        if not free(seq):
+            return False
+    return True
+
+
+def _conv_schedule(
+    leading: Mapping[str, Sequence[AffineExpr]],
+    element_dims: Sequence[int],
+    extents: Mapping[int, int],
+    dst: AffineExpr,
+    num_dims: int,
+    cfg: VTAConfig,
+) -> tuple[list[int], int] | None:
+    """The loop order of a 2-D convolution's contraction and how many of its innermost loops
+    are the micro-op list, or ``None`` for any other contraction (its loops stay in iteration
+    order).
+
+    A convolution reads the input at windowed subscripts ``oh * S + kh``: the output rows and
+    columns (dimensions of the accumulator and the input, not the weight, each windowed by a
+    reduction dimension) become the kernel's two loop levels, outermost; the reduction
+    dimensions (``i, kh, kw``, in the weight's order) and the output channels (``o``) the
+    micro-op list inside them, the channels innermost, which keeps the write-hazard rule when
+    there are at least three.  Otherwise the output columns (then the rows, then both) move
+    into the list, innermost.  A list longer than half the micro-op SRAM (a double-buffered
+    kernel comes in two versions) gives its outermost loops to the host, outside the levels.
+    Without an order that keeps the write-hazard rule, ``None``.
+    """
+    used = {k: [e.used_dims() for e in exprs] for k, exprs in leading.items()}
+    acc_dims = set().union(*used["acc"])
+    wgt_dims = set().union(*used["wgt"])
+    inp_dims = set().union(*used["inp"])
+    kernel_dims = wgt_dims - acc_dims
+    windowed: list[int] = []
+    for e in leading["acc"]:
+        if not isinstance(e, AffineDimExpr):
+            continue
+        d = e.position
+        if d in inp_dims and d not in wgt_dims and any(
+            d in u and u & kernel_dims for u in used["inp"]
+        ):
+            windowed.append(d)
+    if len(windowed) < 2:
+        return None
+    form = linear_affine_expr(dst, [LinearForm.of(d) for d in range(num_dims)])
+    if form is None:
+        return None
+    looped = [d for d in element_dims if extents[d] > 1]
+
+    def ordered(dims: Iterable[int], exprs: Sequence[AffineExpr]) -> list[int]:
+        keys = {
+            d: min((j for j, e in enumerate(exprs) if d in e.used_dims()), default=len(exprs))
+            for d in dims
+        }
+        return sorted(keys, key=lambda d: (keys[d], looped.index(d)))
+
+    spatial = [d for d in windowed[-2:] if d in looped]
+    reds = ordered((d for d in looped if d not in acc_dims), leading["wgt"])
+    outs = ordered(
+        (d for d in looped if d in wgt_dims and d not in inp_dims and d in acc_dims),
+        leading["acc"],
+    )
+    host = [d for d in looped if d not in (*spatial, *reds, *outs)]
+    candidates = [(spatial, [*reds, *outs])]
+    if len(spatial) == 2:
+        candidates += [
+            (spatial[:1], [*reds, *outs, spatial[1]]),
+            (spatial[1:], [*reds, *outs, spatial[0]]),
+        ]
+    if spatial:
+        candidates.append(([], [*reds, *outs, *spatial]))
+    cap = max(1, cfg.uop_buff_depth // 2)
+    for levels, listed in candidates:
+        moved: list[int] = []
+        while listed and math.prod(extents[d] for d in listed) > cap:
+            moved.append(listed[0])
+            listed = listed[1:]
+        dsts = [0]
+        for d in listed:
+            c = form.coeff(d)
+            dsts = [v + c * k for v in dsts for k in range(extents[d])]
+        if write_hazard_free(dsts, [(extents[d], form.coeff(d)) for d in levels]):
+            return [*host, *moved, *levels, *listed], len(listed)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -965,8 +1148,13 @@ def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
     lanes = (out_map.results[-2], out_map.results[-1])
     if batch_dim == lane_dim:
         raise _Unsupported("the two innermost subscripts of the output must be distinct dims")
+    lane_sizes = sram_element_shape(Sram.ACC, cfg)
     for m in maps:
-        if m.results[-2:] != lanes:
+        # A lane of size 1 (the batch lane when BATCH is 1) may also be written as 0.
+        if any(
+            e != lane and not (n == 1 and e == AffineExpr.constant(0))
+            for e, lane, n in zip(m.results[-2:], lanes, lane_sizes, strict=True)
+        ):
             raise _Unsupported(
                 "every operand must be read at the output's lane (its two innermost subscripts "
                 "the same as the output's): the ALU works lane by lane"
@@ -1084,9 +1272,12 @@ def _emit(op: Operation, nest: _Nest, index: HostIndex) -> None:
     cache: dict[LinearForm, SSAValue] = {}
     bases = {k: index.materialise(f, insert_before, cache) for k, f in nest.offsets.items()}
     ivs: list[SSAValue] = []
-    for extent in nest.extents:
+    first_listed = len(nest.extents) - nest.listed
+    for depth, extent in enumerate(nest.extents):
         block = Block(arg_types=[IndexType()])
         loop = affine.ForOp.from_region([], [], [], [], 0, extent, Region(block))
+        if depth >= first_listed:
+            loop.attributes[UOP_LIST_ATTR] = UnitAttr()
         Rewriter.insert_op(loop, point)
         terminator = affine.YieldOp.get()
         block.add_op(terminator)

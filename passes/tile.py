@@ -68,41 +68,32 @@ After::
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
-from xdsl.dialects import affine, func, memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
-    IndexType,
     MemRefType,
     ModuleOp,
-    StridedLayoutAttr,
-    UnitAttr,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
-from vta_mlir.dialects.vta import Sram, SramAttr, get_config, sram_space
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta import Sram, get_config, sram_space
 from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .tile_cost import NoFit, Plan, Residency, double_buffered, pieces
+from .tile_builder import DOUBLE_BUFFER_ATTR, Index, TileBuilder
+from .tile_conv import choose_conv_plan, emit_conv
+from .tile_conv_region import ConvRegion
+from .tile_cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
 from .tile_region import VtaRegion, find_regions
 from .tile_search import choose_plan, share_srams, sram_elements, sram_in_use
 
 __all__ = ["DOUBLE_BUFFER_ATTR", "TilePass"]
-
-#: Unit attribute on the outermost tile loops of a double-buffered region.
-DOUBLE_BUFFER_ATTR = "vta.double_buffer"
-
-#: An index: an SSA value or a constant.
-Index = SSAValue | int
-
 
 @dataclass(frozen=True)
 class _Span:
@@ -115,59 +106,15 @@ class _Span:
     copy: Index
 
 
-class _Emitter:
+class _Emitter(TileBuilder):
     """Builds the loop nest of one region before its output op."""
 
     def __init__(self, region: VtaRegion, plan: Plan) -> None:
+        super().__init__(region.output, plan.double_buffer)
         self.r, self.plan = region, plan
-        self.point = InsertPoint.before(region.output)
-        self.depth = 0
         s = region.shape
         self.ni = s.i // plan.ti if s.i else 1
         self.bufs: dict[str, tuple[SSAValue, bool]] = {}
-        #: Views and parities already built, per enclosing loop (reusable inside it).
-        self.cache: list[dict[tuple[object, ...], SSAValue]] = [{}]
-
-    def cached(self, key: tuple[object, ...]) -> SSAValue | None:
-        for scope in reversed(self.cache):
-            if key in scope:
-                return scope[key]
-        return None
-
-    # ---- building blocks ------------------------------------------------------------------
-
-    def insert(self, op: Operation) -> Operation:
-        Rewriter.insert_op(op, self.point)
-        copy_location(self.r.output, op)
-        return op
-
-    @contextmanager
-    def loop(self, trip: int, name: str) -> Iterator[SSAValue]:
-        block = Block(arg_types=[IndexType()])
-        block.args[0].name_hint = name
-        loop = affine.ForOp.from_region([], [], [], [], 0, trip, Region(block))
-        self.insert(loop)
-        block.add_op(affine.YieldOp.get())
-        copy_location(self.r.output, block.ops)
-        if self.depth == 0 and self.plan.double_buffer:
-            loop.attributes[DOUBLE_BUFFER_ATTR] = UnitAttr()
-        saved, self.point = self.point, InsertPoint.before(block.last_op)  # type: ignore[arg-type]
-        self.depth += 1
-        self.cache.append({})
-        try:
-            yield block.args[0]
-        finally:
-            self.cache.pop()
-            self.depth -= 1
-            self.point = saved
-
-    def apply(self, iv: SSAValue, expr: AffineExpr, name: str) -> SSAValue:
-        if expr == AffineExpr.dimension(0):
-            return iv
-        op = affine.ApplyOp([iv], AffineMapAttr(AffineMap(1, 0, (expr,))))
-        op.result.name_hint = name
-        self.insert(op)
-        return op.result
 
     def parity(self, copy: Index) -> Index:
         if isinstance(copy, int):
@@ -177,31 +124,6 @@ class _Emitter:
             found = self.apply(copy, AffineExpr.dimension(0) % 2, "copy")
             self.cache[-1][("parity", copy)] = found
         return found
-
-    def subview(self, src: SSAValue, offsets: Sequence[Index], sizes: Sequence[int],
-                name: str, drop_first: bool = False) -> SSAValue:
-        t = src.type
-        assert isinstance(t, MemRefType)
-        ones = [1] * len(sizes)
-        rt = memref.SubviewOp.infer_result_type(t, list(offsets), list(sizes), ones)
-        if drop_first:
-            layout = rt.layout
-            assert isinstance(layout, StridedLayoutAttr)
-            strides = [s.data if hasattr(s, "data") else None for s in layout.strides.data]
-            offset = layout.offset.data if hasattr(layout.offset, "data") else None
-            rt = MemRefType(t.element_type, rt.get_shape()[1:],
-                            StridedLayoutAttr(strides[1:], offset), t.memory_space)
-        op = memref.SubviewOp.get(src, list(offsets), list(sizes), ones, rt)
-        op.result.name_hint = name
-        self.insert(op)
-        return op.result
-
-    def alloc(self, space: Sram, shape: Sequence[int], like: MemRefType) -> SSAValue:
-        op = memref.AllocOp.get(like.element_type, shape=list(shape),
-                                memory_space=SramAttr(space))
-        op.memref.name_hint = space.value
-        self.insert(op)
-        return op.memref
 
     # ---- buffers and views ----------------------------------------------------------------
 
@@ -413,8 +335,12 @@ class TilePass(ModulePass):
             used = sram_in_use(f)
             for k, region in enumerate(regions):
                 todo = regions[k:]
-                budget = share_srams(cfg, used, sum(r.contraction is not None for r in todo),
+                budget = share_srams(cfg, used, sum(not isinstance(r, VtaRegion)
+                                                    or r.contraction is not None for r in todo),
                                      len(todo))
+                if isinstance(region, ConvRegion):
+                    self.tile_conv(region, cfg, budget, tile, used)
+                    continue
                 try:
                     plan, est = choose_plan(region.shape, cfg, budget, tile, self.double_buffer)
                 except NoFit as exc:
@@ -432,3 +358,21 @@ class TilePass(ModulePass):
                     used[space.value] += sram_elements(buf.type)
                 region.erase()
         verify_op(op)
+
+    def tile_conv(self, region: ConvRegion, cfg: VTAConfig, budget: Budget,
+                  tile: tuple[int, int, int], used: dict[str, int]) -> None:
+        try:
+            # ``double-buffer=false`` keeps the tiles the default would choose, with one copy
+            # of each buffer (so the two can be compared); ``true`` insists on two copies.
+            plan = choose_conv_plan(region, cfg, budget, tile, self.double_buffer or None)
+            if self.double_buffer is False:
+                plan = replace(plan, double_buffer=False, acc_double=False, first_acc=False)
+        except NoFit as exc:
+            report_error(region.output, f"vta-tile: cannot tile this convolution: {exc}")
+        if self.verbose:
+            emit_remark(region.output, f"vta-tile: {plan.describe()}")
+        for buf in emit_conv(region, plan, cfg):
+            space = sram_space(buf.type)
+            assert space is not None
+            used[space.value] += sram_elements(buf.type)
+        region.erase()

@@ -24,6 +24,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import get_config, sram_space
 from vta_mlir.ir.diagnostics import report_error
 
+from .tile_conv_region import ConvRegion, conv_region
 from .tile_cost import RegionShape
 
 __all__ = ["VtaRegion", "find_regions"]
@@ -164,9 +165,12 @@ class _Collector:
             for v in (out, *user.inputs):
                 self.add_acc(v, user)
 
-    def region(self) -> VtaRegion:
+    def region(self) -> VtaRegion | ConvRegion:
         self.add_acc(self.output.inputs[0], self.output)
         ops = sorted(self.ops, key=lambda o: self.position[o])
+        if len(_shape(self.accs[0])) == 6:
+            return conv_region(self.accs, ops, self.output, self.deallocs, self.cfg,
+                               self.position)
         contractions = [o for o in ops if isinstance(o, linalg.GenericOp)
                         and len(o.inputs) == 2 and o.outputs[0] not in o.inputs]
         if len(contractions) > 1:
@@ -263,11 +267,11 @@ class _Collector:
         return i
 
 
-def find_regions(f: Operation) -> list[VtaRegion]:
+def find_regions(f: Operation) -> list[VtaRegion | ConvRegion]:
     """The VTA regions of function ``f``, in program order."""
     cfg = get_config(f)
     claimed: set[SSAValue] = set()
-    regions: list[VtaRegion] = []
+    regions: list[VtaRegion | ConvRegion] = []
     for op in list(f.walk()):
         if _is_output(op):
             assert isinstance(op, linalg.GenericOp)

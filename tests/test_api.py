@@ -194,9 +194,11 @@ def test_function_selects_a_host_program() -> None:
     with pytest.raises(DiagnosticError, match="name the one to lower"):
         lower(two)
     assert lower(two, function="other").to_bytes() == lower(VECTOR_ADD).to_bytes()
-    with pytest.raises(VTAError, match=r"function= applies to vta-level IR, not to vtaisa"):
+    with pytest.raises(VTAError, match=r"function= applies to input-level and vta-level IR, "
+                                       r"not to vtaisa"):
         lower(run_pipeline(parse(VECTOR_ADD.read_text()), "vta-lower-to-isa"), function="f")
-    with pytest.raises(VTAError, match=r"function= applies to vta-level IR, not to a \.vtab"):
+    with pytest.raises(VTAError, match=r"function= applies to input-level and vta-level IR, "
+                                       r"not to a \.vtab"):
         lower(lower(VECTOR_ADD), function="f")
 
 

@@ -21,13 +21,10 @@ from xdsl.ir.affine import AffineMap
 
 from tests.test_pack import functions, i8, pack, random_inputs, run_packed
 from vta_mlir.config import VTAConfig
-from vta_mlir.ir.context import make_context, parse_module
-from vta_mlir.ir.diagnostics import DiagnosticError
-from vta_mlir.passes.tile import TilePass
+from vta_mlir.ir.context import parse_module
 from vta_mlir.reference import run_function, wrap
 
-#: In a folder of their own: the programs directly in examples/ all compile end to end, and
-#: vta-tile does not take convolutions yet.
+#: The convolution examples.
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "conv"
 
 
@@ -115,14 +112,6 @@ def test_c8_example_packs_to_resnet_layouts(default_cfg: VTAConfig) -> None:
     shapes = [a.type.get_shape() for a in f.body.block.args]  # type: ignore[attr-defined]
     assert shapes == [(1, 16, 14, 14, 1, 16), (16, 16, 3, 3, 16, 16), (1, 16, 1, 1, 1, 16),
                       (1, 16, 12, 12, 1, 16)]
-
-
-def test_tile_stops_with_a_diagnostic(default_cfg: VTAConfig) -> None:
-    """The later passes do not tile convolutions yet: vta-tile reports it at the region."""
-    module = pack((EXAMPLES / "conv2d_small.mlir").read_text(), default_cfg)
-    with pytest.raises(DiagnosticError) as info:
-        TilePass().apply(make_context(), module)
-    assert "vta-tile" in info.value.diagnostic.message
 
 
 # --------------------------------------------------------------------------------------------

@@ -490,7 +490,8 @@ def test_malformed_inputs(
         (["--emit=asm", "{vtab}", "--config", "nonsense"], "nonsense: cannot read configuration"),
         (["{vtab}"], "the following arguments are required: --emit"),
         (["--emit=elf", "{vtab}"], "argument --emit: invalid choice: 'elf'"),
-        (["--emit=asm", "{vtab}", "--function", "f"], "--function applies to vta-level IR"),
+        (["--emit=asm", "{vtab}", "--function", "f"],
+         "--function applies to input-level and vta-level IR"),
         (["--emit=bin", "{vtab}", "-o", "{dir}/no/such/dir.vtab"], "cannot write output file"),
     ],
 )

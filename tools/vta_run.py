@@ -108,7 +108,7 @@ def _arg_parser() -> argparse.ArgumentParser:
         "--function",
         default=None,
         metavar="NAME",
-        help="the function of vta-level IR to run, when the module has several",
+        help="the function to run, when the module has several",
     )
     p.add_argument(
         "--input",
@@ -539,7 +539,8 @@ def _run(argv: Sequence[str] | None) -> int:
     problems: list[str] | None = None
     if reference is not None:
         try:
-            problems = check_outputs(reference, binary, inputs, record.outputs)
+            problems = check_outputs(reference, binary, inputs, record.outputs,
+                                     function=args.function)
         except DiagnosticError as exc:
             print_diagnostic(exc, source)
             return 1

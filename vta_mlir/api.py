@@ -113,7 +113,8 @@ def lower(
     option = "function="
     if isinstance(source, BinaryModule):
         if function is not None:
-            raise VTAError(f"{option} applies to vta-level IR, not to {Level.BINARY.description}")
+            raise VTAError(f"{option} applies to input-level and vta-level IR, not to "
+                           f"{Level.BINARY.description}")
         return _check_binary(source, cfg)
     if isinstance(source, ModuleOp):
         if cfg is not None or detect_level(source) == Level.INPUT:

@@ -217,8 +217,10 @@ def parse_source(source: Source, cfg: VTAConfig | None = None) -> ParsedInput:
 # Lowering to a binary module
 
 
-def run_default_pipeline(module: ModuleOp, ctx: Context | None = None) -> None:
-    """Lower input-level IR to ``vtaisa`` in place with the ``vta-to-isa`` pipeline."""
+def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
+                         function: str | None = None) -> None:
+    """Lower input-level IR to ``vtaisa`` in place with the ``vta-to-isa`` pipeline
+    (``function``: the function to lower when the module has several)."""
     from vta_mlir.ir.context import make_context
     from vta_mlir.ir.pipeline import apply_pipeline, build_pipeline
     from vta_mlir.passes import get_all_passes
@@ -234,7 +236,10 @@ def run_default_pipeline(module: ModuleOp, ctx: Context | None = None) -> None:
             verify_op(module)
 
     try:
-        pipeline = build_pipeline(DEFAULT_PIPELINE, passes, verify_between)
+        text = DEFAULT_PIPELINE
+        if function is not None:
+            text += f"{{function={function}}}"
+        pipeline = build_pipeline(text, passes, verify_between)
     except ImportError as exc:
         # Registered, but one of the passes it runs cannot be imported.
         raise VTAError(
@@ -265,13 +270,13 @@ def lower_module(
 ) -> BinaryModule:
     """The binary module of a verified MLIR module at any level (see the module docstring).
 
-    Input-level IR is lowered in place.  ``function`` picks the function of vta-level IR to
-    lower when the module has several; it is an error for a module holding no host program,
-    worded after ``function_option`` (the flag or parameter that gave it).
+    Input-level IR is lowered in place.  ``function`` picks the function of input-level or
+    vta-level IR to lower when the module has several; it is an error for a module holding
+    no host program, worded after ``function_option`` (the flag or parameter that gave it).
     """
     level = original = detect_level(module)
     if level == Level.INPUT:
-        run_default_pipeline(module, ctx)
+        run_default_pipeline(module, ctx, function)
         level = detect_level(module)
         if level == Level.INPUT:
             raise VTAError(
@@ -279,8 +284,9 @@ def lower_module(
             )
     if level == Level.VTA:
         return _lower_vta(module, function)
-    if function is not None:
-        raise VTAError(f"{function_option} applies to vta-level IR, not to {original.description}")
+    if function is not None and original != Level.INPUT:
+        raise VTAError(f"{function_option} applies to input-level and vta-level IR, not to "
+                       f"{original.description}")
     from vta_mlir.dialects.vtaisa import module_to_program
 
     try:
@@ -299,7 +305,8 @@ def to_binary(
     if parsed.binary is not None:
         if function is not None:
             raise VTAError(
-                f"{function_option} applies to vta-level IR, not to {Level.BINARY.description}"
+                f"{function_option} applies to input-level and vta-level IR, not to "
+                f"{Level.BINARY.description}"
             )
         return parsed.binary
     assert parsed.module is not None

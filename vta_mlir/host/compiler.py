@@ -14,7 +14,8 @@ into the source of one Python function, which CPython then runs at the speed of 
 * ``vta.dma_copy`` is a ``load_buffer_2d`` / ``store_buffer_2d`` call with the buffer's SRAM
   base and DRAM segment folded in, preceded by range checks of positions that vary;
 * a micro-kernel is a ``push_gemm`` / ``push_alu`` of a kernel made once per distinct value of
-  the host values it depends on (:mod:`.kernels`);
+  the host values it depends on (:mod:`.kernels`); its micro-op list loops (``affine.for``
+  inside it, ``vta-isa.md`` §4.4) are enumerated there, not run as host loops;
 * ``vta.dep_push`` / ``vta.dep_pop`` are ``dep_push`` / ``dep_pop`` calls (stages load 1,
   compute 2, store 3).
 
@@ -52,7 +53,7 @@ from vta_mlir.host.exprs import (
     is_host_arith,
     offset,
 )
-from vta_mlir.host.kernels import KernelTemplate, kernel_template
+from vta_mlir.host.kernels import KernelTemplate, check_kernel, kernel_template
 from vta_mlir.host.layout import DramBuffer, Layout, SramBuffer, value_label
 from vta_mlir.host.runner import FILENAME, HostProgram
 from vta_mlir.ir.diagnostics import report_error
@@ -332,19 +333,26 @@ class _Compiler:
 
     def kernel(self, op: GemmOp | AluOp | UopLoopOp, stage: Module | None) -> None:
         self.check_stage(op, Module.COMPUTE, stage, "a micro-kernel")
+        check_kernel(op, self.cfg.uop_buff_depth)
         if isinstance(op, UopLoopOp):
             # Index arithmetic in the kernel's loop bodies depends on host values only (a
-            # micro-kernel loop has no induction variable): compute it before the push.
+            # micro-kernel loop has no induction variable): compute it before the push.  Inside
+            # micro-op list loops it is computed with every list-loop variable 0; the kernel
+            # template adds the list-loop part of each position (positions are linear in it).
+            for lp in op.list_loops():
+                self.values[lp.body.block.args[0]] = 0
             for inner in op.walk():
-                if inner is op or isinstance(inner, UopLoopOp | GemmOp | AluOp):
+                if inner is op or isinstance(inner, UopLoopOp | GemmOp | AluOp | affine.ForOp |
+                                             affine.YieldOp):
                     continue
-                if inner.parent_op() is not None and isinstance(inner.parent_op(), UopLoopOp) \
+                if isinstance(inner.parent_op(), UopLoopOp | affine.ForOp) \
                         and (is_host_arith(inner) or isinstance(inner, affine.ApplyOp |
                                                                 affine.MinOp)):
                     self.op(inner, stage)
                 else:
-                    report_error(inner, "a vta.uop_loop body holds micro-ops, one nested "
-                                        "vta.uop_loop and index arithmetic")
+                    report_error(inner, "a vta.uop_loop body holds micro-ops, micro-op list "
+                                        "loops (affine.for), one nested vta.uop_loop and index "
+                                        "arithmetic")
         template = kernel_template(op, self.resolve, self.sram_of)
         number = len(self.kernels)
         self.kernels.append(template)

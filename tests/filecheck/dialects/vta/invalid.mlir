@@ -246,7 +246,7 @@ vta.uop_loop 2 dst -1 {
 // -----
 
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
-// expected-error @+1 {{a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, one nested vta.uop_loop and index arithmetic, not vta.dep_push}}
+// expected-error @+1 {{a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, micro-op list loops (affine.for), one nested vta.uop_loop and index arithmetic, not vta.dep_push}}
 vta.uop_loop 2 dst 1 {
   vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
   vta.dep_push compute -> load
@@ -341,6 +341,132 @@ vta.uop_loop 2 {
 vta.uop_loop 2 dst 2 {
   vta.uop_loop 2 dst 1 {
     vta.gemm reset %acc[1] : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+// ---- micro-op list loops (affine.for inside a vta.uop_loop) ----
+
+%acc, %n = "test.op"() : () -> (memref<4x1x16xi32, #vta.sram<acc>>, index)
+// expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) has constant bounds and step 1}}
+vta.uop_loop 2 {
+  affine.for %j = 0 to %n {
+    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) has constant bounds and step 1}}
+vta.uop_loop 2 {
+  affine.for %j = 0 to 4 step 2 {
+    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) runs at least once}}
+vta.uop_loop 2 {
+  affine.for %j = 2 to 2 {
+    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) holds vta.gemm / vta.alu micro-ops, nested list loops and index arithmetic, not vta.dep_push}}
+vta.uop_loop 2 {
+  affine.for %j = 0 to 2 {
+    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.dep_push compute -> load
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{a vta.uop_loop body holds either micro-ops or exactly one nested vta.uop_loop}}
+vta.uop_loop 2 {
+  affine.for %j = 0 to 2 {
+    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+  vta.uop_loop 2 {
+    vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{the micro-kernel has 10000 micro-ops, more than the UOP SRAM depth 8192}}
+vta.uop_loop 2 {
+  affine.for %j = 0 to 100 {
+    affine.for %k = 0 to 100 {
+      vta.alu add %acc[0], 1 : memref<4x1x16xi32, #vta.sram<acc>>
+    }
+  }
+}
+
+// -----
+
+%acc, %p = "test.op"() : () -> (memref<4x1x16xi32, #vta.sram<acc>>, index)
+// The inner loop repeats the destination %p + j: the list is p, p, p+1, p+1.
+// expected-error @+1 {{write hazard: micro-op 1 writes the same accumulator element as one of the 2 micro-ops before it}}
+vta.uop_loop 2 {
+  affine.for %j = 0 to 2 {
+    affine.for %k = 0 to 2 {
+      %d = affine.apply affine_map<(d0)[s0] -> (d0 + s0)> (%j)[%p]
+      vta.alu add %acc[%d], 1 : memref<4x1x16xi32, #vta.sram<acc>>
+    }
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{write hazard: micro-op 2 writes the same accumulator element as one of the 2 micro-ops before it}}
+vta.uop_loop 2 {
+  vta.alu add %acc[2], 1 : memref<4x1x16xi32, #vta.sram<acc>>
+  affine.for %j = 0 to 3 {
+    %d = affine.apply affine_map<(d0) -> (d0 * 2)> (%j)
+    vta.alu add %acc[%d], 1 : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{the kernel reaches acc element 4 (micro-op 4, dst) but the buffer holds 4}}
+vta.uop_loop 1 {
+  affine.for %j = 0 to 5 {
+    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{the kernel reaches acc element 4 (micro-op 1, src) but the buffer holds 4}}
+vta.uop_loop 2 dst 1 src 1 {
+  affine.for %j = 0 to 2 {
+    %s = affine.apply affine_map<(d0) -> (d0 * 2 + 1)> (%j)
+    vta.alu add %acc[%j], %acc[%s] : memref<4x1x16xi32, #vta.sram<acc>>, memref<4x1x16xi32, #vta.sram<acc>>
+  }
+}
+
+// -----
+
+%acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
+// expected-error @+1 {{the kernel reaches acc element -1 (micro-op 0, dst), before the start of the buffer}}
+vta.uop_loop 1 {
+  affine.for %j = 0 to 2 {
+    %d = affine.apply affine_map<(d0) -> (d0 - 1)> (%j)
+    vta.gemm reset %acc[%d] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 

@@ -155,4 +155,58 @@ func.func @other_forms(%d: memref<1x4x6x6x1x16xi8>, %b: memref<4x1x16xi32>, %b8:
   func.return
 }
 
+// A convolution micro-kernel with micro-op list loops (3x3 kernel, two input-channel blocks,
+// four output-channel blocks of 8x8 outputs, input tile 10x10 at copy offset %p, weights at
+// copy offset %q): 2·3·3·4 = 72 micro-ops.
+// CHECK-LABEL: func.func @list_loops(
+// CHECK:        vta.uop_loop 8 dst 8 src 10 {
+// CHECK-NEXT:     vta.uop_loop 8 dst 1 src 1 {
+// CHECK-NEXT:       affine.for %[[I:.*]] = 0 to 2 {
+// CHECK-NEXT:         affine.for %[[KH:.*]] = 0 to 3 {
+// CHECK-NEXT:           affine.for %[[KW:.*]] = 0 to 3 {
+// CHECK-NEXT:             affine.for %[[O:.*]] = 0 to 4 {
+// CHECK-NEXT:               %[[DST:.*]] = affine.apply
+// CHECK-NEXT:               %[[SRC:.*]] = affine.apply
+// CHECK-NEXT:               %[[W:.*]] = affine.apply
+// CHECK-NEXT:               vta.gemm %{{.*}}[%[[DST]]] += %{{.*}}[%[[SRC]]] * %{{.*}}[%[[W]]] : memref<256x1x16xi32, #vta.sram<acc>>, memref<400x1x16xi8, #vta.sram<inp>>, memref<144x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:             }
+func.func @list_loops(%p: index, %q: index) {
+  %inp = memref.alloc() : memref<400x1x16xi8, #vta.sram<inp>>
+  %wgt = memref.alloc() : memref<144x16x16xi8, #vta.sram<wgt>>
+  %acc = memref.alloc() : memref<256x1x16xi32, #vta.sram<acc>>
+  vta.uop_loop 8 dst 8 src 10 {
+    vta.uop_loop 8 dst 1 src 1 {
+      affine.for %i = 0 to 2 {
+        affine.for %kh = 0 to 3 {
+          affine.for %kw = 0 to 3 {
+            affine.for %o = 0 to 4 {
+              %d = affine.apply affine_map<(d0) -> (d0 * 64)> (%o)
+              %s = affine.apply affine_map<(d0, d1, d2)[s0] -> (d0 * 100 + d1 * 10 + d2 + s0)> (%i, %kh, %kw)[%p]
+              %w = affine.apply affine_map<(d0, d1, d2, d3)[s0] -> (d0 * 18 + d1 * 9 + d2 * 3 + d3 + s0)> (%o, %i, %kh, %kw)[%q]
+              vta.gemm %acc[%d] += %inp[%s] * %wgt[%w] : memref<256x1x16xi32, #vta.sram<acc>>, memref<400x1x16xi8, #vta.sram<inp>>, memref<144x16x16xi8, #vta.sram<wgt>>
+            }
+          }
+        }
+      }
+    }
+  }
+  // CHECK:      vta.uop_loop 4 dst 1 {
+  // CHECK-NEXT:   vta.gemm reset %{{.*}}[0]
+  // CHECK-NEXT:   affine.for %{{.*}} = 1 to 3 {
+  // CHECK-NEXT:     %{{.*}} = arith.constant 64 : index
+  // CHECK-NEXT:     %{{.*}} = arith.muli
+  // CHECK-NEXT:     vta.gemm reset
+  // CHECK-NEXT:   }
+  // CHECK-NEXT: }
+  vta.uop_loop 4 dst 1 {
+    vta.gemm reset %acc[0] : memref<256x1x16xi32, #vta.sram<acc>>
+    affine.for %j = 1 to 3 {
+      %c64 = arith.constant 64 : index
+      %r = arith.muli %j, %c64 : index
+      vta.gemm reset %acc[%r] : memref<256x1x16xi32, #vta.sram<acc>>
+    }
+  }
+  func.return
+}
+
 }

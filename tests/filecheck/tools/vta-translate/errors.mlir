@@ -37,7 +37,7 @@
 // MISSING:     vta-translate: error: cannot open input file '{{.*}}errors.mlir.missing': No such file or directory
 // NOEMIT:      vta-translate: error: the following arguments are required: --emit
 // BADEMIT:     vta-translate: error: argument --emit: invalid choice: 'obj'
-// FUNCTION:    vta-translate: error: --function applies to vta-level IR, not to vtaisa-level IR
+// FUNCTION:    vta-translate: error: --function applies to input-level and vta-level IR, not to vtaisa-level IR
 // WRITE:       vta-translate: error: cannot write output file '{{.*}}out.vtab': No such file or directory
 // MIXED:       mixed.mlir:2:1: error: 'vtaisa.program' op vtaisa ops cannot be mixed with vta ops (such as 'vta.dep_push') in one module
 // NOPROGRAM:   no-program.mlir:1:1: error: expected exactly one vtaisa.program, found 0

@@ -1,0 +1,87 @@
+// Zero-padded ResNet-style convolutions with the §6.2 epilogue (vta-isa.md):
+// y = int8(max(min((conv2d(pad(x, 1), w) >> 8) + bias, 127), 0)) per output channel.
+// The padding is the usual memref idiom: a buffer of the padded shape filled with 0, x copied
+// into its interior (memref.subview), the convolution reading the buffer.
+// @conv3x3_pad1: 1×32×8×8 data, 32 output channels, 3×3 kernel, pad 1, stride 1 ("same");
+// @conv3x3_pad1_s2: 1×32×8×8 → 1×32×4×4 as a linalg.generic with pad 1, stride 2.
+// Lower with: vta-opt examples/conv/conv2d_padded.mlir -p vta-pack
+
+func.func @conv3x3_pad1(%x: memref<1x32x8x8xi8>, %w: memref<32x32x3x3xi8>,
+                        %bias: memref<32xi32>, %y: memref<1x32x8x8xi8>) {
+  %z8 = arith.constant 0 : i8
+  %c0 = arith.constant 0 : i32
+  %xp = memref.alloc() : memref<1x32x10x10xi8>
+  linalg.fill ins(%z8 : i8) outs(%xp : memref<1x32x10x10xi8>)
+  %xi = memref.subview %xp[0, 0, 1, 1] [1, 32, 8, 8] [1, 1, 1, 1]
+      : memref<1x32x10x10xi8> to memref<1x32x8x8xi8, strided<[3200, 100, 10, 1], offset: 11>>
+  memref.copy %x, %xi : memref<1x32x8x8xi8> to memref<1x32x8x8xi8, strided<[3200, 100, 10, 1], offset: 11>>
+  %acc = memref.alloc() : memref<1x32x8x8xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<1x32x8x8xi32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xp, %w : memref<1x32x10x10xi8>, memref<32x32x3x3xi8>) outs(%acc : memref<1x32x8x8xi32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> (c)>,
+                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc, %bias : memref<1x32x8x8xi32>, memref<32xi32>) outs(%y : memref<1x32x8x8xi8>) {
+  ^bb0(%v: i32, %b: i32, %out: i8):
+    %c8 = arith.constant 8 : i32
+    %zero = arith.constant 0 : i32
+    %c127 = arith.constant 127 : i32
+    %s = arith.shrsi %v, %c8 : i32
+    %a = arith.addi %s, %b : i32
+    %hi = arith.minsi %a, %c127 : i32
+    %lo = arith.maxsi %hi, %zero : i32
+    %t = arith.trunci %lo : i32 to i8
+    linalg.yield %t : i8
+  }
+  memref.dealloc %acc : memref<1x32x8x8xi32>
+  memref.dealloc %xp : memref<1x32x10x10xi8>
+  return
+}
+
+func.func @conv3x3_pad1_s2(%x: memref<1x32x8x8xi8>, %w: memref<32x32x3x3xi8>,
+                           %bias: memref<32xi32>, %y: memref<1x32x4x4xi8>) {
+  %z8 = arith.constant 0 : i8
+  %c0 = arith.constant 0 : i32
+  %xp = memref.alloc() : memref<1x32x10x10xi8>
+  linalg.fill ins(%z8 : i8) outs(%xp : memref<1x32x10x10xi8>)
+  %xi = memref.subview %xp[0, 0, 1, 1] [1, 32, 8, 8] [1, 1, 1, 1]
+      : memref<1x32x10x10xi8> to memref<1x32x8x8xi8, strided<[3200, 100, 10, 1], offset: 11>>
+  linalg.copy ins(%x : memref<1x32x8x8xi8>)
+      outs(%xi : memref<1x32x8x8xi8, strided<[3200, 100, 10, 1], offset: 11>>)
+  %acc = memref.alloc() : memref<1x32x4x4xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<1x32x4x4xi32>)
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh * 2 + kh, ow * 2 + kw)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel",
+                                    "reduction", "reduction", "reduction"]}
+      ins(%xp, %w : memref<1x32x10x10xi8>, memref<32x32x3x3xi8>) outs(%acc : memref<1x32x4x4xi32>) {
+  ^bb0(%a: i8, %b: i8, %sum: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %be = arith.extsi %b : i8 to i32
+    %p = arith.muli %ae, %be : i32
+    %s = arith.addi %sum, %p : i32
+    linalg.yield %s : i32
+  }
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> (c)>,
+                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc, %bias : memref<1x32x4x4xi32>, memref<32xi32>) outs(%y : memref<1x32x4x4xi8>) {
+  ^bb0(%v: i32, %b: i32, %out: i8):
+    %c8 = arith.constant 8 : i32
+    %zero = arith.constant 0 : i32
+    %c127 = arith.constant 127 : i32
+    %s = arith.shrsi %v, %c8 : i32
+    %a = arith.addi %s, %b : i32
+    %hi = arith.minsi %a, %c127 : i32
+    %lo = arith.maxsi %hi, %zero : i32
+    %t = arith.trunci %lo : i32 to i8
+    linalg.yield %t : i8
+  }
+  memref.dealloc %acc : memref<1x32x4x4xi32>
+  memref.dealloc %xp : memref<1x32x10x10xi8>
+  return
+}
