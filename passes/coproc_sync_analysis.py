@@ -194,6 +194,8 @@ class Node:
     shallow: set[Queue] = field(default_factory=set)
     windows: dict[Queue, tuple[Window, ...]] = field(default_factory=dict)
     events: dict[int, list[tuple[str, Queue, int]]] = field(default_factory=dict)
+    #: (item index, queue) → the slot the primes of that nested loop moved up to.
+    prime_at: dict[tuple[int, Queue], int] = field(default_factory=dict)
 
     @property
     def trip(self) -> int:
@@ -810,7 +812,8 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
     for item in node.items:
         if item.node is not None:
             for q, n in _primes(item.node):
-                ranked[_pre(item.index)].append((5, _QI[q], "push", q, n))
+                at = node.prime_at.get((item.index, q), _pre(item.index))
+                ranked[at].append((5, _QI[q], "push", q, n))
                 ranked[_post(item.index)].append((0, _QI[q], "pop", q, n))
     return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
             for slot, evs in ranked.items()}
@@ -982,6 +985,31 @@ def _fix(node: Node, req: Req) -> bool:
     return _add_forward(node, q, _post(max(srcs)), _pre(b))
 
 
+def _hoist_primes(node: Node) -> None:
+    """Move the primes of each nested loop as early in ``node``'s body as FIFO order allows
+    (past no other token of the queue) and its requirements still hold.  A prime pushed after
+    the pushing module's earlier commands would make the loop's first target wait for them
+    for nothing: the store of an earlier tile before the first reset of the next loop, or the
+    reset of a tile before the first input load of its step loop."""
+    for item in node.items:
+        if item.node is None:
+            continue
+        for q, _ in _primes(item.node):
+            target = _pre(item.index)
+            slot = target
+            for s in range(target - 1, -1, -1):
+                if any(ev[1] == q for ev in node.events.get(s, ())):
+                    break
+                slot = s
+            if slot == target:
+                continue
+            node.prime_at[(item.index, q)] = slot
+            node.events = slot_events(node)
+            if _first_violation(node) is not None:
+                del node.prime_at[(item.index, q)]
+                node.events = slot_events(node)
+
+
 #: Bound on the tokens one loop body may need (a safeguard: each step adds or moves one).
 _MAX_STEPS = 10_000
 
@@ -995,6 +1023,7 @@ def synthesize(node: Node, double_buffer: bool) -> None:
     for _ in range(_MAX_STEPS):
         req = _first_violation(node)
         if req is None:
+            _hoist_primes(node)
             return
         if not _fix(node, req):
             # The token meant for it exists but does not order it: only two-deep or split

@@ -72,7 +72,7 @@ from .tile_cost import Budget, NoFit, _Costs
 __all__ = ["UNROLL_STEPS", "ConvPlan", "choose_conv_plan", "emit_conv"]
 
 #: Input-channel steps per tile up to which the step loop is written out.
-UNROLL_STEPS = 4
+UNROLL_STEPS = 8
 
 
 @dataclass(frozen=True)

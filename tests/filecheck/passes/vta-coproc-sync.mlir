@@ -1,7 +1,8 @@
 // vta-coproc-sync: every command goes into a vta.stage of its module, and dependency tokens
 // order every cross-module dependence on SRAM (and DRAM) ranges, loop-carried ones with a
 // token primed before the loop and drained after it. Chunk 1 is matrix_multiply_opt at stage 5
-// and gets exactly the protocol of pipeline-walkthrough.md §6. The last chunks are errors.
+// and gets the protocol of pipeline-walkthrough.md §6, except that the input loop's prime is
+// pushed before the reset (as early as FIFO order allows). The last chunks are errors.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-coproc-sync | filecheck %s
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p 'vta-coproc-sync{double-buffer=false}' | filecheck %s --check-prefix=ONE
@@ -15,10 +16,10 @@
 // CHECK-NEXT:    affine.for %oc = 0 to 4 {
 // CHECK-NEXT:      vta.stage compute {
 // CHECK-NEXT:        vta.dep_pop store -> compute
+// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.uop_loop 16 dst 1 {
 // CHECK-NEXT:          vta.gemm reset %acc[0] : memref<1x16x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:        }
-// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:      }
 // CHECK-NEXT:      affine.for %ic = 0 to 4 {
 // CHECK-NEXT:        vta.stage load {
@@ -151,10 +152,10 @@ func.func @vector_add(%A: memref<1x64x1x16xi32>, %B: memref<1x64x1x16xi32>,
 // CHECK-NEXT:        vta.gemm reset %acc[0]
 // CHECK-NEXT:      }
 // CHECK-NEXT:      affine.for %h = 0 to 2 {
+// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.stage load {
 // CHECK-NEXT:          vta.dma_copy %w[0] -> %wgt[0]
 // CHECK-NEXT:        }
-// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        affine.for %c = 0 to 2 {
 // CHECK-NEXT:          vta.stage load {
 // CHECK-NEXT:            vta.dep_pop compute -> load
@@ -268,11 +269,13 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
 // double-buffer=false the tokens stay one deep.
 
 // CHECK-LABEL: func.func @double_buffer(
-// CHECK:           vta.gemm reset %acc[0]
+// CHECK:             vta.dep_pop store -> compute
+// CHECK-NEXT:        vta.dep_push compute -> load
+// CHECK-NEXT:        vta.dep_push compute -> load
+// CHECK-NEXT:        vta.uop_loop 2 dst 1 {
+// CHECK-NEXT:          vta.gemm reset %acc[0]
+// CHECK-NEXT:        }
 // CHECK-NEXT:      }
-// CHECK-NEXT:      vta.dep_push compute -> load
-// CHECK-NEXT:      vta.dep_push compute -> load
-// CHECK-NEXT:    }
 // CHECK-NEXT:    affine.for %ic = 0 to 3 {
 // CHECK:           vta.stage load {
 // CHECK-NEXT:        vta.dep_pop compute -> load
@@ -288,10 +291,12 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
 // CHECK:       } {vta.double_buffer}
 
 // ONE-LABEL:   func.func @double_buffer(
-// ONE:             vta.gemm reset %acc[0]
+// ONE:               vta.dep_pop store -> compute
+// ONE-NEXT:          vta.dep_push compute -> load
+// ONE-NEXT:          vta.uop_loop 2 dst 1 {
+// ONE-NEXT:            vta.gemm reset %acc[0]
+// ONE-NEXT:          }
 // ONE-NEXT:        }
-// ONE-NEXT:        vta.dep_push compute -> load
-// ONE-NEXT:      }
 // ONE-NEXT:      affine.for %ic = 0 to 3 {
 // ONE:                 vta.dep_push compute -> load
 // ONE-NEXT:          }
