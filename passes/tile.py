@@ -8,7 +8,10 @@ elements, with SRAM buffers (``#vta.sram<inp|wgt|acc>``, shaped like the tile), 
 ``memref.copy`` s of ``memref.subview`` s, and the region's linalg ops on SRAM views: the
 initialisation (``linalg.fill``, a copy, or a ``linalg.generic`` when it broadcasts or
 sign-extends), the contraction, the ALU ops and the ``trunci`` output into a DRAM subview.  An
-element-wise operand held in a second accumulator gets its own accumulator tile.
+element-wise operand held in a second accumulator gets its own accumulator tile.  A
+convolution region (rank-6 layouts) is tiled by :mod:`.tile_conv` with the plan of
+:mod:`.tile_conv_plan`: output channel, row and input channel tiles, the padding done by the
+input DMAs.
 
 **Choice.**  :mod:`.tile_search` enumerates tilings (tile sizes, order of the ``b``/``o``
 loops, whether the input and weights are held per tile, per row of tiles or whole, double
@@ -24,7 +27,10 @@ the regions still to come.
 
 **Options.**  ``tile=b,o,i`` fixes the tile sizes in tensor elements (``0`` or a missing entry:
 chosen; larger than the dimension: the whole dimension); a tile that does not fit is an error
-naming the SRAM.  ``double-buffer=true|false`` forces the choice (default: the cost model's).
+naming the SRAM; for a convolution the ``o`` and ``i`` entries fix the output and input
+channel tiles, in blocks, and must divide the channel blocks.  ``double-buffer=true|false``
+forces the choice (default: the cost model's); for a convolution ``false`` keeps the tiles the
+default would choose, with one copy of each buffer.
 ``verbose=true`` reports the chosen tiling as a remark at each region's output.
 
 **Double buffering.**  An input or weight buffer loaded more than once is one alloc with a
@@ -87,7 +93,8 @@ from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
 from .tile_builder import DOUBLE_BUFFER_ATTR, Index, TileBuilder
-from .tile_conv import choose_conv_plan, emit_conv
+from .tile_conv import emit_conv
+from .tile_conv_plan import choose_conv_plan
 from .tile_conv_region import ConvRegion
 from .tile_cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
 from .tile_region import VtaRegion, find_regions

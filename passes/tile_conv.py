@@ -1,26 +1,20 @@
-"""``vta-tile`` for convolution regions (:mod:`.tile_conv_region`; stage 1 → 2 of
-``docs/pipeline.md``).
+"""``vta-tile`` for convolution regions: the loop nest of a :class:`~.tile_conv_plan.ConvPlan`
+(stage 1 → 2 of ``docs/pipeline.md``; the region is :mod:`.tile_conv_region`'s).
 
-A convolution is tiled over output channel blocks (``to``), output rows (``th``; a tile always
-spans the whole output width) and input channel blocks (``ti``), in the loop order
-``b, o, rows, i``.  Each ``(o, rows)`` tile accumulates in SRAM over the ``i`` loop, then runs
-the epilogue and stores its rows, so every output element is stored once.  Per ``i`` step the
-input tile — ``ti`` channel blocks × the rows and columns the tile's outputs read, halo
-included — is loaded with one ``vta.dma_copy`` per channel block whose ``pad`` fields supply
-the zero padding (``vta-isa.md`` §2.3, §3.3): the padded tensor is never built in DRAM.  Tiles
-whose halo crosses the top or the bottom of the image need other pad fields than the tiles
-between them, so the row loop is split into runs of equal padding (a loop per run of more than
-one tile).  A 1×1 convolution with a vertical stride loads only every ``sh``-th row (a DMA row
-pitch of ``sh`` image rows).  The weights of an ``o`` tile are loaded once, before the row loop,
-when all their input channels fit (*resident*), else per ``i`` step.  A per-channel bias is
-loaded once per ``o`` tile (``to`` accumulator elements) and added with a broadcasting map.
-
-The plan is chosen among all tile sizes that divide the dimensions and fit the SRAMs (with the
-micro-op kernel of one step at most a quarter of the micro-op SRAM): the fewest modelled cycles
-(the timing model's instruction costs, the three modules overlapping when double-buffered)
-among the plans whose DRAM traffic is within 15 % of the least.  With double buffering the
-input and weight buffers hold two copies, alternating with the parity of a counter of the
-loads.
+Each output tile (``to`` channel blocks × ``th`` rows × the whole width) accumulates in SRAM
+over the input steps, then runs the epilogue and stores its rows, so every output element is
+stored once.  Per step, the input tile — ``ti`` channel blocks × the rows and columns the
+tile's outputs read, halo included — is loaded with one ``vta.dma_copy`` per channel block
+whose ``pad`` fields supply the zero padding (``vta-isa.md`` §2.3, §3.3): the padded tensor is
+never built in DRAM.  Row tiles whose halo crosses the top or bottom of the image need other pad
+fields than those between them, so the row tiles are split into runs of equal padding (a loop
+per run of more than one tile).  When all row tiles pad alike and nothing is loaded per output
+channel tile, one loop runs over all output tiles, so that buffers alternating between
+consecutive tiles (accumulators, input copies) alternate across the whole region.  Up to
+:data:`UNROLL_STEPS` input steps are written out, so their tokens run across tiles instead of
+being primed and drained in every tile.  Resident weights loaded once for the region are loaded
+by the first tile, a slice per step, so its first GEMM waits for one slice.  A per-channel bias
+is loaded once (or once per output channel tile) and added with a broadcasting map.
 
 Before (3×3, pad 1, stride 1; 1×64×56×56 → 64 channels; default configuration)::
 
@@ -32,28 +26,26 @@ Before (3×3, pad 1, stride 1; 1×64×56×56 → 64 channels; default configurat
     linalg.generic {conv maps} ins(%xp, %w) outs(%acc) { extsi, extsi, muli, addi }
     ... epilogue, trunci into %y
 
-After (abridged)::
+After (abridged; 4 output blocks × 4 rows × 1 input block, resident weights)::
 
-    %inp = memref.alloc() : memref<2x1x1x10x58x1x16xi8, #vta.sram<inp>>
-    %wgt = memref.alloc() : memref<4x4x3x3x16x16xi8, #vta.sram<wgt>>
-    %acc = memref.alloc() : memref<1x4x8x56x1x16xi32, #vta.sram<acc>>
-    memref.copy %w_tile, %wgt                       // resident weights
-    // first row tile: top halo row is padding
-    linalg.fill ins(%c0 : i32) outs(%acc : ...)
-    affine.for %i = 0 to 4 {
-      vta.dma_copy %x[%pos] -> %inp[%sram] y 9 x 56 stride 56 pad [1, 0, 1, 1] : ...
-      linalg.generic {conv maps} ins(%inp_view, %wgt_view) outs(%acc) {...}
+    %inp = memref.alloc() : memref<2x1x1x6x58x1x16xi8, #vta.sram<inp>>
+    %wgt = memref.alloc() : memref<4x4x1x3x3x16x16xi8, #vta.sram<wgt>>
+    %acc = memref.alloc() : memref<2x1x4x4x56x1x16xi32, #vta.sram<acc>>
+    // the first row tile: streams the weight slices; one halo row on top is padding
+    linalg.fill ins(%c0 : i32) outs(%acc_view : ...)
+    vta.dma_copy %x[0] -> %inp[0] y 5 x 56 stride 56 pad [1, 0, 1, 1] : ...
+    memref.copy %w_tile, %wgt_slice : ...
+    linalg.generic {conv maps} ins(%inp_view, %wgt_slice) outs(%acc_view) {...}
+    ...                                             // three more steps, the epilogue, the store
+    affine.for %r = 0 to 12 {                       // the middle row tiles
+      ... pad [0, 0, 1, 1] ...
     } {vta.double_buffer}
-    ... epilogue on %acc, trunci into a subview of %y
-    affine.for %r = 0 to 5 { ... pad [0, 0, 1, 1] ... }   // the middle row tiles
-    ... the last row tile, pad [0, 1, 1, 1]
+    ...                                             // the last row tile, pad [0, 1, 1, 1]
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, IntegerType, MemRefType
@@ -66,288 +58,13 @@ from vta_mlir.dialects.vta import DmaCopyOp, Sram
 from vta_mlir.ir.locations import copy_location
 
 from .tile_builder import Index, TileBuilder
-from .tile_conv_region import ConvGeometry, ConvRegion
-from .tile_cost import Budget, NoFit, _Costs
+from .tile_conv_plan import ConvPlan, ConvTiles, RowRun
+from .tile_conv_region import ConvRegion
 
-__all__ = ["UNROLL_STEPS", "ConvPlan", "choose_conv_plan", "emit_conv"]
+__all__ = ["UNROLL_STEPS", "emit_conv"]
 
 #: Input-channel steps per tile up to which the step loop is written out.
 UNROLL_STEPS = 8
-
-
-@dataclass(frozen=True)
-class ConvPlan:
-    """A tiling of a convolution region (module docstring)."""
-
-    to: int
-    th: int
-    ti: int
-    wgt_resident: bool
-    double_buffer: bool
-    skip_rows: bool = False
-    #: Two accumulator tiles alternating between consecutive output tiles (the store of one
-    #: overlaps the computation of the next).
-    acc_double: bool = False
-    #: The first tile, which loads the resident weights slice by slice, accumulates in an
-    #: accumulator tile of its own, so the tiles after it never wait for its store.
-    first_acc: bool = False
-
-    def describe(self) -> str:
-        db = "double-buffered" if self.double_buffer else "single-buffered"
-        wgt = "resident per output tile" if self.wgt_resident else "per input step"
-        rows = ", every stride-th input row" if self.skip_rows else ""
-        acc = ", two accumulator tiles" if self.acc_double else ""
-        acc += " (and one for the first tile)" if self.first_acc else ""
-        return (f"convolution tile {self.to} output blocks x {self.th} rows x {self.ti} input "
-                f"blocks, weights {wgt}, {db}{rows}{acc}")
-
-
-@dataclass(frozen=True)
-class _RowRun:
-    """Consecutive row tiles with the same padding: tiles ``first .. first + count - 1``."""
-
-    first: int
-    count: int
-    top: int
-    bottom: int
-    rows: int  # real (DRAM) rows per tile
-
-
-@dataclass(frozen=True)
-class _Tiles:
-    """What a plan implies for the tiles' shapes."""
-
-    geo: ConvGeometry
-    plan: ConvPlan
-
-    @property
-    def n_o(self) -> int:
-        return self.geo.ob // self.plan.to
-
-    @property
-    def n_r(self) -> int:
-        return self.geo.oh // self.plan.th
-
-    @property
-    def n_i(self) -> int:
-        return self.geo.ib // self.plan.ti
-
-    @property
-    def ht(self) -> int:
-        """Rows of an input tile in SRAM (halo included)."""
-        g, p = self.geo, self.plan
-        return p.th if p.skip_rows else (p.th - 1) * g.sh + g.kh
-
-    @property
-    def row_step(self) -> int:
-        """The input-tile row step of one output row in SRAM."""
-        return 1 if self.plan.skip_rows else self.geo.sh
-
-    @property
-    def wt(self) -> int:
-        g = self.geo
-        return (g.ow - 1) * g.sw + g.kw
-
-    @property
-    def cols(self) -> tuple[int, int, int]:
-        """Left padding, real columns and right padding of every input tile."""
-        g = self.geo
-        left = g.pads[2]
-        real = min(self.wt - left, g.w)
-        return left, real, self.wt - left - real
-
-    @property
-    def pitch(self) -> int:
-        g = self.geo
-        return g.w * g.sh if self.plan.skip_rows else g.w
-
-    @property
-    def wgt_blocks(self) -> int:
-        """Input channel blocks held per weight buffer copy."""
-        return self.geo.ib if self.plan.wgt_resident else self.plan.ti
-
-    def row_runs(self) -> list[_RowRun]:
-        g, p = self.geo, self.plan
-        span = (p.th - 1) * g.sh + 1 if p.skip_rows else self.ht
-        runs: list[_RowRun] = []
-        for rt in range(self.n_r):
-            start = rt * p.th * g.sh - g.pads[0]
-            top, bottom = max(0, -start), max(0, start + span - g.h)
-            rows = p.th if p.skip_rows else self.ht - top - bottom
-            last = runs[-1] if runs else None
-            if last is not None and (last.top, last.bottom) == (top, bottom):
-                runs[-1] = _RowRun(last.first, last.count + 1, top, bottom, rows)
-            else:
-                runs.append(_RowRun(rt, 1, top, bottom, rows))
-        return runs
-
-    def dram_row(self, rt: int, run: _RowRun) -> int:
-        return rt * self.plan.th * self.geo.sh - self.geo.pads[0] + run.top
-
-    @property
-    def acc_tile(self) -> int:
-        return self.plan.to * self.plan.th * self.geo.ow
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
-def _check(tiles: _Tiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]) -> str | None:
-    """Why the plan does not fit, or ``None``."""
-    g, p = tiles.geo, tiles.plan
-    db = 2 if p.double_buffer else 1
-    if db * p.ti * tiles.ht * tiles.wt > budget.inp:
-        return "the input tile does not fit the input SRAM"
-    loads = tiles.n_o if p.wgt_resident else tiles.n_o * tiles.n_r * tiles.n_i
-    wdb = 2 if p.double_buffer and loads * g.nb > 1 else 1
-    if wdb * p.to * tiles.wgt_blocks * g.kh * g.kw > budget.wgt:
-        return "the weight tile does not fit the weight SRAM"
-    copies = (2 if p.acc_double else 1) + (1 if p.first_acc else 0)
-    acc = sum(g.ob if kind == "bcast" else copies * tiles.acc_tile for kind in accs)
-    if acc > budget.acc:
-        return "the accumulator tile does not fit the accumulator SRAM"
-    if p.ti * g.kh * g.kw * p.to > cfg.uop_buff_depth // 4:
-        return "the micro-kernel of one step has too many micro-ops"
-    fields = cfg.mem_fields
-    pad_max = (1 << fields["y_pad_0"].width) - 1
-    left, real, right = tiles.cols
-    if real < 1 or max(left, right) > pad_max:
-        return "the column padding does not fit a DMA"
-    if tiles.pitch >= 1 << fields["x_stride"].width or g.w >= 1 << fields["x_size"].width:
-        return "an image row does not fit a DMA"
-    for run in tiles.row_runs():
-        if run.rows < 1 or max(run.top, run.bottom) > pad_max:
-            return "the row padding does not fit a DMA"
-    if max(p.th, g.ow, tiles.acc_tile) > 16383:
-        return "a micro-op loop would exceed its 14-bit extent"
-    return None
-
-
-@dataclass(frozen=True)
-class _Estimate:
-    cycles: int
-    dram: int
-
-
-def _estimate(tiles: _Tiles, cfg: VTAConfig, costs: _Costs, accs: Sequence[str],
-              alu: Sequence[bool]) -> _Estimate:
-    g, p = tiles.geo, tiles.plan
-    t = cfg.timing
-    left, real_cols, right = tiles.cols
-    kk = g.kh * g.kw
-    inp_bytes = wgt_bytes = acc_bytes = 0
-    load = 0
-    per_r_inp = []
-    for run in tiles.row_runs():
-        pad = tiles.ht * tiles.wt - run.rows * real_cols
-        one = costs.load("INP", run.rows * real_cols) + pad
-        per_r_inp.append((run.count, one * p.ti * tiles.n_i, run.rows * real_cols))
-    for count, cycles, elements in per_r_inp:
-        load += count * cycles * tiles.n_o * g.nb
-        inp_bytes += count * elements * g.ib * tiles.n_o * g.nb * cfg.inp_elem_bytes
-    wgt_tile = p.to * tiles.wgt_blocks * kk
-    wloads = tiles.n_o if p.wgt_resident else tiles.n_o * tiles.n_r * tiles.n_i
-    load += wloads * g.nb * costs.load("WGT", wgt_tile)
-    wgt_bytes = wloads * g.nb * wgt_tile * cfg.wgt_elem_bytes
-    tiles_or = g.nb * tiles.n_o * tiles.n_r
-    e = tiles.acc_tile
-    compute = tiles_or * (costs.gemm(e) + tiles.n_i * (t.pipeline_depth + e * p.ti * kk))
-    compute += tiles_or * sum(costs.alu(e, tensor) for tensor in alu)
-    for kind in accs:
-        if kind == "bcast":
-            compute += g.nb * tiles.n_o * costs.load("ACC", p.to)
-            acc_bytes += g.nb * g.ob * cfg.acc_elem_bytes
-        elif kind == "bcast_acc":
-            compute += tiles_or * costs.load("ACC", e)
-            acc_bytes += tiles_or * p.to * cfg.acc_elem_bytes * p.th * g.ow
-        elif kind in ("load", "load8"):
-            compute += tiles_or * costs.load("ACC" if kind == "load" else "ACC_8BIT", e)
-            acc_bytes += tiles_or * e * (cfg.acc_elem_bytes if kind == "load"
-                                         else cfg.out_elem_bytes)
-    store_tile = costs.store(e)
-    store = tiles_or * store_tile
-    out_bytes = tiles_or * e * cfg.out_elem_bytes
-    # Until the first GEMM: the first input step and the weights it needs (all the output
-    # tile's resident weights unless the first tile streams them slice by slice).
-    step_inp = per_r_inp[0][1] // max(tiles.n_i, 1)
-    slice_load = costs.load("WGT", p.to * p.ti * kk)
-    gemm_step = t.pipeline_depth + e * p.ti * kk
-    streaming = p.wgt_resident and tiles.n_o == 1 and g.nb == 1
-    if streaming:
-        first = step_inp + slice_load
-        # The first tile waits for every slice when loading one takes longer than using it.
-        first += max(0, tiles.n_i - 1) * max(0, step_inp + slice_load - gemm_step)
-    else:
-        first = step_inp + costs.load("WGT", wgt_tile)
-    flat = len(tiles.row_runs()) == 1 and not (p.wgt_resident and (tiles.n_o > 1 or g.nb > 1))
-    if not p.double_buffer:
-        cycles = load + compute + store
-    elif p.acc_double:
-        # Consecutive tiles overlap, except where the loop nest restarts (an output tile
-        # change or a change of row padding when the tile loops are not one loop, the tile
-        # after the one that streams the weights).
-        restarts = 0 if flat else g.nb * tiles.n_o * len(tiles.row_runs()) - 1
-        restarts += 1 if streaming and not p.first_acc else 0
-        cycles = max(load, compute + restarts * store_tile, store) + first + store_tile
-    else:
-        cycles = max(load, compute + tiles_or * store_tile, store) + first + store_tile
-    return _Estimate(cycles, inp_bytes + wgt_bytes + acc_bytes + out_bytes)
-
-
-def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
-                     tile: tuple[int, int, int], double_buffer: bool | None) -> ConvPlan:
-    """The plan of ``region`` (module docstring); ``tile``'s o and i entries (channel blocks,
-    0: chosen) fix ``to`` and ``ti``.  Raises :class:`NoFit`."""
-    g = region.geo
-    accs = [region.inits[a][1] for a in region.accs]
-    alu = [len(op.inputs) > 1 for op in region.ops
-           if isinstance(op, linalg.GenericOp) and op.outputs[0] in op.inputs]
-    costs = _Costs(cfg)
-    _, want_o, want_i = tile
-    for value, n, what in ((want_o, g.ob, "output"), (want_i, g.ib, "input")):
-        if value and n % value:
-            raise NoFit(f"tile {value} does not divide the {n} {what} channel blocks")
-    skip_options = [False]
-    if g.kh == 1 and g.sh > 1 and g.pads[:2] == (0, 0):
-        skip_options.append(True)
-    found: list[tuple[_Estimate, ConvPlan]] = []
-    reasons: set[str] = set()
-    for to in [want_o] if want_o else _divisors(g.ob):
-        for ti in [want_i] if want_i else _divisors(g.ib):
-            for th in _divisors(g.oh):
-                for resident in (True, False):
-                    if resident and ti == g.ib and th == g.oh:
-                        continue  # the same loads as per step
-                    for db, acc2 in _buffering(double_buffer, g.nb * (g.ob // to)
-                                               * (g.oh // th) > 1):
-                        own = [False, True] if acc2 and resident and g.nb == 1 and to == g.ob \
-                            else [False]
-                        for skip, first_acc in itertools.product(skip_options, own):
-                            plan = ConvPlan(to, th, ti, resident, db, skip, acc2, first_acc)
-                            tiles = _Tiles(g, plan)
-                            why = _check(tiles, cfg, budget, accs)
-                            if why is not None:
-                                reasons.add(why)
-                                continue
-                            found.append((_estimate(tiles, cfg, costs, accs, alu), plan))
-    if not found:
-        raise NoFit("; ".join(sorted(reasons)) or "no tiling fits")
-    least = min(est.dram for est, _ in found)
-    best = min((item for item in found if item[0].dram <= least * 1.3),
-               key=lambda item: (item[0].cycles, item[0].dram))
-    return best[1]
-
-
-def _buffering(double_buffer: bool | None, tiles: bool) -> list[tuple[bool, bool]]:
-    """``(double_buffer, acc_double)`` options: two accumulator tiles only with double
-    buffering and more than one output tile."""
-    options = [(True, False), (False, False)]
-    if tiles:
-        options.append((True, True))
-    if double_buffer is None:
-        return options
-    return [o for o in options if o[0] == double_buffer]
 
 
 class _Lin:
@@ -375,7 +92,7 @@ class _ConvEmitter(TileBuilder):
     def __init__(self, region: ConvRegion, plan: ConvPlan, cfg: VTAConfig) -> None:
         super().__init__(region.output, plan.double_buffer)
         self.r, self.plan, self.cfg = region, plan, cfg
-        self.t = _Tiles(region.geo, plan)
+        self.t = ConvTiles(region.geo, plan)
         self.bufs: dict[SSAValue, SSAValue] = {}
         self.db_wgt = False
 
@@ -600,7 +317,7 @@ class _ConvEmitter(TileBuilder):
         self.insert(new)
         copy_location(op, new)
 
-    def r_body(self, b: _Lin, ot: _Lin, o0: Index, rt: _Lin, run: _RowRun,
+    def r_body(self, b: _Lin, ot: _Lin, o0: Index, rt: _Lin, run: RowRun,
                wview: SSAValue | None, tile_counter: _Lin | None = None,
                stream: bool = False) -> None:
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
@@ -667,7 +384,7 @@ class _ConvEmitter(TileBuilder):
         return self.subview(buf, [0, o0, 0, 0, 0, 0], [1, self.plan.to, *shape[2:]],
                             "bias_view")
 
-    def conv(self, b: _Lin, rt: _Lin, run: _RowRun, counter: _Lin, wview: SSAValue | None,
+    def conv(self, b: _Lin, rt: _Lin, run: RowRun, counter: _Lin, wview: SSAValue | None,
              o0: Index, acc: SSAValue, stream: bool) -> None:
         n_i = self.t.n_i
         if 1 < n_i <= UNROLL_STEPS:
@@ -682,7 +399,7 @@ class _ConvEmitter(TileBuilder):
         else:
             self.conv_step(b, rt, run, counter, _Lin(), wview, o0, acc, stream)
 
-    def conv_step(self, b: _Lin, rt: _Lin, run: _RowRun, counter: _Lin, it: _Lin,
+    def conv_step(self, b: _Lin, rt: _Lin, run: RowRun, counter: _Lin, it: _Lin,
                   wview: SSAValue | None, o0: Index, acc: SSAValue, stream: bool) -> None:
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
         g = r.geo

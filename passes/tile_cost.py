@@ -48,6 +48,7 @@ __all__ = [
     "REPLAY_LIMIT",
     "Budget",
     "Estimate",
+    "InsnCosts",
     "NoFit",
     "Plan",
     "RegionShape",
@@ -152,7 +153,7 @@ def _count(n: int, t: int) -> int:
     return -(-n // t)
 
 
-class _Costs:
+class InsnCosts:
     """Instruction costs of ``cfg`` from the timing model, memoised by size."""
 
     def __init__(self, cfg: VTAConfig) -> None:
@@ -232,10 +233,10 @@ def double_buffered(shape: RegionShape, plan: Plan, which: str) -> bool:
 
 
 def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
-             costs: _Costs | None = None) -> Estimate:
+             costs: InsnCosts | None = None) -> Estimate:
     """DRAM bytes per buffer and the closed-form cycle estimate of ``plan`` (module
     docstring)."""
-    costs = costs or _Costs(cfg)
+    costs = costs or InsnCosts(cfg)
     ni = shape.i // plan.ti if shape.i else 1
     nb, no = _count(shape.b, plan.tb), _count(shape.o, plan.to)
     load = inp_el = wgt_el = 0
@@ -301,7 +302,7 @@ def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
     )
 
 
-def _init_cost(shape: RegionShape, costs: _Costs, area: int) -> int:
+def _init_cost(shape: RegionShape, costs: InsnCosts, area: int) -> int:
     """Compute cycles initialising the accumulator tiles of ``area`` elements."""
     cycles = 0
     for kind in shape.inits:
@@ -312,7 +313,7 @@ def _init_cost(shape: RegionShape, costs: _Costs, area: int) -> int:
     return cycles
 
 
-def _epilogue_cost(shape: RegionShape, costs: _Costs, area: int) -> int:
+def _epilogue_cost(shape: RegionShape, costs: InsnCosts, area: int) -> int:
     """Compute cycles of the element-wise ops on a tile of ``area`` elements."""
     return shape.alu_imm * costs.alu(area, False) + shape.alu_tensor * costs.alu(area, True)
 
@@ -327,7 +328,7 @@ def _restarts(shape: RegionShape, plan: Plan, nb: int, no: int, ni: int) -> int:
     return outer_trips - 1 if inner_loads else 0
 
 
-def _uop_loads(shape: RegionShape, plan: Plan, costs: _Costs, nb: int, no: int, ni: int) -> int:
+def _uop_loads(shape: RegionShape, plan: Plan, costs: InsnCosts, nb: int, no: int, ni: int) -> int:
     """LOAD UOP cycles: every distinct micro-kernel is loaded once (the micro-op cache keeps
     it).  A GEMM's micro-op holds its SRAM positions, so kernels differ per buffer copy, per
     iteration of a host loop left around it, and per sub-tile of a resident operand."""
@@ -353,7 +354,7 @@ class _Replay:
     a tile's initialisation for the previous tile's store (one accumulator buffer), a store for
     its tile's epilogue."""
 
-    def __init__(self, shape: RegionShape, plan: Plan, costs: _Costs) -> None:
+    def __init__(self, shape: RegionShape, plan: Plan, costs: InsnCosts) -> None:
         self.shape, self.plan, self.costs = shape, plan, costs
         self.copies = {w: 2 if double_buffered(shape, plan, w) else 1 for w in ("inp", "wgt")}
         self.load_t = self.store_t = self.acc_free = 0
@@ -432,11 +433,11 @@ class _Replay:
         return True
 
 
-def replay(shape: RegionShape, plan: Plan, cfg: VTAConfig, costs: _Costs | None = None,
+def replay(shape: RegionShape, plan: Plan, cfg: VTAConfig, costs: InsnCosts | None = None,
            limit: int = REPLAY_LIMIT) -> int | None:
     """Cycles of ``plan`` with every command replayed (:class:`_Replay`); ``None`` when the
     plan has more than ``limit`` GEMM steps or tiles."""
-    costs = costs or _Costs(cfg)
+    costs = costs or InsnCosts(cfg)
     ni = shape.i // plan.ti if shape.i else 1
     nb, no = _count(shape.b, plan.tb), _count(shape.o, plan.to)
     if nb * no * ni > limit:

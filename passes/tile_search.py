@@ -33,11 +33,11 @@ from vta_mlir.dialects.vta import sram_space
 from .tile_cost import (
     Budget,
     Estimate,
+    InsnCosts,
     NoFit,
     Plan,
     RegionShape,
     Residency,
-    _Costs,
     _count,
     _loaded_repeatedly,
     double_buffered,
@@ -175,7 +175,7 @@ def choose_plan(shape: RegionShape, cfg: VTAConfig, budget: Budget,
                 double_buffer: bool | None = None) -> tuple[Plan, Estimate]:
     """The best plan (and its estimate) for ``shape`` (module docstring); :class:`NoFit` when
     none fits or an explicit ``tile`` cannot work."""
-    costs = _Costs(cfg)
+    costs = InsnCosts(cfg)
     tile = (min(tile[0], shape.b), min(tile[1], shape.o), min(tile[2], shape.i))
     _check_request(shape, budget, tile, double_buffer)
     ranked = sorted(((_key(shape, p, e), p, e) for p in candidates(shape, budget, tile,

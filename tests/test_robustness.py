@@ -47,6 +47,7 @@ SETTINGS = settings(
 
 def _mlir_seeds() -> list[Path]:
     paths = sorted(ROOT.glob("examples/*.mlir")) + sorted(ROOT.glob("examples/vta/*.mlir"))
+    paths += sorted(ROOT.glob("examples/conv/*.mlir"))
     paths += sorted(
         p for p in (ROOT / "tests" / "filecheck").rglob("*.mlir") if "Output" not in p.parts
     )

@@ -22,8 +22,9 @@ from vta_mlir.ir.context import make_context
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
 from vta_mlir.passes.tile import TilePass
-from vta_mlir.passes.tile_conv import ConvPlan, _Costs, _estimate, _Tiles, choose_conv_plan
+from vta_mlir.passes.tile_conv_plan import ConvPlan, ConvTiles, choose_conv_plan, estimate_conv
 from vta_mlir.passes.tile_conv_region import ConvRegion
+from vta_mlir.passes.tile_cost import InsnCosts
 from vta_mlir.passes.tile_region import find_regions
 from vta_mlir.passes.tile_search import share_srams, sram_in_use
 
@@ -67,7 +68,7 @@ def test_row_tiles_split_into_runs_of_equal_padding(default_cfg: VTAConfig) -> N
     layer = Layer("t", 1, 32, 32, 16, 16, 3, 3, 1, 1, 1, 1)
     f = packed(layer, default_cfg)
     geo = region_of(f).geo
-    runs = _Tiles(geo, ConvPlan(1, 4, 1, True, True)).row_runs()
+    runs = ConvTiles(geo, ConvPlan(1, 4, 1, True, True)).row_runs()
     assert [(r.first, r.count, r.top, r.bottom, r.rows) for r in runs] == [
         (0, 1, 1, 0, 5), (1, 6, 0, 0, 6), (7, 1, 0, 1, 5)]
 
@@ -75,7 +76,7 @@ def test_row_tiles_split_into_runs_of_equal_padding(default_cfg: VTAConfig) -> N
 def test_strided_1x1_loads_every_other_row(default_cfg: VTAConfig) -> None:
     layer = Layer("t", 1, 16, 16, 16, 32, 1, 1, 0, 0, 2, 2)
     geo = region_of(packed(layer, default_cfg)).geo
-    tiles = _Tiles(geo, ConvPlan(2, 8, 1, True, True, skip_rows=True))
+    tiles = ConvTiles(geo, ConvPlan(2, 8, 1, True, True, skip_rows=True))
     assert (tiles.ht, tiles.pitch, tiles.wt) == (8, 32, 15)
 
 
@@ -89,9 +90,9 @@ def test_resnet_layer_plans_fit_and_stay_near_compulsory_traffic(
     region = region_of(f)
     budget = share_srams(default_cfg, sram_in_use(f), 1, 1)
     plan = choose_conv_plan(region, default_cfg, budget, (0, 0, 0), None)
-    tiles = _Tiles(region.geo, plan)
+    tiles = ConvTiles(region.geo, plan)
     accs = [region.inits[a][1] for a in region.accs]
-    est = _estimate(tiles, default_cfg, _Costs(default_cfg), accs, [False] * 4)
+    est = estimate_conv(tiles, default_cfg, InsnCosts(default_cfg), accs, [False] * 4)
     if layer.name != "C1":
         assert est.dram <= 1.5 * compulsory_bytes(layer, default_cfg)
 
