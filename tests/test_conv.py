@@ -127,3 +127,19 @@ def test_vta_run_checks_the_examples(example: str, function: str,
     assert vta_run.main(argv) == 0, capsys.readouterr().err
     out = capsys.readouterr().out
     assert "check: PASS" in out and "hazards: 0 found" in out
+
+
+@pytest.mark.parametrize(("layer", "residual"), [
+    (LAYERS[0], False),                                               # C1: 3 channels, 7x7 s2
+    (LAYERS[3], False),                                               # C4: 1x1 s2
+    (Layer("odd_residual", 1, 10, 10, 20, 24, 3, 3, 1, 1, 2, 2), True),
+], ids=["C1", "C4", "odd_residual"])
+def test_vta_run_checks_layers(layer: Layer, residual: bool, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``vta-run layer.mlir --random-inputs --check`` on generated layers: NCHW / OIHW
+    arguments, odd channel counts, a residual add."""
+    path = tmp_path / f"{layer.name}.mlir"
+    path.write_text(conv_mlir(layer, residual=residual))
+    assert vta_run.main([str(path), "--random-inputs", "--check"]) == 0, \
+        capsys.readouterr().err
+    assert "check: PASS" in capsys.readouterr().out

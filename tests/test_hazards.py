@@ -174,6 +174,7 @@ STREAMS = [
         "matrix_multiply_opt",
         lambda: compiled_stream(ROOT / "examples" / "matrix_multiply_opt.mlir"),
     ),
+    ("conv2d_c8", lambda: compiled_stream(ROOT / "examples" / "conv" / "conv2d_c8.mlir")),
 ]
 
 
