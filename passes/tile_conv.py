@@ -46,6 +46,7 @@ After (abridged; 4 output blocks × 4 rows × 1 input block, resident weights)::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, IntegerType, MemRefType
@@ -58,7 +59,7 @@ from vta_mlir.dialects.vta import DmaCopyOp, Sram
 from vta_mlir.ir.locations import copy_location
 
 from .tile_builder import Index, TileBuilder
-from .tile_conv_plan import ConvPlan, ConvTiles, RowRun
+from .tile_conv_plan import ColRun, ConvPlan, ConvTiles, RowRun
 from .tile_conv_region import ConvRegion
 
 __all__ = ["UNROLL_STEPS", "emit_conv"]
@@ -84,6 +85,20 @@ class _Lin:
 
     def __mul__(self, factor: int) -> _Lin:
         return _Lin({v: c * factor for v, c in self.terms.items()}, self.const * factor)
+
+
+@dataclass(frozen=True)
+class _TilePos:
+    """Where an output tile is: batch, channel, row and column tile indices (host values),
+    its first output channel block, and the padding runs of its rows and columns."""
+
+    b: _Lin
+    ot: _Lin
+    o0: Index
+    rt: _Lin
+    run: RowRun
+    ct: _Lin
+    crun: ColRun
 
 
 class _ConvEmitter(TileBuilder):
@@ -148,11 +163,11 @@ class _ConvEmitter(TileBuilder):
             if self.r.inits[acc][1] == "bcast":
                 shape = [1, g.ob if self.flat else p.to, 1, 1, cfg.batch, cfg.block_out]
             else:
-                shape = [*([2] if p.acc_double else []), 1, p.to, p.th, g.ow, cfg.batch,
+                shape = [*([2] if p.acc_double else []), 1, p.to, p.th, t.tw, cfg.batch,
                          cfg.block_out]
             self.bufs[acc] = self.alloc(Sram.ACC, shape, a_t)
         #: The accumulator tiles of the first tile when it has its own.
-        first_shape = [1, p.to, p.th, g.ow, cfg.batch, cfg.block_out]
+        first_shape = [1, p.to, p.th, t.tw, cfg.batch, cfg.block_out]
         self.first_bufs: dict[SSAValue, SSAValue] = {}
         for acc in self.r.accs:
             if p.first_acc and self.r.inits[acc][1] != "bcast":
@@ -176,12 +191,9 @@ class _ConvEmitter(TileBuilder):
 
     @property
     def flat(self) -> bool:
-        """One host loop over all output tiles (batch, channel and row tiles together): when
-        every row tile has the same padding and nothing is loaded per channel tile, so that
-        buffers alternating between consecutive tiles alternate in one loop."""
-        t, p, g = self.t, self.plan, self.r.geo
-        per_o = p.wgt_resident and (t.n_o > 1 or g.nb > 1)
-        return len(t.row_runs()) == 1 and not per_o and g.nb * t.n_o * t.n_r > 1
+        """One host loop over all output tiles (:attr:`ConvTiles.flat`), so that buffers
+        alternating between consecutive tiles alternate in one loop."""
+        return self.t.flat
 
     def emit(self) -> None:
         g = self.r.geo
@@ -197,29 +209,38 @@ class _ConvEmitter(TileBuilder):
     def flat_level(self) -> None:
         p, t, r, g = self.plan, self.t, self.r, self.r.geo
         wview = self.load_whole_operands()
-        (run,) = t.row_runs()
+        (run,), (crun,) = t.row_runs(), t.col_runs()
         first = 0
         if self.streaming:
             # The first tile loads the weights, one input step's slice at a time.
-            self.r_body(_Lin(), _Lin(), 0, _Lin(), run, wview, _Lin(), stream=True)
+            self.r_body(_TilePos(_Lin(), _Lin(), 0, _Lin(), run, _Lin(), crun), wview, _Lin(),
+                        stream=True)
             first = 1
-        count = g.nb * t.n_o * t.n_r - first
+        count = t.tiles - first
         if count < 1:
             return
         with self.loop(count, "t") as tv:
             d0 = AffineExpr.dimension(0) + first
-            b = _Lin({self.apply(tv, d0 // (t.n_o * t.n_r), "b"): 1}) if g.nb > 1 else _Lin()
-            ot = _Lin({self.apply(tv, (d0 // t.n_r) % t.n_o, "o"): 1}) if t.n_o > 1 else _Lin()
-            rt = _Lin({self.apply(tv, d0 % t.n_r, "r"): 1}) if t.n_r > 1 else _Lin()
+
+            def part(n: int, inner: int, name: str) -> _Lin:
+                if n == 1:
+                    return _Lin()
+                expr = d0 // inner if inner > 1 else d0
+                return _Lin({self.apply(tv, expr % n, name): 1})
+
+            b = part(g.nb, t.n_o * t.n_r * t.n_c, "b")
+            ot = part(t.n_o, t.n_r * t.n_c, "o")
+            rt = part(t.n_r, t.n_c, "r")
+            ct = part(t.n_c, 1, "c")
             o0 = self.value(ot * p.to, "o0")
-            self.r_body(b, ot, o0, rt, run, wview, _Lin({tv: 1}, first))
+            self.r_body(_TilePos(b, ot, o0, rt, run, ct, crun), wview, _Lin({tv: 1}, first))
         del r
 
     @property
     def streaming(self) -> bool:
-        """Resident weights loaded once for the whole region are loaded by the first tile,
-        a slice per input step, so its first step does not wait for all of them."""
-        return self.plan.wgt_resident and self.t.n_o == 1 and self.r.geo.nb == 1
+        """:attr:`ConvTiles.streaming`: the first tile loads the resident weights, a slice per
+        input step, so its first step does not wait for all of them."""
+        return self.t.streaming
 
     def load_whole_operands(self) -> SSAValue | None:
         """Before a flattened loop: the resident weights (one output tile) and the biases of
@@ -291,14 +312,27 @@ class _ConvEmitter(TileBuilder):
         for run in t.row_runs():
             first = run.first
             if stream:
-                self.r_body(b, ot, o0, _Lin(const=first), run, wview, stream=True)
+                # A single column of tiles (streaming needs it): the first tile is written out.
+                (crun,) = t.col_runs()
+                self.r_body(_TilePos(b, ot, o0, _Lin(const=first), run, _Lin(), crun), wview,
+                            stream=True)
                 stream, first = False, first + 1
             count = run.first + run.count - first
             if count > 1:
                 with self.loop(count, "r") as iv:
-                    self.r_body(b, ot, o0, _Lin({iv: 1}, first), run, wview)
+                    self.col_level(b, ot, o0, _Lin({iv: 1}, first), run, wview)
             elif count == 1:
-                self.r_body(b, ot, o0, _Lin(const=first), run, wview)
+                self.col_level(b, ot, o0, _Lin(const=first), run, wview)
+
+    def col_level(self, b: _Lin, ot: _Lin, o0: Index, rt: _Lin, run: RowRun,
+                  wview: SSAValue | None) -> None:
+        for crun in self.t.col_runs():
+            if crun.count > 1:
+                with self.loop(crun.count, "c") as iv:
+                    self.r_body(_TilePos(b, ot, o0, rt, run, _Lin({iv: 1}, crun.first), crun),
+                                wview)
+            else:
+                self.r_body(_TilePos(b, ot, o0, rt, run, _Lin(const=crun.first), crun), wview)
 
     def init_copy(self, op: linalg.GenericOp, src: SSAValue, dst: SSAValue) -> None:
         """The initialisation ``op`` on a tile: a plain copy of i32 values, else ``op`` with
@@ -317,16 +351,16 @@ class _ConvEmitter(TileBuilder):
         self.insert(new)
         copy_location(op, new)
 
-    def r_body(self, b: _Lin, ot: _Lin, o0: Index, rt: _Lin, run: RowRun,
-               wview: SSAValue | None, tile_counter: _Lin | None = None,
-               stream: bool = False) -> None:
+    def r_body(self, tile: _TilePos, wview: SSAValue | None,
+               tile_counter: _Lin | None = None, stream: bool = False) -> None:
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
-        g = r.geo
-        b0 = self.value(b, "b0")
-        r0 = self.value(rt * p.th, "r0")
-        tile_sizes = [1, p.to, p.th, g.ow, cfg.batch, cfg.block_out]
+        o0 = tile.o0
+        b0 = self.value(tile.b, "b0")
+        r0 = self.value(tile.rt * p.th, "r0")
+        c0 = self.value(tile.ct * t.tw, "c0")
+        tile_sizes = [1, p.to, p.th, t.tw, cfg.batch, cfg.block_out]
         if tile_counter is None:
-            tile_counter = (b * t.n_o + ot) * t.n_r + rt
+            tile_counter = ((tile.b * t.n_o + tile.ot) * t.n_r + tile.rt) * t.n_c + tile.ct
         counter = tile_counter * t.n_i
         acopy = self.parity(tile_counter) if p.acc_double else 0
         views = {acc: self.bias_view(buf, o0) if r.inits[acc][1] == "bcast"
@@ -335,7 +369,7 @@ class _ConvEmitter(TileBuilder):
                  for acc, buf in self.bufs.items()}
         for op in r.ops:
             if op is r.conv:
-                self.conv(b, rt, run, counter, wview, o0, views[r.acc], stream)
+                self.conv(tile, counter, wview, views[r.acc], stream)
                 continue
             if op in (r.inits[a][0] for a in r.accs if r.inits[a][1] == "bcast"):
                 continue
@@ -357,7 +391,7 @@ class _ConvEmitter(TileBuilder):
                                                    [1, p.to, 1, 1, v_t.get_shape()[4],
                                                     cfg.block_out]))
                 elif isinstance(v.type, MemRefType):
-                    operands.append(self.dram_tile(v, [b0, o0, r0, 0, 0, 0], tile_sizes))
+                    operands.append(self.dram_tile(v, [b0, o0, r0, c0, 0, 0], tile_sizes))
                 else:
                     operands.append(v)
             kind = next((r.inits[a][1] for a in r.accs if r.inits[a][0] is op), None)
@@ -384,41 +418,41 @@ class _ConvEmitter(TileBuilder):
         return self.subview(buf, [0, o0, 0, 0, 0, 0], [1, self.plan.to, *shape[2:]],
                             "bias_view")
 
-    def conv(self, b: _Lin, rt: _Lin, run: RowRun, counter: _Lin, wview: SSAValue | None,
-             o0: Index, acc: SSAValue, stream: bool) -> None:
+    def conv(self, tile: _TilePos, counter: _Lin, wview: SSAValue | None, acc: SSAValue,
+             stream: bool) -> None:
         n_i = self.t.n_i
         if 1 < n_i <= UNROLL_STEPS:
             # A few steps are written out: the input buffer's tokens then run across tiles
             # instead of restarting (primed and drained) in every tile.
             for k in range(n_i):
-                self.conv_step(b, rt, run, counter + k, _Lin(const=k), wview, o0, acc, stream)
+                self.conv_step(tile, counter + k, _Lin(const=k), wview, acc, stream)
         elif n_i > 1:
             with self.loop(n_i, "i") as iv:
-                self.conv_step(b, rt, run, counter + _Lin({iv: 1}), _Lin({iv: 1}), wview, o0,
-                               acc, stream)
+                self.conv_step(tile, counter + _Lin({iv: 1}), _Lin({iv: 1}), wview, acc, stream)
         else:
-            self.conv_step(b, rt, run, counter, _Lin(), wview, o0, acc, stream)
+            self.conv_step(tile, counter, _Lin(), wview, acc, stream)
 
-    def conv_step(self, b: _Lin, rt: _Lin, run: RowRun, counter: _Lin, it: _Lin,
-                  wview: SSAValue | None, o0: Index, acc: SSAValue, stream: bool) -> None:
+    def conv_step(self, tile: _TilePos, counter: _Lin, it: _Lin, wview: SSAValue | None,
+                  acc: SSAValue, stream: bool) -> None:
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
         g = r.geo
+        o0, run, crun = tile.o0, tile.run, tile.crun
         copy = self.parity(counter) if p.double_buffer else 0
         # The input tile: one DMA per channel block, padding from the pad fields.
-        left, cols, right = t.cols
         tile_elems = p.ti * t.ht * t.wt
-        row0 = rt * (p.th * g.sh) + (run.top - g.pads[0])
+        row0 = tile.rt * (p.th * g.sh) + (run.top - g.pads[0])
+        col0 = tile.ct * (t.tw * g.sw) + (crun.left - g.pads[2])
         with self.loop(p.ti, "ci") if p.ti > 1 else _no_loop() as ci:
             cl = _Lin({ci: 1}) if ci is not None else _Lin()
-            channel = b * g.ib + it * p.ti + cl
-            dram = (channel * g.h + row0) * g.w
+            channel = tile.b * g.ib + it * p.ti + cl
+            dram = (channel * g.h + row0) * g.w + col0
             sram = cl * (t.ht * t.wt)
             sram = sram + (_Lin({copy: tile_elems}) if isinstance(copy, SSAValue)
                            else copy * tile_elems)
-            self.insert(DmaCopyOp(r.x, self.inp, x_size=cols, y_size=run.rows,
+            self.insert(DmaCopyOp(r.x, self.inp, x_size=crun.cols, y_size=run.rows,
                                   x_stride=t.pitch, src_pos=self.position(dram, "x_pos"),
                                   dst_pos=self.position(sram, "inp_pos"),
-                                  pad=(run.top, run.bottom, left, right)))
+                                  pad=(run.top, run.bottom, crun.left, crun.right)))
         iview = self.copy_view(self.inp, p.double_buffer, copy)
         i0 = self.value(it * p.ti, "i0")
         if wview is None:

@@ -1,7 +1,8 @@
 """The tiling plan of a convolution region for ``vta-tile`` (:mod:`.tile_conv` emits it).
 
-A plan tiles the output channel blocks (``to``), the output rows (``th``; a tile spans the whole
-output width) and the input channel blocks (``ti``) and says how buffers are kept: weights
+A plan tiles the output channel blocks (``to``), the output rows (``th``), the output columns
+(``tw``: the whole width unless one output row's input window does not fit the input SRAM)
+and the input channel blocks (``ti``) and says how buffers are kept: weights
 *resident* (all input channels of an output tile, held across its row tiles) or loaded per input
 step; two copies of the input (and per-step weight) tiles; two accumulator tiles alternating
 between consecutive output tiles, and one more for the first tile when it streams the resident
@@ -48,6 +49,8 @@ class ConvPlan:
     #: The first tile, which loads the resident weights slice by slice, accumulates in an
     #: accumulator tile of its own, so the tiles after it never wait for its store.
     first_acc: bool = False
+    #: Output columns per tile (0: the whole width).
+    tw: int = 0
 
     def describe(self) -> str:
         db = "double-buffered" if self.double_buffer else "single-buffered"
@@ -55,8 +58,9 @@ class ConvPlan:
         rows = ", every stride-th input row" if self.skip_rows else ""
         acc = ", two accumulator tiles" if self.acc_double else ""
         acc += " (and one for the first tile)" if self.first_acc else ""
-        return (f"convolution tile {self.to} output blocks x {self.th} rows x {self.ti} input "
-                f"blocks, weights {wgt}, {db}{rows}{acc}")
+        cols = f" x {self.tw} columns" if self.tw else ""
+        return (f"convolution tile {self.to} output blocks x {self.th} rows{cols} x {self.ti} "
+                f"input blocks, weights {wgt}, {db}{rows}{acc}")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,17 @@ class RowRun:
     top: int
     bottom: int
     rows: int  # real (DRAM) rows per tile
+
+
+@dataclass(frozen=True)
+class ColRun:
+    """Consecutive column tiles with the same padding: tiles ``first .. first + count - 1``."""
+
+    first: int
+    count: int
+    left: int
+    right: int
+    cols: int  # real (DRAM) columns per tile
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,20 @@ class ConvTiles:
         return self.geo.ib // self.plan.ti
 
     @property
+    def tw(self) -> int:
+        """Output columns per tile."""
+        return self.plan.tw or self.geo.ow
+
+    @property
+    def n_c(self) -> int:
+        return self.geo.ow // self.tw
+
+    @property
+    def tiles(self) -> int:
+        """Output tiles (batch, channel, row and column tiles)."""
+        return self.geo.nb * self.n_o * self.n_r * self.n_c
+
+    @property
     def ht(self) -> int:
         """Rows of an input tile in SRAM (halo included)."""
         g, p = self.geo, self.plan
@@ -102,16 +131,28 @@ class ConvTiles:
 
     @property
     def wt(self) -> int:
+        """Columns of an input tile in SRAM (halo included)."""
         g = self.geo
-        return (g.ow - 1) * g.sw + g.kw
+        return (self.tw - 1) * g.sw + g.kw
+
+    def col_runs(self) -> list[ColRun]:
+        g = self.geo
+        runs: list[ColRun] = []
+        for ct in range(self.n_c):
+            start = ct * self.tw * g.sw - g.pads[2]
+            left, right = max(0, -start), max(0, start + self.wt - g.w)
+            cols = self.wt - left - right
+            last = runs[-1] if runs else None
+            if last is not None and (last.left, last.right) == (left, right):
+                runs[-1] = ColRun(last.first, last.count + 1, left, right, cols)
+            else:
+                runs.append(ColRun(ct, 1, left, right, cols))
+        return runs
 
     @property
-    def cols(self) -> tuple[int, int, int]:
-        """Left padding, real columns and right padding of every input tile."""
-        g = self.geo
-        left = g.pads[2]
-        real = min(self.wt - left, g.w)
-        return left, real, self.wt - left - real
+    def single_run(self) -> bool:
+        """Every output tile pads its input alike."""
+        return len(self.row_runs()) == 1 and len(self.col_runs()) == 1
 
     @property
     def pitch(self) -> int:
@@ -138,12 +179,30 @@ class ConvTiles:
                 runs.append(RowRun(rt, 1, top, bottom, rows))
         return runs
 
-    def dram_row(self, rt: int, run: RowRun) -> int:
-        return rt * self.plan.th * self.geo.sh - self.geo.pads[0] + run.top
+    @property
+    def weight_loads(self) -> int:
+        """Loads of the weight buffer: per output channel tile when resident, else per step."""
+        p = self.plan
+        per_b = self.n_o if p.wgt_resident else self.n_o * self.n_r * self.n_c * self.n_i
+        return self.geo.nb * per_b
+
+    @property
+    def streaming(self) -> bool:
+        """Resident weights loaded once for the whole region are loaded by the first tile, a
+        slice per input step (with a single column of tiles)."""
+        return (self.plan.wgt_resident and self.n_o == 1 and self.geo.nb == 1
+                and self.n_c == 1)
+
+    @property
+    def flat(self) -> bool:
+        """One host loop runs over all output tiles: every tile pads alike and nothing is
+        loaded per output channel tile."""
+        per_o = self.plan.wgt_resident and (self.n_o > 1 or self.geo.nb > 1)
+        return self.single_run and not per_o and self.tiles > 1
 
     @property
     def acc_tile(self) -> int:
-        return self.plan.to * self.plan.th * self.geo.ow
+        return self.plan.to * self.plan.th * self.tw
 
 
 def _divisors(n: int) -> list[int]:
@@ -156,8 +215,7 @@ def _check(tiles: ConvTiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]
     db = 2 if p.double_buffer else 1
     if db * p.ti * tiles.ht * tiles.wt > budget.inp:
         return "the input tile does not fit the input SRAM"
-    loads = tiles.n_o if p.wgt_resident else tiles.n_o * tiles.n_r * tiles.n_i
-    wdb = 2 if p.double_buffer and loads * g.nb > 1 else 1
+    wdb = 2 if p.double_buffer and tiles.weight_loads > 1 else 1
     if wdb * p.to * tiles.wgt_blocks * g.kh * g.kw > budget.wgt:
         return "the weight tile does not fit the weight SRAM"
     copies = (2 if p.acc_double else 1) + (1 if p.first_acc else 0)
@@ -168,15 +226,15 @@ def _check(tiles: ConvTiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]
         return "the micro-kernel of one step has too many micro-ops"
     fields = cfg.mem_fields
     pad_max = (1 << fields["y_pad_0"].width) - 1
-    left, real, right = tiles.cols
-    if real < 1 or max(left, right) > pad_max:
-        return "the column padding does not fit a DMA"
+    for col_run in tiles.col_runs():
+        if col_run.cols < 1 or max(col_run.left, col_run.right) > pad_max:
+            return "the column padding does not fit a DMA"
     if tiles.pitch >= 1 << fields["x_stride"].width or g.w >= 1 << fields["x_size"].width:
         return "an image row does not fit a DMA"
     for run in tiles.row_runs():
         if run.rows < 1 or max(run.top, run.bottom) > pad_max:
             return "the row padding does not fit a DMA"
-    if max(p.th, g.ow, tiles.acc_tile) > 16383:
+    if max(p.th, tiles.tw, tiles.acc_tile) > 16383:
         return "a micro-op loop would exceed its 14-bit extent"
     return None
 
@@ -191,23 +249,23 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
               alu: Sequence[bool]) -> ConvEstimate:
     g, p = tiles.geo, tiles.plan
     t = cfg.timing
-    left, real_cols, right = tiles.cols
     kk = g.kh * g.kw
     inp_bytes = wgt_bytes = acc_bytes = 0
     load = 0
     per_r_inp = []
     for run in tiles.row_runs():
-        pad = tiles.ht * tiles.wt - run.rows * real_cols
-        one = costs.load("INP", run.rows * real_cols) + pad
-        per_r_inp.append((run.count, one * p.ti * tiles.n_i, run.rows * real_cols))
+        for col_run in tiles.col_runs():
+            real = run.rows * col_run.cols
+            one = costs.load("INP", real) + tiles.ht * tiles.wt - real
+            per_r_inp.append((run.count * col_run.count, one * p.ti * tiles.n_i, real))
     for count, cycles, elements in per_r_inp:
         load += count * cycles * tiles.n_o * g.nb
         inp_bytes += count * elements * g.ib * tiles.n_o * g.nb * cfg.inp_elem_bytes
     wgt_tile = p.to * tiles.wgt_blocks * kk
-    wloads = tiles.n_o if p.wgt_resident else tiles.n_o * tiles.n_r * tiles.n_i
-    load += wloads * g.nb * costs.load("WGT", wgt_tile)
-    wgt_bytes = wloads * g.nb * wgt_tile * cfg.wgt_elem_bytes
-    tiles_or = g.nb * tiles.n_o * tiles.n_r
+    wloads = tiles.weight_loads
+    load += wloads * costs.load("WGT", wgt_tile)
+    wgt_bytes = wloads * wgt_tile * cfg.wgt_elem_bytes
+    tiles_or = tiles.tiles
     e = tiles.acc_tile
     compute = tiles_or * (costs.gemm(e) + tiles.n_i * (t.pipeline_depth + e * p.ti * kk))
     compute += tiles_or * sum(costs.alu(e, tensor) for tensor in alu)
@@ -217,7 +275,7 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
             acc_bytes += g.nb * g.ob * cfg.acc_elem_bytes
         elif kind == "bcast_acc":
             compute += tiles_or * costs.load("ACC", e)
-            acc_bytes += tiles_or * p.to * cfg.acc_elem_bytes * p.th * g.ow
+            acc_bytes += tiles_or * e * cfg.acc_elem_bytes
         elif kind in ("load", "load8"):
             compute += tiles_or * costs.load("ACC" if kind == "load" else "ACC_8BIT", e)
             acc_bytes += tiles_or * e * (cfg.acc_elem_bytes if kind == "load"
@@ -230,21 +288,22 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
     step_inp = per_r_inp[0][1] // max(tiles.n_i, 1)
     slice_load = costs.load("WGT", p.to * p.ti * kk)
     gemm_step = t.pipeline_depth + e * p.ti * kk
-    streaming = p.wgt_resident and tiles.n_o == 1 and g.nb == 1
+    streaming = tiles.streaming
     if streaming:
         first = step_inp + slice_load
         # The first tile waits for every slice when loading one takes longer than using it.
         first += max(0, tiles.n_i - 1) * max(0, step_inp + slice_load - gemm_step)
     else:
         first = step_inp + costs.load("WGT", wgt_tile)
-    flat = len(tiles.row_runs()) == 1 and not (p.wgt_resident and (tiles.n_o > 1 or g.nb > 1))
+    flat = tiles.flat
     if not p.double_buffer:
         cycles = load + compute + store
     elif p.acc_double:
         # Consecutive tiles overlap, except where the loop nest restarts (an output tile
         # change or a change of row padding when the tile loops are not one loop, the tile
         # after the one that streams the weights).
-        restarts = 0 if flat else g.nb * tiles.n_o * len(tiles.row_runs()) - 1
+        restarts = 0 if flat else (g.nb * tiles.n_o * len(tiles.row_runs())
+                                   * len(tiles.col_runs()) - 1)
         restarts += 1 if streaming and not p.first_acc else 0
         cycles = max(load, compute + restarts * store_tile, store) + first + store_tile
     else:
@@ -270,24 +329,29 @@ def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
         skip_options.append(True)
     found: list[tuple[ConvEstimate, ConvPlan]] = []
     reasons: set[str] = set()
-    for to in [want_o] if want_o else _divisors(g.ob):
-        for ti in [want_i] if want_i else _divisors(g.ib):
-            for th in _divisors(g.oh):
-                for resident in (True, False):
-                    if resident and ti == g.ib and th == g.oh:
-                        continue  # the same loads as per step
-                    for db, acc2 in _buffering(double_buffer, g.nb * (g.ob // to)
-                                               * (g.oh // th) > 1):
-                        own = [False, True] if acc2 and resident and g.nb == 1 and to == g.ob \
-                            else [False]
-                        for skip, first_acc in itertools.product(skip_options, own):
-                            plan = ConvPlan(to, th, ti, resident, db, skip, acc2, first_acc)
-                            tiles = ConvTiles(g, plan)
-                            why = _check(tiles, cfg, budget, accs)
-                            if why is not None:
-                                reasons.add(why)
-                                continue
-                            found.append((estimate_conv(tiles, cfg, costs, accs, alu), plan))
+    # Tiles span the whole output width unless no such tiling fits (a wide image whose
+    # window rows overflow the input SRAM): then narrower column tiles are tried.
+    for widths in ([0], [d for d in _divisors(g.ow) if d < g.ow]):
+        for to, ti, th, tw in itertools.product([want_o] if want_o else _divisors(g.ob),
+                                                [want_i] if want_i else _divisors(g.ib),
+                                                _divisors(g.oh), widths):
+            for resident in (True, False):
+                if resident and ti == g.ib and th == g.oh and not tw:
+                    continue  # the same loads as per step
+                tiles_count = g.nb * (g.ob // to) * (g.oh // th) * (g.ow // (tw or g.ow))
+                for db, acc2 in _buffering(double_buffer, tiles_count > 1):
+                    own = [False, True] if acc2 and resident and g.nb == 1 and to == g.ob \
+                        else [False]
+                    for skip, first_acc in itertools.product(skip_options, own):
+                        plan = ConvPlan(to, th, ti, resident, db, skip, acc2, first_acc, tw)
+                        tiles = ConvTiles(g, plan)
+                        why = _check(tiles, cfg, budget, accs)
+                        if why is not None:
+                            reasons.add(why)
+                            continue
+                        found.append((estimate_conv(tiles, cfg, costs, accs, alu), plan))
+        if found:
+            break
     if not found:
         raise NoFit("; ".join(sorted(reasons)) or "no tiling fits")
     least = min(est.dram for est, _ in found)

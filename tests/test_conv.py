@@ -36,6 +36,9 @@ SMALL = (
     Layer("odd_channels", 0, 6, 6, 20, 24, 3, 3, 1, 1, 1, 1),
     Layer("3x3_valid", 0, 7, 7, 16, 16, 3, 3, 0, 0, 1, 1),
     Layer("row_tiles", 0, 48, 48, 16, 32, 3, 3, 1, 1, 1, 1),
+    # Three window rows of 1,002 columns overflow the input SRAM: column tiles, with the
+    # left and right halos as padding at the image's edges only.
+    Layer("column_tiles", 0, 4, 1000, 16, 16, 3, 3, 1, 1, 1, 1),
 )
 
 

@@ -180,3 +180,13 @@ def test_padded_input_diagnostics(fill: int, extra: str, message: str) -> None:
     module = parse(_stage1(fill, extra))
     with pytest.raises(DiagnosticError, match=message):
         TilePass().apply(make_context(), module)
+
+
+def test_wide_images_get_column_tiles(default_cfg: VTAConfig) -> None:
+    """When even one output row's input window does not fit, tiles narrow to column ranges;
+    the left and right halos are padding only in the first and last column tiles."""
+    layer = Layer("wide", 1, 4, 1000, 16, 16, 3, 3, 1, 1, 1, 1)
+    f = tiled(layer, default_cfg)
+    pads = {op.pads[2:] for op in f.walk() if isinstance(op, DmaCopyOp)
+            and sram_space(op.dst.type) is Sram.INP}
+    assert pads == {(1, 0), (0, 0), (0, 1)}

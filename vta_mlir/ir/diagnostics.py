@@ -227,19 +227,24 @@ def _position(op: Operation, cache: dict[Block, dict[Operation, int]]) -> int:
 
 def _verify_dominance(op: Operation, cache: dict[Block, dict[Operation, int]]) -> None:
     """Report an operand defined by an op that does not come before the user in the user's
-    block (or in a block enclosing it): xDSL's parser accepts such forward references and its
-    verifier does not check dominance, and passes then fail on the ill-formed IR in ways that
-    are not diagnostics.  Uses across the blocks of one CFG region are not checked."""
+    block (or in a block enclosing it), or defined in a block that does not enclose the user
+    at all: xDSL's parser accepts such references and its verifier does not check dominance,
+    and passes then fail on the ill-formed IR in ways that are not diagnostics.  Uses across
+    the blocks of one CFG region are not checked."""
     for index, operand in enumerate(op.operands):
         definer = operand.owner
-        if not isinstance(definer, Operation) or definer.parent is None:
+        block = definer if isinstance(definer, Block) else definer.parent
+        if block is None:
             continue
         user: Operation | None = op
-        while user is not None and user.parent is not definer.parent:
+        while user is not None and user.parent is not block:
             user = user.parent_op()
         if user is None:
-            continue
-        if user is definer or _position(definer, cache) > _position(user, cache):
+            # Defined in a block that does not enclose the use (a value of another function).
+            report_error(op, f"operand #{index} is defined in a region that does not enclose "
+                             "this use")
+        if isinstance(definer, Operation) and (
+                user is definer or _position(definer, cache) > _position(user, cache)):
             report_error(op, f"operand #{index} does not dominate this use")
 
 

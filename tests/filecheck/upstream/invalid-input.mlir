@@ -34,3 +34,14 @@ func.func @use_before_def(%acc: memref<8x16xi32>) {
   %c0 = arith.constant 0 : i32
   return
 }
+
+// -----
+
+// A value of a function used at the top of the module: the parser resolves the name, and
+// vta-pack then failed erasing the accumulator.
+// CHECK: invalid-input.mlir:[[# @LINE + 1]]:1: error: 'memref.dealloc' op operand #0 is defined in a region that does not enclose this use
+memref.dealloc %acc : memref<4x16xi32>
+func.func @f() {
+  %acc = memref.alloc() : memref<4x16xi32>
+  return
+}
