@@ -29,8 +29,9 @@ the regions still to come.
 chosen; larger than the dimension: the whole dimension); a tile that does not fit is an error
 naming the SRAM; for a convolution the ``o`` and ``i`` entries fix the output and input
 channel tiles, in blocks, and must divide the channel blocks.  ``double-buffer=true|false``
-forces the choice (default: the cost model's); for a convolution ``false`` keeps the tiles the
-default would choose, with one copy of each buffer.
+forces the choice (default: the cost model's); for a convolution ``false`` keeps the tiles and
+the alternating accumulator tiles the default would choose, with one copy of the input and
+weight buffers (and ``vta-coproc-sync`` then keeps every token one deep).
 ``verbose=true`` reports the chosen tiling as a remark at each region's output.
 
 **Double buffering.**  An input or weight buffer loaded more than once is one alloc with a
@@ -369,11 +370,12 @@ class TilePass(ModulePass):
     def tile_conv(self, region: ConvRegion, cfg: VTAConfig, budget: Budget,
                   tile: tuple[int, int, int], used: dict[str, int]) -> None:
         try:
-            # ``double-buffer=false`` keeps the tiles the default would choose, with one copy
-            # of each buffer (so the two can be compared); ``true`` insists on two copies.
+            # ``double-buffer=false`` keeps the tiles and accumulator tiles the default would
+            # choose, with one copy of the input and weight buffers (so the two can be
+            # compared); ``true`` insists on two copies.
             plan = choose_conv_plan(region, cfg, budget, tile, self.double_buffer or None)
             if self.double_buffer is False:
-                plan = replace(plan, double_buffer=False, acc_double=False, first_acc=False)
+                plan = replace(plan, double_buffer=False, first_acc=False)
         except NoFit as exc:
             report_error(region.output, f"vta-tile: cannot tile this convolution: {exc}")
         if self.verbose:
