@@ -105,13 +105,8 @@ from vta_mlir.dialects.vta import (
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .tensorize import (
-    UOP_LIST_ATTR,
-    LinearForm,
-    affine_of_form,
-    linear_affine_expr,
-    write_hazard_free,
-)
+from .sram_views import LinearForm, affine_of_form, linear_affine_expr
+from .tensorize_conv import UOP_LIST_ATTR, write_hazard_free
 
 __all__ = ["FoldUopLoopsPass"]
 
@@ -571,6 +566,12 @@ def _list_body(kernel: _Kernel) -> list[Operation]:
 def _materialise(kernel: _Kernel) -> None:
     """Replace the outermost consumed loop by the kernel."""
     outer = kernel.consumed[-1]
+    # The kernel goes where the outermost consumed loop is; that loop may be a list loop
+    # itself (no level folded: a convolution with a single output element), which
+    # _list_body moves into the kernel.
+    anchor = outer.next_op
+    block = outer.parent_block()
+    assert block is not None
     if kernel.listed:
         body: list[Operation] = _list_body(kernel)
     else:
@@ -590,9 +591,11 @@ def _materialise(kernel: _Kernel) -> None:
         )
         copy_location(level.origin, loop)
         body = [loop]
+    point = InsertPoint.at_end(block) if anchor is None else InsertPoint.before(anchor)
     for op in body:
-        Rewriter.insert_op(op, InsertPoint.before(outer))
-    Rewriter.erase_op(outer)
+        Rewriter.insert_op(op, point)
+    if outer.parent is not None and outer not in kernel.listed:
+        Rewriter.erase_op(outer)
 
 
 # ---------------------------------------------------------------------------------------------

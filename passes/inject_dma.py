@@ -94,7 +94,7 @@ from vta_mlir.dialects.vta import (
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .tensorize import (
+from .sram_views import (
     BufferView,
     HostIndex,
     LinearForm,

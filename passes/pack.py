@@ -61,7 +61,7 @@ BLOCK_OUT)``, a per-channel bias one element row of that layout, and one packed 
         ins(%x, %w) outs(%acc) { extsi, extsi, muli, addi }
 
 A convolution reading a zero-padded copy of its data (``linalg.fill`` 0 of a buffer, the
-argument copied into its interior ``memref.subview``, ``passes/pack_match.py``) keeps the
+argument copied into its interior ``memref.subview``, ``passes/pack_match_conv.py``) keeps the
 idiom in the packed layout, right before the convolution; only H and W are padded, so the
 interior is the whole packed argument (``tensor`` layout: N/B, C/BI, H + top + bottom,
 W + left + right, B, BI).  For a 1×64×56×56 argument padded by 1 on each side::
@@ -102,22 +102,18 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
-from vta_mlir.passes.pack_match import (
-    COMMUTATIVE,
-    IMM_MAX,
-    IMM_MIN,
+from vta_mlir.passes.pack_expr import (
     Alu,
     Const,
-    Conv,
     Expr,
-    FunctionRecognizer,
     Gemm,
     Load,
     Output,
-    Padding,
     error_with_note,
     label,
 )
+from vta_mlir.passes.pack_match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
+from vta_mlir.passes.pack_match_conv import Conv, Padding
 from vta_mlir.passes.pack_patterns import (
     ARG_ATTR_NAME,
     ROLE_NAMES,

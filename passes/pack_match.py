@@ -1,40 +1,31 @@
 """Recognition for ``vta-pack``: what a function computes, as expressions over its arguments.
 
 :class:`FunctionRecognizer` walks the body of a stage-0 function (``docs/pipeline.md``) once, in
-program order, and keeps for every buffer the value it holds as a small expression tree:
+program order, and keeps for every buffer the value it holds as a small expression tree
+(``passes/pack_expr.py``):
 
 * :class:`Const` — a splat of an integer (``linalg.fill``, folded ``arith`` constants);
 * :class:`Load` — the contents of a function argument, sign-extended when it is ``i8``,
   optionally broadcast over the rows (a per-column bias);
 * :class:`Gemm` — ``init + act · wgt`` of two ``i8`` arguments, whatever their orientation;
-* :class:`Conv` — ``init + conv2d(act, wgt)`` of NCHW ``i8`` data and an FCHW ``i8`` kernel
-  (``linalg.conv_2d_nchw_fchw`` or the equivalent ``linalg.generic``), dilation 1, any stride,
-  the data an argument or a zero-padded copy of one (:class:`Padding`);
+* :class:`~vta_mlir.passes.pack_match_conv.Conv` — ``init + conv2d(act, wgt)`` of NCHW ``i8``
+  data and an FCHW ``i8`` kernel, the data an argument or a zero-padded copy of one
+  (recognized by ``passes/pack_match_conv.py``);
 * :class:`Alu` — one VTA ALU operation (``add``, ``mul``, ``shr``, ``max``, ``min``); ``subi`` by
   a constant is already an ``add`` of its negation and ``shli`` a ``shr`` by a negative amount;
 * :class:`Narrow` — an ``i8`` value: an ``i8`` argument before its ``arith.extsi``, or the
   ``arith.trunci`` of an ``i32`` expression.
 
-Everything VTA cannot run is reported at the op responsible (``report_error``).  The result is
-the list of :class:`Output` s, one per ``i8`` function argument the function writes, in the
-order of their writers; ``passes/pack.py`` turns each into one VTA region.
+This module recognizes buffers, fills, copies, bias broadcasts, matrix contractions and
+element-wise ``linalg.generic`` ops; convolutions and their zero-padded data are
+:class:`~vta_mlir.passes.pack_match_conv.ConvMatcher`'s.  Everything VTA cannot run is reported at
+the op responsible (``report_error``).  The result is the list of :class:`Output` s, one per
+``i8`` function argument the function writes, in the order of their writers;
+``passes/pack.py`` turns each into one VTA region.
 
 A function works either on matrices (rank-2 buffers, per-column bias vectors) or, when one of
 its arguments or buffers has rank 4, on NCHW tensors (rank-4 buffers, per-output-channel bias
 vectors, element-wise maps the identity or ``(n, c, h, w) -> (c)``).
-
-Padding is the usual memref idiom: a buffer ``%xp`` allocated with the padded shape, filled
-with 0, the argument copied into its interior view, the view read by nothing else and the buffer
-by one convolution only::
-
-    %xp = memref.alloc() : memref<1x64x58x58xi8>
-    linalg.fill ins(%c0_i8 : i8) outs(%xp : memref<1x64x58x58xi8>)
-    %xi = memref.subview %xp[0, 0, 1, 1] [1, 64, 56, 56] [1, 1, 1, 1] : ... to ...
-    memref.copy %x, %xi : ...                 // or linalg.copy ins(%x) outs(%xi)
-    linalg.conv_2d_nchw_fchw ... ins(%xp, %w ...) outs(%acc ...)
-
-gives ``Conv(..., act=%x, padding=Padding(pads=(1, 1, 1, 1)))``.  Only H and W are padded, by at
-most 15 on each side (the 4-bit ``y_pad`` / ``x_pad`` fields of a DMA load).
 
 Example: ``linalg.fill 0 → %acc; linalg.matmul (%x, %w) → %acc;
 linalg.generic {trunci(minsi(maxsi(shrsi(%a, 8), 0), 127))} (%acc) → %y`` gives the output
@@ -61,29 +52,31 @@ from xdsl.dialects.linalg import abstract_ops as linalg_abstract
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 
-from vta_mlir.config import MEMOP_PAD_WIDTH
-from vta_mlir.ir.diagnostics import DiagnosticError, op_diagnostic, report_error
+from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.passes.pack_expr import (
+    Alu,
+    Const,
+    Expr,
+    Gemm,
+    Load,
+    Narrow,
+    Output,
+    Value,
+    error_with_note,
+    int_width,
+    label,
+    result_dims,
+)
+from vta_mlir.passes.pack_match_conv import ConvMatcher
 
 __all__ = [
     "ALU_KINDS",
     "COMMUTATIVE",
-    "Conv",
     "IMM_MAX",
     "IMM_MIN",
-    "Alu",
-    "Const",
-    "Expr",
     "FunctionRecognizer",
-    "Gemm",
-    "Load",
-    "Narrow",
-    "Output",
-    "PAD_MAX",
-    "Padding",
-    "error_with_note",
-    "label",
 ]
 
 #: VTA's ALU immediate is a signed 16-bit field (vta-isa.md §2.5).
@@ -91,8 +84,6 @@ IMM_MIN = -(1 << 15)
 IMM_MAX = (1 << 15) - 1
 #: Shift amounts ``arith.shrsi`` / ``arith.shli`` define on i32.
 SHIFT_MAX = 31
-#: The largest zero padding of one side of a DMA load (4-bit ``y_pad`` / ``x_pad`` fields).
-PAD_MAX = (1 << MEMOP_PAD_WIDTH) - 1
 
 #: ALU operations of the normal form, by the ``arith`` op that expresses each one.
 ALU_KINDS: dict[str, type[Operation]] = {
@@ -109,120 +100,6 @@ _SUPPORTED_BODY = (
     "arith.shli by a constant, arith.maxsi and arith.minsi on i32, arith.extsi of i8 inputs "
     "and a final arith.trunci to i8"
 )
-
-
-# --------------------------------------------------------------------------------------------
-# Expressions
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(eq=False)
-class Expr:
-    """An i32 value of every element of a buffer; ``op`` is where it comes from."""
-
-    op: Operation
-
-
-@dataclass(eq=False)
-class Const(Expr):
-    value: int
-
-
-@dataclass(eq=False)
-class Load(Expr):
-    """The contents of a function argument (sign-extended when i8); ``broadcast``: a vector
-    (or one-row matrix) repeated over the rows of the result."""
-
-    arg: BlockArgument
-    broadcast: bool = False
-
-
-@dataclass(eq=False)
-class Gemm(Expr):
-    """``init + act · wgt`` with ``act`` (N×K, or K×N when ``act_transposed``) and ``wgt``
-    (N_out×K as VTA stores it, or K×N_out when ``wgt_transposed``)."""
-
-    init: Expr
-    act: BlockArgument
-    act_transposed: bool
-    wgt: BlockArgument
-    wgt_transposed: bool
-
-
-@dataclass(eq=False)
-class Padding:
-    """A zero-padded copy of an NCHW ``i8`` argument (module doc): the buffer ``alloc`` filled
-    with 0 by ``fill``, the argument ``arg`` copied by ``copy`` into the interior ``view``,
-    ``pads`` rows and columns of zeros around it (top, bottom, left, right).  ``reader`` is the
-    convolution reading the buffer, ``dealloc`` the op freeing it (None: not yet seen)."""
-
-    alloc: Operation
-    view: memref.SubviewOp | None = None
-    fill: Operation | None = None
-    copy: Operation | None = None
-    arg: BlockArgument | None = None
-    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
-    reader: Operation | None = None
-    dealloc: memref.DeallocOp | None = None
-
-    @property
-    def buffer(self) -> SSAValue:
-        return self.alloc.results[0]
-
-
-@dataclass(eq=False)
-class Conv(Gemm):
-    """``init + conv2d(act, wgt)``: ``act`` NCHW data, ``wgt`` an FCHW (OIHW) kernel, the
-    output NFHW; ``strides`` along H and W (dilation is 1); ``padding`` when the convolution
-    reads a zero-padded copy of ``act``."""
-
-    strides: tuple[int, int] = (1, 1)
-    padding: Padding | None = None
-
-
-@dataclass(eq=False)
-class Alu(Expr):
-    kind: str
-    lhs: Expr
-    rhs: Expr
-
-
-@dataclass(eq=False)
-class Narrow:
-    """An i8 value: ``value`` truncated to i8 (``truncated``), or an i8 input whose
-    sign-extension is ``value``."""
-
-    value: Expr
-    truncated: bool
-    op: Operation
-
-
-@dataclass
-class Output:
-    """An i8 function argument the function writes, and what it receives."""
-
-    arg: BlockArgument
-    value: Narrow
-    writer: Operation
-
-
-Value = Expr | Narrow
-
-
-def label(value: SSAValue) -> str:
-    """How messages name a buffer: ``%name`` when it has one."""
-    if value.name_hint:
-        return f"%{value.name_hint}"
-    if isinstance(value, BlockArgument):
-        return f"argument #{value.index}"
-    return "a buffer"
-
-
-def error_with_note(op: Operation, message: str, other: Operation, note: str) -> NoReturn:
-    """Stop with an error at ``op`` and a note at ``other``."""
-    diagnostic = op_diagnostic(op, message)
-    diagnostic.attach_note(note, op=other)
-    raise DiagnosticError(diagnostic)
 
 
 def _wrap32(value: int) -> int:
@@ -245,14 +122,8 @@ def _fold(kind: str, lhs: int, rhs: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# Types and indexing maps
+# Element types
 # --------------------------------------------------------------------------------------------
-
-
-def _int_width(t: object) -> int | None:
-    if isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNLESS:
-        return t.width.data
-    return None
 
 
 def _type_problem(t: object) -> str | None:
@@ -267,41 +138,6 @@ def _type_problem(t: object) -> str | None:
     if not isinstance(t, IntegerType):
         return f"element type {t} is not supported: VTA's buffers hold i8 or i32"
     return None
-
-
-def _dims(m: AffineMap) -> list[int | None]:
-    """The results of ``m`` as dimension positions (None for the constant 0, -1 otherwise)."""
-    out: list[int | None] = []
-    for r in m.results:
-        if isinstance(r, AffineDimExpr):
-            out.append(r.position)
-        elif isinstance(r, AffineConstantExpr) and r.value == 0:
-            out.append(None)
-        else:
-            out.append(-1)
-    return out
-
-
-def _coefficients(m: AffineMap, result: int) -> list[int] | None:
-    """The dimension coefficients of result ``result`` of ``m`` when it is a linear form of the
-    dimensions without constant term (None otherwise)."""
-    n = m.num_dims
-
-    def at(point: Sequence[int]) -> int:
-        return m.eval(point, [0] * m.num_symbols)[result]
-
-    if at([0] * n) != 0:
-        return None
-    coeffs = [at([int(i == d) for i in range(n)]) for d in range(n)]
-    # Two more points rule out floordiv / mod / ceildiv forms that agree on the unit vectors.
-    for point in ([i + 2 for i in range(n)], [7 * i + 3 for i in range(n)]):
-        if at(point) != sum(c * v for c, v in zip(coeffs, point, strict=True)):
-            return None
-    return coeffs
-
-
-def _unit(n: int, terms: dict[int, int]) -> list[int]:
-    return [terms.get(d, 0) for d in range(n)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -322,10 +158,11 @@ class FunctionRecognizer:
     outputs: dict[BlockArgument, Output] = field(default_factory=dict)
     #: Rank of the function's buffers: 2 (matrices) or 4 (NCHW tensors, module doc).
     rank: int = 2
-    #: The zero-padded buffers (allocations a subview is taken of), by buffer.
-    padding: dict[SSAValue, Padding] = field(default_factory=dict[SSAValue, Padding])
-    #: The interior view of each zero-padded buffer, to its buffer.
-    views: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+    #: The convolutions and zero-padded buffers of the function.
+    conv: ConvMatcher = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.conv = ConvMatcher(self)
 
     @property
     def block(self) -> Block:
@@ -337,18 +174,15 @@ class FunctionRecognizer:
                     if isinstance(op, memref.AllocOp | memref.AllocaOp))]
         if any(isinstance(v.type, MemRefType) and v.type.get_num_dims() == 4 for v in values):
             self.rank = 4
-        for op in self.block.ops:
-            if isinstance(op, memref.SubviewOp) \
-                    and isinstance(op.source.owner, memref.AllocOp | memref.AllocaOp) \
-                    and op.source.owner.parent_block() is self.block \
-                    and _int_width(op.source.owner.memref.type.element_type) == 8:
-                self.padding.setdefault(op.source, Padding(op.source.owner))
+        self.conv.find_padding(self.block)
         for op in list(self.block.ops):
             self.visit(op)
         return list(self.outputs.values())
 
     # ---- ops of the function body ---------------------------------------------------------
     def visit(self, op: Operation) -> None:
+        if self.conv.visit(op):
+            return
         match op:
             case func.ReturnOp():
                 if op.operands:
@@ -360,19 +194,6 @@ class FunctionRecognizer:
                                      "VTA buffers have static shapes")
                 self.check_buffer(op, op.memref, vector=True)
                 self.state[op.memref] = None
-            case memref.DeallocOp():
-                pad = self.padding.get(op.memref)
-                if pad is not None:
-                    pad.dealloc = op
-            case memref.SubviewOp():
-                self.subview(op)
-            case memref.CopyOp() if op.destination in self.views:
-                self.pad_copy(op, op.source, op.destination)
-            case linalg.CopyOp() if len(op.outputs) == 1 and op.outputs[0] in self.views:
-                if len(op.inputs) != 1 or op.res:
-                    report_error(op, "copies into the interior of a zero-padded buffer with "
-                                     "other than one memref input: copy one function argument")
-                self.pad_copy(op, op.inputs[0], op.outputs[0])
             case memref.GetGlobalOp():
                 report_error(op, f"reads the global {op.name_}: vta-pack takes constant tensors "
                                  "(a bias, weights) as function arguments, packed by the host")
@@ -409,8 +230,8 @@ class FunctionRecognizer:
     def check_buffer(self, op: Operation, value: SSAValue, *, vector: bool = False) -> MemRefType:
         """``value`` is a static memref of i8 or i32 of rank 2 (rank 1 too when ``vector``)."""
         t = value.type
-        if value in self.views:
-            self.padded_view_error(op, value)
+        if value in self.conv.views:
+            self.conv.padded_view_error(op, value)
         if isinstance(t, TensorType):
             report_error(op, f"operates on tensors ({t}): vta-pack works on memrefs; "
                              "bufferize the program first")
@@ -450,20 +271,20 @@ class FunctionRecognizer:
                         "int8 results once and does not load them again; compute from the "
                         "accumulator instead",
                     self.outputs[value].writer, "written here")
-            if _int_width(value.type.element_type) == 8:  # type: ignore[attr-defined]
+            if int_width(value.type.element_type) == 8:  # type: ignore[attr-defined]
                 return Narrow(Load(op, value), False, op)
             return Load(op, value)
-        if value in self.padding:
-            self.padded_read_error(op, value)
+        if value in self.conv.padding:
+            self.conv.padded_read_error(op, value)
         held = self.state.get(value)
         if held is None:
             report_error(op, f"reads {label(value)} before anything was written to it")
         return held
 
     def write(self, op: Operation, dst: SSAValue, value: Value) -> None:
-        width = _int_width(dst.type.element_type)  # type: ignore[attr-defined]
-        if dst in self.padding:
-            self.pad_fill(op, self.padding[dst], value)
+        width = int_width(dst.type.element_type)  # type: ignore[attr-defined]
+        if dst in self.conv.padding:
+            self.conv.pad_fill(op, self.conv.padding[dst], value)
         if self.is_argument(dst):
             assert isinstance(dst, BlockArgument)
             if width != 8:
@@ -503,136 +324,6 @@ class FunctionRecognizer:
             return held.value.arg
         report_error(op, f"the {what} {label(value)} is not a function argument: VTA reads "
                          "contraction operands from int8 arguments")
-
-    # ---- zero padding ---------------------------------------------------------------------
-    def subview(self, op: memref.SubviewOp) -> None:
-        """The interior view of a zero-padded buffer: static, unit strides, offset along H
-        and W only, at most ``PAD_MAX`` rows or columns of padding on each side."""
-        base = op.source
-        pad = self.padding.get(base)
-        if pad is None:
-            report_error(op, f"takes a view of {label(base)}: vta-pack accepts memref.subview "
-                             "only as the interior of a zero-padded buffer (a memref.alloc "
-                             "filled with 0) that a convolution reads")
-        if pad.view is not None:
-            error_with_note(op, f"takes a second view of the zero-padded buffer {label(base)}: "
-                                "a function argument is copied into one interior view",
-                            pad.view, "first view here")
-        if self.rank != 4:
-            report_error(op, f"takes a view of {label(base)}: vta-pack zero-pads only the "
-                             "NCHW data of a convolution")
-        t = self.check_buffer(op, base)
-        if _int_width(t.element_type) != 8:
-            report_error(op, f"pads {label(base)} ({t}): vta-pack zero-pads only the int8 data "
-                             "of a convolution")
-        if op.offsets or op.sizes or op.strides:
-            report_error(op, "has dynamic offsets, sizes or strides: the padding of a "
-                             "convolution is static")
-        offsets, sizes, strides = (tuple(a.get_values()) for a in (
-            op.static_offsets, op.static_sizes, op.static_strides))
-        shape = tuple(t.get_shape())
-        result = op.result.type
-        if not isinstance(result, MemRefType) or result.get_num_dims() != 4 \
-                or len(offsets) != 4 or tuple(result.get_shape()) != sizes:
-            report_error(op, f"is not a rank-4 view of {label(base)}: the interior of a padded "
-                             "NCHW buffer keeps its four dimensions")
-        if any(s != 1 for s in strides):
-            report_error(op, f"has strides {list(strides)}: the interior of a zero-padded "
-                             "buffer has unit strides")
-        if any(o < 0 or o + n > d for o, n, d in zip(offsets, sizes, shape, strict=True)):
-            report_error(op, f"reaches outside {label(base)} ({t})")
-        if offsets[:2] != (0, 0) or sizes[:2] != shape[:2]:
-            report_error(op, f"pads the batch or channel dimension of {label(base)} (offsets "
-                             f"{list(offsets)}, sizes {list(sizes)} of {t}): VTA pads only H and "
-                             "W; channel counts are padded to whole blocks by the host")
-        pads = (offsets[2], shape[2] - offsets[2] - sizes[2],
-                offsets[3], shape[3] - offsets[3] - sizes[3])
-        for side, amount in zip(("top", "bottom", "left", "right"), pads, strict=True):
-            if amount > PAD_MAX:
-                report_error(op, f"pads {label(base)} by {amount} on the {side}: a VTA load "
-                                 f"pads each side by at most {PAD_MAX} (4-bit pad fields)")
-        pad.view, pad.pads = op, pads
-        self.views[op.result] = base
-
-    def pad_fill(self, op: Operation, pad: Padding, value: Value) -> None:
-        """``op`` writes the zero-padded buffer: only its ``linalg.fill`` with 0 may."""
-        name = label(pad.buffer)
-        if pad.copy is not None:
-            error_with_note(op, f"writes the zero-padded buffer {name} after its interior was "
-                                "copied: a convolution reads it as it is after the copy",
-                            pad.copy, "copied here")
-        if pad.fill is not None:
-            error_with_note(op, f"writes the zero-padded buffer {name} a second time: it is "
-                                "filled with 0 once", pad.fill, "filled here")
-        if not isinstance(op, linalg.FillOp):
-            report_error(op, f"writes the zero-padded buffer {name}: it may only be filled with "
-                             "0 (linalg.fill) and receive a function argument in its interior "
-                             "(memref.copy or linalg.copy into its subview)")
-        fill = value.value if isinstance(value, Narrow) else value
-        if not isinstance(fill, Const) or fill.value != 0:
-            shown = fill.value if isinstance(fill, Const) else "a computed value"
-            report_error(op, f"fills the zero-padded buffer {name} with {shown}: VTA pads "
-                             "convolution data with zeros only")
-        pad.fill = op
-
-    def pad_copy(self, op: Operation, src: SSAValue, dst: SSAValue) -> None:
-        """``op`` copies ``src`` into the interior view ``dst`` of a zero-padded buffer."""
-        base = self.views[dst]
-        pad = self.padding[base]
-        if pad.copy is not None:
-            error_with_note(op, f"copies into the interior of {label(base)} a second time: a "
-                                "zero-padded buffer holds one function argument", pad.copy,
-                            "first copied here")
-        if pad.fill is None:
-            report_error(op, f"copies into the interior of {label(base)} before the buffer is "
-                             "filled: fill the zero-padded buffer with 0 (linalg.fill) first")
-        ts = self.check_buffer(op, src)
-        tv = dst.type
-        assert isinstance(tv, MemRefType)
-        if ts.get_shape() != tv.get_shape() or ts.element_type != tv.element_type:
-            report_error(op, f"copies {ts} into {tv}: the interior of a zero-padded buffer "
-                             "receives a whole argument of its shape")
-        held = self.read(op, src)
-        if not (isinstance(held, Narrow) and not held.truncated
-                and isinstance(held.value, Load) and not held.value.broadcast):
-            report_error(op, f"copies {label(src)}, a computed buffer, into the interior of "
-                             f"{label(base)}: the padded data of a convolution is a function "
-                             "argument")
-        pad.copy, pad.arg = op, held.value.arg
-        self.stored_by[base] = op
-
-    def padded_data(self, op: Operation, value: SSAValue) -> tuple[BlockArgument, Padding]:
-        """The argument and padding of the zero-padded buffer ``value`` that the convolution
-        ``op`` reads as its data."""
-        pad = self.padding[value]
-        name = label(value)
-        if pad.reader is not None:
-            error_with_note(op, f"reads the zero-padded buffer {name}, which another "
-                                "convolution reads: it is the data of one convolution only",
-                            pad.reader, "first read here")
-        if pad.copy is None or pad.arg is None:
-            report_error(op, f"reads the zero-padded buffer {name} before a function argument "
-                             "is copied into its interior (memref.copy into its subview)")
-        if pad.dealloc is not None:
-            error_with_note(op, f"reads {name} after it is deallocated", pad.dealloc,
-                            "deallocated here")
-        pad.reader = op
-        return pad.arg, pad
-
-    def padded_read_error(self, op: Operation, value: SSAValue) -> NoReturn:
-        pad = self.padding[value]
-        message = (f"reads the zero-padded buffer {label(value)}: only the data operand of one "
-                   "convolution may read it")
-        if pad.reader is not None:
-            error_with_note(op, message, pad.reader, "a convolution reads it here")
-        if pad.copy is not None:
-            error_with_note(op, message, pad.copy, "its data is copied here")
-        report_error(op, message)
-
-    def padded_view_error(self, op: Operation, view: SSAValue) -> NoReturn:
-        report_error(op, f"uses {label(view)}, the interior of the zero-padded buffer "
-                         f"{label(self.views[view])}: the interior only receives a function "
-                         "argument (memref.copy or linalg.copy)")
 
     # ---- copies ---------------------------------------------------------------------------
     def copy(self, op: Operation, src: SSAValue, dst: SSAValue) -> None:
@@ -694,7 +385,7 @@ class FunctionRecognizer:
             report_error(op, "has indexing maps with symbols: vta-pack needs static maps")
         iterators = [it.data for it in op.get_iterator_types()]
         if IteratorType.REDUCTION in iterators and self.rank == 4:
-            self.convolution(op, maps, iterators)
+            self.conv.convolution(op, maps, iterators)
         elif IteratorType.REDUCTION in iterators:
             self.contraction(op, maps, iterators)
         elif all(it == IteratorType.PARALLEL for it in iterators):
@@ -722,7 +413,7 @@ class FunctionRecognizer:
         self.check_contraction_body(op)
 
         k = iterators.index(IteratorType.REDUCTION)
-        out_dims = _dims(maps[2])
+        out_dims = result_dims(maps[2])
         not_product = "has indexing maps that are not those of a matrix product"
         if sorted(d for d in out_dims if d is not None) != sorted({0, 1, 2} - {k}) \
                 or len(out_dims) != 2:
@@ -730,7 +421,7 @@ class FunctionRecognizer:
         m, n = out_dims
         roles: dict[str, tuple[SSAValue, bool, int]] = {}
         for i, (value, imap) in enumerate(zip(inputs, maps[:2], strict=True)):
-            dims = _dims(imap)
+            dims = result_dims(imap)
             if dims == [m, k] or dims == [k, m]:
                 roles["act"] = (value, dims == [k, m], i)
             elif dims == [n, k] or dims == [k, n]:
@@ -755,7 +446,7 @@ class FunctionRecognizer:
     @staticmethod
     def check_contraction_types(op: Operation, types: Sequence[MemRefType]) -> None:
         """The operands are i8 × i8 → i32."""
-        widths = [_int_width(t.element_type) for t in types]
+        widths = [int_width(t.element_type) for t in types]
         if widths[0] == 32 and widths[1] == 32:
             report_error(op, "is a contraction of i32 operands: VTA's GEMM core multiplies int8 "
                              "operands into int32 accumulators (i8 × i8 → i32)")
@@ -763,77 +454,6 @@ class FunctionRecognizer:
             report_error(op, f"is a contraction of {types[0].element_type} × "
                              f"{types[1].element_type} into {types[2].element_type}: VTA "
                              "computes i8 × i8 → i32")
-
-    def convolution(
-        self,
-        op: linalg_abstract.LinalgStructuredOperation,
-        maps: Sequence[AffineMap],
-        iterators: Sequence[IteratorType],
-    ) -> None:
-        """A 2-D convolution of NCHW data with an FCHW kernel into NFHW (module doc)."""
-        inputs = list(op.inputs)
-        reduced = iterators.count(IteratorType.REDUCTION)
-        if len(inputs) != 2 or len(iterators) != 7 or reduced != 3:
-            report_error(op, "is a reduction that is not a 2-D convolution: on NCHW tensors VTA "
-                             "reduces NCHW int8 data with an FCHW int8 kernel over (c, kh, kw); "
-                             f"here {len(iterators)} loops, {reduced} reduced, {len(inputs)} "
-                             "inputs")
-        out = op.outputs[0]
-        types = [self.check_buffer(op, v) for v in (*inputs, out)]
-        self.check_contraction_types(op, types)
-        self.check_contraction_body(op)
-        strides = self.convolution_strides(op, maps, iterators)
-        (n, c, h, w), (f, c2, kh, kw), out_shape = (t.get_shape() for t in types)
-        oh, ow = out_shape[2:]
-        if c != c2 or tuple(out_shape[:2]) != (n, f) \
-                or (oh - 1) * strides[0] + kh > h or (ow - 1) * strides[1] + kw > w:
-            report_error(op, f"convolves {types[0]} with {types[1]} into {types[2]}: the shapes "
-                             "do not form a convolution")
-        if self.is_argument(out):
-            self.reject_i32_output(op, out)
-        init = self.read(op, out)
-        assert isinstance(init, Expr)
-        padding: Padding | None = None
-        if inputs[0] in self.padding:
-            act, padding = self.padded_data(op, inputs[0])
-        else:
-            act = self.argument_of(op, inputs[0], "data")
-        result = Conv(op, init, act, False, self.argument_of(op, inputs[1], "kernel"), False,
-                      strides, padding)
-        self.write(op, out, result)
-
-    @staticmethod
-    def convolution_strides(
-        op: Operation, maps: Sequence[AffineMap], iterators: Sequence[IteratorType]
-    ) -> tuple[int, int]:
-        """The strides of a convolution whose maps are ``X(n, c, oh*sh + kh, ow*sw + kw)``,
-        ``W(f, c, kh, kw)``, ``Y(n, f, oh, ow)`` for some order of the seven loops."""
-        not_conv = ("has indexing maps that are not those of a 2-D convolution of NCHW data "
-                    "with an FCHW kernel: X(n, c, oh*s + kh, ow*s + kw), W(f, c, kh, kw), "
-                    "Y(n, f, oh, ow)")
-        out_dims, w_dims = _dims(maps[2]), _dims(maps[1])
-        loops = [*out_dims, *w_dims[1:]]
-        if len(out_dims) != 4 or len(w_dims) != 4 or len(maps[0].results) != 4 \
-                or any(d is None or d < 0 for d in loops) or len(set(loops)) != 7 \
-                or w_dims[0] != out_dims[1]:
-            report_error(op, not_conv)
-        nd, fd, ohd, owd, cd, khd, kwd = (d for d in loops if d is not None)
-        if any(iterators[d] != IteratorType.PARALLEL for d in (nd, fd, ohd, owd)) \
-                or any(iterators[d] != IteratorType.REDUCTION for d in (cd, khd, kwd)):
-            report_error(op, not_conv)
-        x = [_coefficients(maps[0], r) for r in range(4)]
-        if x[0] != _unit(7, {nd: 1}) or x[1] != _unit(7, {cd: 1}):
-            report_error(op, not_conv)
-        strides: list[int] = []
-        for coeffs, o, k in ((x[2], ohd, khd), (x[3], owd, kwd)):
-            if coeffs is None or any(v for d, v in enumerate(coeffs) if d not in (o, k)) \
-                    or coeffs[o] < 1 or coeffs[k] < 1:
-                report_error(op, not_conv)
-            if coeffs[k] != 1:
-                report_error(op, f"has dilation {coeffs[k]}: VTA convolutions are packed with "
-                                 "dilation 1")
-            strides.append(coeffs[o])
-        return strides[0], strides[1]
 
     def check_contraction_body(self, op: linalg_abstract.LinalgStructuredOperation) -> None:
         """The body is ``out + extsi(a) * extsi(b)`` (any operand order)."""
@@ -909,7 +529,7 @@ class FunctionRecognizer:
             else:
                 env[bop.results[0]] = self.scalar_op(bop, lambda v, b=bop: get(b, v))
         assert result is not None
-        if isinstance(result, Narrow) != (_int_width(out_t.element_type) == 8):
+        if isinstance(result, Narrow) != (int_width(out_t.element_type) == 8):
             report_error(op, "yields a value of another type than its output")
         self.write(op, out, result)
 
@@ -925,7 +545,7 @@ class FunctionRecognizer:
                 op, f"takes the scalar {label(value)}, which is not a constant: VTA's ALU "
                     "takes immediates from the program, not from arguments")
         t = self.check_buffer(op, value, vector=True)
-        dims = _dims(imap)
+        dims = result_dims(imap)
         if dims == list(range(self.rank)):
             if t.get_shape() != out_t.get_shape():
                 report_error(op, f"reads {t} element-wise into {out_t}: the shapes differ")
@@ -950,14 +570,14 @@ class FunctionRecognizer:
                                "(or i8, sign-extended)")
         value = attr.value.data
         # Diagnostics about the value (an immediate out of range) point at its user.
-        if _int_width(attr.type) == 8:
+        if int_width(attr.type) == 8:
             return Narrow(Const(user, value), False, user)
         return Const(user, _wrap32(value))
 
     def scalar_op(self, bop: Operation, get: Callable[[SSAValue], Value]) -> Value:
         """The value of one op of an element-wise body."""
         if isinstance(bop, arith.ExtSIOp):
-            if _int_width(bop.input.type) != 8 or _int_width(bop.result.type) != 32:
+            if int_width(bop.input.type) != 8 or int_width(bop.result.type) != 32:
                 report_error(bop, f"extends {bop.input.type} to {bop.result.type}: VTA "
                                   "sign-extends i8 inputs to i32 only")
             value = get(bop.input)
@@ -967,7 +587,7 @@ class FunctionRecognizer:
                                   "only when storing, so arith.trunci must be the last op")
             return value.value
         if isinstance(bop, arith.TruncIOp):
-            if _int_width(bop.input.type) != 32 or _int_width(bop.result.type) != 8:
+            if int_width(bop.input.type) != 32 or int_width(bop.result.type) != 8:
                 report_error(bop, f"truncates {bop.input.type} to {bop.result.type}: VTA "
                                   "stores i32 accumulators as i8 only")
             value = get(bop.input)
@@ -980,7 +600,7 @@ class FunctionRecognizer:
         }.get(type(bop))
         if kind is None:
             report_error(bop, f"is not supported: {_SUPPORTED_BODY}")
-        width = _int_width(bop.results[0].type)
+        width = int_width(bop.results[0].type)
         if width != 32:
             if width == 8:
                 report_error(bop, "computes on i8 values: VTA's ALU computes on i32; extend the "

@@ -1,7 +1,7 @@
 """The tiling plan of a convolution region for ``vta-tile`` (:mod:`.tile_conv` emits it).
 
 A plan tiles the output channel blocks (``to``), the output rows (``th``), the output columns
-(``tw``: the whole width unless one output row's input window does not fit the input SRAM)
+(``tw``: the whole width, or narrower tiles that reload their column halo but can be taller)
 and the input channel blocks (``ti``) and says how buffers are kept: weights
 *resident* (all input channels of an output tile, held across its row tiles) or loaded per input
 step; two copies of the input (and per-step weight) tiles; two accumulator tiles alternating
@@ -329,29 +329,27 @@ def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
         skip_options.append(True)
     found: list[tuple[ConvEstimate, ConvPlan]] = []
     reasons: set[str] = set()
-    # Tiles span the whole output width unless no such tiling fits (a wide image whose
-    # window rows overflow the input SRAM): then narrower column tiles are tried.
-    for widths in ([0], [d for d in _divisors(g.ow) if d < g.ow]):
-        for to, ti, th, tw in itertools.product([want_o] if want_o else _divisors(g.ob),
-                                                [want_i] if want_i else _divisors(g.ib),
-                                                _divisors(g.oh), widths):
-            for resident in (True, False):
-                if resident and ti == g.ib and th == g.oh and not tw:
-                    continue  # the same loads as per step
-                tiles_count = g.nb * (g.ob // to) * (g.oh // th) * (g.ow // (tw or g.ow))
-                for db, acc2 in _buffering(double_buffer, tiles_count > 1):
-                    own = [False, True] if acc2 and resident and g.nb == 1 and to == g.ob \
-                        else [False]
-                    for skip, first_acc in itertools.product(skip_options, own):
-                        plan = ConvPlan(to, th, ti, resident, db, skip, acc2, first_acc, tw)
-                        tiles = ConvTiles(g, plan)
-                        why = _check(tiles, cfg, budget, accs)
-                        if why is not None:
-                            reasons.add(why)
-                            continue
-                        found.append((estimate_conv(tiles, cfg, costs, accs, alu), plan))
-        if found:
-            break
+    # Column tiles narrower than the image (``tw`` > 0) matter where a window row is long:
+    # their halo is loaded again, but rows can then be tiled taller.
+    widths = [0, *[d for d in _divisors(g.ow) if d < g.ow]]
+    for to, ti, th, tw in itertools.product([want_o] if want_o else _divisors(g.ob),
+                                            [want_i] if want_i else _divisors(g.ib),
+                                            _divisors(g.oh), widths):
+        for resident in (True, False):
+            if resident and ti == g.ib and th == g.oh and not tw:
+                continue  # the same loads as per step
+            tiles_count = g.nb * (g.ob // to) * (g.oh // th) * (g.ow // (tw or g.ow))
+            for db, acc2 in _buffering(double_buffer, tiles_count > 1):
+                own = [False, True] if acc2 and resident and g.nb == 1 and to == g.ob \
+                    else [False]
+                for skip, first_acc in itertools.product(skip_options, own):
+                    plan = ConvPlan(to, th, ti, resident, db, skip, acc2, first_acc, tw)
+                    tiles = ConvTiles(g, plan)
+                    why = _check(tiles, cfg, budget, accs)
+                    if why is not None:
+                        reasons.add(why)
+                        continue
+                    found.append((estimate_conv(tiles, cfg, costs, accs, alu), plan))
     if not found:
         raise NoFit("; ".join(sorted(reasons)) or "no tiling fits")
     least = min(est.dram for est, _ in found)

@@ -39,6 +39,8 @@ SMALL = (
     # Three window rows of 1,002 columns overflow the input SRAM: column tiles, with the
     # left and right halos as padding at the image's edges only.
     Layer("column_tiles", 0, 4, 1000, 16, 16, 3, 3, 1, 1, 1, 1),
+    # A single output position: the kernel has no loop level, only its micro-op list.
+    Layer("single_output", 0, 7, 7, 16, 64, 7, 7, 0, 0, 1, 1),
 )
 
 

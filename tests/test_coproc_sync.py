@@ -731,20 +731,21 @@ def test_pass_is_idempotent(default_cfg: VTAConfig) -> None:
 
 def test_the_protocol_check_finds_a_missing_token(default_cfg: VTAConfig) -> None:
     from vta_mlir.dialects.vta import get_config
-    from vta_mlir.passes import coproc_sync_analysis as analysis
+    from vta_mlir.passes import coproc_sync_deps as deps
+    from vta_mlir.passes import coproc_sync_protocol as protocol
 
     module = parse(blocked_matmul(default_cfg), default_cfg)
     f = next(op for op in module.walk() if op.name == "func.func")
-    ev = analysis.HostEval()
-    root = analysis.build_model(f.regions[0].block, ev)
-    analysis.DependenceAnalysis(root, get_config(f), ev).run()
-    analysis.synthesize(root, True)
-    assert analysis.verify_protocol(root) is None
+    ev = deps.HostEval()
+    root = deps.build_model(f.regions[0].block, ev)
+    deps.DependenceAnalysis(root, get_config(f), ev).run()
+    protocol.synthesize(root, True)
+    assert protocol.verify_protocol(root) is None
     inner = next(n for n in root.walk() if n.op is not None and n.op.parent_op() is not f)
     inner.forward.clear()  # drop load -> compute
-    inner.events = analysis.slot_events(inner)
-    missed = analysis.verify_protocol(root)
-    assert missed is not None and (missed.x, missed.y) == (analysis.LOAD, analysis.COMPUTE)
+    inner.events = protocol.slot_events(inner)
+    missed = protocol.verify_protocol(root)
+    assert missed is not None and (missed.x, missed.y) == (deps.LOAD, deps.COMPUTE)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,43 +1,28 @@
-"""The analysis behind ``vta-coproc-sync``: which commands depend on which, and the token
-protocol that orders them.
+"""The program model of ``vta-coproc-sync`` and the dependences between its commands.
 
 A function body is modelled as a tree of :class:`Node` s (the body, and every host loop that
 holds commands) whose :class:`Item` s are commands (one module each) and nested loops.  Between
 items, tokens are placed in *slots*: ``pre(i) = 2·i`` (just before item ``i``) and
 ``post(i) = 2·i + 1`` (just after it).
 
-1. **Dependences** (:class:`DependenceAnalysis`).  Every command reads and writes element ranges
-   of SRAM buffers and byte ranges of DRAM buffers (a micro-kernel: the hull of its micro-ops
-   over its loop levels and micro-op list loops, from the positions' coefficients, vta-isa.md
-   §4.4); host index arithmetic (``affine.apply``,
-   ``arith``, ``arith.select`` of buffers) is evaluated for every iteration of the constant-bound
-   host loops, so a buffer that alternates with the loop parity (double buffering) is seen as
-   such.  Two items of different modules that touch a common range, one of them writing, give a
-   :class:`Req`: *forward* (``a`` before ``b`` in one iteration) or *carried* from one
-   iteration of the node's loop to a later one, with the smallest distance at which it occurs
-   (1, or 2 meaning "2 or more").  Programs too large to enumerate fall back to whole buffers.
+**Dependences** (:class:`DependenceAnalysis`).  Every command reads and writes element ranges of
+SRAM buffers and byte ranges of DRAM buffers (a micro-kernel: the hull of its micro-ops over its
+loop levels and micro-op list loops, from the positions' coefficients, vta-isa.md §4.4); host
+index arithmetic (``affine.apply``, ``arith``, ``arith.select`` of buffers) is evaluated for
+every iteration of the constant-bound host loops, so a buffer that alternates with the loop
+parity (double buffering) is seen as such.  Two items of different modules that touch a common
+range, one of them writing, give a :class:`Req`: *forward* (``a`` before ``b`` in one iteration)
+or *carried* from one iteration of the node's loop to a later one, with the smallest distance at
+which it occurs (1, or 2 meaning "2 or more").  Programs too large to enumerate fall back to
+whole buffers.
 
-2. **Protocol** (:func:`synthesize`, bottom-up, greedy).  A node's protocol is a set of forward
-   tokens (push after the source, pop before the target, one per queue and target) and, per
-   queue, one carried token: popped at the first point of the body that needs it, pushed at
-   the last, primed before the loop and drained after it.  When the loop is double-buffered
-   and nothing else in the body uses the queue, the carried token is two deep (primed and
-   drained twice) if its dependences occur only two iterations apart, and independent chains
-   of dependences (a body unrolled over two buffer copies) get a token each.  A load ↔ store
-   dependence goes through compute (a pop and a push on the compute module before the target).
-   Each token is added only when the requirement is not already implied by the others: that is
-   decided by :class:`_Sim`, which executes the protocol abstractly (every loop for at most
-   :data:`SIM_ITERATIONS` iterations, which covers its first, steady and last iterations) with a
-   vector clock per module, FIFO token queues and the hardware's in-order modules.
-
-3. **Check** (:func:`verify_protocol`): the whole function is executed that way once more;
-   every requirement must hold, no pop may find its queue empty, and no token may be left.
+The token protocol that orders these dependences is chosen and checked in
+:mod:`.coproc_sync_protocol`.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict, deque
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -73,19 +58,21 @@ from vta_mlir.dialects.vta import (
 from vta_mlir.ir.diagnostics import report_error
 
 __all__ = [
+    "COMPUTE",
     "DOUBLE_BUFFER_ATTR",
+    "LOAD",
+    "MODULES",
     "QUEUES",
+    "STORE",
     "DependenceAnalysis",
     "HostEval",
     "Item",
     "Node",
-    "ProtocolError",
+    "Queue",
     "Req",
+    "Window",
     "build_model",
     "is_command",
-    "slot_events",
-    "synthesize",
-    "verify_protocol",
 ]
 
 LOAD, COMPUTE, STORE = Module.LOAD, Module.COMPUTE, Module.STORE
@@ -96,16 +83,12 @@ _MI = {m: i for i, m in enumerate(MODULES)}
 Queue = tuple[Module, Module]
 #: The queues the hardware has, in a fixed order (also the order of tokens within a slot).
 QUEUES: tuple[Queue, ...] = ((LOAD, COMPUTE), (COMPUTE, LOAD), (COMPUTE, STORE), (STORE, COMPUTE))
-_QI = {q: i for i, q in enumerate(QUEUES)}
 
 #: Unit attribute of ``vta-tile`` on the outermost tile loop of a double-buffered region.
 DOUBLE_BUFFER_ATTR = "vta.double_buffer"
 #: Command instances (summed over all loop iterations) up to which ranges are evaluated per
 #: iteration; beyond it every range depending on a loop variable is the whole buffer.
 PRECISE_LIMIT = 100_000
-#: Iterations the protocol check executes of each loop: the first (primed tokens), two more
-#: (the steady state of two-deep tokens), and the last before the drains.
-SIM_ITERATIONS = 5
 #: A range that covers a whole buffer.
 _ALL = (0, 1 << 62)
 
@@ -737,313 +720,3 @@ class DependenceAnalysis:
                 self._record(node, a, b, x, y, True, 1)
             elif later:
                 self._record(node, a, b, x, y, True, 2)
-
-
-# ---------------------------------------------------------------------------------------------
-# The protocol of a node
-
-
-def _pre(i: int) -> int:
-    return 2 * i
-
-
-def _post(i: int) -> int:
-    return 2 * i + 1
-
-
-def _chains(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The finest split of carried (source slot, target slot) pairs into tokens whose pops and
-    pushes both come in body order (then FIFO order gives each pop the push of its own token):
-    a pair whose target or source does not come after the previous token's joins it."""
-    groups: list[tuple[int, int]] = []
-    for src, dst in sorted(pairs, key=lambda st: (st[1], st[0])):
-        if groups and (dst <= groups[-1][0] or src <= groups[-1][1]):
-            pop, push = groups.pop()
-            groups.append((min(pop, dst), max(push, src)))
-        else:
-            groups.append((dst, src))
-    return groups
-
-
-def compute_windows(node: Node, double_buffer: bool) -> None:
-    """The carried tokens of each queue from the node's carried requirements (module
-    docstring).  Normally one per queue: its pop comes before every other pop of the queue in
-    the body and its push after every other push, so FIFO order matches each pop with the push
-    meant for it.  Under double buffering, when nothing else in the body uses the queue, one
-    token per independent chain of requirements (a body unrolled over two buffer copies gets
-    one per copy), two deep if every requirement is two iterations apart."""
-    node.windows = {}
-    for q, pairs in node.carried.items():
-        if not pairs:
-            continue
-        fwd = [(s, t) for (fq, t), s in node.forward.items() if fq == q]
-        nested = [item.index for item in node.items
-                  if item.node is not None and q in item.node.queues_used()]
-        overlap = (double_buffer and node.double_buffer and q not in node.shallow and not fwd
-                   and not nested)
-        if overlap:
-            depth = 2 if all(d >= 2 for d in pairs.values()) else 1
-            node.windows[q] = tuple(Window(pop, push, depth) for pop, push in _chains(list(pairs)))
-            continue
-        pop = min([t for _, t in pairs] + [t for _, t in fwd] + [_pre(i) for i in nested])
-        push = max([s for s, _ in pairs] + [s for s, _ in fwd] + [_post(i) for i in nested])
-        node.windows[q] = (Window(pop, push, 1),)
-
-
-def _primes(node: Node) -> list[tuple[Queue, int]]:
-    """Tokens primed before the loop (and drained after it), per queue."""
-    return [(q, sum(w.depth for w in ws)) for q, ws in node.windows.items()]
-
-
-def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
-    """The token operations of each slot of ``node``, in program order: ``("push" | "pop",
-    queue, count)``.  Within a pre-slot: carried pops (the oldest tokens), pops into compute,
-    pushes from compute (relaying a load ↔ store dependence), carried pushes, pops into load
-    or store, then the primes of the loop that follows.  Within a post-slot: the drains of the
-    loop before, forward pushes, carried pushes."""
-    ranked: dict[int, list[tuple[int, int, str, Queue, int]]] = defaultdict(list)
-    for (q, t), s in node.forward.items():
-        ranked[s].append((2 if s % 2 == 0 else 1, _QI[q], "push", q, 1))
-        ranked[t].append((1 if q[1] == COMPUTE else 4, _QI[q], "pop", q, 1))
-    for q, windows in node.windows.items():
-        for w in windows:
-            ranked[w.pop].append((0, _QI[q], "pop", q, 1))
-            ranked[w.push].append((3 if w.push % 2 == 0 else 2, _QI[q], "push", q, 1))
-    for item in node.items:
-        if item.node is not None:
-            for q, n in _primes(item.node):
-                at = node.prime_at.get((item.index, q), _pre(item.index))
-                ranked[at].append((5, _QI[q], "push", q, n))
-                ranked[_post(item.index)].append((0, _QI[q], "pop", q, n))
-    return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
-            for slot, evs in ranked.items()}
-
-
-# ---------------------------------------------------------------------------------------------
-# Abstract execution of a protocol
-
-
-class ProtocolError(Exception):
-    """A protocol that would deadlock or leave tokens (a bug of the synthesis)."""
-
-
-class _Violation(Exception):
-    def __init__(self, node: Node, req: Req) -> None:
-        super().__init__(f"{req} of {node.op}")
-        self.node = node
-        self.req = req
-
-
-@dataclass
-class _Instance:
-    node: Node
-    #: module → checks still to make at its first command: (x, count needed, req)
-    pending: dict[Module, list[tuple[Module, int, Req]]]
-    #: module → its command count after the instance's last command of that module
-    done: list[int | None]
-
-
-class _Sim:
-    """Executes a protocol with vector clocks: ``vc[m][x]`` is how many of module ``x``'s
-    commands module ``m`` knows to have completed (its own, and those whose completion reached
-    it through tokens)."""
-
-    def __init__(self, check: set[int] | None) -> None:
-        self.check = check
-        self.vc = [[0, 0, 0] for _ in MODULES]
-        self.tokens: dict[Queue, deque[tuple[int, ...]]] = {q: deque() for q in QUEUES}
-        self.ends: dict[tuple[int, int, tuple[int, ...]], list[int | None]] = {}
-        self.open: list[_Instance] = []
-
-    def token_ops(self, ops: Sequence[tuple[str, Queue, int]]) -> None:
-        for kind, q, n in ops:
-            for _ in range(n):
-                if kind == "push":
-                    self.tokens[q].append(tuple(self.vc[_MI[q[0]]]))
-                    continue
-                if not self.tokens[q]:
-                    raise ProtocolError(f"a pop on {q[0]} -> {q[1]} finds no token")
-                snap = self.tokens[q].popleft()
-                mine = self.vc[_MI[q[1]]]
-                for i in range(3):
-                    mine[i] = max(mine[i], snap[i])
-
-    def command(self, module: Module) -> None:
-        mi = _MI[module]
-        mine = self.vc[mi]
-        for inst in self.open:
-            checks = inst.pending.pop(module, None)
-            if checks:
-                for x, need, req in checks:
-                    if mine[_MI[x]] < need:
-                        raise _Violation(inst.node, req)
-        mine[mi] += 1
-        for inst in self.open:
-            inst.done[mi] = mine[mi]
-
-    def run(self, node: Node, path: tuple[int, ...]) -> None:
-        events = node.events
-        checked = self.check is None or id(node) in self.check
-        for k in range(min(node.trip, SIM_ITERATIONS)):
-            p = (*path, k)
-            for item in node.items:
-                i = item.index
-                self.token_ops(events.get(_pre(i), ()))
-                inst = _Instance(node, {}, [None, None, None])
-                if checked:
-                    self._arm(node, inst, i, p, k)
-                self.open.append(inst)
-                if item.node is None:
-                    assert item.module is not None
-                    self.command(item.module)
-                else:
-                    self.run(item.node, p)
-                self.open.pop()
-                self.ends[(id(node), i, p)] = inst.done
-                self.token_ops(events.get(_post(i), ()))
-
-    def _arm(self, node: Node, inst: _Instance, i: int, p: tuple[int, ...], k: int) -> None:
-        for req in node.reqs:
-            if req.dst != i:
-                continue
-            if req.dist == 0:
-                src = (id(node), req.src, p)
-            elif k - req.dist < 0:
-                continue
-            else:
-                src = (id(node), req.src, (*p[:-1], k - req.dist))
-            done = self.ends[src][_MI[req.x]]
-            if done is not None:
-                inst.pending.setdefault(req.y, []).append((req.x, done, req))
-
-    def execute(self, node: Node) -> None:
-        """Primes, the loop, drains; then no token may be left."""
-        prime = [("push", q, n) for q, n in _primes(node)]
-        drain = [("pop", q, n) for q, n in _primes(node)]
-        self.token_ops(prime)
-        self.run(node, ())
-        self.token_ops(drain)
-        left = [f"{q[0]} -> {q[1]}: {len(t)}" for q, t in self.tokens.items() if t]
-        if left:
-            raise ProtocolError("tokens left at the end: " + ", ".join(left))
-
-
-def _refresh(node: Node, double_buffer: bool) -> None:
-    compute_windows(node, double_buffer)
-    node.events = slot_events(node)
-
-
-def _first_violation(node: Node) -> Req | None:
-    sim = _Sim({id(node)})
-    try:
-        sim.execute(node)
-    except _Violation as v:
-        return v.req
-    return None
-
-
-def _add_forward(node: Node, q: Queue, src: int, dst: int) -> bool:
-    """Add (or move later) the forward token of ``q`` popped at ``dst``; True if it changed.
-
-    The token never spans a loop that uses ``q`` itself: FIFO order would hand the loop's first
-    pop this token instead of the one primed for it.  Its source moves after such a loop (which
-    orders the same commands: they precede the loop)."""
-    for item in node.items:
-        if (item.node is not None and src < _pre(item.index) and _post(item.index) < dst
-                and q in item.node.queues_used()):
-            src = max(src, _post(item.index))
-    key = (q, dst)
-    if node.forward.get(key, -1) >= src:
-        return False
-    node.forward[key] = src
-    return True
-
-
-def _add_carried(node: Node, q: Queue, src: int, dst: int, dist: int) -> bool:
-    pairs = node.carried.setdefault(q, {})
-    if pairs.get((src, dst), 3) <= dist:
-        return False
-    pairs[(src, dst)] = dist
-    return True
-
-
-def _fix(node: Node, req: Req) -> bool:
-    """Add or extend a token towards ordering ``req``; False if nothing could be added."""
-    a, b, x, y = req.src, req.dst, req.x, req.y
-    if (x, y) not in _QI:
-        # Load <-> store: compute passes the completion on, right before the target.  That
-        # leg first: the one into compute is often implied already (by a loop's drain).
-        if _add_forward(node, (COMPUTE, y), _pre(b), _pre(b)):
-            return True
-        y = COMPUTE
-    q = (x, y)
-    if req.dist:
-        return _add_carried(node, q, _post(a), _pre(b), req.dist)
-    # The latest source this target needs: one token orders them all.
-    srcs = [r.src for r in node.reqs if r.dist == 0 and r.dst == b and r.x == req.x
-            and r.y == req.y]
-    return _add_forward(node, q, _post(max(srcs)), _pre(b))
-
-
-def _hoist_primes(node: Node) -> None:
-    """Move the primes of each nested loop as early in ``node``'s body as FIFO order allows
-    (past no other token of the queue) and its requirements still hold.  A prime pushed after
-    the pushing module's earlier commands would make the loop's first target wait for them
-    for nothing: the store of an earlier tile before the first reset of the next loop, or the
-    reset of a tile before the first input load of its step loop."""
-    for item in node.items:
-        if item.node is None:
-            continue
-        for q, _ in _primes(item.node):
-            target = _pre(item.index)
-            slot = target
-            for s in range(target - 1, -1, -1):
-                if any(ev[1] == q for ev in node.events.get(s, ())):
-                    break
-                slot = s
-            if slot == target:
-                continue
-            node.prime_at[(item.index, q)] = slot
-            node.events = slot_events(node)
-            if _first_violation(node) is not None:
-                del node.prime_at[(item.index, q)]
-                node.events = slot_events(node)
-
-
-#: Bound on the tokens one loop body may need (a safeguard: each step adds or moves one).
-_MAX_STEPS = 10_000
-
-
-def synthesize(node: Node, double_buffer: bool) -> None:
-    """Choose the protocol of ``node`` and of every loop inside it (bottom-up)."""
-    for item in node.items:
-        if item.node is not None:
-            synthesize(item.node, double_buffer)
-    _refresh(node, double_buffer)
-    for _ in range(_MAX_STEPS):
-        req = _first_violation(node)
-        if req is None:
-            _hoist_primes(node)
-            return
-        if not _fix(node, req):
-            # The token meant for it exists but does not order it: only two-deep or split
-            # carried tokens can have that effect (FIFO order with other tokens); fall back to
-            # one token, one deep.
-            q = (req.x, req.y) if (req.x, req.y) in _QI else (req.x, COMPUTE)
-            if len(node.windows.get(q, ())) <= 1 and all(
-                    w.depth == 1 for w in node.windows.get(q, ())):
-                raise ProtocolError(f"no token orders {req}")
-            node.shallow.add(q)
-        _refresh(node, double_buffer)
-    raise ProtocolError("the protocol does not converge")
-
-
-def verify_protocol(root: Node) -> Req | None:
-    """Execute the whole function's protocol; the first requirement it does not order, or
-    ``None``.  Raises :class:`ProtocolError` on an empty pop or left-over tokens."""
-    sim = _Sim(None)
-    try:
-        sim.execute(root)
-    except _Violation as v:
-        return v.req
-    return None
