@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from xdsl.dialects.linalg import ops as linalg
 
@@ -136,6 +137,10 @@ class ConvTiles:
         return (self.tw - 1) * g.sw + g.kw
 
     def col_runs(self) -> list[ColRun]:
+        return self._col_runs
+
+    @cached_property
+    def _col_runs(self) -> list[ColRun]:
         g = self.geo
         runs: list[ColRun] = []
         for ct in range(self.n_c):
@@ -165,6 +170,10 @@ class ConvTiles:
         return self.geo.ib if self.plan.wgt_resident else self.plan.ti
 
     def row_runs(self) -> list[RowRun]:
+        return self._row_runs
+
+    @cached_property
+    def _row_runs(self) -> list[RowRun]:
         g, p = self.geo, self.plan
         span = (p.th - 1) * g.sh + 1 if p.skip_rows else self.ht
         runs: list[RowRun] = []
