@@ -34,6 +34,7 @@ attribute of an enclosing op (normally the module).  :func:`program_to_module` a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import ClassVar, cast
 
 import numpy as np
@@ -135,7 +136,10 @@ _IMM_MAX = (1 << (ALU_IMM_WIDTH - 1)) - 1
 _ZERO = IntegerAttr(0, i64)
 
 
+@lru_cache(maxsize=8192)
 def _int(value: int) -> IntegerAttr:
+    # Attributes are immutable values: one instance per value serves every field of every
+    # instruction (a program has tens of thousands of fields, mostly small repeated values).
     return IntegerAttr(int(value), i64)
 
 
