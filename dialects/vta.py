@@ -25,27 +25,26 @@ an optional ``index`` SSA value plus a constant.
 
 The hardware configuration is the module attribute ``vta.config`` (:class:`VTAConfigAttr`);
 verifiers read it with :func:`get_config` and check every size, factor and index against it.
+
+This module holds the ops and the dialect :data:`VTA`.  The ``#vta.config`` attribute and its
+helpers live in :mod:`vta_mlir.dialects.vta_config_attr`; the ``#vta.sram`` memory space, the
+buffer and position helpers and the micro-op list-loop analysis in
+:mod:`vta_mlir.dialects.vta_positions`.  Both are re-exported here.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import ClassVar, cast
 
-from xdsl.dialects import affine, arith
+from xdsl.dialects import affine
 from xdsl.dialects.builtin import (
     I64,
-    FloatData,
     IndexType,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
-    ModuleOp,
-    StringAttr,
     UnitAttr,
     i64,
 )
@@ -55,18 +54,9 @@ from xdsl.ir import (
     Block,
     Dialect,
     Operation,
-    ParametrizedAttribute,
     Region,
     SpacedOpaqueSyntaxAttribute,
     SSAValue,
-)
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineSymExpr,
 )
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -80,23 +70,44 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
-from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from vta_mlir.config import (
-    ALU_IMM_WIDTH,
-    CONFIG_KEYS,
-    LOOP_ITER_WIDTH,
-    UOP_BITS,
-    TimingParams,
-    VTAConfig,
-)
-from vta_mlir.errors import ConfigError, VTAError
+from vta_mlir.config import ALU_IMM_WIDTH, LOOP_ITER_WIDTH, VTAConfig
 from vta_mlir.isa import AluOp as IsaAluOp
 from vta_mlir.isa import MemType
+
+from .vta_config_attr import CONFIG_ATTR_NAME, VTAConfigAttr, get_config, set_module_config
+from .vta_positions import (
+    LinearPosition,
+    OperandPosition,
+    Position,
+    Sram,
+    SramAttr,
+    _check_field,
+    _check_static_in,
+    _int_prop,
+    _Linearizer,
+    _parse_position,
+    _print_attr_dict,
+    _print_position,
+    _prop_value,
+    _resolve_index,
+    _space_text,
+    _split_position,
+    _static_position,
+    _static_shape,
+    check_sram_buffer,
+    constant_index,
+    list_loop_bounds,
+    list_loop_trip,
+    sram_element_shape,
+    sram_element_type,
+    sram_space,
+)
 
 __all__ = [
     "CONFIG_ATTR_NAME",
@@ -130,9 +141,6 @@ __all__ = [
     "sram_space",
 ]
 
-#: Name of the module attribute holding the hardware configuration.
-CONFIG_ATTR_NAME = "vta.config"
-
 #: Largest ALU immediate and smallest (signed 16-bit field, vta-isa.md §2.5).
 IMM_MAX = (1 << (ALU_IMM_WIDTH - 1)) - 1
 IMM_MIN = -(1 << (ALU_IMM_WIDTH - 1))
@@ -146,15 +154,6 @@ WRITE_HAZARD_WINDOW = 2
 
 # ---------------------------------------------------------------------------------------------
 # Enumerations and attributes
-
-
-class Sram(StrEnum):
-    """The on-chip SRAMs (vta-isa.md §1.2, §3.1)."""
-
-    INP = "inp"
-    WGT = "wgt"
-    ACC = "acc"
-    UOP = "uop"
 
 
 class Module(StrEnum):
@@ -181,22 +180,6 @@ class AluKind(StrEnum):
 
 
 @irdl_attr_definition
-class SramAttr(EnumAttribute[Sram]):
-    """Memory space of an SRAM buffer: ``#vta.sram<inp>``, ``<wgt>``, ``<acc>`` or ``<uop>``."""
-
-    name = "vta.sram"
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> Sram:
-        with parser.in_angle_brackets():
-            return parser.parse_str_enum(Sram)
-
-
-@irdl_attr_definition
 class ModuleAttr(EnumAttribute[Module], SpacedOpaqueSyntaxAttribute):
     """A module of the accelerator: ``#vta<module load>`` (``compute``, ``store``)."""
 
@@ -208,390 +191,6 @@ class AluKindAttr(EnumAttribute[AluKind], SpacedOpaqueSyntaxAttribute):
     """An ALU operation: ``#vta<alu_op shr>`` (``min``, ``max``, ``add``, ``mul``)."""
 
     name = "vta.alu_op"
-
-
-# ---- the configuration attribute ------------------------------------------------------------
-
-_INT_KEYS = tuple(k.lower() for k in CONFIG_KEYS[2:])
-_TIMING_INT_KEYS = ("dma_latency", "dram_bytes_per_cycle", "pipeline_depth")
-_ALL_KEYS = ("target", "hw_ver", *_INT_KEYS, *_TIMING_INT_KEYS, "clock_mhz")
-
-
-@lru_cache(maxsize=64)
-def _config_from_values(values: tuple[object, ...]) -> VTAConfig:
-    data = dict(zip(_ALL_KEYS, values, strict=True))
-    timing = TimingParams(
-        dma_latency=cast(int, data["dma_latency"]),
-        dram_bytes_per_cycle=cast(int, data["dram_bytes_per_cycle"]),
-        pipeline_depth=cast(int, data["pipeline_depth"]),
-        clock_mhz=cast(float, data["clock_mhz"]),
-    )
-    # Route the timing values through TimingParams.from_dict for its range checks.
-    TimingParams.from_dict(timing.to_dict())
-    return VTAConfig(
-        target=cast(str, data["target"]),
-        hw_ver=cast(str, data["hw_ver"]),
-        **{k: cast(int, data[k]) for k in _INT_KEYS},
-        timing=timing,
-    )
-
-
-@lru_cache(maxsize=1)
-def _default_config() -> VTAConfig:
-    return VTAConfig.shipped("default")
-
-
-@irdl_attr_definition
-class VTAConfigAttr(ParametrizedAttribute):
-    """The hardware configuration (the 11 keys of ``vta_config.json``, vta-isa.md §1.1, and the
-    cycle-model parameters) as an attribute::
-
-        #vta.config<target = "sim", hw_ver = "0.0.2", log_inp_width = 3, log_wgt_width = 3,
-                    log_acc_width = 5, log_batch = 0, log_block = 4, log_uop_buff_size = 15,
-                    log_inp_buff_size = 15, log_wgt_buff_size = 18, log_acc_buff_size = 17>
-
-    Timing parameters (``dma_latency``, ``dram_bytes_per_cycle``, ``pipeline_depth``,
-    ``clock_mhz``) follow as further ``key = value`` pairs; those left out take their default and
-    those equal to their default are not printed.
-    """
-
-    name = "vta.config"
-
-    target: StringAttr
-    hw_ver: StringAttr
-    log_inp_width: IntAttr
-    log_wgt_width: IntAttr
-    log_acc_width: IntAttr
-    log_batch: IntAttr
-    log_block: IntAttr
-    log_uop_buff_size: IntAttr
-    log_inp_buff_size: IntAttr
-    log_wgt_buff_size: IntAttr
-    log_acc_buff_size: IntAttr
-    dma_latency: IntAttr
-    dram_bytes_per_cycle: IntAttr
-    pipeline_depth: IntAttr
-    clock_mhz: FloatData
-
-    @classmethod
-    def from_config(cls, cfg: VTAConfig) -> VTAConfigAttr:
-        """The attribute describing ``cfg`` (its ``.config`` is equal to ``cfg``)."""
-        t = cfg.timing
-        return cls(
-            StringAttr(cfg.target),
-            StringAttr(cfg.hw_ver),
-            *(IntAttr(int(getattr(cfg, k))) for k in _INT_KEYS),
-            IntAttr(t.dma_latency),
-            IntAttr(t.dram_bytes_per_cycle),
-            IntAttr(t.pipeline_depth),
-            FloatData(float(t.clock_mhz)),
-        )
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(
-            p.data for p in self.parameters  # type: ignore[attr-defined]
-        )
-
-    @property
-    def config(self) -> VTAConfig:
-        """The :class:`~vta_mlir.config.VTAConfig` this attribute describes."""
-        return _config_from_values(self._values())
-
-    def verify(self) -> None:
-        try:
-            _config_from_values(self._values())
-        except ConfigError as e:
-            raise VerifyException(f"invalid #vta.config: {e}") from None
-        except (TypeError, ValueError) as e:
-            raise VerifyException(f"invalid #vta.config: {e}") from None
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        defaults = TimingParams()
-        seen: dict[str, object] = {}
-
-        def parse_entry() -> None:
-            key = parser.parse_identifier(" (a #vta.config key)")
-            if key not in _ALL_KEYS:
-                parser.raise_error(
-                    f"unknown #vta.config key '{key}' (expected one of {', '.join(_ALL_KEYS)})"
-                )
-            if key in seen:
-                parser.raise_error(f"#vta.config key '{key}' is given twice")
-            parser.parse_punctuation("=")
-            if key in ("target", "hw_ver"):
-                seen[key] = parser.parse_str_literal(f" for #vta.config key '{key}'")
-            elif key == "clock_mhz":
-                seen[key] = float(parser.parse_number(context_msg=" for 'clock_mhz'"))
-            else:
-                seen[key] = parser.parse_integer(
-                    allow_boolean=False, context_msg=f" for #vta.config key '{key}'"
-                )
-
-        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_entry)
-        missing = [k for k in ("target", "hw_ver", *_INT_KEYS) if k not in seen]
-        if missing:
-            parser.raise_error(f"#vta.config is missing key(s) {', '.join(missing)}")
-        for k in _TIMING_INT_KEYS:
-            seen.setdefault(k, getattr(defaults, k))
-        seen.setdefault("clock_mhz", defaults.clock_mhz)
-        out: list[Attribute] = [StringAttr(cast(str, seen["target"])),
-                                StringAttr(cast(str, seen["hw_ver"]))]
-        out += [IntAttr(cast(int, seen[k])) for k in (*_INT_KEYS, *_TIMING_INT_KEYS)]
-        out.append(FloatData(cast(float, seen["clock_mhz"])))
-        return out
-
-    def print_parameters(self, printer: Printer) -> None:
-        defaults = TimingParams()
-        items: list[str] = [
-            f"target = {_quote(self.target.data)}",
-            f"hw_ver = {_quote(self.hw_ver.data)}",
-        ]
-        items += [f"{k} = {getattr(self, k).data}" for k in _INT_KEYS]
-        for k in _TIMING_INT_KEYS:
-            value = getattr(self, k).data
-            if value != getattr(defaults, k):
-                items.append(f"{k} = {value}")
-        if self.clock_mhz.data != defaults.clock_mhz:
-            items.append(f"clock_mhz = {_float_text(self.clock_mhz.data)}")
-        printer.print_string("<" + ", ".join(items) + ">")
-
-
-def _float_text(value: float) -> str:
-    text = repr(float(value))
-    if "e" in text and "." not in text:
-        text = text.replace("e", ".0e")
-    return text
-
-
-def _quote(text: str) -> str:
-    out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out += [f"\\{b:02X}" for b in ch.encode("utf-8")]
-    out.append('"')
-    return "".join(out)
-
-
-# ---------------------------------------------------------------------------------------------
-# Configuration helpers
-
-
-def get_config(op: Operation) -> VTAConfig:
-    """The configuration of the nearest ancestor of ``op`` (``op`` included) carrying the
-    ``vta.config`` attribute, else the default configuration."""
-    cur: Operation | None = op
-    while cur is not None:
-        attr = cur.attributes.get(CONFIG_ATTR_NAME)
-        if isinstance(attr, VTAConfigAttr):
-            return attr.config
-        cur = cur.parent_op()
-    return _default_config()
-
-
-def set_module_config(module: ModuleOp, cfg: VTAConfig) -> None:
-    """Attach ``cfg`` to ``module`` as ``vta.config``.
-
-    Raises :class:`~vta_mlir.errors.VTAError` if the module already carries a different
-    configuration.
-    """
-    existing = module.attributes.get(CONFIG_ATTR_NAME)
-    if existing is not None:
-        if not isinstance(existing, VTAConfigAttr):
-            raise VTAError(
-                f"module attribute '{CONFIG_ATTR_NAME}' is not a #vta.config: {existing}"
-            )
-        have = existing.config
-        if have != cfg:
-            raise VTAError(
-                f"the module was built for configuration {have.model} ({_describe(have)}) "
-                f"but configuration {cfg.model} ({_describe(cfg)}) was given"
-            )
-        return
-    module.attributes[CONFIG_ATTR_NAME] = VTAConfigAttr.from_config(cfg)
-
-
-def _describe(cfg: VTAConfig) -> str:
-    text = f"HW_VER {cfg.hw_ver}"
-    if cfg.timing != TimingParams():
-        text += ", timing " + ", ".join(f"{k}={v}" for k, v in cfg.timing.to_dict().items())
-    return text
-
-
-# ---------------------------------------------------------------------------------------------
-# Buffer and index helpers
-
-
-def sram_space(type_: Attribute) -> Sram | None:
-    """The SRAM of a memref type in a ``#vta.sram`` space, ``None`` for any other type."""
-    if isinstance(type_, MemRefType) and isinstance(type_.memory_space, SramAttr):
-        return type_.memory_space.data
-    return None
-
-
-def sram_element_shape(space: Sram, cfg: VTAConfig) -> tuple[int, ...]:
-    """Shape of one tensor element of ``space`` (vta-isa.md §1.6); a micro-op is a scalar."""
-    return {
-        Sram.INP: (cfg.batch, cfg.block_in),
-        Sram.WGT: (cfg.block_out, cfg.block_in),
-        Sram.ACC: (cfg.batch, cfg.block_out),
-        Sram.UOP: (),
-    }[space]
-
-
-def sram_element_type(space: Sram, cfg: VTAConfig) -> IntegerType:
-    """Scalar type of ``space``: ``i8`` for inp/wgt, ``i32`` for acc and micro-ops."""
-    width = {
-        Sram.INP: cfg.inp_width,
-        Sram.WGT: cfg.wgt_width,
-        Sram.ACC: cfg.acc_width,
-        Sram.UOP: UOP_BITS,
-    }[space]
-    return IntegerType(width)
-
-
-def _space_text(space: Sram) -> str:
-    return f"#vta.sram<{space.value}>"
-
-
-def _static_shape(type_: MemRefType) -> tuple[int, ...] | None:
-    shape = tuple(type_.get_shape())
-    return None if any(d < 0 for d in shape) else shape
-
-
-def check_sram_buffer(value: SSAValue, space: Sram, cfg: VTAConfig, what: str) -> int:
-    """Check that ``value`` is a buffer of ``space`` for ``cfg``; return its element count."""
-    t = value.type
-    have = sram_space(t)
-    if have != space:
-        raise VerifyException(f"{what} must be a memref in {_space_text(space)}, got {t}")
-    assert isinstance(t, MemRefType)
-    elem = sram_element_type(space, cfg)
-    if t.element_type != elem:
-        raise VerifyException(
-            f"{what} in {_space_text(space)} must have element type {elem}, got {t.element_type}"
-        )
-    shape = _static_shape(t)
-    if shape is None:
-        raise VerifyException(f"{what} must have a static shape, got {t}")
-    tile = sram_element_shape(space, cfg)
-    if len(shape) < len(tile) + 1 or shape[len(shape) - len(tile):] != tile:
-        dims = "x".join(map(str, tile)) if tile else "(none)"
-        raise VerifyException(
-            f"{what} must be shaped [elements...]x{dims} (one {space.value} tensor element per "
-            f"row), got {t}"
-        )
-    count = math.prod(shape[: len(shape) - len(tile)])
-    depth = cfg.sram_depth(space.value)
-    if count > depth:
-        raise VerifyException(
-            f"{what} holds {count} elements, more than the {space.value.upper()} SRAM depth "
-            f"{depth}"
-        )
-    return count
-
-
-def constant_index(value: SSAValue | None) -> int | None:
-    """The value of an ``index`` produced by ``arith.constant``, else ``None``."""
-    if value is None:
-        return 0
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
-#: A buffer position given to a builder: an index value, a constant, both, or nothing (0).
-Position = SSAValue | Operation | int | tuple[SSAValue | Operation, int] | None
-#: ``(uop field, buffer, index value or None, constant, SRAM)`` of a micro-op operand.
-OperandPosition = tuple[str, SSAValue, SSAValue | None, int, Sram]
-
-
-def _split_position(pos: Position) -> tuple[SSAValue | None, int]:
-    if pos is None:
-        return None, 0
-    if isinstance(pos, bool):
-        raise TypeError("a buffer position is an index value and/or an integer, not a bool")
-    if isinstance(pos, int):
-        return None, pos
-    if isinstance(pos, tuple):
-        value, offset = pos
-        return SSAValue.get(value), int(offset)
-    return SSAValue.get(pos), 0
-
-
-def _static_position(value: SSAValue | None, offset: int) -> int | None:
-    base = constant_index(value)
-    return None if base is None else base + offset
-
-
-def _parse_position(parser: Parser) -> tuple[UnresolvedOperand | None, int]:
-    """``[%i]``, ``[%i + 4]``, ``[%i - 4]`` or ``[4]``."""
-    parser.parse_punctuation("[")
-    operand = parser.parse_optional_unresolved_operand()
-    offset = 0
-    if operand is not None:
-        if parser.parse_optional_punctuation("+") is not None:
-            offset = parser.parse_integer(allow_boolean=False, allow_negative=False)
-        elif parser.parse_optional_punctuation("-") is not None:
-            offset = -parser.parse_integer(allow_boolean=False, allow_negative=False)
-    else:
-        offset = parser.parse_integer(
-            allow_boolean=False, context_msg=" (an element offset or an index value)"
-        )
-    parser.parse_punctuation("]")
-    return operand, offset
-
-
-def _resolve_index(parser: Parser, operand: UnresolvedOperand | None) -> SSAValue | None:
-    return None if operand is None else parser.resolve_operand(operand, IndexType())
-
-
-def _print_position(printer: Printer, value: SSAValue | None, offset: int) -> None:
-    printer.print_string("[")
-    if value is not None:
-        printer.print_operand(value)
-        if offset > 0:
-            printer.print_string(f" + {offset}")
-        elif offset < 0:
-            printer.print_string(f" - {-offset}")
-    else:
-        printer.print_string(str(offset))
-    printer.print_string("]")
-
-
-def _int_prop(value: int) -> IntegerAttr:
-    return IntegerAttr(int(value), i64)
-
-
-def _prop_value(op: Operation, name: str) -> int:
-    attr = op.properties[name]
-    assert isinstance(attr, IntegerAttr)
-    return int(attr.value.data)
-
-
-def _check_field(value: int, width: int, name: str) -> None:
-    hi = (1 << width) - 1
-    if not 0 <= value <= hi:
-        raise VerifyException(f"{name} = {value} does not fit its {width}-bit field (0..{hi})")
-
-
-def _check_static_in(pos: int | None, count: int, what: str) -> None:
-    if pos is None:
-        return
-    if pos < 0:
-        raise VerifyException(f"{what} index {pos} is negative")
-    if pos >= count:
-        raise VerifyException(f"{what} index {pos} is out of bounds of its {count} elements")
-
-
-def _print_attr_dict(printer: Printer, op: Operation) -> None:
-    if op.attributes:
-        printer.print_op_attributes(op.attributes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1221,30 +820,6 @@ def _is_index_arith(op: Operation) -> bool:
     return op.name.startswith("arith.") or op.name in ("affine.apply", "affine.min")
 
 
-def list_loop_bounds(op: affine.ForOp) -> tuple[int, int] | None:
-    """The bounds ``(lower, upper)`` of a micro-op list loop (vta-isa.md §4.4: the runtime
-    records a kernel by running its closure, loops included): an ``affine.for`` with constant
-    bounds (constants, or maps of ``arith.constant`` operands) and step 1; ``None`` otherwise."""
-    if int(op.step.value.data) != 1:
-        return None
-    bounds: list[int] = []
-    for amap_attr, operands, pick in ((op.lowerBoundMap, op.lowerBoundOperands, max),
-                                      (op.upperBoundMap, op.upperBoundOperands, min)):
-        values = [constant_index(v) for v in operands]
-        if any(v is None for v in values):
-            return None
-        amap = amap_attr.data
-        ints = [v for v in values if v is not None]
-        bounds.append(pick(amap.eval(ints[: amap.num_dims], ints[amap.num_dims :])))
-    return bounds[0], bounds[1]
-
-
-def list_loop_trip(op: affine.ForOp) -> int | None:
-    """The iteration count of a micro-op list loop (:func:`list_loop_bounds`), else ``None``."""
-    bounds = list_loop_bounds(op)
-    return None if bounds is None else max(0, bounds[1] - bounds[0])
-
-
 def _kernel_root(op: Operation) -> UopLoopOp | None:
     """The outermost ``vta.uop_loop`` around ``op`` (``op`` excluded), if any."""
     found: UopLoopOp | None = None
@@ -1269,123 +844,6 @@ def enclosing_list_loops(op: Operation) -> list[affine.ForOp]:
         return []
     loops.reverse()
     return loops
-
-
-@dataclass(frozen=True)
-class LinearPosition:
-    """A micro-op position inside a micro-kernel as ``constant + Σ inner[j]·iv_j +
-    Σ c·atom``: ``iv_j`` the induction variables of the micro-op's list loops (outermost first),
-    the atoms host values the kernel does not vary (values defined outside it, or index
-    arithmetic of such values that is not linear)."""
-
-    constant: int
-    inner: tuple[int, ...]
-    outer: frozenset[tuple[Hashable, int]]
-
-
-#: (constant, inner coefficients by induction variable, outer coefficients by atom)
-_Form = tuple[int, dict[SSAValue, int], dict[Hashable, int]]
-
-
-def _scale(form: _Form, k: int) -> _Form:
-    c, inner, outer = form
-    if k == 0:
-        return 0, {}, {}
-    return c * k, {v: a * k for v, a in inner.items()}, {v: a * k for v, a in outer.items()}
-
-
-def _add(a: _Form, b: _Form, sign: int = 1) -> _Form:
-    inner, outer = dict(a[1]), dict(a[2])
-    for v, k in b[1].items():
-        inner[v] = inner.get(v, 0) + sign * k
-    for v, k in b[2].items():
-        outer[v] = outer.get(v, 0) + sign * k
-    return (a[0] + sign * b[0], {v: k for v, k in inner.items() if k},
-            {v: k for v, k in outer.items() if k})
-
-
-def _is_const(form: _Form) -> bool:
-    return not form[1] and not form[2]
-
-
-_AFFINE_FOLD = {
-    AffineBinaryOpKind.Mod: lambda a, b: a % b,
-    AffineBinaryOpKind.FloorDiv: lambda a, b: a // b,
-    AffineBinaryOpKind.CeilDiv: lambda a, b: -(-a // b),
-}
-_PASS_THROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
-
-
-class _Linearizer:
-    """Linear forms of index values inside one micro-kernel (``None``: not linear in the list
-    loops' induction variables)."""
-
-    def __init__(self, kernel: Operation, ivs: Sequence[SSAValue]) -> None:
-        self.kernel = kernel
-        self.ivs = set(ivs)
-        self.memo: dict[SSAValue, _Form | None] = {}
-
-    def value(self, v: SSAValue) -> _Form | None:
-        if v in self.ivs:
-            return 0, {v: 1}, {}
-        c = constant_index(v)
-        if c is not None:
-            return c, {}, {}
-        owner = v.owner
-        if not isinstance(owner, Operation) or not self.kernel.is_ancestor(owner):
-            return 0, {}, {v: 1}
-        if v in self.memo:
-            return self.memo[v]
-        self.memo[v] = form = self._op(owner, v)
-        return form
-
-    def _op(self, op: Operation, v: SSAValue) -> _Form | None:
-        forms = [self.value(o) for o in op.operands]
-        if isinstance(op, affine.ApplyOp) and len(op.map.data.results) == 1:
-            amap = op.map.data
-            return self._expr(amap.results[0], forms[: amap.num_dims], forms[amap.num_dims :], v)
-        if op.name in ("arith.addi", "arith.subi") and None not in forms:
-            a, b = forms
-            assert a is not None and b is not None
-            return _add(a, b, 1 if op.name == "arith.addi" else -1)
-        if op.name == "arith.muli" and None not in forms:
-            a, b = forms
-            assert a is not None and b is not None
-            if _is_const(a):
-                return _scale(b, a[0])
-            if _is_const(b):
-                return _scale(a, b[0])
-        if op.name in _PASS_THROUGH:
-            return forms[0]
-        if all(f is not None and not f[1] for f in forms):
-            return 0, {}, {v: 1}  # the same value in every iteration
-        return None
-
-    def _expr(self, e: AffineExpr, dims: Sequence[_Form | None], syms: Sequence[_Form | None],
-              v: SSAValue) -> _Form | None:
-        if isinstance(e, AffineConstantExpr):
-            return e.value, {}, {}
-        if isinstance(e, AffineDimExpr):
-            return dims[e.position]
-        if isinstance(e, AffineSymExpr):
-            return syms[e.position]
-        assert isinstance(e, AffineBinaryOpExpr)
-        a = self._expr(e.lhs, dims, syms, v)
-        b = self._expr(e.rhs, dims, syms, v)
-        if a is None or b is None:
-            return None
-        if e.kind == AffineBinaryOpKind.Add:
-            return _add(a, b)
-        if e.kind == AffineBinaryOpKind.Mul:
-            if _is_const(a):
-                return _scale(b, a[0])
-            if _is_const(b):
-                return _scale(a, b[0])
-        elif _is_const(a) and _is_const(b) and b[0] != 0:
-            return _AFFINE_FOLD[e.kind](a[0], b[0]), {}, {}
-        if not a[1] and not b[1]:
-            return 0, {}, {(v, str(e)): 1}  # not linear, but the same in every iteration
-        return None
 
 
 def linear_position(uop: GemmOp | AluOp, value: SSAValue | None, constant: int,

@@ -89,7 +89,7 @@ from vta_mlir.isa import (
 )
 from vta_mlir.program import Program, Run, Segment
 
-from .vta import get_config, set_module_config
+from .vta_config_attr import get_config, set_module_config
 
 __all__ = [
     "VTAISA",

@@ -131,13 +131,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
-from vta_mlir.dialects.vta import (
-    DepPopOp,
-    DepPushOp,
-    Module,
-    StageOp,
-    get_config,
-)
+from vta_mlir.dialects.vta import DepPopOp, DepPushOp, Module, StageOp
+from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 

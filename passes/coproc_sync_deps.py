@@ -45,16 +45,13 @@ from vta_mlir.dialects.vta import (
     DmaCopyOp,
     GemmOp,
     Module,
-    Sram,
     UopLoopOp,
     enclosing_list_loops,
     kernel_uops,
     linear_position,
-    list_loop_bounds,
     module_of,
-    sram_element_shape,
-    sram_space,
 )
+from vta_mlir.dialects.vta_positions import Sram, list_loop_bounds, sram_element_shape, sram_space
 from vta_mlir.ir.diagnostics import report_error
 
 __all__ = [

@@ -100,8 +100,8 @@ from vta_mlir.dialects.vta import (
     AluOp,
     GemmOp,
     UopLoopOp,
-    get_config,
 )
+from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 

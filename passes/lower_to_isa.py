@@ -65,7 +65,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import set_module_config
+from vta_mlir.dialects.vta_config_attr import set_module_config
 from vta_mlir.dialects.vtaisa import program_op
 from vta_mlir.host import lower_to_binary
 

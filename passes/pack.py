@@ -99,7 +99,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import get_config
+from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.passes.pack_expr import (

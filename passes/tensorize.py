@@ -121,18 +121,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import (
-    IMM_MAX,
-    IMM_MIN,
-    AluKind,
-    AluOp,
-    GemmOp,
-    Sram,
-    check_sram_buffer,
-    get_config,
-    sram_element_shape,
-    sram_space,
-)
+from vta_mlir.dialects.vta import IMM_MAX, IMM_MIN, AluKind, AluOp, GemmOp
+from vta_mlir.dialects.vta_config_attr import get_config
+from vta_mlir.dialects.vta_positions import Sram, check_sram_buffer, sram_element_shape, sram_space
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 

@@ -89,7 +89,8 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import Sram, get_config, sram_space
+from vta_mlir.dialects.vta_config_attr import get_config
+from vta_mlir.dialects.vta_positions import Sram, sram_space
 from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 

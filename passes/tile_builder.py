@@ -18,7 +18,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from vta_mlir.dialects.vta import Sram, SramAttr
+from vta_mlir.dialects.vta_positions import Sram, SramAttr
 from vta_mlir.ir.locations import copy_location
 
 __all__ = ["DOUBLE_BUFFER_ATTR", "Index", "TileBuilder"]

@@ -55,7 +55,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import DmaCopyOp, Sram
+from vta_mlir.dialects.vta import DmaCopyOp
+from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.locations import copy_location
 
 from .tile_builder import Index, TileBuilder

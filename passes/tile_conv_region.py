@@ -31,7 +31,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import sram_space
+from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
 __all__ = ["ConvGeometry", "ConvRegion", "conv_region", "linear_coefficients"]

@@ -21,7 +21,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import get_config, sram_space
+from vta_mlir.dialects.vta_config_attr import get_config
+from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
 from .tile_conv_region import ConvRegion, conv_region

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Attribute, Operation
 
 from vta_mlir.config import LOOP_ITER_WIDTH, VTAConfig
-from vta_mlir.dialects.vta import sram_space
+from vta_mlir.dialects.vta_positions import sram_space
 
 from .tile_cost import (
     Budget,

@@ -53,6 +53,8 @@ def run_layer(layer: Layer, cfg: VTAConfig, seed: int, **kwargs: bool) -> Loaded
     (y,) = module(*arrays)
     expected = reference(layer, *arrays)
     np.testing.assert_array_equal(y, expected)
+    # Tokens balance: no deadlock (an error) and no token left over (a warning).
+    assert module.last_run.warnings == []
     assert len(np.unique(expected)) > 4  # the inputs keep results off the clip bounds
     return module
 

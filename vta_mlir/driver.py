@@ -166,7 +166,7 @@ def detect_level(module: Operation) -> Level:
 def attach_config(module: ModuleOp, cfg: VTAConfig) -> None:
     """Put ``cfg`` on the module; a module built for another configuration is an error at the
     module (verifiers read the configuration from there, so this comes before verifying)."""
-    from vta_mlir.dialects.vta import set_module_config
+    from vta_mlir.dialects.vta_config_attr import set_module_config
 
     try:
         set_module_config(module, cfg)
@@ -256,7 +256,7 @@ def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
             f"vta-level IR needs the host lowering (vta_mlir.host.lowering), which cannot be "
             f"imported: {exc}"
         ) from None
-    from vta_mlir.dialects.vta import get_config
+    from vta_mlir.dialects.vta_config_attr import get_config
 
     return lower_to_binary(module, get_config(module), function=function)
 

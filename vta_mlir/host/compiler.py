@@ -39,11 +39,10 @@ from vta_mlir.dialects.vta import (
     DmaCopyOp,
     GemmOp,
     Module,
-    Sram,
     StageOp,
     UopLoopOp,
-    sram_space,
 )
+from vta_mlir.dialects.vta_positions import Sram, sram_space
 from vta_mlir.host.exprs import (
     HELPERS,
     Operand,

@@ -34,13 +34,12 @@ from xdsl.ir import Operation, SSAValue
 from vta_mlir.dialects.vta import (
     AluOp,
     GemmOp,
-    Sram,
     UopLoopOp,
     enclosing_list_loops,
     kernel_uops,
     linear_position,
-    list_loop_bounds,
 )
+from vta_mlir.dialects.vta_positions import Sram, list_loop_bounds
 from vta_mlir.errors import RuntimeBuildError
 from vta_mlir.host.exprs import Operand
 from vta_mlir.host.layout import SramBuffer, value_label

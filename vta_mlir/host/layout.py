@@ -44,7 +44,8 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import Linker
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import DmaCopyOp, Sram, SramAttr, sram_element_shape
+from vta_mlir.dialects.vta import DmaCopyOp
+from vta_mlir.dialects.vta_positions import Sram, SramAttr, sram_element_shape
 from vta_mlir.errors import BinaryFormatError
 from vta_mlir.ir.diagnostics import report_error
 

@@ -25,7 +25,7 @@ from xdsl.ir import Operation
 
 from vta_mlir.binary import DEFAULT_BASE, BinaryModule, Linker
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import CONFIG_ATTR_NAME, VTAConfigAttr, get_config
+from vta_mlir.dialects.vta_config_attr import CONFIG_ATTR_NAME, VTAConfigAttr, get_config
 from vta_mlir.errors import BinaryFormatError, RuntimeBuildError
 from vta_mlir.host.compiler import compile_host_program
 from vta_mlir.host.layout import plan_layout, value_label
