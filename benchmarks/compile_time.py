@@ -35,7 +35,7 @@ def workload_names() -> list[str]:
 
 def compile_once(text: str, name: str, cfg: Any) -> dict[str, float]:
     """Seconds spent in each step of one compilation of ``text``."""
-    from vta_mlir.dialects.vtaisa import module_to_program
+    from vta_mlir.dialects.vtaisa_program import module_to_program
     from vta_mlir.driver import parse_text
     from vta_mlir.ir.context import make_context
     from vta_mlir.ir.diagnostics import verify_op

@@ -29,13 +29,19 @@ attribute of an enclosing op (normally the module).  :func:`program_to_module` a
         }
       }
     }
+
+This module holds the ops and the dialect :data:`VTAISA`.  The conversion between a
+``BinaryModule`` and this IR (:func:`program_op`, :func:`program_to_module`,
+:func:`module_to_program`) lives in :mod:`vta_mlir.dialects.vtaisa_program` and is re-exported
+here; the parse helpers shared by the ops' custom syntax live in
+:mod:`vta_mlir.dialects.vtaisa_syntax`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -45,14 +51,13 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
     IntegerType,
-    ModuleOp,
     Signedness,
     StringAttr,
     TensorType,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, Operation, Region
+from xdsl.ir import Attribute, Dialect, Operation, Region
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -84,12 +89,15 @@ from vta_mlir.isa import (
     MemInsn,
     MemType,
     Uop,
-    decode_uops,
     encode_uops,
 )
 from vta_mlir.program import Program, Run, Segment
 
-from .vta_config_attr import get_config, set_module_config
+from .vta_config_attr import get_config
+from .vtaisa_syntax import as_region, parse_int, parse_int_list, parse_pair, parse_region
+
+if TYPE_CHECKING:
+    from .vtaisa_program import module_to_program, program_op, program_to_module
 
 __all__ = [
     "VTAISA",
@@ -106,8 +114,28 @@ __all__ = [
     "insn_to_op",
     "module_to_program",
     "op_to_insn",
+    "program_op",
     "program_to_module",
 ]
+
+#: Names defined in :mod:`vta_mlir.dialects.vtaisa_program` (which imports this module), loaded
+#: on first access.
+_PROGRAM_NAMES = ("module_to_program", "program_op", "program_to_module")
+
+
+def __getattr__(name: str) -> object:
+    if name not in _PROGRAM_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import vtaisa_program
+
+    value = getattr(vtaisa_program, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PROGRAM_NAMES))
+
 
 #: Field names of each instruction kind after the common header (vta-isa.md §2.3–§2.5).
 MEM_FIELDS = ("memory_type", "sram_base", "dram_base", "y_size", "x_size", "x_stride",
@@ -153,25 +181,6 @@ def _check_width(value: int, width: int, name: str) -> None:
     hi = (1 << width) - 1
     if not 0 <= value <= hi:
         raise VerifyException(f"{name} = {value} does not fit its {width}-bit field (0..{hi})")
-
-
-def _parse_int(parser: Parser, what: str) -> int:
-    return parser.parse_integer(allow_boolean=False, context_msg=f" for {what}")
-
-
-def _parse_pair(parser: Parser, what: str) -> tuple[int, int]:
-    values = parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: _parse_int(parser, what)
-    )
-    if len(values) != 2:
-        parser.raise_error(f"{what} takes two values [out, in]")
-    return values[0], values[1]
-
-
-def _parse_int_list(parser: Parser, what: str) -> list[int]:
-    return parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: _parse_int(parser, what)
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,9 +310,9 @@ class _MemInsnOp(_InsnOp):
         for key, field in (("sram", "sram_base"), ("dram", "dram_base"), ("y", "y_size"),
                            ("x", "x_size"), ("stride", "x_stride")):
             parser.parse_keyword(key)
-            values[field] = _parse_int(parser, key)
+            values[field] = parse_int(parser, key)
         if parser.parse_optional_keyword("pad") is not None:
-            pads = _parse_int_list(parser, "pad")
+            pads = parse_int_list(parser, "pad")
             if len(pads) != 4:
                 parser.raise_error("pad takes four values [y_pad_0, y_pad_1, x_pad_0, x_pad_1]")
             for n, v in zip(("y_pad_0", "y_pad_1", "x_pad_0", "x_pad_1"), pads, strict=True):
@@ -418,14 +427,14 @@ class _LoopInsnOp(_InsnOp):
     @classmethod
     def _parse_loops(cls, parser: Parser, values: dict[str, int]) -> None:
         parser.parse_keyword("uop")
-        values["uop_bgn"] = _parse_int(parser, "uop_bgn")
+        values["uop_bgn"] = parse_int(parser, "uop_bgn")
         parser.parse_keyword("to")
-        values["uop_end"] = _parse_int(parser, "uop_end")
+        values["uop_end"] = parse_int(parser, "uop_end")
         parser.parse_keyword("iter")
-        values["iter_out"], values["iter_in"] = _parse_pair(parser, "iter")
+        values["iter_out"], values["iter_in"] = parse_pair(parser, "iter")
         for kind in cls.KINDS:
             parser.parse_keyword(kind)
-            values[f"{kind}_factor_out"], values[f"{kind}_factor_in"] = _parse_pair(parser, kind)
+            values[f"{kind}_factor_out"], values[f"{kind}_factor_in"] = parse_pair(parser, kind)
 
     def _print_loops(self, printer: Printer) -> None:
         if self.field("reset_reg"):
@@ -506,9 +515,9 @@ class AluInsnOp(_LoopInsnOp):
         cls._parse_loops(parser, values)
         if parser.parse_optional_keyword("imm") is not None:
             values["use_imm"] = 1
-            values["imm"] = _parse_int(parser, "imm")
+            values["imm"] = parse_int(parser, "imm")
         elif parser.parse_optional_keyword("imm_unused") is not None:
-            values["imm"] = _parse_int(parser, "imm_unused")
+            values["imm"] = parse_int(parser, "imm_unused")
         return cls._finish_parse(parser, values)
 
     def print(self, printer: Printer) -> None:
@@ -629,7 +638,7 @@ class UopsOp(IRDLOperation):
     def parse(cls, parser: Parser) -> UopsOp:
         def triple() -> tuple[int, int, int]:
             v = parser.parse_comma_separated_list(
-                parser.Delimiter.PAREN, lambda: _parse_int(parser, "a micro-op index")
+                parser.Delimiter.PAREN, lambda: parse_int(parser, "a micro-op index")
             )
             if len(v) != 3:
                 parser.raise_error("a micro-op is (dst, src, wgt)")
@@ -652,21 +661,6 @@ class UopsOp(IRDLOperation):
 
 # ---------------------------------------------------------------------------------------------
 # Runs, segments, arguments and the program
-
-
-def _parse_region(parser: Parser) -> Region:
-    region = parser.parse_region()
-    if not region.blocks:
-        region.add_block(Block())
-    return region
-
-
-def _as_region(body: Region | Sequence[Operation] | None) -> Region:
-    if body is None:
-        return Region(Block())
-    if isinstance(body, Region):
-        return body
-    return Region(Block(body))
 
 
 @irdl_op_definition
@@ -692,7 +686,7 @@ class RunOp(IRDLOperation):
 
     def __init__(self, body: Region | Sequence[Operation] | None = None,
                  uop_base: int = 0) -> None:
-        super().__init__(properties={"uop_base": _int(uop_base)}, regions=[_as_region(body)])
+        super().__init__(properties={"uop_base": _int(uop_base)}, regions=[as_region(body)])
 
     @property
     def uops_op(self) -> UopsOp | None:
@@ -723,9 +717,9 @@ class RunOp(IRDLOperation):
     def parse(cls, parser: Parser) -> RunOp:
         uop_base = 0
         if parser.parse_optional_keyword("uop_base") is not None:
-            uop_base = _parse_int(parser, "uop_base")
+            uop_base = parse_int(parser, "uop_base")
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(_parse_region(parser), uop_base)
+        op = cls(parse_region(parser), uop_base)
         if attrs is not None:
             op.attributes.update(attrs.data)
         return op
@@ -810,9 +804,9 @@ class SegmentOp(IRDLOperation):
     def parse(cls, parser: Parser) -> SegmentOp:
         name = parser.parse_str_literal(" (the segment name)")
         parser.parse_keyword("phys")
-        phys = _parse_int(parser, "phys")
+        phys = parse_int(parser, "phys")
         parser.parse_keyword("size")
-        size = _parse_int(parser, "size")
+        size = parse_int(parser, "size")
         data = None
         if parser.parse_optional_keyword("data") is not None:
             pos = parser.pos
@@ -933,22 +927,22 @@ class ArgOp(IRDLOperation):
         name = parser.parse_str_literal(" (the argument name)")
         direction = parser.parse_keyword_in(DIRECTIONS, " (the argument direction)")
         dtype = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the argument dtype)")
-        shape = _parse_int_list(parser, "shape")
+        shape = parse_int_list(parser, "shape")
         repeat: list[int] = []
         if parser.parse_optional_keyword("repeat") is not None:
-            repeat = _parse_int_list(parser, "repeat")
+            repeat = parse_int_list(parser, "repeat")
         parser.parse_keyword("padded")
-        padded = _parse_int_list(parser, "padded")
+        padded = parse_int_list(parser, "padded")
         parser.parse_keyword("split")
-        split = _parse_int_list(parser, "split")
+        split = parse_int_list(parser, "split")
         parser.parse_keyword("perm")
-        perm = _parse_int_list(parser, "perm")
+        perm = parse_int_list(parser, "perm")
         parser.parse_keyword("packed")
         packed = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the packed dtype)")
         parser.parse_keyword("segment")
         segment = parser.parse_str_literal(" (the segment name)")
         parser.parse_keyword("phys")
-        phys = _parse_int(parser, "phys")
+        phys = parse_int(parser, "phys")
         op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys,
                  repeat)
         op.attributes.update(parser.parse_optional_attr_dict())
@@ -994,7 +988,7 @@ class ProgramOp(IRDLOperation):
     traits = traits_def(NoTerminator())
 
     def __init__(self, base: int, body: Region | Sequence[Operation] | None = None) -> None:
-        super().__init__(properties={"base": _int(base)}, regions=[_as_region(body)])
+        super().__init__(properties={"base": _int(base)}, regions=[as_region(body)])
 
     @property
     def base_address(self) -> int:
@@ -1034,9 +1028,9 @@ class ProgramOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ProgramOp:
         parser.parse_keyword("base")
-        base = _parse_int(parser, "base")
+        base = parse_int(parser, "base")
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(base, _parse_region(parser))
+        op = cls(base, parse_region(parser))
         if attrs is not None:
             op.attributes.update(attrs.data)
         return op
@@ -1047,62 +1041,6 @@ class ProgramOp(IRDLOperation):
             printer.print_op_attributes(self.attributes, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# Binary module <-> IR
-
-
-def _uops_of(words: np.ndarray, cfg: VTAConfig, where: str) -> list[Uop]:
-    uops = decode_uops(np.asarray(words, dtype=np.uint32), cfg)
-    again = encode_uops(uops, cfg) if uops else np.zeros(0, dtype=np.uint32)
-    if not np.array_equal(np.asarray(again, dtype=np.uint32), np.asarray(words, np.uint32)):
-        bad = int(np.flatnonzero(np.asarray(again, np.uint32) != np.asarray(words, np.uint32))[0])
-        raise VTAError(
-            f"{where}: micro-op word {bad} ({int(words[bad]):#010x}) sets bits outside the "
-            "micro-op fields of the configuration"
-        )
-    return uops
-
-
-def program_op(binary: BinaryModule) -> ProgramOp:
-    """The ``vtaisa.program`` op of a :class:`~vta_mlir.binary.BinaryModule`."""
-    cfg = binary.config
-    body: list[Operation] = [
-        SegmentOp(s.name, s.phys, s.nbytes, None if s.data is None else s.data)
-        for s in binary.program.segments
-    ]
-    body += [ArgOp.from_spec(a) for a in binary.args]
-    for r, run in enumerate(binary.program.runs):
-        ops: list[Operation] = []
-        if len(run.uop_words):
-            ops.append(UopsOp(_uops_of(run.uop_words, cfg, f"run {r}")))
-        ops += [insn_to_op(i) for i in run.insns]
-        body.append(RunOp(ops, run.uop_base))
-    return ProgramOp(binary.base, body)
-
-
-def program_to_module(binary: BinaryModule) -> ModuleOp:
-    """A module holding the ``vtaisa.program`` of a :class:`~vta_mlir.binary.BinaryModule`, with
-    its configuration as the module's ``vta.config`` attribute."""
-    module = ModuleOp([program_op(binary)])
-    set_module_config(module, binary.config)
-    return module
-
-
-def module_to_program(module: Operation) -> BinaryModule:
-    """The :class:`~vta_mlir.binary.BinaryModule` of the single ``vtaisa.program`` in ``module``
-    (configuration from the nearest ``vta.config``), validated.
-
-    Raises :class:`~vta_mlir.errors.VTAError` if there is not exactly one program or it is
-    inconsistent.
-    """
-    programs = [op for op in module.walk() if isinstance(op, ProgramOp)]
-    if len(programs) != 1:
-        raise VTAError(f"expected exactly one vtaisa.program, found {len(programs)}")
-    binary = programs[0].to_binary()
-    binary.validate()
-    return binary
 
 
 VTAISA = Dialect(

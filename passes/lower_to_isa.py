@@ -66,7 +66,7 @@ from xdsl.passes import ModulePass
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import set_module_config
-from vta_mlir.dialects.vtaisa import program_op
+from vta_mlir.dialects.vtaisa_program import program_op
 from vta_mlir.host import lower_to_binary
 
 __all__ = ["LowerToIsaPass"]

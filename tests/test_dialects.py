@@ -53,10 +53,9 @@ from vta_mlir.dialects.vtaisa import (
     ProgramOp,
     StoreInsnOp,
     insn_to_op,
-    module_to_program,
     op_to_insn,
-    program_to_module,
 )
+from vta_mlir.dialects.vtaisa_program import module_to_program, program_to_module
 from vta_mlir.errors import VTAError
 from vta_mlir.isa import (
     AluInsn,

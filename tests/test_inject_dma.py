@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.dialects.vta import AluOp, DmaCopyOp, GemmOp, UopLoopOp, set_module_config
-from vta_mlir.dialects.vtaisa import module_to_program
+from vta_mlir.dialects.vtaisa_program import module_to_program
 from vta_mlir.ir.context import make_context, parse_module
 from vta_mlir.ir.diagnostics import DiagnosticError, verify_op
 from vta_mlir.ir.pipeline import run_pipeline

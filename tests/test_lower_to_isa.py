@@ -26,7 +26,7 @@ from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import Linker
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import set_module_config
-from vta_mlir.dialects.vtaisa import module_to_program
+from vta_mlir.dialects.vtaisa_program import module_to_program
 from vta_mlir.errors import BinaryFormatError, RuntimeBuildError
 from vta_mlir.host import lower_to_binary
 from vta_mlir.host.compiler import compile_host_program

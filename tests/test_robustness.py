@@ -302,7 +302,9 @@ def test_mutated_conformance_case(seed: Path, data: st.DataObject) -> None:
         if a.dtype.kind in "iu" and a.size:
             i = data.draw(st.integers(0, a.size - 1))
             flat = a.reshape(-1).copy()
-            flat[i] = data.draw(st.sampled_from([-1, 0, 2**31 - 1, np.iinfo(a.dtype).max]))
+            info = np.iinfo(a.dtype)  # -1 for signed fields, the extremes for every dtype
+            flat[i] = data.draw(st.sampled_from(sorted({max(-1, info.min), info.min, 0,
+                                                        min(2**31 - 1, info.max), info.max})))
             arrays[key] = flat.reshape(a.shape)
         else:
             arrays[key] = np.array(data.draw(st.sampled_from(["{", "[]", "{}", "null", "1"])))

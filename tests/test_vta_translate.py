@@ -332,7 +332,7 @@ def test_input_level_runs_the_registered_pipeline(
     """Whatever ``vta-to-isa`` is registered is looked up by name and applied; its vtaisa
     output is serialized."""
     import vta_mlir.passes
-    from vta_mlir.dialects.vtaisa import program_op
+    from vta_mlir.dialects.vtaisa_program import program_op
 
     expected = add_module(default_cfg)
 
@@ -397,7 +397,7 @@ def test_vta_level_in_process_equals_the_pass() -> None:
     """``lower_to_binary`` against the module the ``vta-lower-to-isa`` pass produces, for every
     example, compared as binary modules."""
     _needs_lowering()
-    from vta_mlir.dialects.vtaisa import module_to_program
+    from vta_mlir.dialects.vtaisa_program import module_to_program
     from vta_mlir.host.lowering import lower_to_binary
     from vta_mlir.ir.context import make_context
     from vta_mlir.passes import get_all_passes

@@ -107,7 +107,7 @@ def emit_asm(binary: BinaryModule) -> str:
 def emit_mlir(binary: BinaryModule) -> str:
     """The ``vtaisa`` IR of the module (a ``vtaisa.program`` in a module carrying its
     configuration)."""
-    from vta_mlir.dialects.vtaisa import program_to_module
+    from vta_mlir.dialects.vtaisa_program import program_to_module
     from vta_mlir.ir.context import print_module
 
     return print_module(program_to_module(binary))

@@ -287,7 +287,7 @@ def lower_module(
     if function is not None and original != Level.INPUT:
         raise VTAError(f"{function_option} applies to input-level and vta-level IR, not to "
                        f"{original.description}")
-    from vta_mlir.dialects.vtaisa import module_to_program
+    from vta_mlir.dialects.vtaisa_program import module_to_program
 
     try:
         return module_to_program(module)

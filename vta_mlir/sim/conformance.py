@@ -27,6 +27,7 @@ import argparse
 import json
 import sys
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +53,7 @@ def _load(path: Path) -> dict[str, np.ndarray]:
             return {k: z[k] for k in z.files}
     except FileNotFoundError:
         raise CaseError("file not found") from None
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
         raise CaseError(f"cannot read the case file: {type(e).__name__}: {e}") from None
 
 

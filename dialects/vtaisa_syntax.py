@@ -1,0 +1,50 @@
+"""Custom-syntax helpers shared by the ``vtaisa`` ops (:mod:`vta_mlir.dialects.vtaisa`).
+
+* Integer fields: one integer (:func:`parse_int`), an ``[out, in]`` pair (:func:`parse_pair`)
+  and a bracketed list (:func:`parse_int_list`); a parse error names the field.
+* The single-block body of ``vtaisa.program`` and ``vtaisa.run``: parsed (:func:`parse_region`,
+  an empty ``{}`` still gets its block) or built from a list of ops (:func:`as_region`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Block, Operation, Region
+from xdsl.parser import Parser
+
+__all__ = ["as_region", "parse_int", "parse_int_list", "parse_pair", "parse_region"]
+
+
+def parse_int(parser: Parser, what: str) -> int:
+    return parser.parse_integer(allow_boolean=False, context_msg=f" for {what}")
+
+
+def parse_pair(parser: Parser, what: str) -> tuple[int, int]:
+    values = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, lambda: parse_int(parser, what)
+    )
+    if len(values) != 2:
+        parser.raise_error(f"{what} takes two values [out, in]")
+    return values[0], values[1]
+
+
+def parse_int_list(parser: Parser, what: str) -> list[int]:
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, lambda: parse_int(parser, what)
+    )
+
+
+def parse_region(parser: Parser) -> Region:
+    region = parser.parse_region()
+    if not region.blocks:
+        region.add_block(Block())
+    return region
+
+
+def as_region(body: Region | Sequence[Operation] | None) -> Region:
+    if body is None:
+        return Region(Block())
+    if isinstance(body, Region):
+        return body
+    return Region(Block(body))
