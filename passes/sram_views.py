@@ -100,7 +100,9 @@ class LinearForm:
         c = self.coeff(key)
         return self.without(key) + value * c if c else self
 
-    def __add__(self, other: LinearForm) -> LinearForm:
+    def __add__(self, other: LinearForm | int) -> LinearForm:
+        if isinstance(other, int):
+            return LinearForm(self.terms, self.const + other)
         terms = dict(self.terms)
         for k, c in other.terms.items():
             terms[k] = terms.get(k, 0) + c

@@ -46,6 +46,7 @@ After (abridged; 4 output blocks × 4 rows × 1 input block, resident weights)::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from xdsl.dialects import memref
@@ -59,8 +60,9 @@ from vta_mlir.dialects.vta import DmaCopyOp
 from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.locations import copy_location
 
+from .sram_views import LinearForm, affine_of_form
 from .tile_builder import Index, TileBuilder
-from .tile_conv_plan import ColRun, ConvPlan, ConvTiles, RowRun
+from .tile_conv_plan import ConvPlan, ConvTiles, Run
 from .tile_conv_region import ConvRegion
 
 __all__ = ["UNROLL_STEPS", "emit_conv"]
@@ -69,37 +71,18 @@ __all__ = ["UNROLL_STEPS", "emit_conv"]
 UNROLL_STEPS = 8
 
 
-class _Lin:
-    """``sum(coeff * value) + const`` over host index values."""
-
-    def __init__(self, terms: dict[SSAValue, int] | None = None, const: int = 0) -> None:
-        self.terms = {v: c for v, c in (terms or {}).items() if c}
-        self.const = const
-
-    def __add__(self, other: _Lin | int) -> _Lin:
-        if isinstance(other, int):
-            return _Lin(self.terms, self.const + other)
-        terms = dict(self.terms)
-        for v, c in other.terms.items():
-            terms[v] = terms.get(v, 0) + c
-        return _Lin(terms, self.const + other.const)
-
-    def __mul__(self, factor: int) -> _Lin:
-        return _Lin({v: c * factor for v, c in self.terms.items()}, self.const * factor)
-
-
 @dataclass(frozen=True)
 class _TilePos:
     """Where an output tile is: batch, channel, row and column tile indices (host values),
     its first output channel block, and the padding runs of its rows and columns."""
 
-    b: _Lin
-    ot: _Lin
+    b: LinearForm
+    ot: LinearForm
     o0: Index
-    rt: _Lin
-    run: RowRun
-    ct: _Lin
-    crun: ColRun
+    rt: LinearForm
+    run: Run
+    ct: LinearForm
+    crun: Run
 
 
 class _ConvEmitter(TileBuilder):
@@ -114,31 +97,30 @@ class _ConvEmitter(TileBuilder):
 
     # ---- index values ---------------------------------------------------------------------
 
-    def value(self, lin: _Lin, name: str) -> Index:
-        if not lin.terms:
+    def _expr(self, lin: LinearForm) -> tuple[list[SSAValue], AffineExpr]:
+        """The host values of ``lin`` and ``lin`` (constant included) as an expression of
+        them."""
+        values = [v for v in lin.terms if isinstance(v, SSAValue)]
+        expr = affine_of_form(lin, values)
+        return values, expr + lin.const if lin.const else expr
+
+    def value(self, lin: LinearForm, name: str) -> Index:
+        if lin.is_constant:
             return lin.const
-        if lin.const == 0 and len(lin.terms) == 1 and next(iter(lin.terms.values())) == 1:
-            return next(iter(lin.terms))
-        values = list(lin.terms)
-        expr = AffineExpr.constant(lin.const)
-        for k, v in enumerate(values):
-            expr = expr + AffineExpr.dimension(k) * lin.terms[v]
+        values, expr = self._expr(lin)
         return self.apply_n(values, expr, name)
 
-    def position(self, lin: _Lin, name: str) -> tuple[SSAValue, int] | int:
-        if not lin.terms:
+    def position(self, lin: LinearForm, name: str) -> tuple[SSAValue, int] | int:
+        if lin.is_constant:
             return lin.const
-        value = self.value(_Lin(lin.terms), name)
+        value = self.value(LinearForm(lin.terms), name)
         assert isinstance(value, SSAValue)
         return value, lin.const
 
-    def parity(self, counter: _Lin) -> Index:
-        if not counter.terms:
+    def parity(self, counter: LinearForm) -> Index:
+        if counter.is_constant:
             return counter.const % 2
-        values = list(counter.terms)
-        expr = AffineExpr.constant(counter.const)
-        for k, v in enumerate(values):
-            expr = expr + AffineExpr.dimension(k) * counter.terms[v]
+        values, expr = self._expr(counter)
         return self.apply_n(values, expr % 2, "copy")
 
     # ---- buffers --------------------------------------------------------------------------
@@ -162,7 +144,7 @@ class _ConvEmitter(TileBuilder):
             a_t = acc.type
             assert isinstance(a_t, MemRefType)
             if self.r.inits[acc][1] == "bcast":
-                shape = [1, g.ob if self.flat else p.to, 1, 1, cfg.batch, cfg.block_out]
+                shape = [1, g.ob if self.t.flat else p.to, 1, 1, cfg.batch, cfg.block_out]
             else:
                 shape = [*([2] if p.acc_double else []), 1, p.to, p.th, t.tw, cfg.batch,
                          cfg.block_out]
@@ -190,32 +172,26 @@ class _ConvEmitter(TileBuilder):
 
     # ---- the nest -------------------------------------------------------------------------
 
-    @property
-    def flat(self) -> bool:
-        """One host loop over all output tiles (:attr:`ConvTiles.flat`), so that buffers
-        alternating between consecutive tiles alternate in one loop."""
-        return self.t.flat
-
     def emit(self) -> None:
         g = self.r.geo
         self.allocate()
-        if self.flat:
+        if self.t.flat:
             self.flat_level()
         elif g.nb > 1:
             with self.loop(g.nb, "b") as iv:
-                self.o_level(_Lin({iv: 1}))
+                self.o_level(LinearForm.of(iv))
         else:
-            self.o_level(_Lin())
+            self.o_level(LinearForm())
 
     def flat_level(self) -> None:
-        p, t, r, g = self.plan, self.t, self.r, self.r.geo
+        p, t, g = self.plan, self.t, self.r.geo
         wview = self.load_whole_operands()
         (run,), (crun,) = t.row_runs(), t.col_runs()
         first = 0
-        if self.streaming:
+        if self.t.streaming:
             # The first tile loads the weights, one input step's slice at a time.
-            self.r_body(_TilePos(_Lin(), _Lin(), 0, _Lin(), run, _Lin(), crun), wview, _Lin(),
-                        stream=True)
+            zero = LinearForm()
+            self.r_body(_TilePos(zero, zero, 0, zero, run, zero, crun), wview, zero, stream=True)
             first = 1
         count = t.tiles - first
         if count < 1:
@@ -223,21 +199,19 @@ class _ConvEmitter(TileBuilder):
         with self.loop(count, "t") as tv:
             d0 = AffineExpr.dimension(0) + first
 
-            def part(n: int, inner: int, name: str) -> _Lin:
+            def part(n: int, inner: int, name: str) -> LinearForm:
                 if n == 1:
-                    return _Lin()
+                    return LinearForm()
                 expr = d0 // inner if inner > 1 else d0
-                return _Lin({self.apply(tv, expr % n, name): 1})
+                return LinearForm({self.apply(tv, expr % n, name): 1})
 
             b = part(g.nb, t.n_o * t.n_r * t.n_c, "b")
             ot = part(t.n_o, t.n_r * t.n_c, "o")
             rt = part(t.n_r, t.n_c, "r")
             ct = part(t.n_c, 1, "c")
             o0 = self.value(ot * p.to, "o0")
-            self.r_body(_TilePos(b, ot, o0, rt, run, ct, crun), wview, _Lin({tv: 1}, first))
-        del r
+            self.r_body(_TilePos(b, ot, o0, rt, run, ct, crun), wview, LinearForm({tv: 1}, first))
 
-    @property
     def streaming(self) -> bool:
         """:attr:`ConvTiles.streaming`: the first tile loads the resident weights, a slice per
         input step, so its first step does not wait for all of them."""
@@ -250,7 +224,7 @@ class _ConvEmitter(TileBuilder):
         wview = None
         if p.wgt_resident:
             wview = self.wgt
-            if not self.streaming:
+            if not self.t.streaming:
                 self.load_weight_slices(wview, 0)
         self.load_biases(0, g.ob)
         return wview
@@ -258,10 +232,11 @@ class _ConvEmitter(TileBuilder):
     def load_weight_slices(self, wview: SSAValue, o0: Index) -> None:
         """Copy the resident weights of the output tile at ``o0``, slice by slice."""
         n_i = self.t.n_i
-        with self.loop(n_i, "s") if n_i > 1 else _no_loop() as sv:
-            self.load_weight_slice(wview, _Lin({sv: 1}) if sv is not None else _Lin(), o0)
+        with self.loop(n_i, "s") if n_i > 1 else nullcontext() as sv:
+            it = LinearForm.of(sv) if sv is not None else LinearForm()
+            self.load_weight_slice(wview, it, o0)
 
-    def load_weight_slice(self, wview: SSAValue, it: _Lin, o0: Index) -> SSAValue:
+    def load_weight_slice(self, wview: SSAValue, it: LinearForm, o0: Index) -> SSAValue:
         """Copy slice ``it`` of the resident weights; returns its view."""
         p, g, cfg = self.plan, self.r.geo, self.cfg
         view = self.weight_slice(wview, it)
@@ -271,7 +246,7 @@ class _ConvEmitter(TileBuilder):
         self.insert(memref.CopyOp(src, view))
         return view
 
-    def weight_slice(self, wview: SSAValue, it: _Lin) -> SSAValue:
+    def weight_slice(self, wview: SSAValue, it: LinearForm) -> SSAValue:
         p, g, cfg = self.plan, self.r.geo, self.cfg
         index = self.value(it, "slice")
         return self.subview(wview, [index, 0, 0, 0, 0, 0, 0],
@@ -291,49 +266,49 @@ class _ConvEmitter(TileBuilder):
                                       [1, size, 1, 1, lanes, self.cfg.block_out])
                 self.init_copy(op, tile, self.bufs[acc])
 
-    def o_level(self, b: _Lin) -> None:
+    def o_level(self, b: LinearForm) -> None:
         n_o = self.t.n_o
         if n_o > 1:
             with self.loop(n_o, "o") as iv:
-                self.o_body(b, _Lin({iv: 1}))
+                self.o_body(b, LinearForm.of(iv))
         else:
-            self.o_body(b, _Lin())
+            self.o_body(b, LinearForm())
 
-    def o_body(self, b: _Lin, ot: _Lin) -> None:
+    def o_body(self, b: LinearForm, ot: LinearForm) -> None:
         p, t = self.plan, self.t
         o0 = self.value(ot * p.to, "o0")
         wview = None
         if p.wgt_resident:
             copy = self.parity(b * t.n_o + ot) if self.db_wgt else 0
             wview = self.copy_view(self.wgt, self.db_wgt, copy)
-            if not self.streaming:
+            if not self.t.streaming:
                 self.load_weight_slices(wview, o0)
         self.load_biases(o0, p.to)
-        stream = self.streaming
+        stream = self.t.streaming
         for run in t.row_runs():
             first = run.first
             if stream:
                 # A single column of tiles (streaming needs it): the first tile is written out.
                 (crun,) = t.col_runs()
-                self.r_body(_TilePos(b, ot, o0, _Lin(const=first), run, _Lin(), crun), wview,
-                            stream=True)
+                tile = _TilePos(b, ot, o0, LinearForm(const=first), run, LinearForm(), crun)
+                self.r_body(tile, wview, stream=True)
                 stream, first = False, first + 1
             count = run.first + run.count - first
             if count > 1:
                 with self.loop(count, "r") as iv:
-                    self.col_level(b, ot, o0, _Lin({iv: 1}, first), run, wview)
+                    self.col_level(b, ot, o0, LinearForm({iv: 1}, first), run, wview)
             elif count == 1:
-                self.col_level(b, ot, o0, _Lin(const=first), run, wview)
+                self.col_level(b, ot, o0, LinearForm(const=first), run, wview)
 
-    def col_level(self, b: _Lin, ot: _Lin, o0: Index, rt: _Lin, run: RowRun,
+    def col_level(self, b: LinearForm, ot: LinearForm, o0: Index, rt: LinearForm, run: Run,
                   wview: SSAValue | None) -> None:
         for crun in self.t.col_runs():
             if crun.count > 1:
                 with self.loop(crun.count, "c") as iv:
-                    self.r_body(_TilePos(b, ot, o0, rt, run, _Lin({iv: 1}, crun.first), crun),
+                    self.r_body(_TilePos(b, ot, o0, rt, run, LinearForm({iv: 1}, crun.first), crun),
                                 wview)
             else:
-                self.r_body(_TilePos(b, ot, o0, rt, run, _Lin(const=crun.first), crun), wview)
+                self.r_body(_TilePos(b, ot, o0, rt, run, LinearForm(const=crun.first), crun), wview)
 
     def init_copy(self, op: linalg.GenericOp, src: SSAValue, dst: SSAValue) -> None:
         """The initialisation ``op`` on a tile: a plain copy of i32 values, else ``op`` with
@@ -353,7 +328,7 @@ class _ConvEmitter(TileBuilder):
         copy_location(op, new)
 
     def r_body(self, tile: _TilePos, wview: SSAValue | None,
-               tile_counter: _Lin | None = None, stream: bool = False) -> None:
+               tile_counter: LinearForm | None = None, stream: bool = False) -> None:
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
         o0 = tile.o0
         b0 = self.value(tile.b, "b0")
@@ -378,14 +353,14 @@ class _ConvEmitter(TileBuilder):
             maps = ([m.data for m in op.indexing_maps.data]
                     if isinstance(op, linalg.GenericOp) else [None] * len(op.operands))
             new_maps = list(maps)
-            kind_of_op = next((r.inits[a][1] for a in r.accs if r.inits[a][0] is op), None)
+            kind = next((r.inits[a][1] for a in r.accs if r.inits[a][0] is op), None)
             for k, v in enumerate(op.operands):
                 if v in views:
                     operands.append(views[v])
-                    init, kind = r.inits[v]
-                    if kind == "bcast" and isinstance(init, linalg.GenericOp):
+                    init, init_kind = r.inits[v]
+                    if init_kind == "bcast" and isinstance(init, linalg.GenericOp):
                         new_maps[k] = init.indexing_maps.data[0].data
-                elif isinstance(v.type, MemRefType) and kind_of_op == "bcast_acc":
+                elif isinstance(v.type, MemRefType) and kind == "bcast_acc":
                     v_t = v.type
                     assert isinstance(v_t, MemRefType)
                     operands.append(self.dram_tile(v, [0, o0, 0, 0, 0, 0],
@@ -395,7 +370,6 @@ class _ConvEmitter(TileBuilder):
                     operands.append(self.dram_tile(v, [b0, o0, r0, c0, 0, 0], tile_sizes))
                 else:
                     operands.append(v)
-            kind = next((r.inits[a][1] for a in r.accs if r.inits[a][0] is op), None)
             if kind in ("load", "load8"):
                 assert isinstance(op, linalg.GenericOp)
                 self.init_copy(op, operands[0], operands[1])
@@ -419,21 +393,22 @@ class _ConvEmitter(TileBuilder):
         return self.subview(buf, [0, o0, 0, 0, 0, 0], [1, self.plan.to, *shape[2:]],
                             "bias_view")
 
-    def conv(self, tile: _TilePos, counter: _Lin, wview: SSAValue | None, acc: SSAValue,
+    def conv(self, tile: _TilePos, counter: LinearForm, wview: SSAValue | None, acc: SSAValue,
              stream: bool) -> None:
         n_i = self.t.n_i
         if 1 < n_i <= UNROLL_STEPS:
             # A few steps are written out: the input buffer's tokens then run across tiles
             # instead of restarting (primed and drained) in every tile.
             for k in range(n_i):
-                self.conv_step(tile, counter + k, _Lin(const=k), wview, acc, stream)
+                self.conv_step(tile, counter + k, LinearForm(const=k), wview, acc, stream)
         elif n_i > 1:
             with self.loop(n_i, "i") as iv:
-                self.conv_step(tile, counter + _Lin({iv: 1}), _Lin({iv: 1}), wview, acc, stream)
+                step = LinearForm.of(iv)
+                self.conv_step(tile, counter + step, step, wview, acc, stream)
         else:
-            self.conv_step(tile, counter, _Lin(), wview, acc, stream)
+            self.conv_step(tile, counter, LinearForm(), wview, acc, stream)
 
-    def conv_step(self, tile: _TilePos, counter: _Lin, it: _Lin, wview: SSAValue | None,
+    def conv_step(self, tile: _TilePos, counter: LinearForm, it: LinearForm, wview: SSAValue | None,
                   acc: SSAValue, stream: bool) -> None:
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
         g = r.geo
@@ -441,19 +416,19 @@ class _ConvEmitter(TileBuilder):
         copy = self.parity(counter) if p.double_buffer else 0
         # The input tile: one DMA per channel block, padding from the pad fields.
         tile_elems = p.ti * t.ht * t.wt
-        row0 = tile.rt * (p.th * g.sh) + (run.top - g.pads[0])
-        col0 = tile.ct * (t.tw * g.sw) + (crun.left - g.pads[2])
-        with self.loop(p.ti, "ci") if p.ti > 1 else _no_loop() as ci:
-            cl = _Lin({ci: 1}) if ci is not None else _Lin()
+        row0 = tile.rt * (p.th * g.sh) + (run.before - g.pads[0])
+        col0 = tile.ct * (t.tw * g.sw) + (crun.before - g.pads[2])
+        with self.loop(p.ti, "ci") if p.ti > 1 else nullcontext() as ci:
+            cl = LinearForm.of(ci) if ci is not None else LinearForm()
             channel = tile.b * g.ib + it * p.ti + cl
             dram = (channel * g.h + row0) * g.w + col0
             sram = cl * (t.ht * t.wt)
-            sram = sram + (_Lin({copy: tile_elems}) if isinstance(copy, SSAValue)
+            sram = sram + (LinearForm({copy: tile_elems}) if isinstance(copy, SSAValue)
                            else copy * tile_elems)
-            self.insert(DmaCopyOp(r.x, self.inp, x_size=crun.cols, y_size=run.rows,
+            self.insert(DmaCopyOp(r.x, self.inp, x_size=crun.size, y_size=run.size,
                                   x_stride=t.pitch, src_pos=self.position(dram, "x_pos"),
                                   dst_pos=self.position(sram, "inp_pos"),
-                                  pad=(run.top, run.bottom, crun.left, crun.right)))
+                                  pad=(run.before, run.after, crun.before, crun.after)))
         iview = self.copy_view(self.inp, p.double_buffer, copy)
         i0 = self.value(it * p.ti, "i0")
         if wview is None:
@@ -481,16 +456,6 @@ class _ConvEmitter(TileBuilder):
             new.properties["indexing_maps"] = ArrayAttr([AffineMapAttr(m) for m in maps])
         self.insert(new)
         copy_location(r.conv, new)
-
-
-class _no_loop:
-    """Stands in for :meth:`TileBuilder.loop` when a dimension has a single tile."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: object) -> None:
-        return None
 
 
 def emit_conv(region: ConvRegion, plan: ConvPlan, cfg: VTAConfig) -> list[SSAValue]:

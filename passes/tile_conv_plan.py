@@ -31,7 +31,7 @@ from vta_mlir.config import VTAConfig
 from .tile_conv_region import ConvGeometry, ConvRegion
 from .tile_cost import Budget, InsnCosts, NoFit
 
-__all__ = ["ConvPlan", "ConvTiles", "ConvEstimate", "RowRun", "choose_conv_plan", "estimate_conv"]
+__all__ = ["ConvPlan", "ConvTiles", "ConvEstimate", "Run", "choose_conv_plan", "estimate_conv"]
 
 
 @dataclass(frozen=True)
@@ -65,25 +65,34 @@ class ConvPlan:
 
 
 @dataclass(frozen=True)
-class RowRun:
-    """Consecutive row tiles with the same padding: tiles ``first .. first + count - 1``."""
+class Run:
+    """Consecutive row (or column) tiles whose input window is padded alike: tiles ``first ..
+    first + count - 1``, with ``before`` / ``after`` zero rows (columns) around ``size`` rows
+    (columns) read from DRAM."""
 
     first: int
     count: int
-    top: int
-    bottom: int
-    rows: int  # real (DRAM) rows per tile
+    before: int
+    after: int
+    size: int
 
 
-@dataclass(frozen=True)
-class ColRun:
-    """Consecutive column tiles with the same padding: tiles ``first .. first + count - 1``."""
-
-    first: int
-    count: int
-    left: int
-    right: int
-    cols: int  # real (DRAM) columns per tile
+def _runs(tiles: int, step: int, pad: int, span: int, extent: int,
+          size: int | None = None) -> list[Run]:
+    """The runs of ``tiles`` tiles ``step`` apart in the padded input whose windows span
+    ``span`` rows of an ``extent``-row image padded by ``pad`` before; ``size`` overrides the
+    rows read per tile (rows read a stride apart)."""
+    runs: list[Run] = []
+    for k in range(tiles):
+        start = k * step - pad
+        before, after = max(0, -start), max(0, start + span - extent)
+        real = span - before - after if size is None else size
+        last = runs[-1] if runs else None
+        if last is not None and (last.before, last.after) == (before, after):
+            runs[-1] = Run(last.first, last.count + 1, before, after, real)
+        else:
+            runs.append(Run(k, 1, before, after, real))
+    return runs
 
 
 @dataclass(frozen=True)
@@ -136,23 +145,13 @@ class ConvTiles:
         g = self.geo
         return (self.tw - 1) * g.sw + g.kw
 
-    def col_runs(self) -> list[ColRun]:
+    def col_runs(self) -> list[Run]:
         return self._col_runs
 
     @cached_property
-    def _col_runs(self) -> list[ColRun]:
+    def _col_runs(self) -> list[Run]:
         g = self.geo
-        runs: list[ColRun] = []
-        for ct in range(self.n_c):
-            start = ct * self.tw * g.sw - g.pads[2]
-            left, right = max(0, -start), max(0, start + self.wt - g.w)
-            cols = self.wt - left - right
-            last = runs[-1] if runs else None
-            if last is not None and (last.left, last.right) == (left, right):
-                runs[-1] = ColRun(last.first, last.count + 1, left, right, cols)
-            else:
-                runs.append(ColRun(ct, 1, left, right, cols))
-        return runs
+        return _runs(self.n_c, self.tw * g.sw, g.pads[2], self.wt, g.w)
 
     @property
     def single_run(self) -> bool:
@@ -169,24 +168,16 @@ class ConvTiles:
         """Input channel blocks held per weight buffer copy."""
         return self.geo.ib if self.plan.wgt_resident else self.plan.ti
 
-    def row_runs(self) -> list[RowRun]:
+    def row_runs(self) -> list[Run]:
         return self._row_runs
 
     @cached_property
-    def _row_runs(self) -> list[RowRun]:
+    def _row_runs(self) -> list[Run]:
         g, p = self.geo, self.plan
-        span = (p.th - 1) * g.sh + 1 if p.skip_rows else self.ht
-        runs: list[RowRun] = []
-        for rt in range(self.n_r):
-            start = rt * p.th * g.sh - g.pads[0]
-            top, bottom = max(0, -start), max(0, start + span - g.h)
-            rows = p.th if p.skip_rows else self.ht - top - bottom
-            last = runs[-1] if runs else None
-            if last is not None and (last.top, last.bottom) == (top, bottom):
-                runs[-1] = RowRun(last.first, last.count + 1, top, bottom, rows)
-            else:
-                runs.append(RowRun(rt, 1, top, bottom, rows))
-        return runs
+        if p.skip_rows:
+            # Only every sh-th row is read (no padding: skip_rows needs none).
+            return _runs(self.n_r, p.th * g.sh, g.pads[0], (p.th - 1) * g.sh + 1, g.h, p.th)
+        return _runs(self.n_r, p.th * g.sh, g.pads[0], self.ht, g.h)
 
     @property
     def weight_loads(self) -> int:
@@ -236,12 +227,12 @@ def _check(tiles: ConvTiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]
     fields = cfg.mem_fields
     pad_max = (1 << fields["y_pad_0"].width) - 1
     for col_run in tiles.col_runs():
-        if col_run.cols < 1 or max(col_run.left, col_run.right) > pad_max:
+        if col_run.size < 1 or max(col_run.before, col_run.after) > pad_max:
             return "the column padding does not fit a DMA"
     if tiles.pitch >= 1 << fields["x_stride"].width or g.w >= 1 << fields["x_size"].width:
         return "an image row does not fit a DMA"
     for run in tiles.row_runs():
-        if run.rows < 1 or max(run.top, run.bottom) > pad_max:
+        if run.size < 1 or max(run.before, run.after) > pad_max:
             return "the row padding does not fit a DMA"
     if max(p.th, tiles.tw, tiles.acc_tile) > 16383:
         return "a micro-op loop would exceed its 14-bit extent"
@@ -264,7 +255,7 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
     per_r_inp = []
     for run in tiles.row_runs():
         for col_run in tiles.col_runs():
-            real = run.rows * col_run.cols
+            real = run.size * col_run.size
             one = costs.load("INP", real) + tiles.ht * tiles.wt - real
             per_r_inp.append((run.count * col_run.count, one * p.ti * tiles.n_i, real))
     for count, cycles, elements in per_r_inp:

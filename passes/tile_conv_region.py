@@ -21,7 +21,6 @@ the padded tensor is never built.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref
@@ -34,7 +33,9 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
-__all__ = ["ConvGeometry", "ConvRegion", "conv_region", "linear_coefficients"]
+from .sram_views import LinearForm, linear_affine_expr
+
+__all__ = ["ConvGeometry", "ConvRegion", "conv_region", "erase_region", "linear_coefficients"]
 
 _PREFIX = "vta-tile: "
 
@@ -88,34 +89,38 @@ class ConvRegion:
 
     def erase(self) -> None:
         """Remove the region's original ops, its DRAM accumulators and the padded input."""
-        for op in [*reversed(self.ops), *self.deallocs]:
-            op.detach()
-            op.erase()
-        for acc in self.accs:
-            owner = acc.owner
-            assert isinstance(owner, Operation)
-            owner.detach()
-            owner.erase()
+        erase_region(self.ops, self.deallocs, self.accs)
+        zero = [f.inputs[0].owner for f in self.padding if isinstance(f, linalg.FillOp)]
         for op in reversed(self.padding):
             op.detach()
             op.erase()
+        # The fill's zero constant, when nothing else uses it.
+        for const in zero:
+            if isinstance(const, arith.ConstantOp) and not const.result.uses:
+                const.detach()
+                const.erase()
+
+
+def erase_region(ops: list[Operation], deallocs: list[Operation],
+                 accs: list[SSAValue]) -> None:
+    """Remove a tiled region's original ops (last first), its deallocs and the allocs of its
+    DRAM accumulators (of a contraction region too, :mod:`.tile_region`)."""
+    for op in [*reversed(ops), *deallocs]:
+        op.detach()
+        op.erase()
+    for acc in accs:
+        owner = acc.owner
+        assert isinstance(owner, Operation)
+        owner.detach()
+        owner.erase()
 
 
 def linear_coefficients(expr: AffineExpr, num_dims: int) -> tuple[list[int], int] | None:
     """``expr`` as ``sum(c[k] * d_k) + const``, or ``None`` when it is not linear."""
-    m = AffineMap(num_dims, 0, (expr,))
-    zero = m.eval([0] * num_dims, [])[0]
-    coeffs = []
-    for k in range(num_dims):
-        unit = [0] * num_dims
-        unit[k] = 1
-        coeffs.append(m.eval(unit, [])[0] - zero)
-    rng = random.Random(num_dims)
-    for _ in range(3):
-        point = [rng.randrange(1, 50) for _ in range(num_dims)]
-        if m.eval(point, [])[0] != zero + sum(c * p for c, p in zip(coeffs, point, strict=True)):
-            return None
-    return coeffs, zero
+    form = linear_affine_expr(expr, [LinearForm.of(k) for k in range(num_dims)])
+    if form is None:
+        return None
+    return [form.coeff(k) for k in range(num_dims)], form.const
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
-from .tile_conv_region import ConvRegion, conv_region
+from .tile_conv_region import ConvRegion, conv_region, erase_region
 from .tile_cost import RegionShape
 
 __all__ = ["VtaRegion", "find_regions"]
@@ -60,14 +60,7 @@ class VtaRegion:
 
     def erase(self) -> None:
         """Remove the region's original ops and its DRAM accumulators."""
-        for op in [*reversed(self.ops), *self.deallocs]:
-            op.detach()
-            op.erase()
-        for acc in self.accs:
-            owner = acc.owner
-            assert isinstance(owner, Operation)
-            owner.detach()
-            owner.erase()
+        erase_region(self.ops, self.deallocs, self.accs)
 
 
 def _is_dram(value: SSAValue, width: int | None = None) -> bool:

@@ -69,7 +69,7 @@ def test_row_tiles_split_into_runs_of_equal_padding(default_cfg: VTAConfig) -> N
     f = packed(layer, default_cfg)
     geo = region_of(f).geo
     runs = ConvTiles(geo, ConvPlan(1, 4, 1, True, True)).row_runs()
-    assert [(r.first, r.count, r.top, r.bottom, r.rows) for r in runs] == [
+    assert [(r.first, r.count, r.before, r.after, r.size) for r in runs] == [
         (0, 1, 1, 0, 5), (1, 6, 0, 0, 6), (7, 1, 0, 1, 5)]
 
 
