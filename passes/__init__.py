@@ -10,7 +10,6 @@ described in ``docs/pipeline.md``.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
@@ -25,6 +24,8 @@ BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-coproc-sync": ("coproc_sync", "CoprocSyncPass"),
     "vta-lower-to-isa": ("lower_to_isa", "LowerToIsaPass"),
     "vta-to-isa": ("pipeline", "VtaToIsaPass"),
+    # MLIR's `lower-affine`, in place of xDSL's (see the module's docstring).
+    "lower-affine": ("lower_affine", "LowerAffinePass"),
 }
 
 _user_passes: dict[str, Callable[[], type[ModulePass]]] = {}
@@ -56,7 +57,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     lazy import."""
     passes: dict[str, Callable[[], type[ModulePass]]] = {}
     for name, (module, cls) in BUILTIN_PASSES.items():
-        if importlib.util.find_spec(f"{__name__}.{module}") is not None:
-            passes[name] = _loader(module, cls)
+        passes[name] = _loader(module, cls)
     passes.update(_user_passes)
     return passes

@@ -358,16 +358,6 @@ def test_registered_passes_are_usable_by_name() -> None:
 # lower: errors
 
 
-def test_input_level_needs_the_default_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A registry without the named pipeline (e.g. a build that leaves passes out).
-    monkeypatch.setattr(vta_mlir.passes, "get_all_passes", lambda: {})
-    module = parse(EMPTY_FUNC)
-    with pytest.raises(VTAError, match="input-level IR needs the vta-to-isa pipeline"):
-        lower(module)
-    with pytest.raises(VTAError, match="input-level IR needs the vta-to-isa pipeline"):
-        compile(EMPTY_FUNC)
-
-
 def test_lower_errors_are_clean() -> None:
     with pytest.raises(VTAError, match="a str is MLIR text, not a file name"):
         lower(str(VECTOR_ADD))

@@ -4,7 +4,6 @@ checks, field overflow, automatic synchronisation) and, on the simulator, result
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import numpy as np
@@ -694,11 +693,9 @@ def test_zero_size_load_is_accepted_as_nop() -> None:
 
 
 def _simulator():
-    try:
-        module = importlib.import_module("vta_mlir.sim.simulator")
-    except ImportError as e:  # the simulator is developed separately
-        pytest.skip(f"vta_mlir.sim.simulator not importable: {e}")
-    return module.Simulator
+    from vta_mlir.sim.simulator import Simulator
+
+    return Simulator
 
 
 def _execute(cfg: VTAConfig, runs: list[Run], buffers: dict[int, bytes], staging: int,

@@ -7,8 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("vta_mlir.sim.simulator")
-
 from vta_mlir.abi import ArgSpec, ArgumentError  # noqa: E402
 from vta_mlir.binary import BinaryModule, Linker, read_vtab, write_vtab  # noqa: E402
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig  # noqa: E402

@@ -6,7 +6,6 @@ GEMM/ALU instructions, on every shipped configuration (fixed cases and seeded ra
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from dataclasses import dataclass
 
@@ -21,9 +20,6 @@ from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError, verify_op
 from vta_mlir.isa import AluInsn, GemmInsn
 from vta_mlir.passes.fold_uop_loops import FoldUopLoopsPass
-
-HAVE_LOWERING = importlib.util.find_spec("vta_mlir.host.lowering") is not None
-needs_lowering = pytest.mark.skipif(not HAVE_LOWERING, reason="vta_mlir.host.lowering missing")
 
 DEFAULT = VTAConfig.shipped("default")
 
@@ -544,7 +540,6 @@ CASES = {
 }
 
 
-@needs_lowering
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_folding_preserves_results(cfg: VTAConfig, case: str) -> None:
     c = CASES[case]
@@ -592,7 +587,6 @@ def random_nest(rnd: random.Random) -> tuple[str, dict[str, int]]:
     return body, sizes
 
 
-@needs_lowering
 @pytest.mark.parametrize("seed", range(12))
 def test_random_nests_fold_without_changing_results(cfg: VTAConfig, seed: int) -> None:
     body, sizes = random_nest(random.Random(seed * 7919 + cfg.log_block + 10 * cfg.log_batch))

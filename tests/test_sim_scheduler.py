@@ -189,7 +189,7 @@ def test_timing_hook_receives_carried_tokens(default_cfg: VTAConfig,
         seen.append(dict(carried))
         return SimpleNamespace(cycles=10 * len(insns), busy={"load": 1, "compute": 2, "store": 0})
 
-    monkeypatch.setattr(simmod, "_time_run_function", lambda: fake_time_run)
+    monkeypatch.setattr(simmod, "time_run", fake_time_run)
     sim = Simulator(default_cfg)
     sim.run([nop_load(push_next_dep=1), FinishInsn()])
     r = sim.run([nop_compute(pop_prev_dep=1), FinishInsn()])
@@ -197,12 +197,9 @@ def test_timing_hook_receives_carried_tokens(default_cfg: VTAConfig,
                     {"l2g": 1, "g2l": 0, "s2g": 0, "g2s": 0}]
     assert r.cycles == 20 and r.busy["compute"] == 2
     assert sim.run([FinishInsn()], timing=False).cycles is None
-    monkeypatch.setattr(simmod, "_time_run_function", lambda: None)  # cycle model absent
-    assert sim.run([FinishInsn()]).cycles is None
 
 
 def test_timing_model_when_installed(default_cfg: VTAConfig) -> None:
-    pytest.importorskip("vta_mlir.sim.timing")
     r = Simulator(default_cfg).run([nop_load(push_next_dep=1), nop_compute(pop_prev_dep=1),
                                     FinishInsn()])
     assert isinstance(r.cycles, int) and r.cycles > 0
@@ -214,7 +211,7 @@ def test_untimeable_run_keeps_its_functional_result(default_cfg: VTAConfig,
     def refuse(insns: list, cfg: VTAConfig, carried: dict[str, int]) -> None:
         raise DeadlockError("instruction 2 never starts")
 
-    monkeypatch.setattr(simmod, "_time_run_function", lambda: refuse)
+    monkeypatch.setattr(simmod, "time_run", refuse)
     r = Simulator(default_cfg).run([FinishInsn(), nop_store(pop_prev_dep=1)])
     assert r.cycles is None
     assert any(w.startswith("cycle model could not time this run: instruction 2") for w in

@@ -9,8 +9,6 @@ stage-6 programs that ``vta_mlir.host.lowering.lower_to_binary`` turns into a bi
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 from xdsl.context import Context
@@ -26,10 +24,6 @@ from vta_mlir.ir.locations import location_of
 from vta_mlir.isa import AluInsn, GemmInsn
 from vta_mlir.passes.fold_uop_loops import FoldUopLoopsPass
 from vta_mlir.passes.tensorize import TensorizePass
-
-HAVE_LOWERING = importlib.util.find_spec("vta_mlir.host.lowering") is not None
-needs_lowering = pytest.mark.skipif(not HAVE_LOWERING, reason="vta_mlir.host.lowering missing")
-
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
@@ -224,7 +218,6 @@ def test_locations_kept() -> None:
         assert lines[loc.line - 1].lstrip().startswith("linalg.")
 
 
-@needs_lowering
 @pytest.mark.parametrize("rows", [1, 2])
 def test_dense_runs_bit_exact(cfg: VTAConfig, rows: int) -> None:
     shift, lo, hi = 7, -5, 100
@@ -242,7 +235,6 @@ def test_dense_runs_bit_exact(cfg: VTAConfig, rows: int) -> None:
     assert alu == 2 * 3
 
 
-@needs_lowering
 def test_dense_fewer_instructions_than_unfolded() -> None:
     cfg = VTAConfig.shipped("default")
     rng = np.random.default_rng(1)
@@ -360,7 +352,6 @@ def test_alu_micro_op(case: str) -> None:
         assert [(lp.field("extent"), lp.field("dst_factor")) for lp in levels] == [(16, 1)]
 
 
-@needs_lowering
 @pytest.mark.parametrize("case", sorted(ALU_CASES))
 def test_alu_runs_bit_exact(cfg: VTAConfig, case: str) -> None:
     body, reference, _ = ALU_CASES[case]
@@ -392,7 +383,6 @@ def test_fill(value: int) -> None:
     assert [(a.kind.value, a.imm_value) for a in alus] == ([("add", value)] if value else [])
 
 
-@needs_lowering
 @pytest.mark.parametrize("value", [0, -7, 300])
 def test_fill_runs_bit_exact(cfg: VTAConfig, value: int) -> None:
     # Fill, then add b: the result is b + value (truncated to int8 by the store).

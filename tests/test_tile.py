@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -395,15 +394,6 @@ def test_idempotent() -> None:
 AFTER_TILE = ("vta-inject-dma", "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync")
 
 
-def _pipeline_available() -> bool:
-    return all(importlib.util.find_spec(f"vta_mlir.passes.{m}") is not None
-               for m in ("inject_dma", "tensorize", "fold_uop_loops", "coproc_sync"))
-
-
-needs_pipeline = pytest.mark.skipif(not _pipeline_available(),
-                                    reason="the passes after vta-tile are not all available")
-
-
 def on_simulator(stage1: ModuleOp, **options: Any) -> tuple[Any, Any]:
     """Tile with ``options``, lower the rest of the way and load on a simulated device."""
     from vta_mlir.api import compile as vta_compile
@@ -444,7 +434,6 @@ def expected_outputs(stage1: ModuleOp, mod: Any, inputs: Sequence[np.ndarray]) -
     return [spec.unpack(a) for spec, a in zip(mod.args, after, strict=True) if spec.is_output]
 
 
-@needs_pipeline
 @pytest.mark.parametrize("cfg_name", SHIPPED_CONFIGS)
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
 def test_examples_on_the_simulator(name: str, cfg_name: str) -> None:
@@ -457,7 +446,6 @@ def test_examples_on_the_simulator(name: str, cfg_name: str) -> None:
         np.testing.assert_array_equal(g, w)
 
 
-@needs_pipeline
 def test_matrix_multiply_opt_on_the_simulator() -> None:
     cfg = CONFIGS["default"]
     stage1 = packed("matrix_multiply_opt", cfg)
@@ -476,7 +464,6 @@ def test_matrix_multiply_opt_on_the_simulator() -> None:
     assert not stats.warnings
 
 
-@needs_pipeline
 @pytest.mark.parametrize("options", [{}, {"double_buffer": False}, {"tile": (1, 16, 16)},
                                      {"tile": (1, 16, 16), "double_buffer": False},
                                      {"tile": (1, 32, 32)}, {"tile": (1, 7, 64)}])
@@ -587,7 +574,6 @@ def test_every_schedule_computes_the_same(monkeypatch: pytest.MonkeyPatch) -> No
             np.testing.assert_array_equal(g, w, err_msg=plan.describe())
 
 
-@needs_pipeline
 def test_schedules_on_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
     """A spread of schedules of the small region runs correctly through the rest of the
     pipeline, and the replayed cycles stay close to the simulator's."""
@@ -663,10 +649,9 @@ def test_regions_share_the_srams() -> None:
     args = random_args(stage1, seed=9)
     for g, w in zip(run_function(stage2, args), run_function(stage1, args), strict=True):
         np.testing.assert_array_equal(g, w)
-    if _pipeline_available():
-        _, mod = on_simulator(stage1)
-        inputs = logical_inputs(mod, seed=2)
-        got = mod(*inputs)
-        for g, w in zip(got, expected_outputs(stage1, mod, inputs), strict=True):
-            np.testing.assert_array_equal(g, w)
-        assert mod.last_run.counters["wgt_load_nbytes"] == (1024 * 1024 + 1024 * 512)
+    _, mod = on_simulator(stage1)
+    inputs = logical_inputs(mod, seed=2)
+    got = mod(*inputs)
+    for g, w in zip(got, expected_outputs(stage1, mod, inputs), strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert mod.last_run.counters["wgt_load_nbytes"] == (1024 * 1024 + 1024 * 512)

@@ -12,106 +12,20 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     IndexType,
     IntegerType,
-    ModuleOp,
     i8,
     i32,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-from xdsl.interpreters import register_implementations
-from xdsl.interpreters.shaped_array import ShapedArray
-from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
-from xdsl.ir import Operation
 from xdsl.ir.affine import AffineMap
-from xdsl.passes import PassPipeline
-from xdsl.transforms import get_all_passes
 
+from tests.xdsl_ir import RNG, interpret, ops_of, parse, rand_i8, roundtrip, run_passes
 from vta_mlir.ir import upstream_fixes
-from vta_mlir.ir.context import make_context, parse_module, print_module
-from vta_mlir.ir.diagnostics import verify_op
+from vta_mlir.ir.context import make_context
 
 
 @pytest.fixture(scope="module")
 def ctx() -> Context:
     return make_context()
-
-
-def parse(ctx: Context, text: str) -> ModuleOp:
-    module = parse_module(text, filename="test.mlir", ctx=ctx)
-    verify_op(module)
-    return module
-
-
-def run_passes(ctx: Context, module: ModuleOp, spec: str) -> ModuleOp:
-    PassPipeline.parse_spec(get_all_passes(), spec, lambda _a, m, _b: verify_op(m)).apply(
-        ctx, module
-    )
-    return module
-
-
-def ops_of(module: Operation, kind: type[Operation]) -> list[Operation]:
-    return [op for op in module.walk() if isinstance(op, kind)]
-
-
-def roundtrip(ctx: Context, text: str) -> str:
-    """Print, re-parse, re-print: the two printouts must agree, also via generic form."""
-    first = print_module(parse(ctx, text))
-    assert print_module(parse(ctx, first)) == first
-    generic = print_module(parse(ctx, text), generic=True)
-    assert print_module(parse(ctx, generic)) == first
-    return first
-
-
-# --------------------------------------------------------------------------------------------
-# Running IR on numpy data
-
-
-@register_impls
-class _MissingArith(InterpreterFunctions):
-    """Integer ops the 0.74 interpreter lacks; values are Python ints, already signed."""
-
-    @impl(arith.ExtSIOp)
-    def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: tuple[int, ...]):
-        return args
-
-    @impl(arith.MaxSIOp)
-    def run_maxsi(self, interpreter: Interpreter, op: arith.MaxSIOp, args: tuple[int, ...]):
-        return (max(args),)
-
-    @impl(arith.MinSIOp)
-    def run_minsi(self, interpreter: Interpreter, op: arith.MinSIOp, args: tuple[int, ...]):
-        return (min(args),)
-
-
-_XTYPES = {np.dtype(np.int8): i8, np.dtype(np.int32): i32}
-
-
-def _to_shaped(array: np.ndarray) -> ShapedArray[int]:
-    data = bytearray(np.ascontiguousarray(array).tobytes())
-    return ShapedArray(TypedPtr(RawPtr(data), xtype=_XTYPES[array.dtype]), list(array.shape))
-
-
-def _to_numpy(value: ShapedArray[int], like: np.ndarray) -> np.ndarray:
-    raw = bytes(value.data_ptr.raw.memory)
-    return np.frombuffer(raw, dtype=like.dtype).reshape(like.shape).copy()
-
-
-def interpret(ctx: Context, module: ModuleOp, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
-    """Call function ``name`` on copies of ``arrays`` (memref arguments, updated in place);
-    returns the arrays after the call."""
-    interpreter = Interpreter(module)
-    register_implementations(interpreter, ctx)
-    interpreter.register_implementations(_MissingArith())
-    shaped = [_to_shaped(a) for a in arrays]
-    interpreter.call_op(name, tuple(shaped))
-    return [_to_numpy(s, a) for s, a in zip(shaped, arrays, strict=True)]
-
-
-RNG = np.random.default_rng(1234)
-
-
-def rand_i8(*shape: int) -> np.ndarray:
-    return RNG.integers(-128, 128, size=shape, dtype=np.int8)
 
 
 # --------------------------------------------------------------------------------------------
@@ -482,44 +396,6 @@ def test_affine_symbols(ctx: Context) -> None:
     assert "affine.store %v, %a[symbol(%n) * 2 - %i]" in printed
 
 
-def test_affine_interprets_the_same_before_and_after_lower_affine(ctx: Context) -> None:
-    a = RNG.integers(-50, 50, size=(6, 8), dtype=np.int32)
-    expected = np.zeros((6, 8), np.int32)
-    expected[3:6, 0:7] = a[0:6:2, 1:8]
-    _, direct = interpret(ctx, parse(ctx, AFFINE), "stencil", a, np.zeros((6, 8), np.int32))
-    np.testing.assert_array_equal(direct, expected)
-    lowered = run_passes(ctx, parse(ctx, AFFINE), "lower-affine")
-    assert not ops_of(lowered, affine.LoadOp) and not ops_of(lowered, affine.ForOp)
-    _, via_scf = interpret(ctx, lowered, "stencil", a, np.zeros((6, 8), np.int32))
-    np.testing.assert_array_equal(via_scf, expected)
-
-
-def test_lower_affine_with_operands_in_bounds_and_min(ctx: Context) -> None:
-    module = parse(
-        ctx,
-        """
-        func.func @tiles(%a: memref<10xi32>) {
-          %c7 = arith.constant 7 : index
-          affine.for %t = 0 to 10 step 4 {
-            %hi = affine.min affine_map<(d0)[s0] -> (d0 + 4, s0)>(%t)[%c7]
-            affine.for %i = max affine_map<(d0) -> (d0, 1)>(%t) to %hi {
-              %v = affine.load %a[%i] : memref<10xi32>
-              %w = arith.addi %v, %v : i32
-              affine.store %w, %a[%i] : memref<10xi32>
-            }
-          }
-          return
-        }""",
-    )
-    run_passes(ctx, module, "lower-affine")
-    assert not ops_of(module, affine.MinOp)
-    a = np.arange(10, dtype=np.int32)
-    (out,) = interpret(ctx, module, "tiles", a)
-    expected = a.copy()
-    expected[1:7] *= 2  # indices max(t, 1) .. min(t + 4, 7) for t in 0, 4, 8
-    np.testing.assert_array_equal(out, expected)
-
-
 def test_affine_if_syntax(ctx: Context) -> None:
     printed = roundtrip(
         ctx,
@@ -581,19 +457,3 @@ def test_convert_scalar_rules() -> None:
 
     assert same.block.first_op is None
     assert IntegerType(32) == i32
-
-
-def test_failing_op_recorded_for_pattern_errors(ctx: Context) -> None:
-    module = parse(
-        ctx,
-        """
-        func.func @t(%x: tensor<2x2xf32>, %z: tensor<2x2xf32>) -> tensor<2x2xf32> {
-          %r = linalg.matmul ins(%x, %x : tensor<2x2xf32>, tensor<2x2xf32>)
-                             outs(%z : tensor<2x2xf32>) -> tensor<2x2xf32>
-          return %r : tensor<2x2xf32>
-        }""",
-    )
-    with pytest.raises(NotImplementedError) as info:
-        run_passes(ctx, module, "convert-linalg-to-loops")
-    op = upstream_fixes.failing_op(info.value)
-    assert isinstance(op, linalg.MatmulOp)

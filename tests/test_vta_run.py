@@ -258,7 +258,6 @@ def test_vtab_from_vta_translate_runs_like_its_ir(
 
 
 def _example_binary(name: str) -> tuple[Path, BinaryModule]:
-    pytest.importorskip("vta_mlir.host.lowering")
     source = EXAMPLES / name
     if not source.exists():
         pytest.skip(f"{source} does not exist")
@@ -400,19 +399,6 @@ def test_check_on_vta_level_ir_has_nothing_to_check(
     assert err == (
         "vta-run: error: --check: nothing to check against: vta-level IR has no reference "
         "semantics (--check needs input-level IR)\n"
-    )
-
-
-def test_input_level_needs_the_pipeline(
-    files: dict[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import vta_mlir.passes
-
-    monkeypatch.setattr(vta_mlir.passes, "get_all_passes", lambda: {})
-    status, _, err = run([files["dir"] + "/input.mlir", "--random-inputs"], capsys)
-    assert status == 1
-    assert err == (
-        "vta-run: error: input-level IR needs the vta-to-isa pipeline, which is not available\n"
     )
 
 

@@ -309,20 +309,6 @@ func.func @add(%a: memref<2x40xi32>, %b: memref<2x40xi32>, %y: memref<2x40xi8>) 
 """
 
 
-def test_input_level_needs_the_pipeline(
-    write: Callable[..., str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import vta_mlir.passes
-
-    monkeypatch.setattr(vta_mlir.passes, "get_all_passes", lambda: {})
-    status, out, err = translate(["--emit=asm", write("in.mlir", INPUT_LEVEL)], capsys)
-    assert (status, out) == (1, "")
-    assert err == (
-        "vta-translate: error: input-level IR needs the vta-to-isa pipeline, which is not "
-        "available\n"
-    )
-
-
 def test_input_level_runs_the_registered_pipeline(
     write: Callable[..., str],
     capsys: pytest.CaptureFixture[str],
@@ -364,7 +350,6 @@ def _examples() -> list[Path]:
 
 
 def _needs_lowering() -> None:
-    pytest.importorskip("vta_mlir.host.lowering")
     import vta_mlir.passes
 
     if "vta-lower-to-isa" not in vta_mlir.passes.get_all_passes():

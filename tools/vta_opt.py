@@ -41,11 +41,11 @@ from vta_mlir.ir.pipeline import (
     PassFactory,
     available_passes,
     build_pipeline,
+    failing_op,
     load_pass_plugin,
     load_pass_plugins_from_env,
     mlir_pipeline_to_xdsl,
 )
-from vta_mlir.ir.upstream_fixes import failing_op
 
 from ._cli import (
     CLIArgumentParser,
@@ -207,13 +207,8 @@ def _load_config(spec: str) -> tuple[object, Callable[[ModuleOp, object], None]]
     from vta_mlir.config import VTAConfig
 
     cfg = VTAConfig.load(spec)
-    try:
-        from vta_mlir.dialects import vta as vta_dialect
-    except ImportError as exc:
-        raise VTAError(f"--config needs the vta dialect, which cannot be imported: {exc}") from exc
-    set_module_config = getattr(vta_dialect, "set_module_config", None)
-    if set_module_config is None:
-        raise VTAError("--config: vta_mlir.dialects.vta has no set_module_config")
+    from vta_mlir.dialects.vta import set_module_config
+
     return cfg, set_module_config
 
 

@@ -226,37 +226,21 @@ def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
     from vta_mlir.passes import get_all_passes
 
     passes = get_all_passes()
-    if DEFAULT_PIPELINE not in passes:
-        raise VTAError(
-            f"input-level IR needs the {DEFAULT_PIPELINE} pipeline, which is not available"
-        )
 
     def verify_between(previous: object, module: ModuleOp, _next: object) -> None:
         if previous is not None:
             verify_op(module)
 
-    try:
-        text = DEFAULT_PIPELINE
-        if function is not None:
-            text += f"{{function={function}}}"
-        pipeline = build_pipeline(text, passes, verify_between)
-    except ImportError as exc:
-        # Registered, but one of the passes it runs cannot be imported.
-        raise VTAError(
-            f"input-level IR needs the {DEFAULT_PIPELINE} pipeline, which is not available: {exc}"
-        ) from None
+    text = DEFAULT_PIPELINE
+    if function is not None:
+        text += f"{{function={function}}}"
+    pipeline = build_pipeline(text, passes, verify_between)
     apply_pipeline(pipeline, module, make_context() if ctx is None else ctx)
 
 
 def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
-    try:
-        from vta_mlir.host.lowering import lower_to_binary
-    except ImportError as exc:
-        raise VTAError(
-            f"vta-level IR needs the host lowering (vta_mlir.host.lowering), which cannot be "
-            f"imported: {exc}"
-        ) from None
     from vta_mlir.dialects.vta_config_attr import get_config
+    from vta_mlir.host.lowering import lower_to_binary
 
     return lower_to_binary(module, get_config(module), function=function)
 

@@ -2,14 +2,12 @@
 the upstream fixes applied; parsing with source locations and printing.
 
 Dialects are registered lazily, as ``xdsl-opt`` does: a dialect's module is imported the first
-time the parser meets one of its names.  The project's dialects are registered only when their
-modules exist, so the context works before (or without) them.
+time the parser meets one of its names.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import io
 from collections.abc import Callable
 from typing import IO
@@ -33,13 +31,6 @@ PROJECT_DIALECTS: dict[str, str] = {
     "vta": "vta_mlir.dialects.vta",
     "vtaisa": "vta_mlir.dialects.vtaisa",
 }
-
-
-def _module_exists(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def _project_dialect_factory(name: str, module: str) -> Callable[[], Dialect]:
@@ -66,7 +57,7 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
     registered = set(ctx.registered_dialect_names)
     for name, module in PROJECT_DIALECTS.items():
         # A plugin entry point may already provide it; registering twice is an error.
-        if name not in registered and _module_exists(module):
+        if name not in registered:
             ctx.register_dialect(name, _project_dialect_factory(name, module))
     return ctx
 

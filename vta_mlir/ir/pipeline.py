@@ -12,7 +12,8 @@
   call :func:`vta_mlir.passes.register_pass`: ``vta-opt --load-pass-plugin``, and the
   :data:`PASS_PLUGINS_ENV` variable every tool honours.
 * :func:`describe_exception` — the one-line report of any exception, and whether it is an
-  internal error (a bug) rather than a problem with the input.
+  internal error (a bug) rather than a problem with the input; :func:`failing_op` — the op
+  an xDSL pattern was rewriting (or verifying) when it raised.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from types import ModuleType
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
@@ -46,6 +48,7 @@ __all__ = [
     "available_passes",
     "build_pipeline",
     "describe_exception",
+    "failing_op",
     "load_pass_plugin",
     "load_pass_plugins_from_env",
     "mlir_pipeline_to_xdsl",
@@ -220,6 +223,26 @@ def _verifier(verify_each: bool) -> PipelineCallback | None:
     return verify
 
 
+def failing_op(exc: BaseException) -> Operation | None:
+    """The op xDSL was rewriting or verifying when ``exc`` was raised, if any.
+
+    xDSL's pattern driver and verifier report an exception through the op's ``emit_error``,
+    which re-raises it; the traceback then holds that call's frame, whose ``self`` is the op.
+    The last such frame is the innermost (a walker run inside a pattern re-raises through the
+    outer op's ``emit_error`` too).
+    """
+    emit_error = Operation.emit_error.__code__
+    op: Operation | None = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is emit_error:
+            candidate = tb.tb_frame.f_locals.get("self")
+            if isinstance(candidate, Operation):
+                op = candidate
+        tb = tb.tb_next
+    return op
+
+
 def apply_pipeline(pipeline: PassPipeline, module: ModuleOp, ctx: Context) -> None:
     """Apply ``pipeline`` to ``module`` in place.
 
@@ -228,8 +251,6 @@ def apply_pipeline(pipeline: PassPipeline, module: ModuleOp, ctx: Context) -> No
     input (an xDSL diagnostic, an unsupported construct) a :class:`VTAError`.  Internal errors
     (bugs in a pass) propagate unchanged, with their traceback.
     """
-    from vta_mlir.ir.upstream_fixes import failing_op
-
     try:
         pipeline.apply(ctx, module)
     except (DiagnosticError, KeyboardInterrupt):

@@ -32,6 +32,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.isa import Insn
 from vta_mlir.program import COUNTER_NAMES
+from vta_mlir.sim.simulator import Simulator
 
 __all__ = ["Device", "LoadedModule", "RunStats"]
 
@@ -98,14 +99,6 @@ class RunStats:
         }
 
 
-def _simulator_class() -> Any:
-    try:
-        from vta_mlir.sim.simulator import Simulator
-    except ImportError as e:  # pragma: no cover - only without the simulator package
-        raise VTAError(f"the VTA simulator is not available: {e}") from None
-    return Simulator
-
-
 class Device:
     """A simulated VTA: its DRAM (physical addresses) and a simulator to run instructions on."""
 
@@ -114,7 +107,7 @@ class Device:
         if not isinstance(self.cfg, VTAConfig):
             raise VTAError(f"Device needs a VTAConfig, got {type(cfg).__name__}")
         self.timing = timing
-        self.sim = _simulator_class()(self.cfg)
+        self.sim = Simulator(self.cfg)
         self.last_run: RunStats | None = None
         self._modules: list[LoadedModule] = []
 

@@ -27,7 +27,6 @@ the same run, starting from the tokens carried into it.
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from vta_mlir.sim.functional import (
     describe,
     histogram_key,
 )
+from vta_mlir.sim.timing import time_run
 
 #: Token queues, in the order used internally.
 QUEUES = ("l2g", "g2l", "s2g", "g2s")
@@ -102,17 +102,6 @@ class RunResult:
                    cycles=cycles if results else None, busy=dict(busy), warnings=warnings,
                    tokens_left=dict(results[-1].tokens_left) if results else
                    dict.fromkeys(QUEUES, 0))
-
-
-def _time_run_function() -> Any:
-    """``vta_mlir.sim.timing.time_run`` or ``None`` when the cycle model is not installed."""
-    try:
-        mod = importlib.import_module("vta_mlir.sim.timing")
-    except ModuleNotFoundError as e:
-        if e.name == "vta_mlir.sim.timing":
-            return None
-        raise
-    return getattr(mod, "time_run", None)
 
 
 @dataclass
@@ -320,9 +309,6 @@ class Simulator:
         return warnings
 
     def _time(self, stream: list[Insn], carried: Mapping[str, int], result: RunResult) -> None:
-        time_run = _time_run_function()
-        if time_run is None:  # cycle model not installed: cycles stay None
-            return
         try:
             t = time_run(stream, self.cfg, carried)
         except VTAError as e:

@@ -1,0 +1,149 @@
+"""Probes of the defects of stock xDSL that ``vta_mlir.ir.upstream_fixes`` patches.
+
+Run as a script, in a process that imports xDSL only (never ``vta_mlir``, whose import applies
+the fixes): it prints a JSON object mapping each fix name of ``upstream_fixes.FIXES`` to
+whether stock xDSL still shows the defect.  ``tests/test_xdsl_defects.py`` runs it; when a
+probe reports ``false``, xDSL has fixed the defect and the patch can be dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+
+def _context() -> Context:
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+CTX = _context()
+
+
+def parse(text: str) -> ModuleOp:
+    return Parser(CTX, text).parse_module()
+
+
+def fails(action: Callable[[], object]) -> bool:
+    try:
+        action()
+    except Exception:
+        return True
+    return False
+
+
+def linalg_bodies() -> bool:
+    # i8 x i8 -> i32: the hidden body multiplies i8 values into an i32 sum, which does not verify.
+    module = parse(
+        "func.func @f(%a: memref<2x2xi8>, %b: memref<2x2xi8>, %c: memref<2x2xi32>) {\n"
+        "  linalg.matmul ins(%a, %b : memref<2x2xi8>, memref<2x2xi8>)"
+        " outs(%c : memref<2x2xi32>)\n  return\n}"
+    )
+    return fails(module.verify)
+
+
+def linalg_matmul_syntax() -> bool:
+    maps = ", ".join(
+        f"affine_map<(m, n, k) -> ({r})>" for r in ("k, m", "k, n", "m, n")
+    )
+    return fails(
+        lambda: parse(
+            "func.func @f(%a: memref<2x2xi32>, %b: memref<2x2xi32>, %c: memref<2x2xi32>) {\n"
+            f"  linalg.matmul indexing_maps = [{maps}] ins(%a, %b : memref<2x2xi32>,"
+            " memref<2x2xi32>) outs(%c : memref<2x2xi32>)\n  return\n}"
+        )
+    )
+
+
+TRANSPOSE = (
+    "func.func @f(%a: memref<2x3xi32>, %b: memref<3x2xi32>) {\n"
+    "  linalg.transpose ins(%a : memref<2x3xi32>) outs(%b : memref<3x2xi32>)"
+    " permutation = [PERM]\n  return\n}"
+)
+
+
+def linalg_spacing() -> bool:
+    return "ins(%a : memref<2x3xi32>)" not in str(parse(TRANSPOSE.replace("PERM", "1, 0")))
+
+
+def transpose_verifier() -> bool:
+    module = parse(TRANSPOSE.replace("PERM", "1, 5"))
+    try:
+        module.verify()
+    except IndexError:
+        return True
+    except Exception:
+        return False
+    return True  # an invalid permutation that verifies is a defect too
+
+
+def memref_syntax() -> bool:
+    return fails(
+        lambda: parse(
+            "func.func @f(%a: memref<4xi32>, %b: memref<4xi32>) {\n"
+            "  memref.copy %a, %b : memref<4xi32> to memref<4xi32>\n  return\n}"
+        )
+    )
+
+
+def memory_space() -> bool:
+    return ": i64>" in str(parse("func.func @f(%a: memref<4xi32, 1>) {\n  return\n}"))
+
+
+def affine_syntax() -> bool:
+    module = parse(
+        "func.func @f(%a: memref<9xi32>) {\n  affine.for %i = 0 to 8 {\n"
+        "    %v = affine.load %a[%i + 1] : memref<9xi32>\n  }\n  return\n}"
+    )
+    (load,) = [op for op in module.walk() if op.name == "affine.load"]
+    return load.map.data.num_dims == 0  # type: ignore[attr-defined]  # %i became a symbol
+
+
+def affine_if_syntax() -> bool:
+    return fails(
+        lambda: parse(
+            "func.func @f() {\n  affine.for %i = 0 to 8 {\n"
+            "    affine.if affine_set<(d0) : (d0 - 2 >= 0)>(%i) {\n    }\n  }\n  return\n}"
+        )
+    )
+
+
+def string_literal_lexing() -> bool:
+    # The time to fail on an unclosed literal grows 4x per two characters when the match
+    # backtracks exponentially, and stays flat when it is linear.
+    pattern: re.Pattern[str] = MLIRLexer._unescaped_characters_regex  # pyright: ignore
+
+    def seconds(n: int) -> float:
+        start = time.perf_counter()
+        pattern.match('"' + "a" * n)
+        return time.perf_counter() - start
+
+    # Best of several runs: a busy machine only makes single timings longer.
+    short = min(seconds(14) for _ in range(5))
+    return min(seconds(22) for _ in range(2)) > 20 * max(short, 1e-5)
+
+
+PROBES: dict[str, Callable[[], bool]] = {
+    "linalg-bodies": linalg_bodies,
+    "linalg-matmul-syntax": linalg_matmul_syntax,
+    "linalg-spacing": linalg_spacing,
+    "transpose-verifier": transpose_verifier,
+    "memref-syntax": memref_syntax,
+    "memory-space": memory_space,
+    "affine-syntax": affine_syntax,
+    "affine-if-syntax": affine_if_syntax,
+    "string-literal-lexing": string_literal_lexing,
+}
+
+if __name__ == "__main__":
+    print(json.dumps({name: probe() for name, probe in PROBES.items()}))

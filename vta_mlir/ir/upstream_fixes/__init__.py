@@ -1,0 +1,141 @@
+"""Fixes to xDSL 0.74's upstream dialects, so that input written for MLIR parses, verifies and
+prints back in MLIR's syntax.
+
+Each fix repairs a defect of the pinned xDSL release; behaviour that belongs to vta-mlir (the
+``lower-affine`` pass, diagnostics at the failing op) is the project's own code instead
+(``passes/lower_affine.py``, :mod:`vta_mlir.ir.pipeline`).  The fixes patch the stock op
+classes (their ``parse``/``print`` methods and the builders of the hidden regions of named
+linalg ops) instead of subclassing them: code that matches on
+``xdsl.dialects.linalg.ops.MatmulOp`` or ``xdsl.dialects.memref.CopyOp`` — xDSL's own passes
+included — keeps recognising the ops.  :func:`apply_upstream_fixes` is idempotent;
+:func:`vta_mlir.ir.context.make_context` calls it, after :func:`check_xdsl_version`.
+
+One module per dialect (``linalg``, ``memref``, ``affine``) and one for the lexer.  What is
+fixed (``tests/test_upstream_fixes.py`` exercises each fix, and
+``tests/test_xdsl_defects.py`` shows, in a process that imports stock xDSL only, that the
+defect is still there — when that test fails, xDSL fixed it and the patch can go):
+
+* ``linalg.matmul``, ``linalg.quantized_matmul``, the ``linalg.conv_*`` ops, ``linalg.fill``
+  and ``linalg.copy`` build their hidden body with MLIR's numeric casts (``arith.extsi``,
+  ``arith.trunci``, ``arith.sitofp``, ``arith.extf``, ...) from the input element types to the
+  output element type, so i8 x i8 -> i32 verifies and lowers to extending arithmetic;
+  ``linalg.pooling_nchw_max`` takes the maximum with the accumulator instead of with the window.
+* ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
+  operands); the stock parser crashes on it and the stock printer drops the maps.
+* ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
+* ``linalg.transpose`` checks that ``permutation`` is a permutation of the dimensions before
+  the stock verifier indexes the shapes with it (which raised ``IndexError``).
+* ``memref.copy``, ``memref.cast`` and ``memref.global`` get MLIR's custom syntax.
+* ``memref<..., 1>``: an integer memory space prints without the ``: i64`` suffix.
+* ``affine.load``/``store``/``vector_load``/``vector_store`` parse SSA ids as map *dims* and
+  ``symbol(%x)`` as symbols, as MLIR does (stock xDSL made every id a symbol), and print
+  ``symbol(%x)`` back; ``affine.if`` gets MLIR's custom syntax.
+* The lexer matches a string literal in linear time: the stock pattern nests ``+`` in ``*``
+  and backtracks exponentially on a ``"`` left unclosed before the end of its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import metadata
+
+from vta_mlir.errors import VTAError
+from vta_mlir.ir.upstream_fixes.affine import (
+    fix_affine_if_syntax,
+    fix_affine_syntax,
+    parse_affine_map_of_ssa_ids,
+    print_affine_expr_of_ssa_ids,
+)
+from vta_mlir.ir.upstream_fixes.lexer import fix_string_literal_lexing
+from vta_mlir.ir.upstream_fixes.linalg import (
+    convert_scalar,
+    fix_linalg_bodies,
+    fix_linalg_spacing,
+    fix_matmul_syntax,
+    fix_transpose_verifier,
+    matmul_default_indexing_maps,
+)
+from vta_mlir.ir.upstream_fixes.memref import fix_memory_space_printing, fix_memref_syntax
+
+__all__ = [
+    "FIXES",
+    "XDSL_VERSION",
+    "apply_upstream_fixes",
+    "check_xdsl_version",
+    "convert_scalar",
+    "matmul_default_indexing_maps",
+    "parse_affine_map_of_ssa_ids",
+    "print_affine_expr_of_ssa_ids",
+]
+
+#: The xDSL release these fixes are written against (the version ``pyproject.toml`` pins).
+XDSL_VERSION = "0.74.0"
+
+#: Every fix group, in the order they are applied, with a one-line description.
+FIXES: dict[str, tuple[Callable[[], None], str]] = {
+    "linalg-bodies": (
+        fix_linalg_bodies,
+        "named linalg ops cast their inputs to the output element type (i8 x i8 -> i32)",
+    ),
+    "linalg-matmul-syntax": (
+        fix_matmul_syntax,
+        "linalg.matmul parses and prints `indexing_maps = [...]`",
+    ),
+    "linalg-spacing": (
+        fix_linalg_spacing,
+        "linalg.transpose/broadcast/reduce print `ins(%a : T)`",
+    ),
+    "transpose-verifier": (
+        fix_transpose_verifier,
+        "linalg.transpose rejects an invalid permutation instead of indexing out of range",
+    ),
+    "memref-syntax": (
+        fix_memref_syntax,
+        "memref.copy, memref.cast and memref.global custom syntax",
+    ),
+    "memory-space": (
+        fix_memory_space_printing,
+        "integer memref memory spaces print without `: i64`",
+    ),
+    "affine-syntax": (
+        fix_affine_syntax,
+        "affine.load/store maps use dims, `symbol(%x)` for symbols",
+    ),
+    "affine-if-syntax": (
+        fix_affine_if_syntax,
+        "affine.if custom syntax (integer set, operands, results, else)",
+    ),
+    "string-literal-lexing": (
+        fix_string_literal_lexing,
+        "string literals lex in linear time (an unclosed `\"` does not hang the parser)",
+    ),
+}
+
+#: Names of the fix groups applied so far (``apply_upstream_fixes`` runs each once).
+_applied: set[str] = set()
+
+
+def check_xdsl_version(version: str | None = None) -> None:
+    """Raise :class:`~vta_mlir.errors.VTAError` unless the installed xDSL (or ``version``) is
+    the release the fixes are written against: they patch its classes, and another release
+    may need other fixes, or none."""
+    if version is None:
+        try:
+            version = metadata.version("xdsl")
+        except metadata.PackageNotFoundError:
+            version = "(unknown)"
+    found = version
+    if found != XDSL_VERSION:
+        raise VTAError(
+            f"vta-mlir needs xDSL {XDSL_VERSION}, but xDSL {found} is installed; "
+            f"install it with: pip install 'xdsl=={XDSL_VERSION}'"
+        )
+
+
+def apply_upstream_fixes() -> None:
+    """Apply every fix of :data:`FIXES` to the stock xDSL classes; later calls do nothing."""
+    check_xdsl_version()
+    for name, (fix, _description) in FIXES.items():
+        if name not in _applied:
+            fix()
+            _applied.add(name)
