@@ -1,5 +1,5 @@
-"""The ResNet-18 convolution layers C1–C11 (``vta-isa.md`` §6.2) on the simulator: cycles of the
-timing model against the GEMM and compute bounds, DRAM traffic against the compulsory bytes,
+"""The ResNet-18 convolution layers C1–C11 (``docs/performance.md`` §4.2) on the simulator: cycles
+of the timing model against the GEMM and compute bounds, DRAM traffic against the compulsory bytes,
 compile time, and a bit-exact check against numpy.
 
 Each layer is generated as upstream MLIR by ``resnet18_layers.conv_mlir`` (zero padding in the
@@ -17,7 +17,7 @@ epilogue, the compulsory bytes are what each buffer must move once.  ``x GEMM`` 
 ``x compute`` are cycles over those bounds; ``x`` after a DRAM figure is its counter over the
 compulsory bytes.  The summary compares layers C2–C11 (TVM's benchmark; C1 is commented out
 there) with the GEMM bound, and C8 with the cycles of TVM's schedule for it
-(``tvm-reference.md``: convolution_opt, 567,724).
+(``docs/performance.md`` §5.1: convolution_opt, 567,724).
 
 A layer that does not compile, fails on the simulator or differs from the reference gets one
 line saying why (the first line of the diagnostic); the others still run.
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from vta_mlir.binary import BinaryModule
     from vta_mlir.config import VTAConfig
 
-#: Cycles of TVM's schedule for C8 (``tvm-reference.md``, convolution_opt, timing model v1).
+#: Cycles of TVM's schedule for C8 (``docs/performance.md`` §5.1, convolution_opt, timing model v1).
 TVM_C8_CYCLES = 567_724
 #: The layers of TVM's benchmark (C1 is commented out there).
 SUMMARY_LAYERS = tuple(f"C{i}" for i in range(2, 12))
@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     bar.close()
 
     with_tvm = cfg.bitstream == "1x16_i8w8a32_15_15_18_17" and not args.residual
-    print(f"ResNet-18 conv2d layers (vta-isa.md 6.2), configuration {cfg.bitstream}; "
+    print(f"ResNet-18 conv2d layers (docs/performance.md §4.2), configuration {cfg.bitstream}; "
           f"inputs seed {args.seed}{', with a residual input' if args.residual else ''}; "
           "outputs checked against resnet18_layers.reference")
     print(format_report(rows, args.double_buffer_compare))

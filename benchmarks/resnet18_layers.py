@@ -1,10 +1,10 @@
-"""The ResNet-18 convolution layers C1–C11 of TVM's conv2d benchmark (``vta-isa.md`` §6.2), as
-upstream-MLIR programs, a numpy reference and the bounds they are measured against.
+"""The ResNet-18 convolution layers C1–C11 of TVM's conv2d benchmark (``docs/performance.md``
+§4.2), as upstream-MLIR programs, a numpy reference and the bounds they are measured against.
 
 Each layer is ``y = int8(max(min((conv2d(pad(x), w) >> 8) + bias [+ res], 127), 0))`` with a
 per-output-channel ``i32`` bias and an optional ``i8`` residual input (NCHW data, OIHW weights).
 
-* :data:`LAYERS` — the table of §6.2 with the default configuration's BATCH (1);
+* :data:`LAYERS` — the table of §4.2 with the default configuration's BATCH (1);
   :func:`layers` gives it for another configuration (batch = its BATCH).
 * :func:`conv_mlir` — the layer as a ``func.func @conv`` on logical NCHW memrefs: zero padding
   in the memref idiom (``memref.alloc`` of the padded shape, ``linalg.fill`` with 0, a
@@ -20,12 +20,12 @@ per-output-channel ``i32`` bias and an optional ``i8`` residual input (NCHW data
     than the convolution: ``ceil(batch/B) · ceil(out/BO) · ceil(in/BI) · OH · OW · KH · KW``
     (the MACs over ``B · BI · BO`` with batch and channels rounded up to whole blocks);
   - ``compute_bound``: ``gemm_bound`` plus the epilogue's ALU cycles at the timing model's rates
-    (``timing-model.md``): per accumulator element (``ceil(batch/B) · ceil(out/BO) · OH · OW``
+    (``docs/timing-model.md``): per accumulator element (``ceil(batch/B) · ceil(out/BO) · OH · OW``
     of them) 1 cycle for each immediate operation (``>> 8``, ``min``, ``max``) and 2 for each
     tensor operation (the bias add, and the residual add when there is one); resetting the
     accumulator is not counted;
   - ``compulsory``: the DRAM bytes of each buffer that any schedule has to move once, in the
-    packed layouts of ``vta-isa.md`` §1.6 (channels rounded up to whole blocks): ``inp`` the
+    packed layouts of ``docs/isa.md`` §1.6 (channels rounded up to whole blocks): ``inp`` the
     input rows and columns the output depends on (a 1×1 stride-2 layer reads a quarter of its
     input; the zero padding is not in DRAM), ``wgt`` the weights, ``acc`` the bias — one
     accumulator element per output-channel block, ``ceil(out/BO) · B · BO · 4`` bytes, as
@@ -63,7 +63,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Layer:
-    """One convolution of the §6.2 table (TVM's workload tuple, in its order)."""
+    """One convolution of the table of §4.2 (TVM's workload tuple, in its order)."""
 
     name: str
     batch: int
@@ -103,7 +103,7 @@ class Layer:
         return (self.batch, self.out_filter, self.out_height, self.out_width)
 
 
-#: ``vta-isa.md`` §6.2 (C1 is commented out in TVM's test, kept here), batch = BATCH of the
+#: ``docs/performance.md`` §4.2 (C1 is commented out in TVM's test, kept here), batch = BATCH of the
 #: default configuration.
 LAYERS: tuple[Layer, ...] = (
     Layer("C1", 1, 224, 224, 3, 64, 7, 7, 3, 3, 2, 2),
@@ -174,7 +174,7 @@ def conv_mlir(layer: Layer, *, residual: bool = False, generic: bool = False) ->
         args.append(f"%res: {y_t}")
     args.append(f"%y: {y_t}")
     lines = [
-        f"// ResNet-18 {layer.name} (vta-isa.md §6.2): {n}x{c}x{h}x{w} data, {o} output "
+        f"// ResNet-18 {layer.name} (docs/performance.md §4.2): {n}x{c}x{h}x{w} data, {o} output "
         f"channels, {kh}x{kw} kernel, pad {layer.hpad},{layer.wpad}, "
         f"stride {layer.hstride},{layer.wstride}; "
         "y = int8(max(min((conv2d(x, w) >> 8) + bias" + (" + res" if residual else "")
@@ -275,7 +275,7 @@ def conv_mlir(layer: Layer, *, residual: bool = False, generic: bool = False) ->
 
 def random_inputs(layer: Layer, rng: np.random.Generator, *,
                   residual: bool = False) -> list[np.ndarray]:
-    """TVM's benchmark inputs (§6.2): activations and weights uniform in [−128, 128), bias in
+    """TVM's benchmark inputs (§4.2): activations and weights uniform in [−128, 128), bias in
     [−16384, 16384); the residual, when asked for, uniform in [−128, 128) as well."""
     arrays = [
         rng.integers(-128, 128, size=layer.x_shape, dtype=np.int8),

@@ -1,7 +1,7 @@
 """What the compiled workloads do on the simulator: instructions, micro-op words loaded, the
 seven profiling counters and the cycles of the timing model, beside the figures of TVM's own
-VTA compiler for the tutorials (``tvm-reference.md``: TVM v0.18.0, default configuration, the
-same timing model).
+VTA compiler for the tutorials (``docs/performance.md`` §5.1: TVM v0.18.0, default configuration,
+the same timing model).
 
 Each input-level program of ``examples/`` is compiled with ``vta_mlir.compile`` for the
 configuration, run once on random inputs (``vta-run --random-inputs``'s, seed 0) and its outputs
@@ -37,7 +37,7 @@ COUNTERS = (
     "alu_counter",
 )
 
-#: TVM's figures (tvm-reference.md), by the example that implements each tutorial.
+#: TVM's figures (docs/performance.md §5.1), by the example that implements each tutorial.
 TVM: dict[str, dict[str, Any]] = {
     "vector_add": {
         "tutorial": "vta_get_started",

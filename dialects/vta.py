@@ -1,8 +1,8 @@
 """The ``vta`` dialect: a host program that drives the VTA accelerator.
 
-This is the mid level of vta-mlir (``design.md`` §2).  Loops and index arithmetic run on the CPU;
-every ``vta`` op is one command the host pushes to the accelerator, exactly as TVM's VTA runtime
-calls do (``vta-isa.md`` §4.4–§4.7):
+This is the mid level of vta-mlir (``docs/architecture.md`` §1).  Loops and index arithmetic run
+on the CPU; every ``vta`` op is one command the host pushes to the accelerator, exactly as TVM's
+VTA runtime calls do (``docs/isa.md`` §4.4–§4.7):
 
 ==========================  ===================================================================
 op                          runtime call / meaning
@@ -18,7 +18,7 @@ op                          runtime call / meaning
 ==========================  ===================================================================
 
 SRAM buffers are memrefs in the ``#vta.sram<inp|wgt|acc|uop>`` memory space whose trailing
-dimensions are one tensor element (``vta-isa.md`` §1.6) and whose leading dimensions count
+dimensions are one tensor element (``docs/isa.md`` §1.6) and whose leading dimensions count
 elements, e.g. ``memref<64x1x16xi8, #vta.sram<inp>>``.  DRAM buffers are ordinary memrefs.  A
 position in a buffer is an element offset written ``%buf[%i]``, ``%buf[%i + 4]`` or ``%buf[4]``:
 an optional ``index`` SSA value plus a constant.
@@ -141,14 +141,14 @@ __all__ = [
     "sram_space",
 ]
 
-#: Largest ALU immediate and smallest (signed 16-bit field, vta-isa.md §2.5).
+#: Largest ALU immediate and smallest (signed 16-bit field, docs/isa.md §2.5).
 IMM_MAX = (1 << (ALU_IMM_WIDTH - 1)) - 1
 IMM_MIN = -(1 << (ALU_IMM_WIDTH - 1))
-#: Largest micro-kernel loop extent (14-bit iteration fields, vta-isa.md §2.4).
+#: Largest micro-kernel loop extent (14-bit iteration fields, docs/isa.md §2.4).
 EXTENT_MAX = (1 << LOOP_ITER_WIDTH) - 1
-#: A micro-kernel has at most this many loop levels (vta-isa.md §4.4).
+#: A micro-kernel has at most this many loop levels (docs/isa.md §4.4).
 MAX_UOP_LOOP_DEPTH = 2
-#: A micro-op's destination must differ from that of this many preceding ones (vta-isa.md §4.4).
+#: A micro-op's destination must differ from that of this many preceding ones (docs/isa.md §4.4).
 WRITE_HAZARD_WINDOW = 2
 
 
@@ -157,7 +157,7 @@ WRITE_HAZARD_WINDOW = 2
 
 
 class Module(StrEnum):
-    """The three modules of the accelerator, in pipeline order (vta-isa.md §3.2)."""
+    """The three modules of the accelerator, in pipeline order (docs/isa.md §3.2)."""
 
     LOAD = "load"
     COMPUTE = "compute"
@@ -165,7 +165,7 @@ class Module(StrEnum):
 
 
 class AluKind(StrEnum):
-    """ALU operations (vta-isa.md §2.2, §3.7).  ``shr`` by a negative amount shifts left."""
+    """ALU operations (docs/isa.md §2.2, §3.7).  ``shr`` by a negative amount shifts left."""
 
     MIN = "min"
     MAX = "max"
@@ -199,7 +199,7 @@ class AluKindAttr(EnumAttribute[AluKind], SpacedOpaqueSyntaxAttribute):
 
 @irdl_op_definition
 class DmaCopyOp(IRDLOperation):
-    """A 2-D strided copy between DRAM and SRAM (vta-isa.md §2.3, §3.3–§3.5, §4.7).
+    """A 2-D strided copy between DRAM and SRAM (docs/isa.md §2.3, §3.3–§3.5, §4.7).
 
     DRAM → SRAM is a LOAD into inp, wgt, acc (``i32`` DRAM, or ``i8`` DRAM as ACC_8BIT with sign
     extension) or uop; SRAM acc → ``i8`` DRAM is a STORE (truncating, no padding).  Sizes and the
@@ -325,7 +325,7 @@ class DmaCopyOp(IRDLOperation):
 
     @property
     def module(self) -> Module:
-        """The module that executes this copy (vta-isa.md §3.2)."""
+        """The module that executes this copy (docs/isa.md §3.2)."""
         if self.is_store:
             return Module.STORE
         if sram_space(self.dst.type) in (Sram.INP, Sram.WGT):
@@ -503,7 +503,7 @@ class DmaCopyOp(IRDLOperation):
 
 @irdl_op_definition
 class GemmOp(IRDLOperation):
-    """One GEMM micro-op (vta-isa.md §2.7, §3.6): ``acc[d] += inp[s] · wgt[w]ᵀ`` on tensor
+    """One GEMM micro-op (docs/isa.md §2.7, §3.6): ``acc[d] += inp[s] · wgt[w]ᵀ`` on tensor
     elements, or with ``reset`` ``acc[d] = 0``::
 
         vta.gemm %acc[%o] += %inp[0] * %wgt[%o + 16]
@@ -661,7 +661,7 @@ class GemmOp(IRDLOperation):
 
 @irdl_op_definition
 class AluOp(IRDLOperation):
-    """One ALU micro-op (vta-isa.md §3.7) on accumulator elements, in place:
+    """One ALU micro-op (docs/isa.md §3.7) on accumulator elements, in place:
     ``acc[d] = op(acc[d], imm)`` or ``op(acc[d], src[s])``.  ``shr`` by a negative amount shifts
     left; the immediate is a signed 16-bit value::
 
@@ -876,7 +876,7 @@ _ListTree = list["int | tuple[int, int, _ListTree]"]
 
 @irdl_op_definition
 class UopLoopOp(IRDLOperation):
-    """A micro-kernel loop (``VTAUopLoopBegin``/``End``, vta-isa.md §4.4): ``extent`` iterations,
+    """A micro-kernel loop (``VTAUopLoopBegin``/``End``, docs/isa.md §4.4): ``extent`` iterations,
     each adding ``dst_factor``/``src_factor``/``wgt_factor`` to the micro-ops' indices.  Its body
     holds gemm or alu micro-ops, or one nested loop (at most two levels).  The outermost
     ``vta.uop_loop`` is one micro-kernel, i.e. one GEMM/ALU instruction::
@@ -889,7 +889,7 @@ class UopLoopOp(IRDLOperation):
 
     The innermost body may also hold *micro-op list loops*: ``affine.for`` nests with constant
     bounds and step 1 (with index arithmetic) around micro-ops.  They are host loops of the
-    kernel's recording closure (vta-isa.md §4.4): every iteration appends its micro-ops to the
+    kernel's recording closure (docs/isa.md §4.4): every iteration appends its micro-ops to the
     kernel's micro-op list, in program order.
 
     Zero factors are not printed.
@@ -1254,7 +1254,7 @@ class _DepOp(IRDLOperation):
 
 @irdl_op_definition
 class DepPushOp(_DepOp):
-    """Send a token from module ``from`` to module ``to`` (``VTADepPush``, vta-isa.md §4.6); the
+    """Send a token from module ``from`` to module ``to`` (``VTADepPush``, docs/isa.md §4.6); the
     push executes on ``from`` after its preceding commands::
 
         vta.dep_push load -> compute
@@ -1265,7 +1265,7 @@ class DepPushOp(_DepOp):
 
 @irdl_op_definition
 class DepPopOp(_DepOp):
-    """Wait on module ``to`` for a token from ``from`` (``VTADepPop``, vta-isa.md §4.6); the pop
+    """Wait on module ``to`` for a token from ``from`` (``VTADepPop``, docs/isa.md §4.6); the pop
     executes on ``to`` before its next command::
 
         vta.dep_pop load -> compute
@@ -1297,7 +1297,7 @@ _STAGE_CONTENTS = {
 
 @irdl_op_definition
 class StageOp(IRDLOperation):
-    """The commands one module executes (vta-isa.md §3.2), with any host code around them::
+    """The commands one module executes (docs/isa.md §3.2), with any host code around them::
 
         vta.stage load {
           vta.dep_pop compute -> load

@@ -1,6 +1,6 @@
 """The ``#vta.config`` attribute: the hardware configuration of a ``vta`` / ``vtaisa`` module.
 
-:class:`VTAConfigAttr` holds the 11 keys of ``vta_config.json`` (``vta-isa.md`` §1.1) and the
+:class:`VTAConfigAttr` holds the 11 keys of ``vta_config.json`` (``docs/isa.md`` §1.1) and the
 cycle-model parameters; it is stored on a module under :data:`CONFIG_ATTR_NAME`.  Verifiers read
 it with :func:`get_config`, which falls back to the default configuration.  The attribute belongs
 to the ``vta`` dialect (registered by :data:`vta_mlir.dialects.vta.VTA`).
@@ -62,7 +62,7 @@ def _default_config() -> VTAConfig:
 
 @irdl_attr_definition
 class VTAConfigAttr(ParametrizedAttribute):
-    """The hardware configuration (the 11 keys of ``vta_config.json``, vta-isa.md §1.1, and the
+    """The hardware configuration (the 11 keys of ``vta_config.json``, docs/isa.md §1.1, and the
     cycle-model parameters) as an attribute::
 
         #vta.config<target = "sim", hw_ver = "0.0.2", log_inp_width = 3, log_wgt_width = 3,

@@ -6,7 +6,7 @@
 * Buffer positions ``%buf[%i + 4]``: an optional ``index`` value plus a constant, as given to
   the op builders (:data:`Position`), parsed and printed.
 * Micro-op list loops (``affine.for`` with constant bounds inside a ``vta.uop_loop``,
-  ``vta-isa.md`` §4.4) and the linear form of a micro-op position over their induction
+  ``docs/isa.md`` §4.4) and the linear form of a micro-op position over their induction
   variables (:class:`LinearPosition`).
 """
 
@@ -57,7 +57,7 @@ __all__ = [
 
 
 class Sram(StrEnum):
-    """The on-chip SRAMs (vta-isa.md §1.2, §3.1)."""
+    """The on-chip SRAMs (docs/isa.md §1.2, §3.1)."""
 
     INP = "inp"
     WGT = "wgt"
@@ -93,7 +93,7 @@ def sram_space(type_: Attribute) -> Sram | None:
 
 
 def sram_element_shape(space: Sram, cfg: VTAConfig) -> tuple[int, ...]:
-    """Shape of one tensor element of ``space`` (vta-isa.md §1.6); a micro-op is a scalar."""
+    """Shape of one tensor element of ``space`` (docs/isa.md §1.6); a micro-op is a scalar."""
     return {
         Sram.INP: (cfg.batch, cfg.block_in),
         Sram.WGT: (cfg.block_out, cfg.block_in),
@@ -258,7 +258,7 @@ def _print_attr_dict(printer: Printer, op: Operation) -> None:
 
 
 def list_loop_bounds(op: affine.ForOp) -> tuple[int, int] | None:
-    """The bounds ``(lower, upper)`` of a micro-op list loop (vta-isa.md §4.4: the runtime
+    """The bounds ``(lower, upper)`` of a micro-op list loop (docs/isa.md §4.4: the runtime
     records a kernel by running its closure, loops included): an ``affine.for`` with constant
     bounds (constants, or maps of ``arith.constant`` operands) and step 1; ``None`` otherwise."""
     if int(op.step.value.data) != 1:

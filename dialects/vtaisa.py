@@ -1,6 +1,6 @@
 """The ``vtaisa`` dialect: VTA hardware instructions, one op each, and the linked program.
 
-Every field of the 128-bit instruction words of ``vta-isa.md`` §2.2–§2.6 is a property of its op,
+Every field of the 128-bit instruction words of ``docs/isa.md`` §2.2–§2.6 is a property of its op,
 named as in §2 (``pop_prev_dep``, ``memory_type``, ``sram_base``, ``uop_bgn``, ``imm``...), so an
 op and a :mod:`vta_mlir.isa` record convert into each other exactly (:func:`insn_to_op`,
 :func:`op_to_insn`).  Verifiers check every field against its width in the configuration
@@ -137,7 +137,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_PROGRAM_NAMES))
 
 
-#: Field names of each instruction kind after the common header (vta-isa.md §2.3–§2.5).
+#: Field names of each instruction kind after the common header (docs/isa.md §2.3–§2.5).
 MEM_FIELDS = ("memory_type", "sram_base", "dram_base", "y_size", "x_size", "x_stride",
               "y_pad_0", "y_pad_1", "x_pad_0", "x_pad_1")
 LOOP_FIELDS = ("reset_reg", "uop_bgn", "uop_end", "iter_out", "iter_in",
@@ -148,7 +148,7 @@ ALU_FIELDS = (*LOOP_FIELDS, "alu_opcode", "use_imm", "imm")
 _FLAG_TEXT = {"pop_prev_dep": "pop_prev", "pop_next_dep": "pop_next",
               "push_prev_dep": "push_prev", "push_next_dep": "push_next"}
 _FLAG_FIELD = {v: k for k, v in _FLAG_TEXT.items()}
-#: Dependency flags a module has no queue for (vta-isa.md §3.2 step 2).
+#: Dependency flags a module has no queue for (docs/isa.md §3.2 step 2).
 _ILLEGAL_FLAGS = {
     LOAD_MODULE: ("pop_prev_dep", "push_prev_dep"),
     COMPUTE_MODULE: (),
@@ -188,7 +188,7 @@ def _check_width(value: int, width: int, name: str) -> None:
 
 
 class _InsnOp(IRDLOperation):
-    """Common header of every instruction: the four dependency flags (vta-isa.md §2.2)."""
+    """Common header of every instruction: the four dependency flags (docs/isa.md §2.2)."""
 
     pop_prev_dep = prop_def(IntegerAttr[I64], default_value=_ZERO)
     pop_next_dep = prop_def(IntegerAttr[I64], default_value=_ZERO)
@@ -217,7 +217,7 @@ class _InsnOp(IRDLOperation):
 
     @property
     def module(self) -> str:
-        """The module that executes the instruction (vta-isa.md §3.2 step 1)."""
+        """The module that executes the instruction (docs/isa.md §3.2 step 1)."""
         return COMPUTE_MODULE
 
     # ---- verification --------------------------------------------------------------------
@@ -294,7 +294,7 @@ class _MemInsnOp(_InsnOp):
 
     @property
     def is_nop(self) -> bool:
-        """``x_size == 0``: the instruction only carries dependency flags (vta-isa.md §3.3)."""
+        """``x_size == 0``: the instruction only carries dependency flags (docs/isa.md §3.3)."""
         return self.field("x_size") == 0
 
     @property
@@ -339,7 +339,7 @@ class _MemInsnOp(_InsnOp):
 
 @irdl_op_definition
 class LoadInsnOp(_MemInsnOp):
-    """LOAD (vta-isa.md §2.3, §3.3–§3.4): DRAM → SRAM with zero padding; ``x 0`` is a NOP::
+    """LOAD (docs/isa.md §2.3, §3.3–§3.4): DRAM → SRAM with zero padding; ``x 0`` is a NOP::
 
         vtaisa.load inp sram 0 dram 0x100 y 16 x 16 stride 14 pad [1, 1, 1, 1] deps [pop_next]
     """
@@ -372,7 +372,7 @@ class LoadInsnOp(_MemInsnOp):
 
 @irdl_op_definition
 class StoreInsnOp(_MemInsnOp):
-    """STORE (vta-isa.md §2.3, §3.5): accumulator → DRAM, truncated to the output width;
+    """STORE (docs/isa.md §2.3, §3.5): accumulator → DRAM, truncated to the output width;
     memory type ``out``, no padding; ``x 0`` is a NOP::
 
         vtaisa.store out sram 0 dram 0x10 y 1 x 16 stride 16 deps [pop_prev, push_prev]
@@ -451,7 +451,7 @@ class _LoopInsnOp(_InsnOp):
 
 @irdl_op_definition
 class GemmInsnOp(_LoopInsnOp):
-    """GEMM (vta-isa.md §2.4, §3.6): micro-ops ``[uop_bgn, uop_end)`` in two loops
+    """GEMM (docs/isa.md §2.4, §3.6): micro-ops ``[uop_bgn, uop_end)`` in two loops
     ``iter [out, in]`` with index factors ``[out, in]`` per operand::
 
         vtaisa.gemm reset uop 0 to 1 iter [16, 1] dst [1, 0] src [0, 0] wgt [0, 0]
@@ -481,7 +481,7 @@ class GemmInsnOp(_LoopInsnOp):
 
 @irdl_op_definition
 class AluInsnOp(_LoopInsnOp):
-    """ALU (vta-isa.md §2.5, §3.7): like GEMM with an ALU opcode and an optional signed 16-bit
+    """ALU (docs/isa.md §2.5, §3.7): like GEMM with an ALU opcode and an optional signed 16-bit
     immediate (``imm``); without it the second operand is the source accumulator element::
 
         vtaisa.alu shr uop 3 to 4 iter [1, 1] dst [0, 0] src [0, 0] imm -3
@@ -533,7 +533,7 @@ class AluInsnOp(_LoopInsnOp):
 
 @irdl_op_definition
 class FinishInsnOp(_InsnOp):
-    """FINISH (vta-isa.md §2.6, §3.8): ends a run; executes on the compute module::
+    """FINISH (docs/isa.md §2.6, §3.8): ends a run; executes on the compute module::
 
         vtaisa.finish
     """
@@ -588,7 +588,7 @@ def op_to_insn(op: Operation) -> Insn:
 
 @irdl_op_definition
 class UopsOp(IRDLOperation):
-    """A run's micro-op staging image (vta-isa.md §2.7, §4.5), as ``(dst, src, wgt)`` index
+    """A run's micro-op staging image (docs/isa.md §2.7, §4.5), as ``(dst, src, wgt)`` index
     triples in DRAM order; it must be the first op of its ``vtaisa.run``::
 
         vtaisa.uops [(0, 0, 0), (1, 0, 16)]
@@ -667,7 +667,7 @@ class UopsOp(IRDLOperation):
 class RunOp(IRDLOperation):
     """One device run (:class:`vta_mlir.program.Run`): the micro-op table its ``LOAD UOP``
     instructions read at physical byte address ``uop_base``, then the instructions, the last
-    one ``vtaisa.finish`` (vta-isa.md §3.2, §4.7)::
+    one ``vtaisa.finish`` (docs/isa.md §3.2, §4.7)::
 
         vtaisa.run uop_base 0x41000 {
           vtaisa.uops [(0, 0, 0)]

@@ -1,4 +1,4 @@
-// The ALU unit tests of TVM's test_vta_insn.py (vta-isa.md §6.3) as one function: each i8
+// The ALU unit tests of TVM's test_vta_insn.py (docs/performance.md §4.3) as one function: each i8
 // output is one VTA region computed from the int32 inputs %a and %b.
 //   %shl_imm      int8(a << 3)                 (an ALU SHR by -3)
 //   %shr_imm      int8(a >> 2)

@@ -7,7 +7,7 @@ code (a bias of zero, a requantization shift of zero, a scale of one) and from T
 tests, which insert ``>> 0`` before every store.
 
 That ``>> 0`` is there for a reason on real hardware: the HLS and Chisel designs store from an
-OUT buffer that only GEMM and ALU instructions write (``vta-isa.md`` §3.10), so there an ALU
+OUT buffer that only GEMM and ALU instructions write (``docs/isa.md`` §3.10), so there an ALU
 no-op is what hands loaded accumulator values to the store module.  Only the functional
 simulator (target ``sim``) stores straight from the accumulator; on any other target the pass
 keeps every micro-op and says so with a remark.

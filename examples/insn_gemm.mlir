@@ -1,4 +1,4 @@
-// TVM's test_vta_insn.py test_gemm (vta-isa.md §6.3) at the input level: 4 rows of 16 int8
+// TVM's test_vta_insn.py test_gemm (docs/performance.md §4.3) at the input level: 4 rows of 16 int8
 // inputs times 64 output channels stored N×K (linalg.matmul with upstream indexing_maps),
 // y = int8(clip(acc >> 8, 0, 127)) through ALU SHR 8, MAX 0, MIN 127.
 // Lower with: vta-opt examples/insn_gemm.mlir -p vta-pack

@@ -1,4 +1,4 @@
-// TVM's test_vta_insn.py test_save_load_out (vta-isa.md §6.3) at the input level: int32
+// TVM's test_vta_insn.py test_save_load_out (docs/performance.md §4.3) at the input level: int32
 // values loaded into the accumulator and stored back as int8, y = int8(x) (wrapping).
 // Lower with: vta-opt examples/insn_save_load_out.mlir -p vta-pack
 

@@ -10,11 +10,11 @@ arithmetic is evaluated for every iteration of the constant-bound host loops
 (:mod:`.coproc_sync_deps`), so commands on disjoint parts of a buffer are not ordered
 (beyond 100,000 command instances, a range that depends on a loop variable counts as the whole
 buffer).  A micro-kernel touches the hull of all its micro-ops over its loop levels and its
-micro-op list loops (``affine.for`` inside the kernel, ``vta-isa.md`` §4.4), computed from the
+micro-op list loops (``affine.for`` inside the kernel, ``docs/isa.md`` §4.4), computed from the
 positions' coefficients rather than by enumerating the list.
 
-The protocol is the one of ``pipeline-walkthrough.md`` §6, inserted only where a dependence
-needs it.  TVM's ``InjectCoProcSync`` (``vta-isa.md`` §5.4.7) looks at scopes, not data: it
+The protocol is the one of ``docs/pipeline.md`` §6, inserted only where a dependence
+needs it.  TVM's ``InjectCoProcSync`` (``docs/isa.md`` §5.4) looks at scopes, not data: it
 orders every pair of adjacent scopes of different modules whether or not they share a buffer,
 its loop-carried token always goes from the body's last scope to its first (a body that starts
 with a load and ends with a store asks for a store → load queue, which does not exist), and it
@@ -117,7 +117,7 @@ Output::
 
 A token operation sits in the stage of its module when a command of that module is next to it
 (the runtime attaches a push to that module's previous instruction and a pop to its next one,
-``vta-isa.md`` §4.6), and stands alone otherwise.  Index arithmetic used only by one stage's
+``docs/isa.md`` §4.6), and stands alone otherwise.  Index arithmetic used only by one stage's
 commands moves into that stage.
 """
 

@@ -7,7 +7,7 @@ items, tokens are placed in *slots*: ``pre(i) = 2·i`` (just before item ``i``) 
 
 **Dependences** (:class:`DependenceAnalysis`).  Every command reads and writes element ranges of
 SRAM buffers and byte ranges of DRAM buffers (a micro-kernel: the hull of its micro-ops over its
-loop levels and micro-op list loops, from the positions' coefficients, vta-isa.md §4.4); host
+loop levels and micro-op list loops, from the positions' coefficients, docs/isa.md §4.4); host
 index arithmetic (``affine.apply``, ``arith``, ``arith.select`` of buffers) is evaluated for
 every iteration of the constant-bound host loops, so a buffer that alternates with the loop
 parity (double buffering) is seen as such.  Two items of different modules that touch a common
@@ -514,7 +514,7 @@ class _Touch:
 def _list_range(uop: GemmOp | AluOp, value: SSAValue | None, offset: int,
                 kernel: UopLoopOp) -> tuple[int, int] | None:
     """The lowest and highest position an operand of ``uop`` takes over its micro-op list loops
-    (vta-isa.md §4.4), relative to ``value`` evaluated with every list-loop variable 0: from the
+    (docs/isa.md §4.4), relative to ``value`` evaluated with every list-loop variable 0: from the
     coefficients of its linear form, without enumerating; ``None`` when it is not linear."""
     lin = linear_position(uop, value, offset, kernel)
     if lin is None:

@@ -3,7 +3,7 @@
 The contract is ``docs/pipeline.md``, stage 5.  A micro-kernel is one GEMM or ALU instruction:
 a list of micro-ops of one kind (all ``vta.gemm`` with the same ``reset``, or all ``vta.alu``
 with the same operation and immediate) inside at most two ``vta.uop_loop`` levels, each adding
-a constant factor to the destination / source / weight index per iteration (``vta-isa.md``
+a constant factor to the destination / source / weight index per iteration (``docs/isa.md``
 §4.4).  Starting from every innermost ``affine.for`` whose body holds only micro-ops of one
 kernel (plus index arithmetic), the pass folds the enclosing loops from the inside out while
 
@@ -21,7 +21,7 @@ A loop whose factors are the inner level's factors times its extent is merged in
 (one level, extent multiplied: the same iterations in the same order) instead of taking a new
 one; a loop of extent 1 is folded away.  At most ``max-levels`` levels are made; loops further
 out stay host loops.  The ALU ignores the source of an immediate micro-op but still computes it
-(``vta-isa.md`` §3.7), so an immediate kernel's ``src`` factor follows its ``dst`` factor as in
+(``docs/isa.md`` §3.7), so an immediate kernel's ``src`` factor follows its ``dst`` factor as in
 TVM.  Positions that remain are rebuilt before the kernel as ``affine.apply`` of values defined
 outside the folded loops, so no micro-op depends on a folded loop variable.  This is how
 micro-ops on SRAM subviews fold: ``vta-tensorize`` gives them the view's offset as a value
@@ -168,7 +168,7 @@ class _Forms:
 
 
 def _signature(op: MicroOp) -> tuple[object, ...]:
-    """What the micro-ops of one kernel share (vta-isa.md §4.4)."""
+    """What the micro-ops of one kernel share (docs/isa.md §4.4)."""
     if isinstance(op, GemmOp):
         return ("gemm", op.is_reset)
     return ("alu", op.kind, op.use_imm, op.imm_value)

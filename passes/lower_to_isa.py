@@ -1,8 +1,8 @@
 """``vta-lower-to-isa``: run the ``vta`` host program and replace it with its instructions.
 
-The last pass of ``vta-to-isa`` (``design.md`` §3).  It assigns SRAM addresses and DRAM
+The last pass of ``vta-to-isa`` (``docs/pipeline.md``).  It assigns SRAM addresses and DRAM
 segments, executes the host loops against the command builder (the JIT runtime's rules of
-``vta-isa.md`` §4) and replaces the module body with the linked ``vtaisa.program``, keeping the
+``docs/isa.md`` §4) and replaces the module body with the linked ``vtaisa.program``, keeping the
 ``vta.config`` attribute.  All the work is done by :func:`vta_mlir.host.lower_to_binary`, which
 ``vta-translate --emit=bin`` calls too, so the two cannot disagree.
 

@@ -79,7 +79,7 @@ __all__ = [
     "FunctionRecognizer",
 ]
 
-#: VTA's ALU immediate is a signed 16-bit field (vta-isa.md §2.5).
+#: VTA's ALU immediate is a signed 16-bit field (docs/isa.md §2.5).
 IMM_MIN = -(1 << 15)
 IMM_MAX = (1 << 15) - 1
 #: Shift amounts ``arith.shrsi`` / ``arith.shli`` define on i32.

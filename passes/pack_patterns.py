@@ -1,6 +1,6 @@
 """Packed layouts and the ops of ``vta-pack``'s normal form (stage 1 of ``docs/pipeline.md``).
 
-Layouts (``vta-isa.md`` §1.6), for the configuration's B = BATCH, BI = BLOCK_IN and
+Layouts (``docs/isa.md`` §1.6), for the configuration's B = BATCH, BI = BLOCK_IN and
 BO = BLOCK_OUT:
 
 ========================  ====================  =============================================

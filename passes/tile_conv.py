@@ -5,7 +5,7 @@ Each output tile (``to`` channel blocks × ``th`` rows × the whole width) accum
 over the input steps, then runs the epilogue and stores its rows, so every output element is
 stored once.  Per step, the input tile — ``ti`` channel blocks × the rows and columns the
 tile's outputs read, halo included — is loaded with one ``vta.dma_copy`` per channel block
-whose ``pad`` fields supply the zero padding (``vta-isa.md`` §2.3, §3.3): the padded tensor is
+whose ``pad`` fields supply the zero padding (``docs/isa.md`` §2.3, §3.3): the padded tensor is
 never built in DRAM.  Row tiles whose halo crosses the top or bottom of the image need other pad
 fields than those between them, so the row tiles are split into runs of equal padding (a loop
 per run of more than one tile).  When all row tiles pad alike and nothing is loaded per output

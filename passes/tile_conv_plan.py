@@ -12,8 +12,8 @@ weights; a 1×1 convolution with a vertical stride reading only the rows it uses
 fit the SRAMs (the micro-op kernel of one step at most a quarter of the micro-op SRAM, every DMA
 field in range) and takes the fewest modelled cycles among those whose DRAM traffic is within
 30 % of the least.  The model (:func:`estimate_conv`) adds up each module's busy time from the
-timing model's instruction costs (``timing-model.md``) and, with double buffering, overlaps them,
-counting what cannot overlap: the first input step and its weights, a store per restart of the
+timing model's instruction costs (``docs/timing-model.md`` §2) and, with double buffering, overlaps
+them, counting what cannot overlap: the first input step and its weights, a store per restart of the
 tile loops (or per tile with one accumulator tile), the last store.
 """
 

@@ -1,7 +1,7 @@
 """Convolution regions at stage 1 (``docs/pipeline.md``), as ``vta-tile`` sees them.
 
 A convolution region has the parts of every VTA region (:mod:`.tile_region`) on the rank-6
-layouts of ``vta-isa.md`` §1.6: accumulators ``(N/B, O/BO, OH, OW, B, BO)``, their
+layouts of ``docs/isa.md`` §1.6: accumulators ``(N/B, O/BO, OH, OW, B, BO)``, their
 initialisation (a fill, a copy or sign-extending copy of a DRAM tensor shaped like the output,
 or a per-channel bias broadcast with ``(b, o, h, w, bb, oo) -> (0, o, 0, 0, bb | 0, oo)``), one
 convolution ``linalg.generic`` over ``(b, o, oh, ow, i, kh, kw, bb, oo, ii)`` (dims in any
@@ -15,7 +15,7 @@ produces::
     %xi = memref.subview %xp[0, 0, 1, 1, 0, 0] [1, 4, 56, 56, 1, 16] [1, 1, 1, 1, 1, 1] : ...
     memref.copy %x, %xi : ...
 
-which the tiler turns into the padding fields of the input DMAs (``vta-isa.md`` §2.3, §3.3):
+which the tiler turns into the padding fields of the input DMAs (``docs/isa.md`` §2.3, §3.3):
 the padded tensor is never built.
 """
 

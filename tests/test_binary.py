@@ -1,6 +1,6 @@
 """Binary module format (.vtab) and argument packing: byte-identical round trips, rejection of
 every class of truncated, oversized, corrupt or inconsistent file with a one-line
-BinaryFormatError, and pack/unpack against the numpy recipes of vta-isa.md §1.6."""
+BinaryFormatError, and pack/unpack against the numpy recipes of docs/isa.md §1.6."""
 
 from __future__ import annotations
 
@@ -411,7 +411,7 @@ def test_unknown_dtype_and_direction_codes(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 # ---------------------------------------------------------------------------------------------
-# Packing: against the numpy recipes of vta-isa.md §1.6, written out independently
+# Packing: against the numpy recipes of docs/isa.md §1.6, written out independently
 
 
 def _pad_to(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Command builder (vta-isa.md §4): the TVM tutorial streams of §5.9 field by field, each runtime
+"""Command builder (docs/isa.md §4): the TVM tutorial streams of §5.7 field by field, each runtime
 rule (lazy pops, NOPs, push onto the last instruction, micro-op cache and its wrap-around, kernel
 checks, field overflow, automatic synchronisation) and, on the simulator, results against numpy."""
 
@@ -48,7 +48,7 @@ STAGING = 0x40000
 
 
 # ---------------------------------------------------------------------------------------------
-# Programs of vta-isa.md §5.9
+# Programs of docs/isa.md §5.7
 
 
 def vector_add(b: CommandBuilder, a: int, bb: int, c: int, n: int = 64) -> None:
@@ -66,7 +66,7 @@ def vector_add(b: CommandBuilder, a: int, bb: int, c: int, n: int = 64) -> None:
 
 
 def matrix_multiply(b: CommandBuilder, a: int, w: int, c: int, kb: int = 16, nb: int = 16) -> None:
-    """``matrix_multiply``: the calls of the lowered IR of §5.4.7(b)."""
+    """``matrix_multiply``: the calls of the lowered IR of §5.4 (b)."""
     b.begin_kernel()
     b.loop_begin(nb, 1, 0, 0)
     b.uop_push(KernelMode.GEMM, True, 0, 0, 0)
@@ -95,7 +95,7 @@ def matrix_multiply(b: CommandBuilder, a: int, w: int, c: int, kb: int = 16, nb:
 
 
 def token_balance(insns: list[Insn]) -> dict[str, tuple[int, int]]:
-    """(pushes, pops) of each token queue (vta-isa.md §3.2 flag table)."""
+    """(pushes, pops) of each token queue (docs/isa.md §3.2 flag table)."""
     counts = {q: [0, 0] for q in ("l2g", "g2l", "g2s", "s2g")}
     for insn in insns:
         m = module_of(insn)
@@ -148,7 +148,7 @@ def test_matrix_multiply_token_balance() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Dependencies (vta-isa.md §4.6)
+# Dependencies (docs/isa.md §4.6)
 
 
 def _acc_load(b: CommandBuilder, sram: int = 0) -> None:
@@ -271,7 +271,7 @@ def test_insn_stage() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Synchronisation (vta-isa.md §4.7–§4.8)
+# Synchronisation (docs/isa.md §4.7–§4.8)
 
 
 def test_empty_synchronize_is_the_closing_handshake() -> None:
@@ -373,7 +373,7 @@ def test_staging_buffer_must_be_addressable() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Micro-kernels (vta-isa.md §4.4) and the micro-op cache (§4.5)
+# Micro-kernels (docs/isa.md §4.4) and the micro-op cache (§4.5)
 
 
 def _uop_loads(insns: list[Insn]) -> list[MemInsn]:
@@ -599,7 +599,7 @@ def test_wrap_around_staging_is_append_only() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Loads and stores: addresses and field checks (vta-isa.md §4.7)
+# Loads and stores: addresses and field checks (docs/isa.md §4.7)
 
 
 def test_dram_base_from_config_elem_bytes(cfg: VTAConfig) -> None:

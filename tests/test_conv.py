@@ -3,7 +3,7 @@ idiom) → ``vta_mlir.compile`` → the simulator, compared bit for bit with num
 (``benchmarks/resnet18_layers.reference``, itself checked against a direct loop in
 ``tests/test_resnet18_layers.py``), on every shipped configuration: odd channel counts,
 strides 1 and 2, 1×1 / 3×3 / 7×7 kernels, the named op and the generic form, a residual add,
-and every ResNet-18 layer (vta-isa.md §6.2) with the simulator's checks of tokens silent.
+and every ResNet-18 layer (docs/performance.md §4.2) with the simulator's checks of tokens silent.
 """
 
 from __future__ import annotations

@@ -473,7 +473,7 @@ def test_random_order_finds_races_without_tokens(cfg: VTAConfig) -> None:
 # TVM's tutorials and the running example
 
 
-#: The protocol of pipeline-walkthrough.md §6 (matrix_multiply_opt), as stage_ops() lists it.
+#: The protocol of docs/pipeline.md §6 (matrix_multiply_opt), as stage_ops() lists it.
 WALKTHROUGH = [
     "push store->compute",
     "for",
@@ -490,7 +490,7 @@ WALKTHROUGH = [
 
 def _without_flags(stream: bytes) -> bytes:
     """An instruction stream with the four dependency flags of every header cleared (bits 3
-    to 6 of each 16-byte instruction, vta-isa.md §2.2)."""
+    to 6 of each 16-byte instruction, docs/isa.md §2.2)."""
     out = bytearray(stream)
     for k in range(0, len(out), 16):
         out[k] &= 0x87

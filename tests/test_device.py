@@ -29,7 +29,7 @@ BASE = 0x20_0000
 
 
 def closing(insns: list[Insn]) -> list[Insn]:
-    """The runtime's closing handshake and FINISH (vta-isa.md §4.7), after a last STORE that
+    """The runtime's closing handshake and FINISH (docs/isa.md §4.7), after a last STORE that
     already carries ``push_prev``: a load NOP pushes to compute, a compute NOP pops both."""
     return insns + [
         MemInsn(memory_type=MemType.INP, push_next_dep=1),

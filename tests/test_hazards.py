@@ -29,7 +29,7 @@ TVM_CASES = sorted(CONFORMANCE.glob("tvm_*.npz"))
 
 Stream = tuple[list[list[Insn]], list[tuple[np.ndarray, int]], VTAConfig]
 
-#: queue -> (module, flag) of its pusher and (module, flag) of its popper (vta-isa.md §3.2).
+#: queue -> (module, flag) of its pusher and (module, flag) of its popper (docs/isa.md §3.2).
 QUEUE_FLAGS = {
     "l2g": (("load", "push_next_dep"), ("compute", "pop_prev_dep")),
     "g2l": (("compute", "push_prev_dep"), ("load", "pop_next_dep")),

@@ -1,4 +1,4 @@
-"""ISA: the encoding vectors of vta-isa.md §2.8, encode/decode and disassemble/parse round trips
+"""ISA: the encoding vectors of docs/isa.md §2.8, encode/decode and disassemble/parse round trips
 on every shipped configuration, and clear errors for values that do not fit."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _words(insn: Insn) -> tuple[int, int]:
     return w & (2**64 - 1), w >> 64
 
 
-# vta-isa.md §2.8 (produced by compiling the upstream header with the default configuration)
+# docs/isa.md §2.8 (produced by compiling the upstream header with the default configuration)
 SECTION_2_8 = [
     (AluInsn(push_next_dep=1, alu_opcode=AluOp.ADD, uop_bgn=0, uop_end=1, iter_out=1, iter_in=64,
              dst_factor_in=1, src_factor_in=1), 0x0080000800200044, 0x0000200200000800),

@@ -1,4 +1,4 @@
-"""Micro-op list loops: ``affine.for`` nests inside a micro-kernel (vta-isa.md §4.4).
+"""Micro-op list loops: ``affine.for`` nests inside a micro-kernel (docs/isa.md §4.4).
 
 TVM's runtime records a kernel by running its closure, loops included: every iteration of a
 list loop appends its micro-ops to the kernel's micro-op list.  Here
@@ -35,7 +35,7 @@ def conv_program(*, stride: int, images: int, double_buffer: bool, cin: int = 2,
     """A stage-5 host program: for each image, reset the accumulator, load the input tile and
     the weights (into copy ``n mod 2`` of their buffers when double-buffered), run one conv
     micro-kernel whose list loops cover (input-channel block, kh, kw, output-channel block),
-    shift right and store.  Packed layouts of vta-isa.md §1.6, BATCH 1."""
+    shift right and store.  Packed layouts of docs/isa.md §1.6, BATCH 1."""
     side = (out - 1) * stride + k
     tile = cin * side * side
     wtile = cout * cin * k * k

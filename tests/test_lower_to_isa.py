@@ -4,7 +4,7 @@
   reproduce TVM's instruction streams and micro-ops byte for byte, and the lowered binaries
   reproduce the reference simulator's outputs and counters;
 * the same binaries run on the simulator agree with numpy (and with the packed layouts of
-  vta-isa.md §1.6);
+  docs/isa.md §1.6);
 * a GEMM + ALU program written for each shipped configuration lowers and runs against numpy;
 * buffers: SRAM bump allocation, argument ABI (directions, names, ``vta.arg``), temporaries,
   constants, ACC_8BIT; host arithmetic and loops; micro-kernel reuse;
@@ -125,7 +125,7 @@ def test_matrix_multiply_against_numpy() -> None:
     mod = device().load_module(binary)
     (c,) = mod(a, b)
     np.testing.assert_array_equal(c, (a.astype(np.int32) @ b.astype(np.int32).T).astype(np.int8))
-    # The vta.arg attributes describe the packed layouts of vta-isa.md §1.6.
+    # The vta.arg attributes describe the packed layouts of docs/isa.md §1.6.
     spec_a, spec_b, spec_c = binary.args
     assert spec_a.pack(a) == a.reshape(1, 1, 16, 16).transpose(0, 2, 1, 3).tobytes()
     assert spec_b.pack(b) == b.reshape(16, 16, 16, 16).transpose(0, 2, 1, 3).tobytes()

@@ -43,7 +43,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, stride: int) -> np.ndarray:
 
 
 def epilogue(acc: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """vta-isa.md §6.2: ``>> 8``, ``+ bias`` per output channel, ``min 127``, ``max 0``."""
+    """docs/performance.md §4.2: ``>> 8``, ``+ bias`` per output channel, ``min 127``, ``max 0``."""
     v = wrap((acc >> 8) + bias.astype(np.int64)[None, :, None, None], 32)
     return i8(np.maximum(np.minimum(v, 127), 0))
 
@@ -107,7 +107,7 @@ def test_small_example_is_normal_form(cfg: VTAConfig) -> None:
 
 
 def test_c8_example_packs_to_resnet_layouts(default_cfg: VTAConfig) -> None:
-    """ResNet-18 C8 (vta-isa.md §6.2) packs onto the layouts of §1.6."""
+    """ResNet-18 C8 (docs/performance.md §4.2) packs onto the layouts of docs/isa.md §1.6."""
     (f,) = functions(pack((EXAMPLES / "conv2d_c8.mlir").read_text(), default_cfg))
     shapes = [a.type.get_shape() for a in f.body.block.args]  # type: ignore[attr-defined]
     assert shapes == [(1, 16, 14, 14, 1, 16), (16, 16, 3, 3, 16, 16), (1, 16, 1, 1, 1, 16),

@@ -2,7 +2,7 @@
 ``benchmarks/resnet18.py``):
 
 * the bounds computed from a layer's shape and the configuration, against hand-computed values
-  (C8 against ``tvm-reference.md``'s figures);
+  (C8 against ``docs/performance.md`` §5.1's figures);
 * ``reference`` against a direct loop implementation, and against the numpy evaluation of the
   generated MLIR (``vta_mlir.reference.evaluate``) in every form ``conv_mlir`` writes;
 * ``conv_mlir`` parses and goes through ``vta-pack``;
@@ -62,11 +62,11 @@ def test_table_is_section_6_2() -> None:
 def test_c8_bounds() -> None:
     c8 = rl.by_name("C8")
     assert rl.macs(c8) == 115_605_504
-    assert rl.gemm_bound(c8, DEFAULT) == 451_584              # tvm-reference.md gemm_counter
+    assert rl.gemm_bound(c8, DEFAULT) == 451_584  # docs/performance.md §5.1 gemm_counter
     assert rl.alu_cycles(c8, DEFAULT) == 5 * 3_136
     assert rl.compute_bound(c8, DEFAULT) == 467_264
     assert rl.compute_bound(c8, DEFAULT, residual=True) == 451_584 + 7 * 3_136
-    # tvm-reference.md: input 50,176 B, weights 589,824 B, output 50,176 B.
+    # docs/performance.md §5.1: input 50,176 B, weights 589,824 B, output 50,176 B.
     assert rl.compulsory(c8, DEFAULT) == {"inp": 50_176, "wgt": 589_824, "acc": 16 * 64,
                                           "out": 50_176}
     assert rl.compulsory(c8, DEFAULT, residual=True)["acc"] == 16 * 64 + 50_176

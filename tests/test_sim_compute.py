@@ -1,4 +1,4 @@
-"""GEMM and ALU (vta-isa.md §3.6, §3.7) against straightforward per-iteration references.
+"""GEMM and ALU (docs/isa.md §3.6, §3.7) against straightforward per-iteration references.
 
 The references below loop over (i_out, i_in, uop) in Python exactly as the reference simulator
 does, reading operands before writing, with int32 wrap-around; the simulator's vectorized paths

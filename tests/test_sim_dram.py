@@ -1,4 +1,4 @@
-"""Paged simulator DRAM (vta-isa.md §3.1): allocation policy, fixed placement, bounds."""
+"""Paged simulator DRAM (docs/isa.md §3.1): allocation policy, fixed placement, bounds."""
 
 from __future__ import annotations
 

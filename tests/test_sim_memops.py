@@ -1,4 +1,4 @@
-"""LOAD / STORE semantics (vta-isa.md §3.3–§3.5) in every shipped configuration."""
+"""LOAD / STORE semantics (docs/isa.md §3.3–§3.5) in every shipped configuration."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dispatch, dependency tokens and runs (vta-isa.md §3.2), decoding, results and timing hook."""
+"""Dispatch, dependency tokens and runs (docs/isa.md §3.2), decoding, results and timing hook."""
 
 from __future__ import annotations
 

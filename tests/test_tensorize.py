@@ -3,7 +3,7 @@
 the lowered programs on the simulator against numpy, for every shipped configuration.
 
 The programs are written with their ``vta.stage`` / ``vta.dep_*`` ops around the linalg ops (the
-token protocol of ``pipeline-walkthrough.md`` §6), so after the two passes they are complete
+token protocol of ``docs/pipeline.md`` §6), so after the two passes they are complete
 stage-6 programs that ``vta_mlir.host.lowering.lower_to_binary`` turns into a binary.
 """
 

@@ -1,4 +1,4 @@
-"""Cycle model (timing-model.md): the four TVM acceptance streams, hand-derived schedules, the
+"""Cycle model (docs/timing-model.md): the four TVM acceptance streams, hand-derived schedules, the
 cost table under every shipped configuration and custom parameters, carried tokens, deadlock and
 flag errors, a cycle-by-cycle reference on random streams, and the Chrome trace."""
 
@@ -130,7 +130,7 @@ def test_tvm_streams(name: str, default_cfg: VTAConfig) -> None:
 
 
 def test_get_started_by_hand(default_cfg: VTAConfig) -> None:
-    """vta-isa.md §5.9's vector add, every instruction derived from the cost table."""
+    """docs/isa.md §5.7's vector add, every instruction derived from the cost table."""
     (run,) = load_runs("tvm_vta_get_started", default_cfg)
     res = time_run(run, default_cfg)
     acc = 32 + 64 * 64 // 8          # LOAD ACC of 64 elements: 544
@@ -373,7 +373,7 @@ def test_uncostable_memory_types(default_cfg: VTAConfig) -> None:
 
 # ---- a cycle-by-cycle reference on random streams ---------------------------------------------
 
-_QUEUE_OF = {  # (module, flag) -> queue, vta-isa.md §3.2
+_QUEUE_OF = {  # (module, flag) -> queue, docs/isa.md §3.2
     ("load", "pop_next_dep"): "g2l", ("load", "push_next_dep"): "l2g",
     ("compute", "pop_prev_dep"): "l2g", ("compute", "pop_next_dep"): "s2g",
     ("compute", "push_prev_dep"): "g2l", ("compute", "push_next_dep"): "g2s",

@@ -300,7 +300,7 @@ def test_vector_add_example(tmp_path: Path) -> None:
 
 def _logical_matrix(array: np.ndarray) -> np.ndarray:
     """A matrix given logically (2-D) or in a packed layout ``[n/B][c/BI][B][BI]``
-    (vta-isa.md §1.6) as a logical 2-D matrix."""
+    (docs/isa.md §1.6) as a logical 2-D matrix."""
     if array.ndim == 2:
         return array
     outer, blocks, rows, cols = array.shape

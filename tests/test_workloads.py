@@ -40,7 +40,7 @@ SUBPROCESS = {
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: TVM's cycles for matrix_multiply_opt under the same timing model (tvm-reference.md).
+#: TVM's cycles for matrix_multiply_opt under the same timing model (docs/performance.md §5.1).
 TVM_MATRIX_MULTIPLY_OPT_CYCLES = 139_432
 
 

@@ -3,9 +3,9 @@ inputs are drawn, and its results computed with plain numpy — written here fro
 stated semantics, independently of ``vta_mlir`` (neither the compiler nor the reference
 evaluator).
 
-They are the standard workloads of ``vta-isa.md`` §6: the three tutorials (vector add,
+They are the standard workloads of ``docs/performance.md`` §4: the three tutorials (vector add,
 ``matrix_multiply``, ``matrix_multiply_opt``), dense layers with bias and ReLU-clip at batch 32
-and 64 with weights given either way round, the ALU and GEMM unit tests of §6.3, and shapes that
+and 64 with weights given either way round, the ALU and GEMM unit tests of §4.3, and shapes that
 are not whole blocks with a batch above one.
 """
 

@@ -12,7 +12,7 @@ Every argument of a compiled function is described by an :class:`ArgSpec`: its n
 3. ``transpose`` by ``perm``,
 4. convert to ``packed_dtype`` and lay the result out contiguously (C order, little-endian).
 
-This expresses every packed layout of ``vta-isa.md`` §1.6, for example NCHW data
+This expresses every packed layout of ``docs/isa.md`` §1.6, for example NCHW data
 ``reshape(N/B, B, C/BI, BI, H, W).transpose(0, 2, 4, 5, 1, 3)``, 2-D matrices
 ``reshape(N/B, B, C/BI, BI).transpose(0, 2, 1, 3)`` and OIHW weights
 ``reshape(O/BO, BO, I/BI, BI, KH, KW).transpose(0, 2, 4, 5, 1, 3)``, without the binary format

@@ -34,11 +34,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ADDRESS_LIMIT", "MAX_FOOTPRINT_BYTES", "MAX_XFER_BYTES", "check_module", "encode_run"]
 
-#: Physical addresses are 32-bit (``vta_phy_addr_t``); page 0 is never valid (vta-isa.md §3.1).
+#: Physical addresses are 32-bit (``vta_phy_addr_t``); page 0 is never valid (docs/isa.md §3.1).
 ADDRESS_LIMIT = 1 << 32
 #: Largest total size of a module's segments (the DRAM the runtime reserves to load it).
 MAX_FOOTPRINT_BYTES = 1 << 30
-#: Largest instruction stream and micro-op image of one run (``VTA_MAX_XFER``, vta-isa.md §4.1).
+#: Largest instruction stream and micro-op image of one run (``VTA_MAX_XFER``, docs/isa.md §4.1).
 MAX_XFER_BYTES = 1 << 25
 _INSN_BYTES = 16
 _UOP_BYTES = 4

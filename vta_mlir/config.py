@@ -4,11 +4,11 @@ A :class:`VTAConfig` is the single description of the target hardware.  Every ot
 vta-mlir (encoder, simulator, command builder, passes) takes one as a parameter; nothing else
 hard-codes a block size, an SRAM depth or a field width.
 
-Derived quantities follow ``vta-isa.md`` §1.2–§1.3; instruction and micro-op field layouts follow
+Derived quantities follow ``docs/isa.md`` §1.2–§1.3; instruction and micro-op field layouts follow
 the bit-field packing rule of §2.1 (a field that would straddle a 64-bit boundary — 32-bit for
 micro-ops — starts at the next unit), which reproduces the C structs of ``hw_spec.h`` exactly.
 
-The optional ``timing`` object holds the parameters of the cycle model (``timing-model.md``).
+The optional ``timing`` object holds the parameters of the cycle model (``docs/timing-model.md``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 from vta_mlir.errors import ConfigError
 
-#: TARGET names accepted in a configuration (vta-isa.md §1.1).  Only the simulator executes.
+#: TARGET names accepted in a configuration (docs/isa.md §1.1).  Only the simulator executes.
 TARGETS = ("sim", "tsim", "pynq", "ultra96", "zcu104", "de10nano", "intelfocl")
 
 #: The 11 keys of a configuration file, in the order of ``vta_config.json``.
@@ -46,9 +46,9 @@ SHIPPED_CONFIGS = ("default", "block32", "batch2")
 INSN_BITS = 128
 UOP_BITS = 32
 PAGE_BYTES = 4096
-#: Width of the loop-iteration fields of GEMM/ALU (vta-isa.md §2.2).
+#: Width of the loop-iteration fields of GEMM/ALU (docs/isa.md §2.2).
 LOOP_ITER_WIDTH = 14
-#: Width of the memory-instruction fields (vta-isa.md §2.2–§2.3).
+#: Width of the memory-instruction fields (docs/isa.md §2.2–§2.3).
 SRAM_ADDR_WIDTH = 16
 DRAM_ADDR_WIDTH = 32
 MEMOP_SIZE_WIDTH = 16
@@ -72,7 +72,7 @@ class Field:
 
 @dataclass(frozen=True)
 class TimingParams:
-    """Parameters of the cycle model, ``timing-model.md`` (defaults as there)."""
+    """Parameters of the cycle model, ``docs/timing-model.md`` (defaults as there)."""
 
     dma_latency: int = 32
     dram_bytes_per_cycle: int = 8
@@ -222,7 +222,7 @@ class VTAConfig:
             d[f"{k}_elem_bytes"] = d[f"{k}_elem_bits"] // 8
         d["uop_elem_bytes"] = UOP_BITS // 8
         d["acc8_elem_bytes"] = d["batch"] * d["block_out"] * d["inp_width"] // 8
-        # log2 depths exactly as hw_spec_const.h (vta-isa.md §1.2)
+        # log2 depths exactly as hw_spec_const.h (docs/isa.md §1.2)
         d["log_uop_buff_depth"] = self.log_uop_buff_size - 5 + 3
         d["log_inp_buff_depth"] = (
             self.log_inp_buff_size - self.log_batch - self.log_block - self.log_inp_width + 3
@@ -441,7 +441,7 @@ class VTAConfig:
         """True if both describe the same architecture (TARGET, HW_VER and timing aside)."""
         return self.bitstream == other.bitstream
 
-    # ---- names (vta-isa.md §1.3) --------------------------------------------------------------
+    # ---- names (docs/isa.md §1.3) --------------------------------------------------------------
     @property
     def bitstream(self) -> str:
         return (

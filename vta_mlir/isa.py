@@ -1,6 +1,6 @@
 """VTA instructions and micro-ops: records, exact encoding/decoding, and a text disassembler.
 
-Encodings follow ``vta-isa.md`` §2: 128-bit instructions (two little-endian 64-bit words, byte 0
+Encodings follow ``docs/isa.md`` §2: 128-bit instructions (two little-endian 64-bit words, byte 0
 holding bits 0–7) and 32-bit micro-ops, with the field layout derived from the configuration
 (:meth:`vta_mlir.config.VTAConfig.field_layouts`).  Padding bits are zero on encode and ignored
 on decode, as by the hardware.
@@ -78,7 +78,7 @@ class _Insn:
 
 @dataclass(slots=True)
 class MemInsn(_Insn):
-    """LOAD or STORE (vta-isa.md §2.3).  ``x_size == 0`` makes it a NOP that only carries flags."""
+    """LOAD or STORE (docs/isa.md §2.3).  ``x_size == 0`` makes it a NOP that only carries flags."""
 
     is_store: int = 0
     memory_type: int = 0
@@ -110,7 +110,7 @@ class MemInsn(_Insn):
 
 @dataclass(slots=True)
 class GemmInsn(_Insn):
-    """GEMM (vta-isa.md §2.4); ``reset_reg`` zeroes the addressed accumulators."""
+    """GEMM (docs/isa.md §2.4); ``reset_reg`` zeroes the addressed accumulators."""
 
     reset_reg: int = 0
     uop_bgn: int = 0
@@ -133,7 +133,7 @@ class GemmInsn(_Insn):
 
 @dataclass(slots=True)
 class AluInsn(_Insn):
-    """ALU (vta-isa.md §2.5); ``imm`` is a signed 16-bit value, used when ``use_imm`` is 1."""
+    """ALU (docs/isa.md §2.5); ``imm`` is a signed 16-bit value, used when ``use_imm`` is 1."""
 
     reset_reg: int = 0
     uop_bgn: int = 0
@@ -157,7 +157,7 @@ class AluInsn(_Insn):
 
 @dataclass(slots=True)
 class FinishInsn(_Insn):
-    """FINISH (vta-isa.md §2.6): ends a run."""
+    """FINISH (docs/isa.md §2.6): ends a run."""
 
     layout_name: ClassVar[str] = "finish"
 
@@ -171,7 +171,7 @@ Insn = MemInsn | GemmInsn | AluInsn | FinishInsn
 
 @dataclass(frozen=True, slots=True)
 class Uop:
-    """A micro-op (vta-isa.md §2.7): accumulator, input (or accumulator) and weight indices."""
+    """A micro-op (docs/isa.md §2.7): accumulator, input (or accumulator) and weight indices."""
 
     dst_idx: int = 0
     src_idx: int = 0
@@ -318,7 +318,7 @@ def decode_uops(words: np.ndarray, cfg: VTAConfig) -> list[Uop]:
 # ---------------------------------------------------------------------------------------------
 # Classification helpers shared by the simulator, the timing model and the command builder
 
-#: Module that executes an instruction (vta-isa.md §3.2 step 1).
+#: Module that executes an instruction (docs/isa.md §3.2 step 1).
 LOAD_MODULE, COMPUTE_MODULE, STORE_MODULE = "load", "compute", "store"
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from vta_mlir.isa import Insn
 
-#: The seven profiling counters of the reference simulator, in its JSON order (vta-isa.md §3.9).
+#: The seven profiling counters of the reference simulator, in its JSON order (docs/isa.md §3.9).
 COUNTER_NAMES = (
     "inp_load_nbytes",
     "wgt_load_nbytes",

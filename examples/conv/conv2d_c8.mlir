@@ -1,5 +1,5 @@
-// ResNet-18 layer C8 (vta-isa.md §6.2) without its padding: 1×256×14×14 data, 256 output
-// channels, 3×3 kernel, stride 1, a valid convolution (12×12 output), then the §6.2 epilogue
+// ResNet-18 layer C8 (docs/performance.md §4.2) without its padding: 1×256×14×14 data, 256 output
+// channels, 3×3 kernel, stride 1, a valid convolution (12×12 output), then the §4.2 epilogue
 // y = int8(max(min((conv2d(x, w) >> 8) + bias, 127), 0)).
 // Lower with: vta-opt examples/conv/conv2d_c8.mlir -p vta-pack
 

@@ -1,4 +1,4 @@
-// Zero-padded ResNet-style convolutions with the §6.2 epilogue (vta-isa.md):
+// Zero-padded ResNet-style convolutions with the epilogue of docs/performance.md §4.2:
 // y = int8(max(min((conv2d(pad(x, 1), w) >> 8) + bias, 127), 0)) per output channel.
 // The padding is the usual memref idiom: a buffer of the padded shape filled with 0, x copied
 // into its interior (memref.subview), the convolution reading the buffer.

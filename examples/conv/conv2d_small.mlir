@@ -1,4 +1,4 @@
-// Small ResNet-style convolutions with the §6.2 epilogue (vta-isa.md):
+// Small ResNet-style convolutions with the epilogue of docs/performance.md §4.2:
 // y = int8(max(min((conv2d(x, w) >> 8) + bias, 127), 0)) per output channel.
 // @conv3x3: 1×32×8×8 data, 32 output channels, 3×3 kernel, stride 1, no padding (valid);
 // @conv3x3_s2: the same as a linalg.generic with stride 2.

@@ -1,8 +1,8 @@
-// TVM's `matrix_multiply.py` tutorial (vta-isa.md §5.4.7(b), §5.9) as a `vta`-level host program,
+// TVM's `matrix_multiply.py` tutorial (docs/isa.md §5.4 (b), §5.7) as a `vta`-level host program,
 // on the default configuration (BATCH 1, BLOCK 16): C = int8(A · Bᵀ) for A 1×256 and B 256×256
 // (output channels × input channels), no clipping.
 //
-// The arguments are the packed DRAM tensors of vta-isa.md §1.6 — A (1, 16, 1, 16),
+// The arguments are the packed DRAM tensors of docs/isa.md §1.6 — A (1, 16, 1, 16),
 // B (16, 16, 16, 16), C (1, 16, 1, 16) — and each carries a `vta.arg` attribute with its
 // logical shape and packing, so a caller passes and receives the logical arrays.
 //

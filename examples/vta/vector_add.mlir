@@ -1,4 +1,4 @@
-// TVM's `vta_get_started.py` tutorial (vta-isa.md §5.9) as a `vta`-level host program, on the
+// TVM's `vta_get_started.py` tutorial (docs/isa.md §5.7) as a `vta`-level host program, on the
 // default configuration (BATCH 1, BLOCK 16): C = int8(A + B) for two 1024-element int32 vectors
 // in the packed layout (1, 64, 1, 16), computed in the accumulator.
 //

@@ -1,7 +1,7 @@
 """The host-program driver: lowering ``vta``-level IR to a linked binary module.
 
-:func:`lower_to_binary` runs a ``vta`` host program (``design.md`` §2) against the command
-builder and links the result; the ``vta-lower-to-isa`` pass and ``vta-translate --emit=bin``
+:func:`lower_to_binary` runs a ``vta`` host program (``docs/architecture.md`` §1) against the
+command builder and links the result; the ``vta-lower-to-isa`` pass and ``vta-translate --emit=bin``
 both call it.
 """
 

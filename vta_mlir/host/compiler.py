@@ -1,8 +1,8 @@
 """The host-program compiler: a ``vta``-level function as a Python function that drives the
 command builder.
 
-The ``vta`` level is a program for the CPU (``design.md`` §2): host loops iterate, index values
-are computed, and every ``vta`` command becomes one call of TVM's runtime API, here of
+The ``vta`` level is a program for the CPU (``docs/architecture.md`` §1): host loops iterate, index
+values are computed, and every ``vta`` command becomes one call of TVM's runtime API, here of
 :class:`~vta_mlir.runtime.command_builder.CommandBuilder`.  Lowering a program means running it.
 So that programs with many host-loop iterations lower quickly, the IR is walked once and turned
 into the source of one Python function, which CPython then runs at the speed of its own loops:
@@ -15,7 +15,7 @@ into the source of one Python function, which CPython then runs at the speed of 
   base and DRAM segment folded in, preceded by range checks of positions that vary;
 * a micro-kernel is a ``push_gemm`` / ``push_alu`` of a kernel made once per distinct value of
   the host values it depends on (:mod:`.kernels`); its micro-op list loops (``affine.for``
-  inside it, ``vta-isa.md`` §4.4) are enumerated there, not run as host loops;
+  inside it, ``docs/isa.md`` §4.4) are enumerated there, not run as host loops;
 * ``vta.dep_push`` / ``vta.dep_pop`` are ``dep_push`` / ``dep_pop`` calls (stages load 1,
   compute 2, store 3).
 
@@ -63,7 +63,7 @@ __all__ = ["HostProgram", "compile_host_program"]
 
 #: Deepest host-loop nest: CPython allows 20 statically nested blocks in one function.
 MAX_LOOP_DEPTH = 16
-#: Queue ids of the runtime's dependency calls (vta-isa.md §4.6).
+#: Queue ids of the runtime's dependency calls (docs/isa.md §4.6).
 STAGE_IDS = {Module.LOAD: 1, Module.COMPUTE: 2, Module.STORE: 3}
 
 _SUPPORTED = ("host loops (affine.for, scf.for), index arithmetic (arith, affine.apply, "

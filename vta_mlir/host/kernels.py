@@ -2,7 +2,7 @@
 :class:`~vta_mlir.runtime.uop_kernel.UopKernel` s.
 
 A micro-kernel (an outermost ``vta.uop_loop``, or a lone ``vta.gemm`` / ``vta.alu``) is one
-``VTAPushGEMMOp`` / ``VTAPushALUOp`` of TVM's runtime (``vta-isa.md`` §4.4): its micro-ops in
+``VTAPushGEMMOp`` / ``VTAPushALUOp`` of TVM's runtime (``docs/isa.md`` §4.4): its micro-ops in
 order, its loop levels with their index factors, one mode.  A micro-op's indices are SRAM
 element indices: the buffer's base in its SRAM plus the position written on the op, which may
 depend on host values (``%acc[%o]``).
@@ -16,7 +16,7 @@ cache does.
 
 The innermost body of a kernel may hold *micro-op list loops*: ``affine.for`` nests with
 constant bounds and step 1 around micro-ops, the loops of the runtime's kernel-recording
-closure (``vta-isa.md`` §4.4).  Each iteration appends its micro-ops to the kernel's list, in
+closure (``docs/isa.md`` §4.4).  Each iteration appends its micro-ops to the kernel's list, in
 program order.  A position inside such loops must be linear in their induction variables plus
 host values: the template keeps the coefficients, the host program computes the rest (the
 position with every list-loop variable 0) and each key enumerates the whole list, checked
@@ -120,7 +120,7 @@ _LIST_LOOP = "a micro-op list loop (affine.for in a vta.uop_loop)"
 def check_kernel(op: GemmOp | AluOp | UopLoopOp, depth: int) -> None:
     """Check the micro-op list loops of a kernel op before its index arithmetic is computed:
     constant bounds and step 1, at least one iteration, only in the innermost body, at most
-    ``depth`` (the UOP SRAM depth, vta-isa.md §4.5) micro-ops in all, and every position linear
+    ``depth`` (the UOP SRAM depth, docs/isa.md §4.5) micro-ops in all, and every position linear
     in the list loops' induction variables plus host values.  Errors are reported at the op."""
     if not isinstance(op, UopLoopOp):
         return

@@ -4,7 +4,7 @@
 
 * each ``memref.alloc`` in a ``#vta.sram<inp|wgt|acc>`` space gets a range of elements of its
   SRAM, by bump allocation in program order (elements = product of the leading dimensions, the
-  trailing ones being one tensor element, ``vta-isa.md`` §1.6); overflowing the SRAM's depth is
+  trailing ones being one tensor element, ``docs/isa.md`` §1.6); overflowing the SRAM's depth is
   an error at the allocation;
 * DRAM buffers get page-aligned segments from a :class:`~vta_mlir.binary.Linker`: one per
   function argument first (in signature order, each with its :class:`~vta_mlir.abi.ArgSpec`),

@@ -2,7 +2,7 @@
 
 :func:`lower_to_binary` is the one place where ``vta`` IR becomes instructions; the
 ``vta-lower-to-isa`` pass (``vtaisa`` IR) and ``vta-translate --emit=bin`` (a ``.vtab``) both
-call it, so they cannot disagree (``design.md`` §2).  It
+call it, so they cannot disagree (``docs/architecture.md`` §1).  It
 
 1. picks the function to lower and checks the configuration,
 2. places every buffer (:mod:`.layout`): SRAM element ranges, and DRAM segments linked from

@@ -1,4 +1,4 @@
-"""The VTA runtime: the command builder (the JIT runtime's rules, vta-isa.md §4) and the
+"""The VTA runtime: the command builder (the JIT runtime's rules, docs/isa.md §4) and the
 simulator-backed :class:`Device`."""
 
 from vta_mlir.runtime.command_builder import CommandBuilder, Stage

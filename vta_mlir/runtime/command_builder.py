@@ -1,4 +1,4 @@
-"""The command builder: VTA instruction streams from runtime calls (vta-isa.md §4).
+"""The command builder: VTA instruction streams from runtime calls (docs/isa.md §4).
 
 :class:`CommandBuilder` implements the rules of TVM's JIT runtime (``VTALoadBuffer2D``,
 ``VTAStoreBuffer2D``, ``VTAPushGEMMOp`` / ``VTAPushALUOp``, ``VTADepPush`` / ``VTADepPop``,
@@ -40,7 +40,7 @@ from vta_mlir.isa import (
 from vta_mlir.program import Run
 from vta_mlir.runtime.uop_kernel import KernelMode, KernelRecorder, UopCache, UopKernel
 
-#: ``VTA_MAX_XFER`` (vta-isa.md §4.1): bytes of the instruction buffer and of the micro-op staging
+#: ``VTA_MAX_XFER`` (docs/isa.md §4.1): bytes of the instruction buffer and of the micro-op staging
 #: buffer.  A runtime constant, not a hardware parameter.
 MAX_XFER_BYTES = 1 << 25
 INSN_BYTES = INSN_BITS // 8
@@ -52,14 +52,14 @@ CALL_MAX_INSNS = 2
 
 
 class Stage(IntEnum):
-    """Pipeline stages, the queue ids of ``VTADepPush`` / ``VTADepPop`` (vta-isa.md §4.6)."""
+    """Pipeline stages, the queue ids of ``VTADepPush`` / ``VTADepPop`` (docs/isa.md §4.6)."""
 
     LOAD = 1
     COMPUTE = 2
     STORE = 3
 
 
-#: The dependency pairs (from, to) the hardware has token queues for (vta-isa.md §3.2).
+#: The dependency pairs (from, to) the hardware has token queues for (docs/isa.md §3.2).
 _VALID_PAIRS = {(1, 2), (2, 1), (2, 3), (3, 2)}
 
 
@@ -77,7 +77,7 @@ def insn_stage(insn: Insn) -> Stage | None:
 
 
 def elem_bytes(cfg: VTAConfig, memory_type: int) -> int:
-    """DRAM bytes of one element of ``memory_type`` (vta-isa.md §4.7), from the configuration."""
+    """DRAM bytes of one element of ``memory_type`` (docs/isa.md §4.7), from the configuration."""
     return {
         MemType.UOP: cfg.uop_elem_bytes,
         MemType.INP: cfg.inp_elem_bytes,
@@ -104,7 +104,7 @@ def _is_int(value: object) -> bool:
 
 
 class CommandBuilder:
-    """Builds the instruction runs of one program by the JIT runtime's rules (vta-isa.md §4).
+    """Builds the instruction runs of one program by the JIT runtime's rules (docs/isa.md §4).
 
     ``uop_staging_phys`` is the page-aligned physical byte address of the micro-op staging buffer
     (every run's ``LOAD UOP`` s read there).  ``max_insns`` bounds the instructions of one run
@@ -204,7 +204,7 @@ class CommandBuilder:
         if self._recorder.recording:
             raise RuntimeBuildError(f"{call} called while a micro-kernel is being recorded")
 
-    # ---- instruction queue (vta-isa.md §4.6) ----------------------------------------------
+    # ---- instruction queue (docs/isa.md §4.6) ----------------------------------------------
     def _create(self, stage: Stage, insn: Insn) -> Insn:
         insn.pop_prev_dep = int(self._pending_prev[stage])
         insn.pop_next_dep = int(self._pending_next[stage])
@@ -281,7 +281,7 @@ class CommandBuilder:
         self._reserve(CALL_MAX_INSNS)
         self._dep_push(src, dst)
 
-    # ---- loads and stores (vta-isa.md §4.7) ---------------------------------------------------
+    # ---- loads and stores (docs/isa.md §4.7) ---------------------------------------------------
     def _mem_type(self, call: str, memory_type: int) -> MemType:
         try:
             return MemType(memory_type)
@@ -395,7 +395,7 @@ class CommandBuilder:
         self._create(Stage.STORE, MemInsn(is_store=1, memory_type=mt, dram_base=dram_base,
                                           **values))
 
-    # ---- micro-kernels (vta-isa.md §4.4) ------------------------------------------------------
+    # ---- micro-kernels (docs/isa.md §4.4) ------------------------------------------------------
     def begin_kernel(self) -> None:
         """Start recording a micro-kernel (the reference calls the kernel closure here)."""
         if self._finished:
@@ -485,7 +485,7 @@ class CommandBuilder:
         self._create(Stage.COMPUTE, MemInsn(memory_type=MemType.UOP, sram_base=sram_begin,
                                             dram_base=dram_base, y_size=1, x_size=n, x_stride=n))
 
-    # ---- synchronisation (vta-isa.md §4.7) ----------------------------------------------------
+    # ---- synchronisation (docs/isa.md §4.7) ----------------------------------------------------
     def synchronize(self) -> Run:
         """``VTASynchronize``: close the run (handshake NOPs, FINISH), return it and start a new
         one with an empty micro-op cache.  The run is also kept for :meth:`finish`."""

@@ -36,7 +36,7 @@ from vta_mlir.sim.simulator import Simulator
 
 __all__ = ["Device", "LoadedModule", "RunStats"]
 
-#: Module names of the timing model (``timing-model.md``).
+#: Module names of the timing model (``docs/timing-model.md``).
 MODULE_NAMES: tuple[str, ...] = ("load", "compute", "store")
 
 
@@ -44,7 +44,7 @@ MODULE_NAMES: tuple[str, ...] = ("load", "compute", "store")
 class RunStats:
     """What one call (all runs of a program) did: the sum over its runs.
 
-    ``counters`` are the seven profiling counters (``vta-isa.md`` §3.9); ``cycles``, ``busy`` and
+    ``counters`` are the seven profiling counters (``docs/isa.md`` §3.9); ``cycles``, ``busy`` and
     ``utilisation`` (busy / cycles per module) come from the timing model (``None`` / empty when
     timing is off); ``by_opcode`` counts executed instructions by name.
     """

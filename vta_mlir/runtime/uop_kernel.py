@@ -1,4 +1,4 @@
-"""Micro-kernels, their recording API and the micro-op SRAM cache (vta-isa.md §4.4–§4.5).
+"""Micro-kernels, their recording API and the micro-op SRAM cache (docs/isa.md §4.4–§4.5).
 
 A :class:`UopKernel` is what one ``VTAPushGEMMOp`` / ``VTAPushALUOp`` call of the reference runtime
 pushes: a list of micro-ops plus up to two loops, a mode (GEMM or ALU), the reset flag and, for
@@ -24,7 +24,7 @@ from vta_mlir.config import ALU_IMM_WIDTH, LOOP_ITER_WIDTH, VTAConfig
 from vta_mlir.errors import RuntimeBuildError
 from vta_mlir.isa import AluOp, Uop
 
-#: At most this many loops around a kernel's micro-ops (vta-isa.md §4.4, one per GEMM/ALU
+#: At most this many loops around a kernel's micro-ops (docs/isa.md §4.4, one per GEMM/ALU
 #: iteration level ``iter_out`` / ``iter_in``).
 MAX_UOP_LOOPS = 2
 #: A micro-op's destination must differ from that of this many preceding micro-ops (§4.4).
@@ -35,7 +35,7 @@ _IMM_MAX = (1 << (ALU_IMM_WIDTH - 1)) - 1
 
 
 class KernelMode(IntEnum):
-    """The ``mode`` argument of ``VTAUopPush`` (vta-isa.md §4.4)."""
+    """The ``mode`` argument of ``VTAUopPush`` (docs/isa.md §4.4)."""
 
     GEMM = 0
     ALU = 1
@@ -53,8 +53,9 @@ def _require_int(what: str, value: object) -> int:
 
 @dataclass(frozen=True, slots=True)
 class UopLoop:
-    """One kernel loop (``VTAUopLoopBegin``, vta-isa.md §4.4): iteration count and the per-iteration
-    increments of the destination, source and weight indices (ALU kernels ignore ``wgt_factor``)."""
+    """One kernel loop (``VTAUopLoopBegin``, docs/isa.md §4.4): iteration count and the
+    per-iteration increments of the destination, source and weight indices (ALU kernels ignore
+    ``wgt_factor``)."""
 
     extent: int
     dst_factor: int = 0
@@ -70,7 +71,7 @@ class UopLoop:
 
 @dataclass(frozen=True)
 class UopKernel:
-    """An immutable micro-kernel (vta-isa.md §4.4).
+    """An immutable micro-kernel (docs/isa.md §4.4).
 
     Equality compares contents; the command builder decides micro-op reuse by object identity
     (or an explicit key), as the reference does by call site.  Construction checks the
@@ -219,11 +220,11 @@ def _check_write_hazard(previous: tuple[Uop, ...], uop: Uop, index: int) -> None
 
 
 # ---------------------------------------------------------------------------------------------
-# Recording (VTAUopLoopBegin / VTAUopPush / VTAUopLoopEnd, vta-isa.md §4.4)
+# Recording (VTAUopLoopBegin / VTAUopPush / VTAUopLoopEnd, docs/isa.md §4.4)
 
 
 class KernelRecorder:
-    """Records one kernel at a time through the reference's call sequence (vta-isa.md §4.4)."""
+    """Records one kernel at a time through the reference's call sequence (docs/isa.md §4.4)."""
 
     def __init__(self) -> None:
         self._active = False
@@ -331,7 +332,7 @@ class KernelRecorder:
 
 
 # ---------------------------------------------------------------------------------------------
-# Micro-op SRAM cache (vta-isa.md §4.5)
+# Micro-op SRAM cache (docs/isa.md §4.5)
 
 
 @dataclass
@@ -354,7 +355,7 @@ class UopPlacement:
 
 @dataclass
 class UopCache:
-    """Resident micro-kernels of the UOP SRAM (vta-isa.md §4.5) and the run's staging image.
+    """Resident micro-kernels of the UOP SRAM (docs/isa.md §4.5) and the run's staging image.
 
     ``depth`` is the UOP SRAM depth; ``staging_capacity`` bounds the staging image in micro-ops.
     """

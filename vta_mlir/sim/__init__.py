@@ -1,6 +1,6 @@
 """The VTA simulator: paged DRAM, the four SRAMs, bit-exact functional execution of every
-instruction (vta-isa.md §3), deterministic dependency queues and the cycle model
-(timing-model.md)."""
+instruction (docs/isa.md §3), deterministic dependency queues and the cycle model
+(docs/timing-model.md)."""
 
 from vta_mlir.sim.dram import DRAM
 from vta_mlir.sim.functional import Executor, decode_stream

@@ -1,4 +1,4 @@
-"""ALU execution (``vta-isa.md`` §3.7), bit-exact and vectorized.
+"""ALU execution (``docs/isa.md`` §3.7), bit-exact and vectorized.
 
 The reference updates ``acc[d] = f(acc[d], imm or acc[s])`` one iteration after the other, so an
 iteration sees what earlier iterations of the same instruction wrote.  Gathering every operand

@@ -1,4 +1,4 @@
-"""Simulated paged physical memory (DRAM) of the VTA functional simulator, ``vta-isa.md`` §3.1.
+"""Simulated paged physical memory (DRAM) of the VTA functional simulator, ``docs/isa.md`` §3.1.
 
 The reference (``tvm-vta: src/vmem/virtual_memory.cc``) hands out whole 4 KiB pages; the page-table
 entry *i* has physical address ``(i + 1) << 12``, so physical address 0 is never valid.  A freed

@@ -1,4 +1,4 @@
-"""Functional execution of single instructions (``vta-isa.md`` §3.3–§3.9) and fast decoding of
+"""Functional execution of single instructions (``docs/isa.md`` §3.3–§3.9) and fast decoding of
 raw instruction streams.
 
 :class:`Executor` owns the SRAMs, uses a :class:`~vta_mlir.sim.dram.DRAM`, executes one decoded

@@ -1,4 +1,4 @@
-"""GEMM execution (``vta-isa.md`` §3.6), bit-exact and vectorized.
+"""GEMM execution (``docs/isa.md`` §3.6), bit-exact and vectorized.
 
 The reference runs ``acc[d] += inp[s] · wgt[w]ᵀ`` for every (i_out, i_in, uop) iteration, in
 int32 with wrap-around.  Addition modulo 2³² is associative and commutative, so any grouping of

@@ -1,4 +1,4 @@
-"""The micro-op loop nest shared by GEMM and ALU (``vta-isa.md`` §3.6, §3.7).
+"""The micro-op loop nest shared by GEMM and ALU (``docs/isa.md`` §3.6, §3.7).
 
 Both instructions iterate ``for i_out < iter_out: for i_in < iter_in: for u in [uop_bgn,
 uop_end)`` and address SRAM elements as ``uop[u].<field> + i_out * <x>_factor_out + i_in *

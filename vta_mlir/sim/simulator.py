@@ -1,4 +1,4 @@
-"""The simulated VTA device: dispatch, dependency tokens and runs (``vta-isa.md`` §3.2).
+"""The simulated VTA device: dispatch, dependency tokens and runs (``docs/isa.md`` §3.2).
 
 A run dispatches its instructions to the in-order **load**, **compute** and **store** queues
 (§3.2 step 1) and executes them with the token semantics of §3.2 steps 2–3.  The reference picks
@@ -21,8 +21,9 @@ Where the reference misbehaves, this scheduler reports instead:
   executed (dropped by the reference when FINISH ends the run) and tokens left at the end →
   warnings in the result; the tokens stay queued for the next run.
 
-After the functional run the cycle model (:mod:`vta_mlir.sim.timing`, ``timing-model.md``) times
-the same run, starting from the tokens carried into it.
+After the functional run the cycle model (:mod:`vta_mlir.sim.timing`, ``docs/timing-model.md``)
+times the same run, starting from the tokens carried into it.  Section numbers below refer to
+``docs/isa.md``.
 """
 
 from __future__ import annotations

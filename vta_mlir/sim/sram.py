@@ -1,5 +1,5 @@
 """On-chip SRAMs of the functional simulator and the LOAD / STORE instructions that fill and
-drain them (``vta-isa.md`` §3.1, §3.3–§3.5).
+drain them (``docs/isa.md`` §3.1, §3.3–§3.5).
 
 Each SRAM is one numpy array shaped by the configuration:
 

@@ -1,6 +1,6 @@
 """The VTA reference cycle model, exactly as ``docs/timing-model.md`` (v1).
 
-Three modules run concurrently (``vta-isa.md`` §3.2 step 1):
+Three modules run concurrently (``docs/isa.md`` §3.2 step 1):
 
 * **load** — LOAD INP, LOAD WGT;
 * **compute** — GEMM, ALU, LOAD UOP / ACC / ACC_8BIT, FINISH;
@@ -10,11 +10,11 @@ Each module executes its own instructions in stream order, one at a time.  An in
 at the latest of the time its module finished the previous one and, for every dependency flag it
 pops, the time the matching token was pushed; it pushes its tokens when it finishes.  The four
 token queues (``l2g``, ``g2l``, ``s2g``, ``g2s``) are FIFOs of unbounded capacity; the flag to
-queue mapping per module is the table of ``vta-isa.md`` §3.2 step 2.  A run ends when its FINISH
+queue mapping per module is the table of ``docs/isa.md`` §3.2 step 2.  A run ends when its FINISH
 finishes; its cycles are that time.  Several runs are timed back to back and tokens left over at
 the end of one run are available from the start of the next.
 
-Costs (``timing-model.md``, "Instruction costs"), all parameters from ``cfg.timing``:
+Costs (``docs/timing-model.md``, "Instruction costs"), all parameters from ``cfg.timing``:
 
 * memory instruction with ``x_size == 0`` (NOP): 1;
 * LOAD: ``dma_latency + ceil(dram_bytes / dram_bytes_per_cycle) + pad_elements``;
@@ -59,8 +59,8 @@ MODULES: tuple[str, ...] = ("load", "compute", "store")
 #: Token queue names: load→compute, compute→load, store→compute, compute→store.
 QUEUES: tuple[str, ...] = ("l2g", "g2l", "s2g", "g2s")
 
-#: Model constants of ``timing-model.md`` (not hardware parameters): NOP and FINISH each take one
-#: cycle; an ALU micro-op that also reads a source accumulator element takes two.
+#: Model constants of ``docs/timing-model.md`` §2 (not hardware parameters): NOP and FINISH each
+#: take one cycle; an ALU micro-op that also reads a source accumulator element takes two.
 NOP_COST = 1
 FINISH_COST = 1
 ALU_TENSOR_FACTOR = 2
@@ -70,7 +70,7 @@ _L2G, _G2L, _S2G, _G2S = 0, 1, 2, 3
 _NO_QUEUE = -1
 
 #: Per module: queue popped by pop_prev, pop_next; pushed by push_prev, push_next
-#: (vta-isa.md §3.2 step 2; ``_NO_QUEUE`` marks a flag that must be 0).
+#: (docs/isa.md §3.2 step 2; ``_NO_QUEUE`` marks a flag that must be 0).
 _FLAG_QUEUES: tuple[tuple[int, int, int, int], ...] = (
     (_NO_QUEUE, _G2L, _NO_QUEUE, _L2G),  # load
     (_L2G, _S2G, _G2L, _G2S),  # compute
@@ -143,7 +143,7 @@ def _mem_name(memory_type: int) -> str:
 
 
 def insn_cost(insn: Insn, cfg: VTAConfig) -> int:
-    """Cycles ``insn`` occupies its module under ``cfg.timing`` (timing-model.md cost table)."""
+    """Cycles ``insn`` occupies its module under ``cfg.timing`` (docs/timing-model.md §2)."""
     t = cfg.timing
     if isinstance(insn, MemInsn):
         x, y = insn.x_size, insn.y_size

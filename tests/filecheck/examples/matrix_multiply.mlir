@@ -1,4 +1,4 @@
-// examples/vta/matrix_multiply.mlir (TVM's matrix_multiply tutorial, vta-isa.md §5.9) lowered
+// examples/vta/matrix_multiply.mlir (TVM's matrix_multiply tutorial, docs/isa.md §5.7) lowered
 // with the buffers where TVM placed them (base 0x1000: A, B, C, then the micro-op staging page):
 // exactly the 56 instructions of tests/data/conformance/tvm_matrix_multiply.npz, one by one.
 // Both pipeline syntaxes give the same output.

@@ -1,4 +1,4 @@
-// examples/vta/vector_add.mlir (TVM's vta_get_started, vta-isa.md §5.9) lowered with the
+// examples/vta/vector_add.mlir (TVM's vta_get_started, docs/isa.md §5.7) lowered with the
 // buffers where TVM placed them (base 0x1000: A, B, C, then the micro-op staging page):
 // exactly the 8 instructions of tests/data/conformance/tvm_vta_get_started.npz, one by one.
 // Both pipeline syntaxes give the same output.

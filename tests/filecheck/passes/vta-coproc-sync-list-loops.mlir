@@ -1,5 +1,5 @@
 // vta-coproc-sync on micro-kernels with micro-op list loops (affine.for inside a vta.uop_loop,
-// vta-isa.md §4.4): a kernel touches the hull of all its enumerated micro-ops over its list
+// docs/isa.md §4.4): a kernel touches the hull of all its enumerated micro-ops over its list
 // loops and loop levels, computed from the positions' coefficients.
 
 // RUN: vta-opt %s --split-input-file -p vta-coproc-sync | filecheck %s

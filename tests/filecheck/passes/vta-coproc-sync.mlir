@@ -1,7 +1,7 @@
 // vta-coproc-sync: every command goes into a vta.stage of its module, and dependency tokens
 // order every cross-module dependence on SRAM (and DRAM) ranges, loop-carried ones with a
 // token primed before the loop and drained after it. Chunk 1 is matrix_multiply_opt at stage 5
-// and gets the protocol of pipeline-walkthrough.md §6, except that the input loop's prime is
+// and gets the protocol of docs/pipeline.md §6, except that the input loop's prime is
 // pushed before the reset (as early as FIFO order allows). The last chunks are errors.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-coproc-sync | filecheck %s

@@ -14,7 +14,7 @@
 // OPTS: error: 'builtin.module' op vta-inject-dma: unroll-limit = -1 is negative
 
 // The tile of docs/pipeline.md (matrix_multiply_opt, default configuration) at stage 2: the
-// three DMAs of pipeline-walkthrough.md section 3.
+// three DMAs of docs/pipeline.md §3.
 
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:      %[[X:.*]]: memref<1x64x1x16xi8>, %[[W:.*]]: memref<64x64x16x16xi8>, %[[Y:.*]]: memref<1x64x1x16xi8>)

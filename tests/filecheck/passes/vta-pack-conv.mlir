@@ -1,5 +1,5 @@
 // vta-pack on 2-D convolutions: NCHW data, an FCHW (OIHW) kernel and a per-channel bias are
-// rewritten onto the packed layouts of the configuration (vta-isa.md §1.6), with one packed
+// rewritten onto the packed layouts of the configuration (docs/isa.md §1.6), with one packed
 // convolution over (b, o, oh, ow, i, kh, kw, bb, oo, ii) (stage 1 of docs/pipeline.md).
 // Prefixes: the plain one for the default configuration (BATCH 1, BLOCK 16), B32 for block32
 // (BATCH 1, BLOCK 32), B2 for batch2 (BATCH 2, BLOCK 16).  The last splits are diagnosed.

@@ -2,7 +2,7 @@
 // RUN: vta-opt %s --print-op-generic | vta-opt | filecheck %s
 
 // Every vta op and attribute in its custom syntax, printed back unchanged: TVM's
-// matrix_multiply_opt (vta-isa.md §5.4.7) on the default configuration, plus the forms it does
+// matrix_multiply_opt (docs/isa.md §5.4) on the default configuration, plus the forms it does
 // not use (padding, ACC / ACC_8BIT / uop loads, tensor ALU operands, left shifts, MUL).
 
 // CHECK:      builtin.module attributes {vta.config = #vta.config<target = "sim", hw_ver = "0.0.2", log_inp_width = 3, log_wgt_width = 3, log_acc_width = 5, log_batch = 0, log_block = 4, log_uop_buff_size = 15, log_inp_buff_size = 15, log_wgt_buff_size = 18, log_acc_buff_size = 17>} {

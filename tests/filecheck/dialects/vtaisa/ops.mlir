@@ -2,7 +2,7 @@
 // RUN: vta-opt %s --print-op-generic | vta-opt | filecheck %s
 
 // A linked program in vtaisa form (default configuration): segments, arguments, two runs, and
-// every instruction form with every field (vta-isa.md §2).
+// every instruction form with every field (docs/isa.md §2).
 
 // CHECK: builtin.module attributes {vta.config = #vta.config<target = "sim", hw_ver = "0.0.2", log_inp_width = 3, log_wgt_width = 3, log_acc_width = 5, log_batch = 0, log_block = 4, log_uop_buff_size = 15, log_inp_buff_size = 15, log_wgt_buff_size = 18, log_acc_buff_size = 17, dma_latency = 40>} {
 builtin.module attributes {vta.config = #vta.config<target = "sim", hw_ver = "0.0.2", log_inp_width = 3, log_wgt_width = 3, log_acc_width = 5, log_batch = 0, log_block = 4, log_uop_buff_size = 15, log_inp_buff_size = 15, log_wgt_buff_size = 18, log_acc_buff_size = 17, dma_latency = 40>} {
