@@ -31,8 +31,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: File kinds whose text is scanned for citations.
 SCANNED_SUFFIXES = (".py", ".md", ".mlir", ".toml", ".cfg")
-#: Folders never scanned: the virtual environment, version control and tool caches.
-SKIPPED_DIRS = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+#: Folders never scanned: the virtual environment, version control, tool caches and the
+#: files lit writes for its runs (``Output/`` next to each test folder).
+SKIPPED_DIRS = {
+    ".venv",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".hypothesis",
+    "Output",
+}
 
 SECTION_SIGN = "\u00a7"
 _URL = re.compile(r"[a-z]+://\S+")
