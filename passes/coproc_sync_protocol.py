@@ -240,8 +240,10 @@ def _refresh(node: Node, double_buffer: bool) -> None:
     node.events = slot_events(node)
 
 
-def _first_violation(node: Node) -> Req | None:
-    sim = _Sim({id(node)})
+def _first_violation(node: Node, deep: bool = False) -> Req | None:
+    """The first requirement of ``node`` (``deep``: of ``node`` or of a loop inside it) its
+    protocol does not order, executing ``node`` alone."""
+    sim = _Sim(None if deep else {id(node)})
     try:
         sim.execute(node)
     except _Violation as v:
@@ -294,10 +296,17 @@ def _fix(node: Node, req: Req) -> bool:
 
 def _hoist_primes(node: Node) -> None:
     """Move the primes of each nested loop as early in ``node``'s body as FIFO order allows
-    (past no other token of the queue) and its requirements still hold.  A prime pushed after
+    (past no other token of the queue, in ``node``'s slots or inside an earlier loop) and every
+    requirement still holds, those of the loops inside ``node`` included.  A prime pushed after
     the pushing module's earlier commands would make the loop's first target wait for them
     for nothing: the store of an earlier tile before the first reset of the next loop, or the
-    reset of a tile before the first input load of its step loop."""
+    reset of a tile before the first input load of its step loop.
+
+    A prime moved above an earlier loop that uses its queue inside (with primes of a loop
+    nested in it, or forward tokens) would take that loop's place in the FIFO: the loop's
+    pops would each receive the token pushed before the one meant for them, and a
+    requirement of the loop (the store of one tile before the reset of the next) would no
+    longer hold."""
     for item in node.items:
         if item.node is None:
             continue
@@ -307,12 +316,15 @@ def _hoist_primes(node: Node) -> None:
             for s in range(target - 1, -1, -1):
                 if any(ev[1] == q for ev in node.events.get(s, ())):
                     break
+                crossed = node.items[s // 2].node if s % 2 == 0 else None
+                if crossed is not None and q in crossed.queues_used():
+                    break
                 slot = s
             if slot == target:
                 continue
             node.prime_at[(item.index, q)] = slot
             node.events = slot_events(node)
-            if _first_violation(node) is not None:
+            if _first_violation(node, deep=True) is not None:
                 del node.prime_at[(item.index, q)]
                 node.events = slot_events(node)
 

@@ -712,6 +712,59 @@ builtin.module {
     ]
 
 
+def _tile_loops_then_remainder(cfg: VTAConfig, marked: bool) -> str:
+    """What ``vta-tile`` makes of a GEMM whose output channels are not a multiple of the tile:
+    a loop over the whole tiles around a loop over the batch rows (each row: reset the one
+    accumulator tile, compute, store it), then the batch loop of the remainder tile.  The
+    store of one row must precede the reset of the next (store -> compute, carried), in the
+    inner loop of the first nest and in the second loop alike."""
+    bo = cfg.block_out
+    acc_t = f"memref<1x2x{cfg.batch}x{bo}xi32, #vta.sram<acc>>"
+    y_t = f"memref<2x5x{cfg.batch}x{bo}xi8>"
+    attr = " {vta.double_buffer}" if marked else ""
+    return f"""
+func.func @f(%y: {y_t}) {{
+  %acc = memref.alloc() : {acc_t}
+  affine.for %o = 0 to 2 {{
+    affine.for %b = 0 to 2 {{
+      vta.uop_loop 2 dst 1 {{ vta.gemm reset %acc[0] : {acc_t} }}
+      vta.uop_loop 2 dst 1 src 1 {{ vta.alu add %acc[0], 3 : {acc_t} }}
+      %yo = affine.apply affine_map<(d0, d1) -> (d0 * 5 + d1 * 2)> (%b, %o)
+      vta.dma_copy %acc[0] -> %y[%yo] y 1 x 2 stride 2 : {acc_t} -> {y_t}
+    }}
+  }}{attr}
+  affine.for %b = 0 to 2 {{
+    vta.gemm reset %acc[0] : {acc_t}
+    vta.alu add %acc[0], 5 : {acc_t}
+    %yo = affine.apply affine_map<(d0) -> (d0 * 5 + 4)> (%b)
+    vta.dma_copy %acc[0] -> %y[%yo] y 1 x 1 stride 1 : {acc_t} -> {y_t}
+  }}{attr}
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_primes_stay_below_a_loop_using_their_queue(cfg: VTAConfig, marked: bool) -> None:
+    """The primes of the second loop (store -> compute) may not move above the first nest,
+    whose inner loop uses that queue: its pops would receive the moved prime instead of their
+    own tokens, and the reset of a row would no longer wait for the store of the row before
+    (this used to be an internal error of the protocol check)."""
+    text = _tile_loops_then_remainder(cfg, marked)
+    module = sync(text, cfg, double_buffer=True)
+    ops = stage_ops(module)
+    second = [i for i, op in enumerate(ops) if op == "for"][2]
+    assert ops[second - 1] == "push store->compute"  # the prime, right before its loop
+    binary = lower_to_binary(module)
+    inputs = random_inputs(binary, np.random.default_rng(5))
+    want = serial_reference(text, cfg, inputs)
+    for seed in (None, 21, 22, 23):
+        got, stats = run(binary, cfg, inputs, seed)
+        assert not stats.warnings
+        for name, value in want.items():
+            np.testing.assert_array_equal(got[name], value)
+
+
 def test_already_synchronised_input_is_left_alone() -> None:
     for name in ("matrix_multiply", "vector_add"):
         text = (EXAMPLES / f"{name}.mlir").read_text()
