@@ -83,6 +83,13 @@ the region's ops.  A residual (an i8 tensor shaped like the output, ``addi(v, ex
 the epilogue) is loaded into a second accumulator by an ``extsi`` copy and added in place, as
 any tensor operand of the ALU.
 
+An element-wise region without a contraction, of any rank (``passes/pack_flatten.py``), is
+flattened into the matrix layout by the host transform of its arguments; its packed memrefs
+are rank-4 matrices.  An ALU op of two computed operands, each a chain of immediate ops on one
+common value (a leaky ReLU ``max(x, x >> k)``), computes that value, copies it into a second
+accumulator (``linalg.fill`` 0, then ``addi`` of the first: VTA has no copy between
+accumulators), applies each chain in place and combines the two buffers.
+
 The block sizes come from the module's configuration (``vta.config``).  A function whose
 arguments already carry ``vta.arg`` is left as it is.
 """
