@@ -83,6 +83,13 @@ the region's ops.  A residual (an i8 tensor shaped like the output, ``addi(v, ex
 the epilogue) is loaded into a second accumulator by an ``extsi`` copy and added in place, as
 any tensor operand of the ALU.
 
+An element-wise region without a contraction, of any rank (``passes/pack_flatten.py``), is
+flattened into the matrix layout by the host transform of its arguments; its packed memrefs
+are rank-4 matrices.  An ALU op of two computed operands, each a chain of immediate ops on one
+common value (a leaky ReLU ``max(x, x >> k)``), computes that value, copies it into a second
+accumulator (``linalg.fill`` 0, then ``addi`` of the first: VTA has no copy between
+accumulators), applies each chain in place and combines the two buffers.
+
 The block sizes come from the module's configuration (``vta.config``).  A function whose
 arguments already carry ``vta.arg`` is left as it is.
 """
@@ -108,10 +115,12 @@ from vta_mlir.passes.pack_expr import (
     Expr,
     Gemm,
     Load,
+    Narrow,
     Output,
     error_with_note,
     label,
 )
+from vta_mlir.passes.pack_flatten import MatrixView
 from vta_mlir.passes.pack_match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
 from vta_mlir.passes.pack_match_conv import Conv, Padding
 from vta_mlir.passes.pack_patterns import (
@@ -225,6 +234,35 @@ class Store(Step):
     out: BlockArgument
 
 
+def _subexpressions(e: Expr | Narrow) -> list[Expr]:
+    """``e`` and every expression under it."""
+    if isinstance(e, Narrow):
+        return _subexpressions(e.value)
+    found: list[Expr] = [e]
+    if isinstance(e, Alu):
+        found += _subexpressions(e.lhs) + _subexpressions(e.rhs)
+    elif isinstance(e, Gemm):
+        found += _subexpressions(e.init)
+    return found
+
+
+def _imm_chain(e: Expr) -> list[Expr]:
+    """``e``, the tensor operand of ``e`` when ``e`` is an ALU op with an immediate, and so on:
+    the last one is the value the chain of immediate ops starts from."""
+    chain = [e]
+    while isinstance(e, Alu) and (isinstance(e.lhs, Const) or isinstance(e.rhs, Const)):
+        e = e.lhs if isinstance(e.rhs, Const) else e.rhs
+        chain.append(e)
+    return chain
+
+
+def _immediate(a: Expr) -> int:
+    assert isinstance(a, Alu)
+    imm = a.rhs if isinstance(a.rhs, Const) else a.lhs
+    assert isinstance(imm, Const)
+    return imm.value
+
+
 @dataclass
 class Planner:
     """Turns the outputs of a function into the steps of its VTA regions and the packing of
@@ -238,17 +276,23 @@ class Planner:
     _current: Output | None = None
     _loaded: dict[tuple[BlockArgument, bool], AccBuffer] = field(
         default_factory=dict[tuple[BlockArgument, bool], AccBuffer])
+    #: The logical shape of the current region's result, and its matrix view when the region
+    #: is flattened (``passes/pack_flatten.py``).
+    _shape: tuple[int, ...] = ()
+    _view: MatrixView | None = None
 
     def plan(self) -> None:
         for out in self.outputs:
             self._current = out
             self._loaded = {}
             shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
-            acc = AccBuffer(shape, "acc")
+            self._shape = shape
+            self._view = self.choose_view(out, shape)
+            acc = AccBuffer(shape if self._view is None else self._view.matrix, "acc")
             start = len(self.steps)
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            self.use(out.arg, self.whole_role(acc), out.writer)
+            self.use(out.arg, self.whole_role(acc), out.writer, self.view_packing(out.arg))
             self.steps.append(Store(out.writer, acc, out.arg))
             self.place_deallocs(start)
 
@@ -272,6 +316,28 @@ class Planner:
             region.insert(at, FreePadded(dealloc, step.padded))
         self.steps[start:] = region
 
+    def choose_view(self, out: Output, shape: tuple[int, ...]) -> MatrixView | None:
+        """The matrix view of an element-wise region that is not a 2-D program with per-column
+        biases at most; None for a region with a contraction (and for those 2-D programs),
+        which keeps the layouts of its contraction."""
+        parts = _subexpressions(out.value)
+        if any(isinstance(e, Gemm) for e in parts):
+            return None
+        biases = [e for e in parts if isinstance(e, Load) and e.broadcast]
+        if len(shape) == 2 and all(b.kept == (1,) for b in biases):
+            return None
+        for b in biases:
+            if not b.kept:
+                report_error(b.op, f"broadcasts {label(b.arg)} as a single value: VTA's ALU "
+                                   "takes a scalar as an immediate, an arith.constant")
+            if b.kept != biases[0].kept:
+                error_with_note(b.op, f"broadcasts {label(b.arg)} along the dimensions "
+                                      f"{list(b.kept)} of the result and {label(biases[0].arg)} "
+                                      f"along {list(biases[0].kept)}: the broadcast operands "
+                                      "of a VTA region vary along the same dimensions",
+                                biases[0].op, "the other broadcast")
+        return MatrixView.choose(shape, biases[0].kept if biases else (), self.cfg)
+
     # ---- arguments ------------------------------------------------------------------------
     @staticmethod
     def whole_role(acc: AccBuffer) -> Role:
@@ -282,8 +348,22 @@ class Planner:
     def bias_role(acc: AccBuffer) -> Role:
         return Role.BIAS if len(acc.shape) == 2 else Role.CHANNEL_BIAS
 
-    def use(self, arg: BlockArgument, role: Role, op: Operation) -> None:
-        """``op`` uses ``arg`` in ``role``; an argument has a single packed layout."""
+    def view_packing(self, arg: BlockArgument, load: Load | None = None) -> Packing | None:
+        """The packing of ``arg`` (read by ``load``) in the flattened region being planned;
+        None outside one."""
+        if self._view is None:
+            return None
+        t = arg.type
+        assert isinstance(t, MemRefType)
+        dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
+        if load is not None and load.broadcast:
+            return self._view.bias_packing(t.get_shape(), load.axes, dtype)
+        return self._view.packing(dtype)
+
+    def use(self, arg: BlockArgument, role: Role, op: Operation,
+            packing: Packing | None = None) -> None:
+        """``op`` uses ``arg`` in ``role`` (with ``packing``, else the role's packing); an
+        argument has a single packed layout."""
         assert self._current is not None
         if arg is not self._current.arg and any(o.arg is arg for o in self.outputs):
             writer = next(o.writer for o in self.outputs if o.arg is arg)
@@ -294,7 +374,8 @@ class Planner:
         t = arg.type
         assert isinstance(t, MemRefType)
         dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
-        packing = packing_for(role, t.get_shape(), dtype, self.cfg)
+        if packing is None:
+            packing = packing_for(role, t.get_shape(), dtype, self.cfg)
         known = self.packings.get(arg)
         if known is None:
             self.packings[arg] = (packing, role, op)
@@ -305,10 +386,21 @@ class Planner:
 
     def check_shape(self, load: Load, acc: AccBuffer) -> None:
         shape = tuple(load.arg.type.get_shape())  # type: ignore[attr-defined]
-        expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [acc.shape]
+        if self._view is not None and load.broadcast:
+            return  # the recognizer matched its axes with the result's
+        if load.broadcast and load.kept != (1,):
+            if len(acc.shape) == 2:
+                report_error(load.op, f"broadcasts {label(load.arg)} along the columns (a "
+                                      "per-row operand): VTA adds per-column biases only, "
+                                      "broadcast over the rows")
+            report_error(load.op, f"broadcasts {label(load.arg)} along the result dimensions "
+                                  f"{list(load.kept)}: a convolution's epilogue adds "
+                                  "per-channel biases only (n, c, h, w) -> (c)")
+        result = self._shape if self._view is not None else acc.shape
+        expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [result]
         if shape not in expected:
             report_error(load.op, f"reads {label(load.arg)} ({load.arg.type}) into a "
-                                  f"{'×'.join(map(str, acc.shape))} result")
+                                  f"{'×'.join(map(str, result))} result")
 
     # ---- expressions ----------------------------------------------------------------------
     def plan_into(self, acc: AccBuffer, e: Expr) -> None:
@@ -327,8 +419,8 @@ class Planner:
 
     def init(self, acc: AccBuffer, load: Load) -> None:
         self.check_shape(load, acc)
-        self.use(load.arg, self.bias_role(acc) if load.broadcast else self.whole_role(acc),
-                 load.op)
+        role = self.bias_role(acc) if load.broadcast else self.whole_role(acc)
+        self.use(load.arg, role, load.op, self.view_packing(load.arg, load))
         self.steps.append(Init(load.op, acc, load.arg, load.broadcast))
 
     def gemm(self, acc: AccBuffer, g: Gemm, init: Expr) -> None:
@@ -384,11 +476,49 @@ class Planner:
         elif isinstance(lhs, Load) and a.kind in COMMUTATIVE:
             first, second = rhs, lhs
         else:
-            report_error(a.op, "combines two computed tensors: VTA's ALU takes its second "
-                               "tensor operand from an accumulator buffer loaded from a "
-                               "function argument")
+            self.combine(acc, a)
+            return
         self.plan_into(acc, first)
         self.steps.append(AluStep(a.op, acc, a.kind, other=self.loaded(second, acc)))
+
+    def combine(self, acc: AccBuffer, a: Alu) -> None:
+        """``a`` of two computed tensors, each a chain of immediate ALU ops: on one value both
+        start from (``max(x, x >> k)``: a leaky ReLU), or the second on a function argument.
+        The second is computed in its own accumulator buffer: a copy of the first's starting
+        value (VTA has no copy between accumulators: a reset to 0 and an add), or a fresh load
+        of the argument."""
+        # Every tensor-tensor ALU op is commutative (shifts and subtractions take immediates).
+        assert a.kind in COMMUTATIVE
+        lchain, rchain = _imm_chain(a.lhs), _imm_chain(a.rhs)
+        shared = next((e for e in lchain if any(e is r for r in rchain)), None)
+        if shared is None and not isinstance(rchain[-1], Load):
+            lchain, rchain = rchain, lchain
+        if shared is None and not isinstance(rchain[-1], Load):
+            report_error(a.op, "combines two computed tensors: VTA's ALU takes its second "
+                               "tensor operand from an accumulator buffer, loaded from a "
+                               "function argument or copied from the value both operands are "
+                               "computed from by immediate ALU ops")
+        other = AccBuffer(acc.shape, "acc_copy" if shared is not None else
+                          f"{rchain[-1].arg.name_hint or 'arg'}_acc")  # type: ignore[attr-defined]
+        if shared is not None:
+            lchain = lchain[:next(k for k, e in enumerate(lchain) if e is shared)]
+            rchain = rchain[:next(k for k, e in enumerate(rchain) if e is shared)]
+            self.plan_into(acc, shared)
+            self.steps += [NewAcc(a.op, other), Fill(a.op, other),
+                           AluStep(a.op, other, "add", other=acc)]
+        else:
+            load = rchain.pop()
+            assert isinstance(load, Load)
+            self.plan_into(acc, lchain.pop())
+            self.steps.append(NewAcc(load.op, other))
+            self.init(other, load)
+        for e in reversed(rchain):
+            assert isinstance(e, Alu)
+            self.imm(other, e.kind, _immediate(e), e.op)
+        for e in reversed(lchain):
+            assert isinstance(e, Alu)
+            self.imm(acc, e.kind, _immediate(e), e.op)
+        self.steps.append(AluStep(a.op, acc, a.kind, other=other))
 
     def loaded(self, load: Load, like: AccBuffer) -> AccBuffer:
         """A second accumulator holding ``load`` (one per argument and region)."""

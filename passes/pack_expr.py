@@ -48,10 +48,19 @@ class Const(Expr):
 @dataclass(eq=False)
 class Load(Expr):
     """The contents of a function argument (sign-extended when i8); ``broadcast``: a vector
-    (or one-row matrix) repeated over the rows of the result."""
+    (or one-row matrix) repeated over the rows of the result, more generally an operand whose
+    axes are the result dimensions ``axes`` (``None``: a unit axis), repeated over the others
+    (``(1,)`` or ``(None, 1)`` for a per-column bias of a matrix, ``(1,)`` for a per-channel
+    bias of an NCHW tensor)."""
 
     arg: BlockArgument
     broadcast: bool = False
+    axes: tuple[int | None, ...] = ()
+
+    @property
+    def kept(self) -> tuple[int, ...]:
+        """The result dimensions a broadcast operand varies along."""
+        return tuple(d for d in self.axes if d is not None)
 
 
 @dataclass(eq=False)

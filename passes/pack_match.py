@@ -23,9 +23,14 @@ the op responsible (``report_error``).  The result is the list of :class:`Output
 ``i8`` function argument the function writes, in the order of their writers;
 ``passes/pack.py`` turns each into one VTA region.
 
-A function works either on matrices (rank-2 buffers, per-column bias vectors) or, when one of
-its arguments or buffers has rank 4, on NCHW tensors (rank-4 buffers, per-output-channel bias
-vectors, element-wise maps the identity or ``(n, c, h, w) -> (c)``).
+Contractions work on matrices (rank-2 buffers, per-column bias vectors) and convolutions, in a
+function where one of the arguments or buffers has rank 4, on NCHW tensors (rank-4 buffers,
+per-output-channel bias vectors ``(n, c, h, w) -> (c)``).  Element-wise ops take buffers of any
+rank from 1 to :data:`ELEMENTWISE_RANK_MAX`, their output through the identity map and each
+input through the identity or a *projection* (a broadcast operand: results the output's
+dimensions in increasing order, or ``0`` for a unit dimension of the operand, e.g.
+``(d0, d1, d2) -> (d2)`` or ``(d0, d1, d2) -> (0, d1, d2)``); ``passes/pack.py`` decides which
+projections a region can express.
 
 Example: ``linalg.fill 0 → %acc; linalg.matmul (%x, %w) → %acc;
 linalg.generic {trunci(minsi(maxsi(shrsi(%a, 8), 0), 127))} (%acc) → %y`` gives the output
@@ -74,6 +79,7 @@ from vta_mlir.passes.pack_match_conv import ConvMatcher
 __all__ = [
     "ALU_KINDS",
     "COMMUTATIVE",
+    "ELEMENTWISE_RANK_MAX",
     "IMM_MAX",
     "IMM_MIN",
     "FunctionRecognizer",
@@ -84,6 +90,9 @@ IMM_MIN = -(1 << 15)
 IMM_MAX = (1 << 15) - 1
 #: Shift amounts ``arith.shrsi`` / ``arith.shli`` define on i32.
 SHIFT_MAX = 31
+#: The largest rank of an element-wise buffer: the host transform of an argument
+#: (``vta_mlir.abi.ArgSpec``) has at most 8 axes, one of them the lanes a bias is repeated over.
+ELEMENTWISE_RANK_MAX = 7
 
 #: ALU operations of the normal form, by the ``arith`` op that expresses each one.
 ALU_KINDS: dict[str, type[Operation]] = {
@@ -192,7 +201,7 @@ class FunctionRecognizer:
                 if op.dynamic_sizes:
                     report_error(op, f"allocates {op.memref.type}, which has a dynamic shape: "
                                      "VTA buffers have static shapes")
-                self.check_buffer(op, op.memref, vector=True)
+                self.check_buffer(op, op.memref, any_rank=True)
                 self.state[op.memref] = None
             case memref.GetGlobalOp():
                 report_error(op, f"reads the global {op.name_}: vta-pack takes constant tensors "
@@ -227,8 +236,12 @@ class FunctionRecognizer:
                          "(i8 operands, i32 accumulators)")
 
     # ---- buffers --------------------------------------------------------------------------
-    def check_buffer(self, op: Operation, value: SSAValue, *, vector: bool = False) -> MemRefType:
-        """``value`` is a static memref of i8 or i32 of rank 2 (rank 1 too when ``vector``)."""
+    def check_buffer(self, op: Operation, value: SSAValue, *, vector: bool = False,
+                     any_rank: bool = False) -> MemRefType:
+        """``value`` is a static memref of i8 or i32 of the function's rank (2, or 4 for NCHW
+        tensors; rank 1 too when ``vector``), or of any rank from 1 to
+        :data:`ELEMENTWISE_RANK_MAX` when ``any_rank`` (the operands of element-wise ops and
+        copies)."""
         t = value.type
         if value in self.conv.views:
             self.conv.padded_view_error(op, value)
@@ -250,13 +263,16 @@ class FunctionRecognizer:
         if problem is not None:
             report_error(op, f"{label(value)}: {problem}")
         rank = t.get_num_dims()
-        if not (rank == self.rank or (vector and rank == 1)):
+        if any_rank and not 1 <= rank <= ELEMENTWISE_RANK_MAX:
+            report_error(op, f"{label(value)} ({t}) has rank {rank}: VTA's element-wise ops take "
+                             f"buffers of rank 1 to {ELEMENTWISE_RANK_MAX}")
+        if not (any_rank or rank == self.rank or (vector and rank == 1)):
             if self.rank == 4:
-                report_error(op, f"{label(value)} ({t}) has rank {rank}: a function on NCHW "
-                                 "tensors uses rank-4 buffers; only a per-channel bias may be "
-                                 "1-D")
-            report_error(op, f"{label(value)} ({t}) has rank {rank}: VTA operates on 2-D "
-                             "matrices (rows × columns); only a per-column bias may be 1-D")
+                report_error(op, f"{label(value)} ({t}) has rank {rank}: a convolution works on "
+                                 "rank-4 NCHW tensors")
+            report_error(op, f"{label(value)} ({t}) has rank {rank}: VTA's contractions "
+                             "operate on 2-D matrices (rows × columns); only element-wise ops "
+                             "take other ranks")
         return t
 
     def is_argument(self, value: SSAValue) -> bool:
@@ -327,8 +343,8 @@ class FunctionRecognizer:
 
     # ---- copies ---------------------------------------------------------------------------
     def copy(self, op: Operation, src: SSAValue, dst: SSAValue) -> None:
-        ts = self.check_buffer(op, src)
-        td = self.check_buffer(op, dst)
+        ts = self.check_buffer(op, src, any_rank=True)
+        td = self.check_buffer(op, dst, any_rank=True)
         if ts != td:
             report_error(op, f"copies {ts} into {td}: vta-pack copies whole buffers of one type")
         self.write(op, dst, self.read(op, src))
@@ -338,29 +354,30 @@ class FunctionRecognizer:
             report_error(op, "operates on tensors: vta-pack works on memrefs; bufferize the "
                              "program first")
         src, dst = op.input, op.init
-        ts = self.check_buffer(op, src, vector=True)
-        td = self.check_buffer(op, dst)
-        dims = tuple(op.dimensions.get_values())
-        # The added dimensions: the rows of a matrix, or N, H and W of an NCHW tensor.
-        if ts.get_num_dims() != 1 or dims != ((0,) if self.rank == 2 else (0, 2, 3)):
-            report_error(op, "broadcasts along the columns (a per-row operand): VTA adds "
-                             "per-column biases only, broadcast over the rows")
-        if ts.get_shape()[0] != td.get_shape()[1]:
-            report_error(op, f"broadcasts {ts} into {td}: the vector does not have one value "
-                             "per column")
-        self.write(op, dst, self.broadcast_of(op, src))
+        ts = self.check_buffer(op, src, any_rank=True)
+        td = self.check_buffer(op, dst, any_rank=True)
+        # The added dimensions (the rows of a matrix; N, H and W of an NCHW tensor) are
+        # repeated; the source varies along the others.
+        added = set(op.dimensions.get_values())
+        kept = tuple(d for d in range(td.get_num_dims()) if d not in added)
+        if tuple(ts.get_shape()) != tuple(td.get_shape()[d] for d in kept):
+            report_error(op, f"broadcasts {ts} into {td}: the shapes do not match along the "
+                             "dimensions it keeps")
+        self.write(op, dst, self.broadcast_of(op, src, kept))
 
-    def broadcast_of(self, op: Operation, value: SSAValue) -> Value:
-        """A function argument read as a per-column bias, broadcast over the rows."""
+    def broadcast_of(self, op: Operation, value: SSAValue,
+                     axes: tuple[int | None, ...]) -> Value:
+        """A function argument read as a bias whose axes are the result dimensions ``axes``
+        (``None``: a unit axis; a per-column bias: ``(1,)``), repeated over the others."""
         if not self.is_argument(value):
             report_error(op, f"broadcasts {label(value)}, a computed buffer: VTA loads a "
                              "broadcast bias only from a function argument")
         held = self.read(op, value)
         if isinstance(held, Narrow):
             assert isinstance(held.value, Load)
-            return Narrow(Load(op, held.value.arg, True), False, op)
+            return Narrow(Load(op, held.value.arg, True, axes), False, op)
         assert isinstance(held, Load)
-        return Load(op, held.arg, True)
+        return Load(op, held.arg, True, axes)
 
     # ---- linalg ---------------------------------------------------------------------------
     def structured(self, op: linalg_abstract.LinalgStructuredOperation) -> None:
@@ -377,13 +394,15 @@ class FunctionRecognizer:
                              "linalg.generic)")
         if len(op.outputs) != 1:
             report_error(op, f"has {len(op.outputs)} outputs: a VTA op writes one buffer")
+        iterators = [it.data for it in op.get_iterator_types()]
+        # Reductions (contractions, convolutions) take buffers of the function's rank.
+        reduces = IteratorType.REDUCTION in iterators
         for value in op.operands:
             if isinstance(value.type, MemRefType):
-                self.check_buffer(op, value, vector=True)
+                self.check_buffer(op, value, vector=True, any_rank=not reduces)
         maps = [m.data for m in op.get_indexing_maps()]
         if any(m.num_symbols for m in maps):
             report_error(op, "has indexing maps with symbols: vta-pack needs static maps")
-        iterators = [it.data for it in op.get_iterator_types()]
         if IteratorType.REDUCTION in iterators and self.rank == 4:
             self.conv.convolution(op, maps, iterators)
         elif IteratorType.REDUCTION in iterators:
@@ -495,8 +514,8 @@ class FunctionRecognizer:
         self, op: linalg_abstract.LinalgStructuredOperation, maps: Sequence[AffineMap]
     ) -> None:
         out = op.outputs[0]
-        out_t = self.check_buffer(op, out)
-        if maps[-1] != AffineMap.identity(self.rank):
+        out_t = self.check_buffer(op, out, any_rank=True)
+        if maps[-1] != AffineMap.identity(out_t.get_num_dims()):
             report_error(op, "writes its output through a non-identity indexing map: VTA's "
                              "element-wise ops keep the accumulator's layout")
         env: dict[SSAValue, Value] = {}
@@ -544,24 +563,28 @@ class FunctionRecognizer:
             return lambda: report_error(
                 op, f"takes the scalar {label(value)}, which is not a constant: VTA's ALU "
                     "takes immediates from the program, not from arguments")
-        t = self.check_buffer(op, value, vector=True)
+        t = self.check_buffer(op, value, any_rank=True)
         dims = result_dims(imap)
-        if dims == list(range(self.rank)):
+        rank = out_t.get_num_dims()
+        if dims == list(range(rank)):
             if t.get_shape() != out_t.get_shape():
                 report_error(op, f"reads {t} element-wise into {out_t}: the shapes differ")
             return lambda: self.read(op, value)
-        if dims in ([1], [None, 1]):
-            if t.get_shape()[-1] != out_t.get_shape()[1] or t.get_shape()[:-1] not in ((), (1,)):
-                report_error(op, f"broadcasts {t} over {out_t}: a bias has one value per column")
-            return lambda: self.broadcast_of(op, value)
-        if dims in ([0], [0, None]):
-            report_error(op, f"broadcasts {label(value)} along the columns (a per-row "
-                             "operand): VTA adds per-column biases only, broadcast over the rows")
-        if dims == [1, 0]:
+        kept = [d for d in dims if d is not None]
+        if all(d is not None and d >= 0 for d in kept) and kept == sorted(set(kept)) \
+                and len(kept) < rank:
+            shape = t.get_shape()
+            if any(n != (1 if d is None else out_t.get_shape()[d])
+                   for d, n in zip(dims, shape, strict=True)):
+                report_error(op, f"broadcasts {t} over {out_t}: the operand's dimensions do not "
+                                 "match those of the output it varies along")
+            return lambda: self.broadcast_of(op, value, tuple(dims))
+        if sorted(d for d in dims if d is not None) == list(range(rank)):
             report_error(op, f"reads {label(value)} transposed: VTA's element-wise ops work in "
                              "the accumulator's layout (identity indexing maps)")
         report_error(op, f"reads {label(value)} through the indexing map {imap}: VTA's "
-                         "element-wise ops take identity maps or a per-column bias broadcast")
+                         "element-wise ops take identity maps or a broadcast (a projection "
+                         "onto some of the output's dimensions, in order)")
 
     def constant_value(self, user: Operation, owner: arith.ConstantOp) -> Value:
         attr = owner.value

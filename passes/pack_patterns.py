@@ -127,6 +127,10 @@ class Packing:
     split_shape: tuple[int, ...]
     perm: tuple[int, ...]
     repeat: tuple[int, ...] = ()
+    #: The packed memref's shape when it is not ``packed_shape`` (the same elements in the
+    #: same order, viewed with fewer axes: a flattened element-wise tensor,
+    #: ``passes/pack_flatten.py``).
+    memref_shape: tuple[int, ...] = ()
 
     @property
     def packed_shape(self) -> tuple[int, ...]:
@@ -134,7 +138,7 @@ class Packing:
 
     def memref_type(self) -> MemRefType:
         element = IntegerType(int(self.dtype.removeprefix("int")))
-        return MemRefType(element, self.packed_shape)
+        return MemRefType(element, self.memref_shape or self.packed_shape)
 
     def attr(self) -> DictionaryAttr:
         """The ``vta.arg`` dictionary."""
@@ -156,8 +160,9 @@ class Packing:
         return DictionaryAttr(fields)
 
     def same_layout(self, other: Packing) -> bool:
-        return (self.repeat, self.padded_shape, self.split_shape, self.perm) == (
-            other.repeat, other.padded_shape, other.split_shape, other.perm)
+        return (self.repeat, self.padded_shape, self.split_shape, self.perm,
+                self.memref_shape) == (other.repeat, other.padded_shape, other.split_shape,
+                                       other.perm, other.memref_shape)
 
 
 def _blocks(n: int, block: int) -> int:

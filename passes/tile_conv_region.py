@@ -180,7 +180,7 @@ class _ConvMatcher:
                  and o.outputs[0] not in o.inputs]
         if len(convs) != 1:
             self.fail(self.output if not convs else convs[1],
-                      "vta-tile: a convolution region has exactly one convolution")
+                      "a convolution region has exactly one convolution")
         conv = convs[0]
         inits: dict[SSAValue, tuple[Operation, str]] = {}
         for op in self.ops:

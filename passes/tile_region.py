@@ -162,11 +162,18 @@ class _Collector:
     def region(self) -> VtaRegion | ConvRegion:
         self.add_acc(self.output.inputs[0], self.output)
         ops = sorted(self.ops, key=lambda o: self.position[o])
-        if len(_shape(self.accs[0])) == 6:
-            return conv_region(self.accs, ops, self.output, self.deallocs, self.cfg,
-                               self.position)
         contractions = [o for o in ops if isinstance(o, linalg.GenericOp)
                         and len(o.inputs) == 2 and o.outputs[0] not in o.inputs]
+        if len(_shape(self.accs[0])) == 6:
+            # The rank-6 tensor layout is a convolution's; element-wise programs of every rank
+            # are packed as matrices.
+            if not contractions:
+                report_error(self.output, "vta-tile: this region has the rank-6 layout of a "
+                                          "convolution but no convolution: vta-pack packs "
+                                          "element-wise programs of any rank as matrices "
+                                          "(rank-4 layout, docs/pipeline.md)")
+            return conv_region(self.accs, ops, self.output, self.deallocs, self.cfg,
+                               self.position)
         if len(contractions) > 1:
             report_error(contractions[1], "vta-tile: a VTA region has at most one contraction")
         cfg = self.cfg

@@ -193,3 +193,28 @@ func.func @transposed_weights(%x: memref<1x2x1x16xi8>, %w: memref<2x2x16x16xi8>,
   }
   func.return
 }
+
+// -----
+
+// The rank-6 layout is a convolution's: an element-wise region in it is not tiled as one
+// (vta-pack packs element-wise programs of every rank as matrices).
+
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+
+func.func @elementwise_in_the_conv_layout(%a: memref<1x4x1x16x1x16xi32>,
+                                          %y: memref<1x4x1x16x1x16xi8>) {
+  %acc = memref.alloc() : memref<1x4x1x16x1x16xi32>
+  linalg.generic {indexing_maps = [#id6, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%a : memref<1x4x1x16x1x16xi32>) outs(%acc : memref<1x4x1x16x1x16xi32>) {
+  ^bb0(%v: i32, %o: i32):
+    linalg.yield %v : i32
+  }
+  // expected-error @+1 {{'linalg.generic' op vta-tile: this region has the rank-6 layout of a convolution but no convolution: vta-pack packs element-wise programs of any rank as matrices (rank-4 layout, docs/pipeline.md)}}
+  linalg.generic {indexing_maps = [#id6, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<1x4x1x16x1x16xi32>) outs(%y : memref<1x4x1x16x1x16xi8>) {
+  ^bb0(%v: i32, %o: i8):
+    %t = arith.trunci %v : i32 to i8
+    linalg.yield %t : i8
+  }
+  func.return
+}
