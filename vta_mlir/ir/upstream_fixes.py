@@ -29,6 +29,8 @@ What is fixed (each one is exercised by ``tests/test_upstream_fixes.py``):
   (:func:`failing_op`), so drivers can report it at the op's source position.
 * ``linalg.transpose`` checks that ``permutation`` is a permutation of the dimensions before
   the stock verifier indexes the shapes with it (which raised ``IndexError``).
+* The element-wise named linalg ops (``linalg.copy``, ``linalg.add``, ...) reject a scalar
+  operand in their verifier; the stock one asserted while building their indexing maps.
 * The lexer matches a string literal in linear time: the stock pattern nests ``+`` in ``*``
   and backtracks exponentially on a ``"`` left unclosed before the end of its line.
 """
@@ -54,6 +56,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    ShapedType,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -921,6 +924,44 @@ def _fix_transpose_verifier() -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# Element-wise named linalg ops: scalar operands
+# --------------------------------------------------------------------------------------------
+
+
+def _check_shaped_operands(op: Operation) -> None:
+    # The ops' indexing maps are identities over the operands' shapes, which the stock
+    # verifier builds by asserting that every operand is shaped.
+    for index, operand in enumerate(op.operands):
+        if not isinstance(operand.type, ShapedType):
+            hint = " (linalg.fill sets a buffer to a scalar)" if op.name == "linalg.copy" else ""
+            raise VerifyException(
+                f"operand #{index} has type {operand.type}, but every operand must be a memref "
+                f"or a tensor{hint}"
+            )
+
+
+def _fix_elementwise_verifier() -> None:
+    # irdl_op_definition gives every op class a verify_ of its own, so each one is patched.
+    op_classes = [
+        cls
+        for cls in vars(linalg).values()
+        if isinstance(cls, type)
+        and issubclass(cls, linalg_abstract.ElementwiseOperation)
+        and cls is not linalg_abstract.ElementwiseOperation
+    ]
+    for cls in op_classes:
+        stock = cls.verify_
+
+        def verify_(
+            self: linalg_abstract.ElementwiseOperation, stock: Callable[[Operation], None] = stock
+        ) -> None:
+            _check_shaped_operands(self)
+            stock(self)
+
+        cls.verify_ = verify_  # type: ignore[method-assign]
+
+
+# --------------------------------------------------------------------------------------------
 # String literals
 # --------------------------------------------------------------------------------------------
 
@@ -977,6 +1018,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "transpose-verifier": (
         _fix_transpose_verifier,
         "linalg.transpose rejects an invalid permutation instead of indexing out of range",
+    ),
+    "elementwise-verifier": (
+        _fix_elementwise_verifier,
+        "element-wise named linalg ops (linalg.copy, ...) reject scalar operands",
     ),
     "string-literal-lexing": (
         _fix_string_literal_lexing,
