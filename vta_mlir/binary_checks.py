@@ -19,6 +19,7 @@ A module is consistent when
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,7 +33,14 @@ from vta_mlir.program import Program, Run, Segment
 if TYPE_CHECKING:
     from vta_mlir.binary import BinaryModule
 
-__all__ = ["ADDRESS_LIMIT", "MAX_FOOTPRINT_BYTES", "MAX_XFER_BYTES", "check_module", "encode_run"]
+__all__ = [
+    "ADDRESS_LIMIT",
+    "MAX_FOOTPRINT_BYTES",
+    "MAX_XFER_BYTES",
+    "check_module",
+    "dram_footprint",
+    "encode_run",
+]
 
 #: Physical addresses are 32-bit (``vta_phy_addr_t``); page 0 is never valid (vta-isa.md §3.1).
 ADDRESS_LIMIT = 1 << 32
@@ -62,6 +70,12 @@ def is_int(v: Any) -> bool:
 
 def page_end(phys: int, nbytes: int) -> int:
     return phys + -(-nbytes // PAGE_BYTES) * PAGE_BYTES
+
+
+def dram_footprint(sizes: Iterable[int]) -> int:
+    """Bytes of DRAM that segments of ``sizes`` bytes occupy, each on pages of its own (as the
+    linker places them; checked against :data:`MAX_FOOTPRINT_BYTES`)."""
+    return sum(page_end(0, max(int(n), 1)) for n in sizes)
 
 
 def check_module(module: BinaryModule, *, encode: bool = True) -> None:
