@@ -100,7 +100,13 @@ from .tile_conv_plan import choose_conv_plan
 from .tile_conv_region import ConvRegion
 from .tile_cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
 from .tile_region import VtaRegion, find_regions
-from .tile_search import choose_plan, share_srams, sram_elements, sram_in_use
+from .tile_search import (
+    check_dram_sizes,
+    choose_plan,
+    share_srams,
+    sram_elements,
+    sram_in_use,
+)
 
 __all__ = ["DOUBLE_BUFFER_ATTR", "TilePass"]
 
@@ -340,6 +346,7 @@ class TilePass(ModulePass):
             regions = find_regions(f)
             if not regions:
                 continue
+            check_dram_sizes(f)
             cfg = get_config(f)
             used = sram_in_use(f)
             for k, region in enumerate(regions):

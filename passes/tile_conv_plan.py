@@ -30,8 +30,17 @@ from vta_mlir.config import VTAConfig
 
 from .tile_conv_region import ConvGeometry, ConvRegion
 from .tile_cost import Budget, InsnCosts, NoFit
+from .tile_search import divisors
 
-__all__ = ["ConvPlan", "ConvTiles", "ConvEstimate", "Run", "choose_conv_plan", "estimate_conv"]
+__all__ = [
+    "ConvEstimate",
+    "ConvPlan",
+    "ConvTiles",
+    "Run",
+    "choose_conv_plan",
+    "estimate_conv",
+    "padding_runs",
+]
 
 
 @dataclass(frozen=True)
@@ -77,21 +86,35 @@ class Run:
     size: int
 
 
-def _runs(tiles: int, step: int, pad: int, span: int, extent: int,
-          size: int | None = None) -> list[Run]:
+def padding_runs(tiles: int, step: int, pad: int, span: int, extent: int,
+                 size: int | None = None) -> list[Run]:
     """The runs of ``tiles`` tiles ``step`` apart in the padded input whose windows span
     ``span`` rows of an ``extent``-row image padded by ``pad`` before; ``size`` overrides the
     rows read per tile (rows read a stride apart)."""
     runs: list[Run] = []
-    for k in range(tiles):
+
+    def add(k: int, count: int) -> None:
+        """Tiles ``k .. k + count - 1``, all padded as tile ``k``."""
         start = k * step - pad
         before, after = max(0, -start), max(0, start + span - extent)
         real = span - before - after if size is None else size
         last = runs[-1] if runs else None
         if last is not None and (last.before, last.after) == (before, after):
-            runs[-1] = Run(last.first, last.count + 1, before, after, real)
+            runs[-1] = Run(last.first, last.count + count, before, after, real)
         else:
-            runs.append(Run(k, 1, before, after, real))
+            runs.append(Run(k, count, before, after, real))
+
+    # Only the tiles at the edges are padded: those starting above the image (k * step < pad)
+    # and those ending below it (k * step - pad + span > extent); the unpadded ones between
+    # them are one run, added at once so that planning does not grow with the image.
+    first_inner = min(tiles, max(0, -(-pad // step)))
+    last_inner = max(first_inner, min(tiles, (extent + pad - span) // step + 1))
+    for k in range(first_inner):
+        add(k, 1)
+    if last_inner > first_inner:
+        add(first_inner, last_inner - first_inner)
+    for k in range(last_inner, tiles):
+        add(k, 1)
     return runs
 
 
@@ -151,7 +174,7 @@ class ConvTiles:
     @cached_property
     def _col_runs(self) -> list[Run]:
         g = self.geo
-        return _runs(self.n_c, self.tw * g.sw, g.pads[2], self.wt, g.w)
+        return padding_runs(self.n_c, self.tw * g.sw, g.pads[2], self.wt, g.w)
 
     @property
     def single_run(self) -> bool:
@@ -176,8 +199,9 @@ class ConvTiles:
         g, p = self.geo, self.plan
         if p.skip_rows:
             # Only every sh-th row is read (no padding: skip_rows needs none).
-            return _runs(self.n_r, p.th * g.sh, g.pads[0], (p.th - 1) * g.sh + 1, g.h, p.th)
-        return _runs(self.n_r, p.th * g.sh, g.pads[0], self.ht, g.h)
+            return padding_runs(self.n_r, p.th * g.sh, g.pads[0], (p.th - 1) * g.sh + 1, g.h,
+                                p.th)
+        return padding_runs(self.n_r, p.th * g.sh, g.pads[0], self.ht, g.h)
 
     @property
     def weight_loads(self) -> int:
@@ -203,10 +227,6 @@ class ConvTiles:
     @property
     def acc_tile(self) -> int:
         return self.plan.to * self.plan.th * self.tw
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
 
 
 def _check(tiles: ConvTiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]) -> str | None:
@@ -331,10 +351,10 @@ def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
     reasons: set[str] = set()
     # Column tiles narrower than the image (``tw`` > 0) matter where a window row is long:
     # their halo is loaded again, but rows can then be tiled taller.
-    widths = [0, *[d for d in _divisors(g.ow) if d < g.ow]]
-    for to, ti, th, tw in itertools.product([want_o] if want_o else _divisors(g.ob),
-                                            [want_i] if want_i else _divisors(g.ib),
-                                            _divisors(g.oh), widths):
+    widths = [0, *[d for d in divisors(g.ow) if d < g.ow]]
+    for to, ti, th, tw in itertools.product([want_o] if want_o else divisors(g.ob),
+                                            [want_i] if want_i else divisors(g.ib),
+                                            divisors(g.oh), widths):
         for resident in (True, False):
             if resident and ti == g.ib and th == g.oh and not tw:
                 continue  # the same loads as per step

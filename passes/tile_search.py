@@ -23,12 +23,14 @@ import math
 from collections.abc import Iterator
 from dataclasses import replace
 
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import IntegerType, MemRefType
 from xdsl.ir import Attribute, Operation
 
+from vta_mlir.binary_checks import MAX_FOOTPRINT_BYTES, dram_footprint
 from vta_mlir.config import LOOP_ITER_WIDTH, VTAConfig
 from vta_mlir.dialects.vta_positions import sram_space
+from vta_mlir.ir.diagnostics import report_error
 
 from .tile_cost import (
     Budget,
@@ -51,7 +53,9 @@ __all__ = [
     "REFINED",
     "REMAINDER_MARGIN",
     "candidates",
+    "check_dram_sizes",
     "choose_plan",
+    "divisors",
     "share_srams",
     "sram_elements",
     "sram_in_use",
@@ -68,14 +72,22 @@ REFINED = 32
 EXTENT_MAX = (1 << LOOP_ITER_WIDTH) - 1
 
 
+def divisors(n: int) -> list[int]:
+    """The divisors of ``n`` in increasing order, found by trial up to its square root (a
+    dimension may have billions of elements; counting up to it would hang)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
+
+
 def _sizes(n: int, remainders: bool) -> list[int]:
     """Tile sizes tried for a dimension of ``n``: its divisors and, with remainders, the sizes
     that split it into up to :data:`MAX_SPLITS` tiles where its divisors leave a gap (two
     consecutive divisors more than a factor 2 apart: ``n`` has no good divisor there)."""
-    divisors = [d for d in range(1, n + 1) if n % d == 0]
-    out = set(divisors)
+    all_divisors = divisors(n)
+    out = set(all_divisors)
     if remainders:
-        gaps = [(a, b) for a, b in zip(divisors, divisors[1:], strict=False) if b > 2 * a]
+        gaps = [(a, b) for a, b in zip(all_divisors, all_divisors[1:], strict=False)
+                if b > 2 * a]
         for k in range(1, min(n, MAX_SPLITS) + 1):
             size = -(-n // k)
             if any(a < size < b for a, b in gaps):
@@ -221,6 +233,37 @@ def _check_request(shape: RegionShape, budget: Budget, tile: tuple[int, int, int
         raise NoFit(f"the {what[sram]} elements{copies} needs {use[sram]} elements of the "
                     f"{sram.upper()} SRAM (#vta.sram<{sram}>), which has "
                     f"{getattr(budget, sram)} available")
+
+
+# ---------------------------------------------------------------------------------------------
+# DRAM: checked before any planning, whose work would otherwise grow with the dimensions
+
+
+def _packed_nbytes(t: Attribute) -> int | None:
+    """Bytes of a static integer memref (a packed argument), else ``None``."""
+    if not isinstance(t, MemRefType) or not isinstance(t.element_type, IntegerType):
+        return None
+    shape = t.get_shape()
+    if any(d < 0 for d in shape):
+        return None
+    return math.prod(shape) * -(-t.element_type.width.data // 8)
+
+
+def check_dram_sizes(f: func.FuncOp) -> None:
+    """Report at ``f`` when its packed arguments cannot all be placed in DRAM: the linker gives
+    each one pages of its own, and a module may occupy at most
+    :data:`~vta_mlir.binary_checks.MAX_FOOTPRINT_BYTES` (well inside the 32-bit physical
+    address space)."""
+    sizes = [(index, arg, n) for index, arg in enumerate(f.args)
+             if (n := _packed_nbytes(arg.type)) is not None]
+    total = dram_footprint(n for _, _, n in sizes)
+    if total <= MAX_FOOTPRINT_BYTES:
+        return
+    index, arg, largest = max(sizes, key=lambda item: item[2])
+    name = f"%{arg.name_hint}" if arg.name_hint else f"argument {index}"
+    report_error(f, f"vta-tile: the packed arguments need {total} bytes of DRAM, more than the "
+                    f"{MAX_FOOTPRINT_BYTES >> 20} MiB a module may occupy ({name} alone: "
+                    f"{largest} bytes as {arg.type})")
 
 
 # ---------------------------------------------------------------------------------------------

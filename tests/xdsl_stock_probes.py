@@ -87,6 +87,20 @@ def transpose_verifier() -> bool:
     return True  # an invalid permutation that verifies is a defect too
 
 
+def elementwise_verifier() -> bool:
+    module = parse(
+        "func.func @f(%m: memref<4xi32>) {\n  %c0 = arith.constant 0 : i32\n"
+        "  linalg.copy ins(%c0 : i32) outs(%m : memref<4xi32>)\n  return\n}"
+    )
+    try:
+        module.verify()
+    except AssertionError:
+        return True
+    except Exception:
+        return False
+    return True  # a scalar operand that verifies is a defect too
+
+
 def memref_syntax() -> bool:
     return fails(
         lambda: parse(
@@ -138,6 +152,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "linalg-matmul-syntax": linalg_matmul_syntax,
     "linalg-spacing": linalg_spacing,
     "transpose-verifier": transpose_verifier,
+    "elementwise-verifier": elementwise_verifier,
     "memref-syntax": memref_syntax,
     "memory-space": memory_space,
     "affine-syntax": affine_syntax,

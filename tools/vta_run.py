@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import ModuleOp
 from vta_mlir import __version__
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule
+from vta_mlir.binary_checks import sram_index_problems
 from vta_mlir.config import VTAConfig
 from vta_mlir.driver import Level, Source, parse_source, to_binary
 from vta_mlir.errors import VTAError
@@ -533,6 +534,7 @@ def _run(argv: Sequence[str] | None) -> int:
     _check_outputs(args, binary)
     inputs = _bind_inputs(args, binary)
     run_cfg = cfg if cfg is not None else binary.config
+    _check_indices(binary, run_cfg)
     record = run_program(binary, run_cfg, inputs)
     for warning in record.stats.warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
@@ -585,6 +587,15 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"hazards: {len(hazards)} found", file=stream)
     stream.flush()
     return 1 if problems or hazards else 0
+
+
+def _check_indices(binary: BinaryModule, cfg: VTAConfig) -> None:
+    """Refuse a module with an instruction that indexes past an SRAM or the micro-op table
+    (the device would address memory it does not have), naming the first one."""
+    problems = sram_index_problems(binary.program, cfg)
+    if problems:
+        more = f" (and {len(problems) - 1} more such instructions)" if len(problems) > 1 else ""
+        raise VTAError(f"{problems[0]}{more}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,8 @@ pipeline first); :mod:`vta_mlir.driver` detects which from the ops present.
 ``--emit=asm`` the disassembler's listing, each run after a ``#`` header (a module summary comes
 first, as ``#`` comments too, so ``vta_mlir.isa.parse_asm`` reads the listing back);
 ``--emit=mlir`` the ``vtaisa.program`` of the module, which translates back to the same bytes.
+The listing shows a module as it is, but each instruction that indexes past an SRAM or the
+micro-op table (which ``vta-run`` refuses to run) also gets a ``warning:`` line on stderr.
 ``--config`` names the configuration (a ``vta_config.json`` or a shipped name); an input built
 for another one is an error.  Errors are MLIR-style lines on stderr with exit status 1.
 The pass plugins named by ``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or
@@ -30,6 +32,7 @@ from collections.abc import Sequence
 
 from vta_mlir import __version__
 from vta_mlir.binary import BinaryModule
+from vta_mlir.binary_checks import sram_index_problems
 from vta_mlir.driver import Source, parse_source, to_binary
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError
@@ -151,6 +154,8 @@ def _run(argv: Sequence[str] | None) -> int:
             data = binary.to_bytes()
         elif args.emit == "asm":
             text = emit_asm(binary)
+            for problem in sram_index_problems(binary.program, binary.config):
+                print(f"{PROG}: warning: {problem}", file=sys.stderr)
         else:
             text = emit_mlir(binary)
     except DiagnosticError as exc:

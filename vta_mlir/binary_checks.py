@@ -14,11 +14,18 @@ A module is consistent when
 * every LOAD / STORE that moves data touches DRAM inside one segment (LOAD UOP: inside its run's
   staging image), stores only OUT and loads only loadable buffers;
 * every instruction fits its encoding.
+
+Whether every instruction stays inside the SRAMs and the micro-op table is another question,
+answered by :func:`sram_index_problems` (``vta-run`` refuses such a module, ``vta-translate
+--emit=asm`` warns about it): it replays the micro-op SRAM the ``LOAD UOP`` instructions fill
+and bounds each GEMM / ALU index over its whole loop nest, as the device would address it.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,13 +33,32 @@ import numpy as np
 from vta_mlir.abi import ArgSpec, check_name
 from vta_mlir.config import PAGE_BYTES, VTAConfig
 from vta_mlir.errors import BinaryFormatError, EncodingError
-from vta_mlir.isa import FinishInsn, Insn, MemInsn, MemType, encode_insns
+from vta_mlir.isa import (
+    AluInsn,
+    FinishInsn,
+    GemmInsn,
+    Insn,
+    MemInsn,
+    MemType,
+    decode_uop_fields,
+    encode_insns,
+)
 from vta_mlir.program import Program, Run, Segment
+from vta_mlir.sim.timing import insn_name
 
 if TYPE_CHECKING:
     from vta_mlir.binary import BinaryModule
 
-__all__ = ["ADDRESS_LIMIT", "MAX_FOOTPRINT_BYTES", "MAX_XFER_BYTES", "check_module", "encode_run"]
+__all__ = [
+    "ADDRESS_LIMIT",
+    "MAX_FOOTPRINT_BYTES",
+    "MAX_XFER_BYTES",
+    "IndexProblem",
+    "check_module",
+    "dram_footprint",
+    "encode_run",
+    "sram_index_problems",
+]
 
 #: Physical addresses are 32-bit (``vta_phy_addr_t``); page 0 is never valid (docs/isa.md §3.1).
 ADDRESS_LIMIT = 1 << 32
@@ -62,6 +88,12 @@ def is_int(v: Any) -> bool:
 
 def page_end(phys: int, nbytes: int) -> int:
     return phys + -(-nbytes // PAGE_BYTES) * PAGE_BYTES
+
+
+def dram_footprint(sizes: Iterable[int]) -> int:
+    """Bytes of DRAM that segments of ``sizes`` bytes occupy, each on pages of its own (as the
+    linker places them; checked against :data:`MAX_FOOTPRINT_BYTES`)."""
+    return sum(page_end(0, max(int(n), 1)) for n in sizes)
 
 
 def check_module(module: BinaryModule, *, encode: bool = True) -> None:
@@ -264,3 +296,125 @@ def _check_mem(insn: MemInsn, where: str, elem_bytes: dict[int, int], cfg: VTACo
         raise BinaryFormatError(
             f"{where}: {kind} touches DRAM [{lo:#x}, {hi:#x}) outside every segment"
         )
+
+
+# ---------------------------------------------------------------------------------------------
+# SRAM and micro-op table indices
+
+
+@dataclass(frozen=True)
+class IndexProblem:
+    """An instruction that indexes past an SRAM or the micro-op table."""
+
+    run: int
+    insn: int
+    name: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"run {self.run} instruction {self.insn} ({self.name}): {self.message}"
+
+
+def _sram_depths(cfg: VTAConfig) -> dict[int, tuple[str, int]]:
+    """Per memory type of a LOAD, the SRAM it writes and that SRAM's depth."""
+    return {
+        MemType.UOP: ("UOP", cfg.uop_buff_depth),
+        MemType.WGT: ("WGT", cfg.wgt_buff_depth),
+        MemType.INP: ("INP", cfg.inp_buff_depth),
+        MemType.ACC: ("ACC", cfg.acc_buff_depth),
+        MemType.ACC_8BIT: ("ACC", cfg.acc_buff_depth),
+    }
+
+
+def _replay_uop_load(insn: MemInsn, run: Run, table: np.ndarray, elem: int) -> None:
+    """Copy what a LOAD UOP (already known to fit the table) writes into ``table``: the
+    run's staging words it reads (zero where it reads outside them: :func:`check_module`
+    reports that) framed by zero padding."""
+    xtotal = insn.x_pad_0 + insn.x_size + insn.x_pad_1
+    ytotal = insn.y_pad_0 + insn.y_size + insn.y_pad_1
+    block = np.zeros((ytotal, xtotal), dtype=np.uint32)
+    words = run.uop_words
+    first = insn.dram_base * elem - int(run.uop_base)
+    if first >= 0 and first % elem == 0:
+        rows = (first // elem
+                + np.arange(insn.y_size, dtype=np.int64)[:, None] * insn.x_stride
+                + np.arange(insn.x_size, dtype=np.int64)[None, :])
+        inside = rows < words.size
+        inner = block[insn.y_pad_0:insn.y_pad_0 + insn.y_size,
+                      insn.x_pad_0:insn.x_pad_0 + insn.x_size]
+        inner[inside] = words[rows[inside]]
+    table[insn.sram_base:insn.sram_base + xtotal * ytotal] = block.reshape(-1)
+
+
+def _loop_problem(insn: GemmInsn | AluInsn, table: np.ndarray, cfg: VTAConfig) -> str | None:
+    """What a GEMM or ALU indexes out of range, over its whole loop nest, if anything."""
+    n_uops = insn.uop_end - insn.uop_bgn
+    if insn.iter_out <= 0 or insn.iter_in <= 0 or n_uops <= 0:
+        return None  # no iteration: nothing is addressed
+    if insn.uop_end > cfg.uop_buff_depth:
+        return (f"micro-op range [{insn.uop_bgn}, {insn.uop_end}) exceeds the UOP depth "
+                f"{cfg.uop_buff_depth}")
+    fields = dict(zip(("dst", "src", "wgt"),
+                      decode_uop_fields(table[insn.uop_bgn:insn.uop_end], cfg), strict=True))
+    # What the device addresses (vta-isa.md §3.6, §3.7): a GEMM reset only its accumulators;
+    # an ALU computes (and the reference checks) its source index even with an immediate.
+    if isinstance(insn, GemmInsn):
+        kinds = [("dst", "accumulator", "ACC", cfg.acc_buff_depth)]
+        if not insn.reset_reg:
+            kinds += [("src", "input", "INP", cfg.inp_buff_depth),
+                      ("wgt", "weight", "WGT", cfg.wgt_buff_depth)]
+    else:
+        kinds = [("dst", "destination accumulator", "ACC", cfg.acc_buff_depth),
+                 ("src", "source accumulator", "ACC", cfg.acc_buff_depth)]
+    for kind, what, sram, depth in kinds:
+        values = fields[kind]
+        worst = int(np.argmax(values))
+        # Loop factors are unsigned: the last iteration of each loop reaches furthest.
+        factor_out = getattr(insn, f"{kind}_factor_out")
+        factor_in = getattr(insn, f"{kind}_factor_in")
+        top = (int(values[worst]) + (insn.iter_out - 1) * factor_out
+               + (insn.iter_in - 1) * factor_in)
+        if top >= depth:
+            return (f"{what} index {top} out of range ({sram} depth {depth}) at micro-op "
+                    f"{insn.uop_bgn + worst} (field {int(values[worst])}), i_out "
+                    f"{insn.iter_out - 1 if factor_out else 0}, i_in "
+                    f"{insn.iter_in - 1 if factor_in else 0}")
+    return None
+
+
+def sram_index_problems(program: Program, cfg: VTAConfig) -> list[IndexProblem]:
+    """Every instruction of ``program`` that indexes past an SRAM or the micro-op table, in
+    stream order: a LOAD writing past the SRAM of its memory type, a STORE reading past the
+    OUT buffer (the accumulators), a GEMM or ALU whose micro-op range leaves the micro-op
+    SRAM or whose micro-op fields plus loop offsets reach past the ACC, INP or WGT SRAM.
+
+    The micro-op SRAM starts zeroed and keeps its contents from one run to the next, as on a
+    freshly opened device; an out-of-range LOAD UOP is not replayed.
+    """
+    depths = _sram_depths(cfg)
+    table = np.zeros(cfg.uop_buff_depth, dtype=np.uint32)
+    found: list[IndexProblem] = []
+    for r, run in enumerate(program.runs):
+        for i, insn in enumerate(run.insns):
+            message: str | None = None
+            if isinstance(insn, MemInsn) and insn.x_size:
+                if insn.is_store:
+                    end, sram, depth = (insn.sram_base + insn.x_size * insn.y_size, "OUT",
+                                        cfg.out_buff_depth)
+                elif insn.memory_type in depths:
+                    sram, depth = depths[insn.memory_type]
+                    end = insn.sram_base + (
+                        (insn.x_pad_0 + insn.x_size + insn.x_pad_1)
+                        * (insn.y_pad_0 + insn.y_size + insn.y_pad_1))
+                else:
+                    continue  # not a loadable memory type: check_module's business
+                if end > depth:
+                    message = (f"SRAM range [{insn.sram_base}, {end}) exceeds the {sram} depth "
+                               f"{depth}")
+                elif insn.memory_type == MemType.UOP and not insn.is_store:
+                    _replay_uop_load(insn, run, table, cfg.uop_elem_bytes)
+            elif isinstance(insn, GemmInsn | AluInsn):
+                message = _loop_problem(insn, table, cfg)
+            if message is not None:
+                found.append(IndexProblem(r, i, insn_name(insn), message))
+    return found

@@ -35,6 +35,7 @@ from vta_mlir.binary import MAGIC, BinaryModule, from_bytes
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.ir.diagnostics import (
+    NESTING_TOO_DEEP,
     Diagnostic,
     DiagnosticError,
     op_diagnostic,
@@ -190,7 +191,10 @@ def parse_text(
     module = parse_module(text, filename=filename, ctx=ctx)
     if cfg is not None:
         attach_config(module, cfg)
-    verify_op(module)
+    try:
+        verify_op(module)
+    except RecursionError:
+        raise DiagnosticError(Diagnostic(NESTING_TOO_DEEP, location=location_of(module))) from None
     return module
 
 

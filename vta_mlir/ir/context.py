@@ -20,7 +20,7 @@ from xdsl.universe import Universe
 from xdsl.utils.exceptions import ParseError
 
 from vta_mlir.errors import VTAError
-from vta_mlir.ir.diagnostics import Diagnostic, DiagnosticError
+from vta_mlir.ir.diagnostics import NESTING_TOO_DEEP, Diagnostic, DiagnosticError
 from vta_mlir.ir.locations import LocatedParser
 from vta_mlir.ir.upstream_fixes import apply_upstream_fixes
 
@@ -84,6 +84,11 @@ def parse_module(
     except ParseError as exc:
         location = parser.location_at(exc.span.start)
         raise DiagnosticError(Diagnostic(" ".join(exc.msg.split()), location=location)) from exc
+    except RecursionError:
+        # xDSL's parser recurses once per nesting level (parentheses, brackets, regions); the
+        # token it stopped at is where the input became too deep.
+        location = parser.location_at(parser.pos)
+        raise DiagnosticError(Diagnostic(NESTING_TOO_DEEP, location=location)) from None
 
 
 def print_module(

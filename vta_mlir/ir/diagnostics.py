@@ -29,6 +29,7 @@ from vta_mlir.errors import VTAError
 from vta_mlir.ir.locations import SourceLocation, location_of
 
 __all__ = [
+    "NESTING_TOO_DEEP",
     "Diagnostic",
     "DiagnosticError",
     "ExpectedDiagnostic",
@@ -45,6 +46,11 @@ __all__ = [
     "report_error",
     "verify_op",
 ]
+
+
+#: The error for input nested deeper than the Python stack allows the parser, verifier,
+#: printer or passes to recurse (``"(" * 1000`` in a type, deeply nested attributes or regions).
+NESTING_TOO_DEEP = "nesting too deep: the input nests more levels than vta-mlir can process"
 
 
 class Severity(StrEnum):

@@ -141,7 +141,8 @@ class LocatedParser(Parser):
         start = self._current_token.span
         try:
             op = super().parse_operation()
-        except ParseError:
+        except (ParseError, RecursionError):
+            # Too deep a nesting is reported by parse_module, once the stack has unwound.
             raise
         except Exception as exc:
             message = " ".join(str(exc).split()) or type(exc).__name__

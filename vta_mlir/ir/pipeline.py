@@ -37,7 +37,13 @@ from xdsl.utils.exceptions import ArgSpecParseError
 
 import vta_mlir.passes as vta_passes
 from vta_mlir.errors import VTAError
-from vta_mlir.ir.diagnostics import DiagnosticError, one_line, op_diagnostic, verify_op
+from vta_mlir.ir.diagnostics import (
+    NESTING_TOO_DEEP,
+    DiagnosticError,
+    one_line,
+    op_diagnostic,
+    verify_op,
+)
 
 __all__ = [
     "PASS_PLUGINS_ENV",
@@ -96,6 +102,10 @@ def describe_exception(exc: BaseException) -> ErrorReport:
         return ErrorReport(one_line(str(exc)) or type(exc).__name__)
     if isinstance(exc, NotImplementedError):
         return ErrorReport(f"not supported: {one_line(str(exc)) or 'not implemented'}")
+    if isinstance(exc, RecursionError):
+        # The parser reports deep nesting at its position; this covers the recursive walks
+        # after it (verifier, printer, passes) on IR built or nested by other means.
+        return ErrorReport(NESTING_TOO_DEEP)
     message = one_line(str(exc))
     detail = f": {message}" if message else ""
     return ErrorReport(f"internal error: {type(exc).__name__}{detail}", internal=True)

@@ -25,6 +25,8 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
 * ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
 * ``linalg.transpose`` checks that ``permutation`` is a permutation of the dimensions before
   the stock verifier indexes the shapes with it (which raised ``IndexError``).
+* The element-wise named linalg ops (``linalg.copy``, ``linalg.add``, ...) reject a scalar
+  operand in their verifier; the stock one asserted while building their indexing maps.
 * ``memref.copy``, ``memref.cast`` and ``memref.global`` get MLIR's custom syntax.
 * ``memref<..., 1>``: an integer memory space prints without the ``: i64`` suffix.
 * ``affine.load``/``store``/``vector_load``/``vector_store`` parse SSA ids as map *dims* and
@@ -49,6 +51,7 @@ from vta_mlir.ir.upstream_fixes.affine import (
 from vta_mlir.ir.upstream_fixes.lexer import fix_string_literal_lexing
 from vta_mlir.ir.upstream_fixes.linalg import (
     convert_scalar,
+    fix_elementwise_verifier,
     fix_linalg_bodies,
     fix_linalg_spacing,
     fix_matmul_syntax,
@@ -88,6 +91,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "transpose-verifier": (
         fix_transpose_verifier,
         "linalg.transpose rejects an invalid permutation instead of indexing out of range",
+    ),
+    "elementwise-verifier": (
+        fix_elementwise_verifier,
+        "element-wise named linalg ops (linalg.copy, ...) reject scalar operands",
     ),
     "memref-syntax": (
         fix_memref_syntax,

@@ -15,10 +15,11 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     IndexType,
     IntegerType,
+    ShapedType,
 )
 from xdsl.dialects.linalg import abstract_ops as linalg_abstract
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, BlockArgument, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -26,6 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 
 __all__ = [
     "convert_scalar",
+    "fix_elementwise_verifier",
     "fix_linalg_bodies",
     "fix_linalg_spacing",
     "fix_matmul_syntax",
@@ -275,3 +277,36 @@ def fix_transpose_verifier() -> None:
         stock(self)
 
     linalg.TransposeOp.verify_ = verify_  # type: ignore[method-assign]
+
+
+def _check_shaped_operands(op: Operation) -> None:
+    # The ops' indexing maps are identities over the operands' shapes, which the stock
+    # verifier builds by asserting that every operand is shaped.
+    for index, operand in enumerate(op.operands):
+        if not isinstance(operand.type, ShapedType):
+            hint = " (linalg.fill sets a buffer to a scalar)" if op.name == "linalg.copy" else ""
+            raise VerifyException(
+                f"operand #{index} has type {operand.type}, but every operand must be a memref "
+                f"or a tensor{hint}"
+            )
+
+
+def fix_elementwise_verifier() -> None:
+    # irdl_op_definition gives every op class a verify_ of its own, so each one is patched.
+    op_classes = [
+        cls
+        for cls in vars(linalg).values()
+        if isinstance(cls, type)
+        and issubclass(cls, linalg_abstract.ElementwiseOperation)
+        and cls is not linalg_abstract.ElementwiseOperation
+    ]
+    for cls in op_classes:
+        stock = cls.verify_
+
+        def verify_(
+            self: linalg_abstract.ElementwiseOperation, stock: Callable[[Operation], None] = stock
+        ) -> None:
+            _check_shaped_operands(self)
+            stock(self)
+
+        cls.verify_ = verify_  # type: ignore[method-assign]
