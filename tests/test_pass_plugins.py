@@ -19,6 +19,7 @@ from vta_mlir import VTAError, compile, lower, parse, print_ir, run_pipeline
 from vta_mlir.ir import pipeline
 from vta_mlir.ir.diagnostics import Severity, collect_diagnostics
 from vta_mlir.ir.pipeline import PASS_PLUGINS_ENV, available_passes, load_pass_plugin
+from vta_mlir.passes import scoped_registry
 from vta_mlir.tools import vta_opt, vta_run, vta_translate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,15 +57,13 @@ FUNC = "func.func @f() {\n  func.return\n}\n"
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test starts from the built-in registry, with no plugin loaded."""
-    monkeypatch.setattr(vta_mlir.passes, "_user_passes", {})
-    monkeypatch.setattr(pipeline, "_file_plugins", {})
-    monkeypatch.setattr(vta_opt, "_PASSES_CACHE", vta_opt._PassesCache())
+    """The passes a test registers (its plugins') are forgotten after it."""
     monkeypatch.delenv(PASS_PLUGINS_ENV, raising=False)
     before = set(sys.modules)
-    yield
+    with scoped_registry():
+        yield
     for name in set(sys.modules) - before:
-        if name.startswith("vta_mlir_plugin_") or name.startswith("plugin_pkg"):
+        if name.startswith("plugin_pkg"):
             del sys.modules[name]
 
 
