@@ -1,6 +1,6 @@
 """Pass plugins: ``vta-opt --load-pass-plugin FILE.py|module``, ``VTA_MLIR_PASS_PLUGINS``,
 :func:`vta_mlir.ir.pipeline.load_pass_plugin`, and the example plugin
-``examples/custom_pass.py`` (``vta-drop-noop-alu``) checked on the simulator against numpy."""
+``examples/plugins/custom_pass.py`` (``vta-drop-noop-alu``) checked on the simulator against numpy."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from vta_mlir.passes import scoped_registry
 from vta_mlir.tools import vta_opt, vta_run, vta_translate
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "custom_pass.py"
+EXAMPLE = ROOT / "examples" / "plugins" / "custom_pass.py"
 PLUGIN_TEST = ROOT / "tests" / "filecheck" / "tools" / "vta-opt" / "pass-plugin.mlir"
 VECTOR_ADD = ROOT / "examples" / "vta" / "vector_add.mlir"
 BIN = Path(sys.executable).parent
