@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import ClassVar, cast
 
 from xdsl.dialects import affine
@@ -112,6 +113,9 @@ from .vta_positions import (
 __all__ = [
     "CONFIG_ATTR_NAME",
     "VTA",
+    "IMM_MAX",
+    "IMM_MIN",
+    "AluKernel",
     "AluKind",
     "AluKindAttr",
     "AluOp",
@@ -1107,6 +1111,60 @@ def kernel_uops(op: GemmOp | AluOp | UopLoopOp) -> list[GemmOp | AluOp]:
     """The micro-op ops of a micro-kernel (a lone gemm/alu or an outermost uop_loop), each
     once, in program order."""
     return op.micro_ops() if isinstance(op, UopLoopOp) else [op]
+
+
+@dataclass(frozen=True)
+class AluKernel:
+    """A micro-kernel whose micro-op list is one ALU micro-op: a ``vta.uop_loop`` nest holding a
+    single ``vta.alu`` (no list loops), or a lone ``vta.alu`` outside any loop.  This is how
+    ``vta-fold-uop-loops`` leaves each element-wise step of an epilogue, so it is what a pass
+    rewriting the pipeline's ALU work matches (``docs/python-api.md``)."""
+
+    #: The outermost ``vta.uop_loop`` (``None`` for a lone micro-op).
+    loop: UopLoopOp | None
+    #: The kernel's one micro-op.
+    alu: AluOp
+
+    @classmethod
+    def of(cls, op: Operation | None) -> AluKernel | None:
+        """The ALU kernel ``op`` is, if it is one (an op inside a kernel is not)."""
+        if isinstance(op, AluOp):
+            return cls(None, op) if _kernel_root(op) is None else None
+        if not isinstance(op, UopLoopOp) or not op.is_kernel or op.list_loops():
+            return None
+        uops = op.micro_ops()
+        if len(uops) != 1 or not isinstance(uops[0], AluOp):
+            return None
+        return cls(op, uops[0])
+
+    @property
+    def kind(self) -> AluKind:
+        return self.alu.kind
+
+    @property
+    def imm(self) -> int | None:
+        """The immediate operand, ``None`` for a tensor operand."""
+        return self.alu.imm_value if self.alu.use_imm else None
+
+    @property
+    def dst(self) -> SSAValue:
+        """The accumulator buffer written."""
+        return self.alu.dst
+
+    def position(self, which: str = "dst") -> tuple[SSAValue | None, int]:
+        """(index value or ``None``, constant) of the micro-op's ``'dst'`` or ``'src'``."""
+        return self.alu.position(which)
+
+    def loop_nest(self) -> tuple[tuple[int, int, int, int], ...]:
+        """``(extent, dst_factor, src_factor, wgt_factor)`` of each loop level, outermost
+        first: two kernels with the same nest and position touch the same elements in the
+        same order."""
+        if self.loop is None:
+            return ()
+        return tuple(
+            (lp.field("extent"), *(lp.field(f"{kind}_factor") for kind in UopLoopOp.FACTORS))
+            for lp in self.loop.loops()
+        )
 
 
 def _verify_kernel(kernel: UopLoopOp, cfg: VTAConfig) -> None:

@@ -3,14 +3,16 @@
 :func:`get_all_passes` is the registry the tools use.  Built-in passes are listed in
 :data:`BUILTIN_PASSES` (flag name → module and class, imported on first use); user code adds its
 own with :func:`register_pass`, and ``vta-opt`` accepts both (``--load-pass-plugin`` imports a
-user module that registers passes).  The pipeline and the contracts between the passes are
-described in ``docs/pipeline.md``.
+user module that registers passes).  :func:`scoped_registry` undoes the registrations made
+inside it (tests, plugins that fail halfway).  The pipeline and the contracts between the
+passes are described in ``docs/pipeline.md``.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from xdsl.passes import ModulePass
 
@@ -50,6 +52,45 @@ def register_pass(pass_class: type[ModulePass]) -> type[ModulePass]:
         raise ValueError(f"pass name {name!r} is taken by a built-in pass")
     _user_passes[name] = lambda: pass_class
     return pass_class
+
+
+class RegistryScope:
+    """The registrations made inside a :func:`scoped_registry` block."""
+
+    def __init__(self, saved: dict[str, Callable[[], type[ModulePass]]]) -> None:
+        self._saved = saved
+        self.kept = False
+
+    def added(self) -> dict[str, type[ModulePass]]:
+        """The passes registered (or registered again, as another class) since the block
+        began, by name."""
+        return {
+            name: factory()
+            for name, factory in _user_passes.items()
+            if self._saved.get(name) is not factory
+        }
+
+    def keep(self) -> None:
+        """Keep this block's registrations when it ends."""
+        self.kept = True
+
+
+@contextmanager
+def scoped_registry() -> Iterator[RegistryScope]:
+    """A block at whose end the registered passes are again those of its beginning, unless
+    :meth:`RegistryScope.keep` was called::
+
+        with scoped_registry():
+            register_pass(MyPass)       # known by name inside the block only
+    """
+    saved = dict(_user_passes)
+    scope = RegistryScope(saved)
+    try:
+        yield scope
+    finally:
+        if not scope.kept:
+            _user_passes.clear()
+            _user_passes.update(saved)
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

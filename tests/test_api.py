@@ -41,6 +41,7 @@ from vta_mlir import (
 from vta_mlir.binary import BinaryModule
 from vta_mlir.dialects.vta import AluOp
 from vta_mlir.errors import BinaryFormatError
+from vta_mlir.passes import scoped_registry
 from vta_mlir.passes.lower_to_isa import LowerToIsaPass
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,9 +54,10 @@ EMPTY_FUNC = "func.func @f() {\n  func.return\n}\n"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_registry() -> Iterator[None]:
     """Passes registered by a test (the doc registers one) are forgotten afterwards."""
-    monkeypatch.setattr(vta_mlir.passes, "_user_passes", dict(vta_mlir.passes._user_passes))
+    with scoped_registry():
+        yield
 
 
 def _vector_add_inputs(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -1,6 +1,7 @@
 """Pass plugins: ``vta-opt --load-pass-plugin FILE.py|module``, ``VTA_MLIR_PASS_PLUGINS``,
-:func:`vta_mlir.ir.pipeline.load_pass_plugin`, and the example plugin
-``examples/custom_pass.py`` (``vta-drop-noop-alu``) checked on the simulator against numpy."""
+:func:`vta_mlir.ir.pipeline.load_pass_plugin`, the example plugin
+``examples/plugins/custom_pass.py`` (``vta-drop-noop-alu``) checked on the simulator against
+numpy, the plugin API of ``docs/python-api.md`` and ``vta_mlir.passes.scoped_registry``."""
 
 from __future__ import annotations
 
@@ -8,21 +9,26 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
 
 import vta_mlir.passes
 from vta_mlir import VTAError, compile, lower, parse, print_ir, run_pipeline
 from vta_mlir.ir import pipeline
 from vta_mlir.ir.diagnostics import Severity, collect_diagnostics
 from vta_mlir.ir.pipeline import PASS_PLUGINS_ENV, available_passes, load_pass_plugin
+from vta_mlir.passes import scoped_registry
 from vta_mlir.tools import vta_opt, vta_run, vta_translate
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "custom_pass.py"
+EXAMPLE = ROOT / "examples" / "plugins" / "custom_pass.py"
 PLUGIN_TEST = ROOT / "tests" / "filecheck" / "tools" / "vta-opt" / "pass-plugin.mlir"
 VECTOR_ADD = ROOT / "examples" / "vta" / "vector_add.mlir"
 BIN = Path(sys.executable).parent
@@ -56,15 +62,13 @@ FUNC = "func.func @f() {\n  func.return\n}\n"
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Each test starts from the built-in registry, with no plugin loaded."""
-    monkeypatch.setattr(vta_mlir.passes, "_user_passes", {})
-    monkeypatch.setattr(pipeline, "_file_plugins", {})
-    monkeypatch.setattr(vta_opt, "_PASSES_CACHE", vta_opt._PassesCache())
+    """The passes a test registers (its plugins') are forgotten after it."""
     monkeypatch.delenv(PASS_PLUGINS_ENV, raising=False)
     before = set(sys.modules)
-    yield
+    with scoped_registry():
+        yield
     for name in set(sys.modules) - before:
-        if name.startswith("vta_mlir_plugin_") or name.startswith("plugin_pkg"):
+        if name.startswith("plugin_pkg"):
             del sys.modules[name]
 
 
@@ -334,3 +338,127 @@ def test_example_script_errors(tmp_path: Path) -> None:
         )
         assert proc.returncode == 1
         assert proc.stderr.startswith(message) and "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# The plugin API (docs/python-api.md): these names stay where they are
+
+
+def test_the_plugin_api_stays_put() -> None:
+    from vta_mlir.dialects.vta import (
+        IMM_MAX,
+        IMM_MIN,
+        AluKernel,
+        AluKind,
+        AluOp,
+        UopLoopOp,
+    )
+    from vta_mlir.ir.locations import copy_location, location_of
+    from vta_mlir.passes import register_pass, scoped_registry
+
+    assert (IMM_MIN, IMM_MAX) == (-(1 << 15), (1 << 15) - 1)
+    assert {k.name for k in AluKind} == {"MIN", "MAX", "ADD", "SHR", "MUL"}
+    module = parse(
+        "func.func @f(%acc: memref<8x1x16xi32, #vta.sram<acc>>, %i: index) {\n"
+        "  vta.stage compute {\n"
+        "    vta.uop_loop 2 dst 4 {\n"
+        "      vta.uop_loop 4 dst 1 src 1 {\n"
+        "        vta.alu shr %acc[%i + 1], 3 : memref<8x1x16xi32, #vta.sram<acc>>\n"
+        "      }\n"
+        "    }\n"
+        "    vta.uop_loop 4 dst 1 src 1 {\n"
+        "      vta.alu add %acc[0], %acc[4] : memref<8x1x16xi32, #vta.sram<acc>>,"
+        " memref<8x1x16xi32, #vta.sram<acc>>\n"
+        "    }\n"
+        "  }\n"
+        "  func.return\n"
+        "}\n",
+        filename="api.mlir",
+    )
+    kernels = [op for op in module.walk() if isinstance(op, UopLoopOp) and op.is_kernel]
+    assert len(kernels) == 2
+    outer = kernels[0]
+    assert [lp.field("extent") for lp in outer.loops()] == [2, 4]
+    assert [
+        (lp.field("dst_factor"), lp.field("src_factor"), lp.field("wgt_factor"))
+        for lp in outer.loops()
+    ] == [(4, 0, 0), (1, 1, 0)]
+    assert isinstance(outer.body.block.first_op, UopLoopOp)
+    (shr,) = outer.micro_ops()
+    assert isinstance(shr, AluOp) and shr.kind == AluKind.SHR and shr.use_imm
+    assert shr.imm_value == 3 and shr.dst is shr.operands[0]
+    dst_index, dst_offset = shr.position("dst")
+    assert dst_offset == 1 and dst_index is not None
+
+    (add,) = kernels[1].micro_ops()
+    assert isinstance(add, AluOp) and add.kind == AluKind.ADD and not add.use_imm
+    assert add.imm_value == 0 and add.position("src") == (None, 4)
+
+    kernel = AluKernel.of(outer)
+    assert kernel is not None and kernel.loop is outer and kernel.alu is shr
+    assert (kernel.kind, kernel.imm, kernel.dst) == (AluKind.SHR, 3, shr.dst)
+    assert kernel.position() == shr.position("dst")
+    assert kernel.loop_nest() == ((2, 4, 0, 0), (4, 1, 1, 0))
+    tensor = AluKernel.of(kernels[1])
+    assert tensor is not None and tensor.imm is None and tensor.position("src") == (None, 4)
+    assert AluKernel.of(shr) is None  # a micro-op inside a kernel is not a kernel
+    assert AluKernel.of(None) is None and AluKernel.of(module) is None
+
+    rebuilt = AluOp(AluKind.SHR, shr.dst, (dst_index, dst_offset), imm=IMM_MAX)
+    copy_location(shr, rebuilt)
+    assert location_of(rebuilt) == location_of(shr) and "api.mlir" in str(location_of(shr))
+
+    @dataclass(frozen=True)
+    class Nothing(ModulePass):
+        name = "test-nothing"
+
+        def apply(self, ctx: Context, op: ModuleOp) -> None:
+            pass
+
+    with scoped_registry():
+        assert register_pass(Nothing) is Nothing
+        assert "test-nothing" in available_passes()
+    assert "test-nothing" not in available_passes()
+
+
+# --------------------------------------------------------------------------------------------
+# scoped_registry
+
+
+@dataclass(frozen=True)
+class _Registered(ModulePass):
+    name = "test-registered"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pass
+
+
+def test_scoped_registry_restores_and_keeps() -> None:
+    with scoped_registry() as scope:
+        vta_mlir.passes.register_pass(_Registered)
+        assert scope.added() == {"test-registered": _Registered}
+    assert "test-registered" not in vta_mlir.passes.get_all_passes()
+    with scoped_registry():
+        with scoped_registry() as inner:
+            vta_mlir.passes.register_pass(_Registered)
+            inner.keep()
+        assert "test-registered" in vta_mlir.passes.get_all_passes()
+    assert "test-registered" not in vta_mlir.passes.get_all_passes()
+
+
+def test_a_plugin_failing_halfway_registers_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "halfway.py"
+    path.write_text(TAGGER + "\nraise RuntimeError('after registering')\n")
+    with pytest.raises(VTAError, match="RuntimeError: after registering"):
+        load_pass_plugin(str(path))
+    assert "test-tag-funcs" not in available_passes()
+
+
+def test_a_plugin_loaded_again_registers_its_passes_again(tagger: Path) -> None:
+    with scoped_registry():
+        module = load_pass_plugin(str(tagger))
+        assert "test-tag-funcs" in available_passes()
+    assert "test-tag-funcs" not in available_passes()
+    # Imported once per process: the second load only makes its passes known again.
+    assert load_pass_plugin(str(tagger)) is module and module.LOADS == 1
+    assert "test-tag-funcs" in available_passes()

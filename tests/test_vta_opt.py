@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from vta_mlir.ir.diagnostics import (
 )
 from vta_mlir.ir.locations import SourceLocation, copy_location, location_of, set_location
 from vta_mlir.ir.pipeline import mlir_pipeline_to_xdsl
+from vta_mlir.passes import register_pass, scoped_registry
 from vta_mlir.tools import vta_opt
 
 GEMM = """\
@@ -117,19 +119,11 @@ class BreakIR(ModulePass):
 
 
 @pytest.fixture
-def extra_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vta_mlir.passes
-
-    stock = vta_mlir.passes.get_all_passes
-
-    def get_all_passes():
-        passes = dict(stock())
+def extra_passes() -> Iterator[None]:
+    with scoped_registry():
         for p in (WarnEachFunc, RejectMatmul, Crash, BreakIR):
-            passes[p.name] = lambda p=p: p
-        return passes
-
-    monkeypatch.setattr(vta_mlir.passes, "get_all_passes", get_all_passes)
-    monkeypatch.setattr(vta_opt, "_PASSES_CACHE", vta_opt._PassesCache())
+            register_pass(p)
+        yield
 
 
 # --------------------------------------------------------------------------------------------

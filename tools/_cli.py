@@ -1,7 +1,8 @@
 """Helpers shared by the command-line tools: reading the input (a file or ``-`` for stdin, as
 text or as a ``.vtab`` or MLIR :class:`~vta_mlir.driver.Source`), writing the output (``-o``),
-``--config``, MLIR-style errors and the top-level guard that turns every exception into one of
-them (never a traceback, unless ``VTA_MLIR_DEBUG=1``).
+``--config``, the pass pipeline options (``-p``, ``--pass-pipeline``, ``--load-pass-plugin``),
+MLIR-style errors and the top-level guard that turns every exception into one of them (never a
+traceback, unless ``VTA_MLIR_DEBUG=1``).
 """
 
 from __future__ import annotations
@@ -11,13 +12,20 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import IO, NoReturn
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.driver import Source
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError
-from vta_mlir.ir.pipeline import ErrorReport, describe_exception
+from vta_mlir.ir.pipeline import (
+    ErrorReport,
+    describe_exception,
+    load_pass_plugin,
+    load_pass_plugins_from_env,
+    mlir_pipeline_to_xdsl,
+)
 
 __all__ = [
     "DEBUG_ENV",
@@ -25,9 +33,12 @@ __all__ = [
     "ErrorReport",
     "InputFile",
     "UsageError",
+    "add_pipeline_arguments",
     "debug_enabled",
     "describe_exception",
     "load_config",
+    "load_pass_plugins",
+    "pipeline_spec",
     "print_diagnostic",
     "print_error",
     "read_input",
@@ -100,6 +111,42 @@ def load_config(spec: str | None) -> VTAConfig | None:
     if spec is None:
         return None
     return VTAConfig.load(spec)
+
+
+def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
+    """``-p``/``--passes`` (xDSL's pipeline syntax), ``--pass-pipeline`` (MLIR's) and
+    ``--load-pass-plugin`` (repeatable), as ``vta-opt`` and ``vta-run`` spell them."""
+    parser.add_argument("-p", "--passes", default=None, help="xDSL pipeline: 'a,b{opt=v}'")
+    parser.add_argument(
+        "--pass-pipeline",
+        default=None,
+        help="MLIR pipeline: 'builtin.module(a,b{opt=v})'",
+    )
+    parser.add_argument(
+        "--load-pass-plugin",
+        action="append",
+        default=[],
+        metavar="FILE.py|MODULE",
+        help="import a Python file or module that registers passes (repeatable)",
+    )
+
+
+def load_pass_plugins(args: argparse.Namespace) -> list[ModuleType]:
+    """Import the pass plugins of ``VTA_MLIR_PASS_PLUGINS``, then those of
+    ``--load-pass-plugin``."""
+    loaded = load_pass_plugins_from_env()
+    for spec in args.load_pass_plugin:
+        loaded.append(load_pass_plugin(spec))
+    return loaded
+
+
+def pipeline_spec(args: argparse.Namespace) -> str | None:
+    """The pipeline of ``-p`` or ``--pass-pipeline`` in xDSL's flat syntax, ``None`` when
+    neither was given."""
+    if args.passes is not None and args.pass_pipeline is not None:
+        raise VTAError("use either -p/--passes or --pass-pipeline, not both")
+    given = args.pass_pipeline if args.pass_pipeline is not None else args.passes
+    return None if given is None else mlir_pipeline_to_xdsl(given)
 
 
 def write_output(path: str | None, text: str) -> None:

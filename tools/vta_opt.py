@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
 from vta_mlir import __version__
-from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import (
     Diagnostic,
     DiagnosticError,
@@ -37,21 +36,16 @@ from vta_mlir.ir.diagnostics import (
     verify_op,
 )
 from vta_mlir.ir.locations import location_of
-from vta_mlir.ir.pipeline import (
-    PassFactory,
-    available_passes,
-    build_pipeline,
-    failing_op,
-    load_pass_plugin,
-    load_pass_plugins_from_env,
-    mlir_pipeline_to_xdsl,
-)
+from vta_mlir.ir.pipeline import available_passes, build_pipeline, failing_op
 
 from ._cli import (
     CLIArgumentParser,
     InputFile,
+    add_pipeline_arguments,
     debug_enabled,
     describe_exception,
+    load_pass_plugins,
+    pipeline_spec,
     read_input,
     run_guarded,
     write_output,
@@ -109,12 +103,7 @@ def _arg_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("input_file", nargs="?", default="-", help="input .mlir file ('-': stdin)")
     p.add_argument("-o", "--output-file", default="-", help="output file ('-': stdout)")
-    p.add_argument("-p", "--passes", default=None, help="xDSL pipeline: 'a,b{opt=v}'")
-    p.add_argument(
-        "--pass-pipeline",
-        default=None,
-        help="MLIR pipeline: 'builtin.module(a,b{opt=v})'",
-    )
+    add_pipeline_arguments(p)
     p.add_argument(
         "--split-input-file",
         action="store_true",
@@ -165,13 +154,6 @@ def _arg_parser() -> argparse.ArgumentParser:
         dest="verify_each",
         action="store_false",
         help="do not verify the IR after every pass",
-    )
-    p.add_argument(
-        "--load-pass-plugin",
-        action="append",
-        default=[],
-        metavar="FILE.py|MODULE",
-        help="import a Python file or module that registers passes (repeatable)",
     )
     p.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -294,46 +276,17 @@ def process_chunk(chunk: Chunk, source: InputFile, ctx: Context, opts: Options) 
             return ChunkResult(None, [*emitted, diagnostic], internal)
 
 
-class _PassesCache:
-    """The pass registry, built once per run (it imports every plugin's entry points)."""
-
-    def __init__(self) -> None:
-        self._passes: dict[str, PassFactory] | None = None
-
-    def get(self) -> dict[str, PassFactory]:
-        if self._passes is None:
-            self._passes = available_passes()
-        return self._passes
-
-    def invalidate(self) -> None:
-        """Forget the registry: pass plugins were loaded since it was built."""
-        self._passes = None
-
-
-def _load_plugins(args: argparse.Namespace) -> None:
-    """Import the pass plugins of ``VTA_MLIR_PASS_PLUGINS``, then those of the flags."""
-    loaded = load_pass_plugins_from_env()
-    for spec in args.load_pass_plugin:
-        loaded.append(load_pass_plugin(spec))
-    if loaded:
-        _PASSES_CACHE.invalidate()
-
-
-_PASSES_CACHE = _PassesCache()
-
-
 def _run(argv: Sequence[str] | None) -> int:
     args = _arg_parser().parse_args(argv)
-    _load_plugins(args)
+    load_pass_plugins(args)
+    passes = available_passes()
     if args.list_passes:
-        for name in sorted(_PASSES_CACHE.get()):
+        for name in sorted(passes):
             print(name)
         return 0
-    if args.passes is not None and args.pass_pipeline is not None:
-        raise VTAError("use either -p/--passes or --pass-pipeline, not both")
-    spec = mlir_pipeline_to_xdsl(args.pass_pipeline or args.passes or "")
+    spec = pipeline_spec(args)
     # Built before reading any input, so a typo in it is one clear error.
-    opts = Options(args, build_pipeline(spec, _PASSES_CACHE.get(), _pass_callback(args)))
+    opts = Options(args, build_pipeline(spec or "", passes, _pass_callback(args)))
     if args.config is not None:
         opts.config, opts.set_config = _load_config(args.config)
 

@@ -29,9 +29,13 @@ semantics to compare with.
 prints one ``hazard:`` line per pair of instructions of different modules that access common
 SRAM elements, at least one writing them, with no dependency token ordering them, then
 ``hazards: N found``; any hazard makes the exit status 1.
+``-p PIPELINE`` or ``--pass-pipeline PIPELINE`` (spelled as for ``vta-opt``) runs that pipeline
+instead of ``vta-to-isa`` — e.g. its stages with a pass of a plugin among them — and must leave
+``vta`` IR (lowered by the host lowering) or ``vtaisa`` IR; ``--check`` still evaluates the
+original input program.
 Every error is one MLIR-style line on stderr with exit status 1.  The pass plugins named by
-``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or module names) are imported
-first.
+``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or module names), then those
+of ``--load-pass-plugin FILE.py|MODULE`` (repeatable), are imported first.
 """
 
 from __future__ import annotations
@@ -56,10 +60,19 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.driver import Level, Source, parse_source, to_binary
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError, one_line
-from vta_mlir.ir.pipeline import load_pass_plugins_from_env
+from vta_mlir.ir.pipeline import available_passes, build_pipeline
 from vta_mlir.program import COUNTER_NAMES, Segment
 
-from ._cli import CLIArgumentParser, load_config, print_diagnostic, read_source, run_guarded
+from ._cli import (
+    CLIArgumentParser,
+    add_pipeline_arguments,
+    load_config,
+    load_pass_plugins,
+    pipeline_spec,
+    print_diagnostic,
+    read_source,
+    run_guarded,
+)
 
 __all__ = [
     "RANDOM_RANGE",
@@ -111,6 +124,8 @@ def _arg_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the function to run, when the module has several",
     )
+    # Instead of vta-to-isa: a pipeline that leaves vta or vtaisa IR.
+    add_pipeline_arguments(p)
     p.add_argument(
         "--input",
         action="append",
@@ -510,11 +525,19 @@ def check_outputs(
     return problems
 
 
+def _pipeline_option(args: argparse.Namespace) -> str:
+    """The flag that gave the pass pipeline, for messages."""
+    return "-p" if args.passes is not None else "--pass-pipeline"
+
+
 def _run(argv: Sequence[str] | None) -> int:
     args = _arg_parser().parse_args(argv)
     if args.stats == "-" and args.trace == "-":
         raise VTAError("--stats and --trace cannot both write to stdout")
-    load_pass_plugins_from_env()
+    load_pass_plugins(args)
+    spec = pipeline_spec(args)
+    # Built before reading the input, so that a typo in it is one clear error.
+    pipeline = None if spec is None else build_pipeline(spec, available_passes()).passes
     cfg = load_config(args.config)
     source: Source | None = None
     reference: ModuleOp | None = None
@@ -526,7 +549,12 @@ def _run(argv: Sequence[str] | None) -> int:
             # Lowering rewrites the module in place; the reference evaluates the original.
             assert parsed.module is not None
             reference = parsed.module.clone()
-        binary = to_binary(parsed, function=args.function)
+        binary = to_binary(
+            parsed,
+            function=args.function,
+            pipeline=pipeline,
+            pipeline_option=_pipeline_option(args),
+        )
     except DiagnosticError as exc:
         print_diagnostic(exc, source)
         return 1

@@ -28,6 +28,7 @@ from vta_mlir.binary import BinaryModule, from_bytes
 from vta_mlir.config import VTAConfig
 from vta_mlir.driver import (
     Level,
+    PipelineLike,
     Source,
     attach_config,
     detect_level,
@@ -97,7 +98,11 @@ def _check_binary(binary: BinaryModule, cfg: VTAConfig | None) -> BinaryModule:
 
 
 def lower(
-    source: Compilable, *, config: ConfigLike | None = None, function: str | None = None
+    source: Compilable,
+    *,
+    config: ConfigLike | None = None,
+    function: str | None = None,
+    pipeline: PipelineLike | None = None,
 ) -> BinaryModule:
     """Lower a program at any level to a linked :class:`~vta_mlir.binary.BinaryModule`.
 
@@ -105,26 +110,40 @@ def lower(
     (``pathlib.Path``), a module from :func:`parse`, or a binary module (returned as it is).
     ``vtaisa`` IR is serialized, ``vta`` IR runs through the command builder, input-level IR
     first through the ``vta-to-isa`` pipeline (on a copy: a module passed in is left as it
-    is).  ``config`` must match the configuration the program was built for and applies to a
-    program without one.  ``function`` names the function of ``vta`` IR to lower when the
-    module has several.  A ``str`` is always MLIR text: pass a ``pathlib.Path`` to read a file.
+    is).  ``pipeline`` — text in MLIR's or xDSL's syntax, or pass instances, as
+    :func:`run_pipeline` takes — runs instead of ``vta-to-isa`` (on MLIR at any level, on a
+    copy) and must leave ``vta`` or ``vtaisa`` IR.  ``config`` must match the configuration
+    the program was built for and applies to a program without one.  ``function`` names the
+    function of ``vta`` IR to lower when the module has several.  A ``str`` is always MLIR
+    text: pass a ``pathlib.Path`` to read a file.
     """
     cfg = _config(config)
     option = "function="
+    pipeline_option = "pipeline="
     if isinstance(source, BinaryModule):
         if function is not None:
             raise VTAError(f"{option} applies to input-level and vta-level IR, not to "
                            f"{Level.BINARY.description}")
+        if pipeline is not None:
+            raise VTAError(
+                f"{pipeline_option} applies to MLIR input, not to {Level.BINARY.description}"
+            )
         return _check_binary(source, cfg)
     if isinstance(source, ModuleOp):
-        if cfg is not None or detect_level(source) == Level.INPUT:
-            # Attaching the configuration and the pipeline both change the module.
+        if cfg is not None or pipeline is not None or detect_level(source) == Level.INPUT:
+            # Attaching the configuration and the pipelines all change the module.
             source = source.clone()
         if cfg is not None:
             attach_config(source, cfg)
         # Built or changed in Python, it may not have been verified yet.
         verify_op(source)
-        return lower_module(source, function=function, function_option=option)
+        return lower_module(
+            source,
+            function=function,
+            function_option=option,
+            pipeline=pipeline,
+            pipeline_option=pipeline_option,
+        )
     if isinstance(source, str):
         if source.strip().endswith((".mlir", ".vtab")) and not any(c in source for c in "\n{"):
             # A file name can never be MLIR text; say how to read the file.
@@ -155,8 +174,14 @@ def lower(
             if isinstance(source, os.PathLike):
                 raise BinaryFormatError(f"{read.name}: {exc}") from None
             raise
-        return lower(binary, function=function)
-    return to_binary(parse_source(read, cfg), function=function, function_option=option)
+        return lower(binary, function=function, pipeline=pipeline)
+    return to_binary(
+        parse_source(read, cfg),
+        function=function,
+        function_option=option,
+        pipeline=pipeline,
+        pipeline_option=pipeline_option,
+    )
 
 
 def compile(
@@ -165,8 +190,10 @@ def compile(
     config: ConfigLike | None = None,
     function: str | None = None,
     device: Device | None = None,
+    pipeline: PipelineLike | None = None,
 ) -> LoadedModule:
-    """Lower ``source`` (anything :func:`lower` takes) and load it on a simulated device.
+    """Lower ``source`` (anything :func:`lower` takes, ``pipeline`` as there) and load it on a
+    simulated device.
 
     The result is called with numpy arrays — the inputs in signature order, or all by name —
     and returns the outputs in signature order; its ``last_run`` then holds the profiling
@@ -182,7 +209,7 @@ def compile(
             raise TypeError(f"device must be a vta_mlir.Device, not {type(device).__name__}")
         if cfg is None:
             cfg = device.cfg
-    binary = lower(source, config=cfg, function=function)
+    binary = lower(source, config=cfg, function=function, pipeline=pipeline)
     if device is None:
         device = Device(cfg if cfg is not None else binary.config)
     return device.load_module(binary)

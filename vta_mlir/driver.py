@@ -11,6 +11,10 @@ The level of an input is detected from the input itself, never from a file name:
 * ``input`` — any other MLIR (``func``, ``linalg``, ...): run through the default pipeline
   ``vta-to-isa`` of :func:`vta_mlir.passes.get_all_passes`, then treated as above.
 
+A user's pipeline (``vta-run -p``, ``lower(..., pipeline=...)``) runs instead of
+``vta-to-isa`` on MLIR at any level; it must leave ``vta`` or ``vtaisa`` IR, which is then
+lowered as above.
+
 ``vta-translate``, ``vta-run`` and the Python API (:mod:`vta_mlir.api`) all go through here::
 
     source = Source.from_bytes(data, "gemm.mlir")   # text too unless it is a .vtab
@@ -24,12 +28,14 @@ shows them as MLIR does, with the source line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
+from xdsl.passes import ModulePass
 
 from vta_mlir.binary import MAGIC, BinaryModule, from_bytes
 from vta_mlir.config import VTAConfig
@@ -46,6 +52,7 @@ from vta_mlir.ir.locations import location_of
 __all__ = [
     "DEFAULT_PIPELINE",
     "Level",
+    "PipelineLike",
     "ParsedInput",
     "Source",
     "attach_config",
@@ -60,6 +67,9 @@ __all__ = [
 
 #: The named pipeline that lowers input-level IR to ``vtaisa``.
 DEFAULT_PIPELINE = "vta-to-isa"
+
+#: A pass pipeline: text in MLIR's or xDSL's syntax, or pass instances.
+PipelineLike = str | ModulePass | Sequence[ModulePass]
 
 
 class Level(StrEnum):
@@ -249,21 +259,74 @@ def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
     return lower_to_binary(module, get_config(module), function=function)
 
 
+def _unsynchronised_command(module: ModuleOp) -> Operation | None:
+    """The first ``vta`` command in no ``vta.stage``, if any (``vta-coproc-sync`` puts every
+    command in the stage of its module)."""
+    from vta_mlir.dialects.vta import AluOp, DmaCopyOp, GemmOp, StageOp
+
+    for op in module.walk():
+        if isinstance(op, DmaCopyOp | GemmOp | AluOp):
+            parent = op.parent_op()
+            while parent is not None and not isinstance(parent, StageOp):
+                parent = parent.parent_op()
+            if parent is None:
+                return op
+    return None
+
+
+def _run_user_pipeline(
+    module: ModuleOp, pipeline: PipelineLike, ctx: Context | None, option: str
+) -> None:
+    """Run ``pipeline`` on ``module`` in place, verifying the IR after every pass; it must
+    leave ``vta`` or ``vtaisa`` IR, and ``vta`` IR made from input-level IR synchronised."""
+    from vta_mlir.ir.pipeline import run_pipeline
+
+    original = detect_level(module)
+    run_pipeline(module, pipeline, ctx=ctx)
+    level = detect_level(module)
+    if level == Level.INPUT:
+        raise VTAError(
+            f"the pass pipeline of {option} left input-level IR: it must lower the program to "
+            f"vta or vtaisa IR (as {DEFAULT_PIPELINE} does, or its stages up to "
+            "vta-coproc-sync or vta-lower-to-isa)"
+        )
+    if original == Level.INPUT and level == Level.VTA:
+        # Without tokens the modules would race: the program would compute garbage.
+        command = _unsynchronised_command(module)
+        if command is not None:
+            raise DiagnosticError(
+                op_diagnostic(
+                    command,
+                    f"is in no vta.stage after the pass pipeline of {option}: "
+                    "vta-coproc-sync must synchronise the program before it is lowered",
+                )
+            )
+
+
 def lower_module(
     module: ModuleOp,
     *,
     function: str | None = None,
     ctx: Context | None = None,
     function_option: str = "--function",
+    pipeline: PipelineLike | None = None,
+    pipeline_option: str = "--pass-pipeline",
 ) -> BinaryModule:
     """The binary module of a verified MLIR module at any level (see the module docstring).
 
     Input-level IR is lowered in place.  ``function`` picks the function of input-level or
     vta-level IR to lower when the module has several; it is an error for a module holding
     no host program, worded after ``function_option`` (the flag or parameter that gave it).
+    ``pipeline`` (named ``pipeline_option`` in messages) runs instead of the default pipeline,
+    on a module at any level, and must leave ``vta`` or ``vtaisa`` IR; with it, ``function``
+    applies to the host lowering of ``vta`` IR (a pipeline ending in ``vta-lower-to-isa``
+    names the function with that pass's own option).
     """
     level = original = detect_level(module)
-    if level == Level.INPUT:
+    if pipeline is not None:
+        _run_user_pipeline(module, pipeline, ctx, pipeline_option)
+        level = detect_level(module)
+    elif level == Level.INPUT:
         run_default_pipeline(module, ctx, function)
         level = detect_level(module)
         if level == Level.INPUT:
@@ -272,7 +335,7 @@ def lower_module(
             )
     if level == Level.VTA:
         return _lower_vta(module, function)
-    if function is not None and original != Level.INPUT:
+    if function is not None and original == Level.VTAISA:
         raise VTAError(f"{function_option} applies to input-level and vta-level IR, not to "
                        f"{original.description}")
     from vta_mlir.dialects.vtaisa_program import module_to_program
@@ -286,18 +349,32 @@ def lower_module(
 
 
 def to_binary(
-    parsed: ParsedInput, *, function: str | None = None, function_option: str = "--function"
+    parsed: ParsedInput,
+    *,
+    function: str | None = None,
+    function_option: str = "--function",
+    pipeline: PipelineLike | None = None,
+    pipeline_option: str = "--pass-pipeline",
 ) -> BinaryModule:
     """The binary module of a parsed input: a ``.vtab`` as it is, MLIR by
-    :func:`lower_module`."""
+    :func:`lower_module` (``pipeline``: see there; an error for a ``.vtab``)."""
     if parsed.binary is not None:
         if function is not None:
             raise VTAError(
                 f"{function_option} applies to input-level and vta-level IR, not to "
                 f"{Level.BINARY.description}"
             )
+        if pipeline is not None:
+            raise VTAError(
+                f"{pipeline_option} applies to MLIR input, not to {Level.BINARY.description}"
+            )
         return parsed.binary
     assert parsed.module is not None
     return lower_module(
-        parsed.module, function=function, ctx=parsed.ctx, function_option=function_option
+        parsed.module,
+        function=function,
+        ctx=parsed.ctx,
+        function_option=function_option,
+        pipeline=pipeline,
+        pipeline_option=pipeline_option,
     )

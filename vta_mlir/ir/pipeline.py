@@ -320,6 +320,8 @@ def run_pipeline(
 
 #: Plugins imported from a file, by resolved path: a file is executed once per process.
 _file_plugins: dict[Path, ModuleType] = {}
+#: The passes each plugin registered when it was imported, by module name.
+_plugin_passes: dict[str, dict[str, type[ModulePass]]] = {}
 
 
 def _is_path(spec: str) -> bool:
@@ -357,9 +359,11 @@ def load_pass_plugin(spec: str, *, origin: str | None = None) -> ModuleType:
 
     A plugin registers its passes with :func:`vta_mlir.passes.register_pass` when imported;
     they are then listed and usable next to the built-in ones.  A plugin is imported once per
-    process.  Any failure (missing file, exception while importing, a plugin registering no
-    pass) raises :class:`VTAError` with a one-line message; ``origin`` says where the name
-    came from.
+    process; loading it again registers its passes again if they were dropped since (by the
+    end of a :func:`vta_mlir.passes.scoped_registry` block).  Any failure (missing file,
+    exception while importing, a plugin registering no pass) raises :class:`VTAError` with a
+    one-line message and leaves the registry as it was; ``origin`` says where the name came
+    from.
     """
     spec = spec.strip()
     where = f" (from {origin})" if origin else ""
@@ -368,37 +372,37 @@ def load_pass_plugin(spec: str, *, origin: str | None = None) -> ModuleType:
     as_file = _is_path(spec)
     # Only a first import can be expected to register something.
     fresh = Path(spec).resolve() not in _file_plugins if as_file else spec not in sys.modules
-    before = vta_passes.get_all_passes()
-    try:
-        module = _import_file(Path(spec)) if as_file else importlib.import_module(spec)
-    except KeyboardInterrupt:
-        raise
-    except (Exception, SystemExit) as exc:
-        if isinstance(exc, FileNotFoundError | ModuleNotFoundError | VTAError):
-            reason = one_line(str(exc))
-        elif isinstance(exc, SystemExit):
-            reason = f"it exited while being imported (status {exc.code})"
-        else:
-            reason = f"{type(exc).__name__}: {one_line(str(exc))}"
-        # Chained: from Python, the plugin's own traceback stays available as the cause.
-        raise VTAError(f"cannot load pass plugin '{spec}'{where}: {reason}") from exc
-    if fresh:
-        # Built-in entries are fresh loaders on every call; only registered ones are compared.
-        after = vta_passes.get_all_passes()
-        added = [
-            name
-            for name, factory in after.items()
-            if name not in vta_passes.BUILTIN_PASSES and before.get(name) is not factory
-        ]
-        if not added:
-            if as_file:
-                # Forgotten, so that a corrected file is executed on the next attempt.
-                _file_plugins.pop(Path(spec).resolve(), None)
-                sys.modules.pop(module.__name__, None)
-            raise VTAError(
-                f"pass plugin '{spec}'{where} registers no pass (decorate its ModulePass with "
-                "vta_mlir.passes.register_pass)"
-            )
+    with vta_passes.scoped_registry() as scope:
+        try:
+            module = _import_file(Path(spec)) if as_file else importlib.import_module(spec)
+        except KeyboardInterrupt:
+            raise
+        except (Exception, SystemExit) as exc:
+            if isinstance(exc, FileNotFoundError | ModuleNotFoundError | VTAError):
+                reason = one_line(str(exc))
+            elif isinstance(exc, SystemExit):
+                reason = f"it exited while being imported (status {exc.code})"
+            else:
+                reason = f"{type(exc).__name__}: {one_line(str(exc))}"
+            # Chained: from Python, the plugin's own traceback stays available as the cause.
+            raise VTAError(f"cannot load pass plugin '{spec}'{where}: {reason}") from exc
+        if fresh:
+            added = scope.added()
+            if not added:
+                if as_file:
+                    # Forgotten, so that a corrected file is executed on the next attempt.
+                    _file_plugins.pop(Path(spec).resolve(), None)
+                    sys.modules.pop(module.__name__, None)
+                raise VTAError(
+                    f"pass plugin '{spec}'{where} registers no pass (decorate its ModulePass "
+                    "with vta_mlir.passes.register_pass)"
+                )
+            _plugin_passes[module.__name__] = added
+        scope.keep()
+    known = vta_passes.get_all_passes()
+    for name, pass_class in _plugin_passes.get(module.__name__, {}).items():
+        if name not in known:
+            vta_passes.register_pass(pass_class)
     return module
 
 

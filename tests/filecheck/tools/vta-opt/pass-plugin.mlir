@@ -1,15 +1,15 @@
 // --load-pass-plugin imports a user's Python file (or module) whose passes register
 // themselves; they are then listed and usable in both pipeline syntaxes, like the built-in
 // ones.  VTA_MLIR_PASS_PLUGINS does the same from the environment.  The plugin here is
-// examples/custom_pass.py: vta-drop-noop-alu removes ALU micro-ops that leave the accumulator
-// as it is (add 0, shr 0, mul 1) and the micro-op loops they empty.
+// examples/plugins/custom_pass.py: vta-drop-noop-alu removes ALU micro-ops that leave the
+// accumulator as it is (add 0, shr 0, mul 1) and the micro-op loops they empty.
 
-// RUN: vta-opt --load-pass-plugin %S/../../../../examples/custom_pass.py -p vta-drop-noop-alu %s --split-input-file 2>/dev/null | filecheck %s
-// RUN: vta-opt --load-pass-plugin %S/../../../../examples/custom_pass.py --pass-pipeline='builtin.module(vta-drop-noop-alu)' %s --split-input-file 2>/dev/null | filecheck %s
-// RUN: env VTA_MLIR_PASS_PLUGINS=%S/../../../../examples/custom_pass.py vta-opt -p vta-drop-noop-alu %s --split-input-file 2>/dev/null | filecheck %s
-// RUN: vta-opt --load-pass-plugin %S/../../../../examples/custom_pass.py -p vta-drop-noop-alu %s --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
-// RUN: vta-opt --load-pass-plugin %S/../../../../examples/custom_pass.py --list-passes | filecheck %s --check-prefix=LIST
-// RUN: vta-opt --load-pass-plugin %S/../../../../examples/custom_pass.py -p 'vta-drop-noop-alu,vta-lower-to-isa' %s --split-input-file 2>/dev/null | filecheck %s --check-prefix=ISA
+// RUN: vta-opt --load-pass-plugin %S/../../../../examples/plugins/custom_pass.py -p vta-drop-noop-alu %s --split-input-file 2>/dev/null | filecheck %s
+// RUN: vta-opt --load-pass-plugin %S/../../../../examples/plugins/custom_pass.py --pass-pipeline='builtin.module(vta-drop-noop-alu)' %s --split-input-file 2>/dev/null | filecheck %s
+// RUN: env VTA_MLIR_PASS_PLUGINS=%S/../../../../examples/plugins/custom_pass.py vta-opt -p vta-drop-noop-alu %s --split-input-file 2>/dev/null | filecheck %s
+// RUN: vta-opt --load-pass-plugin %S/../../../../examples/plugins/custom_pass.py -p vta-drop-noop-alu %s --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: vta-opt --load-pass-plugin %S/../../../../examples/plugins/custom_pass.py --list-passes | filecheck %s --check-prefix=LIST
+// RUN: vta-opt --load-pass-plugin %S/../../../../examples/plugins/custom_pass.py -p 'vta-drop-noop-alu,vta-lower-to-isa' %s --split-input-file 2>/dev/null | filecheck %s --check-prefix=ISA
 // RUN: not vta-opt -p vta-drop-noop-alu %s 2>&1 | filecheck %s --check-prefix=UNKNOWN
 // RUN: not vta-opt --load-pass-plugin %S/no-such-plugin.py %s 2>&1 | filecheck %s --check-prefix=MISSING
 // RUN: not vta-opt --load-pass-plugin no_such_plugin_module %s 2>&1 | filecheck %s --check-prefix=NOMODULE

@@ -12,16 +12,18 @@ no-op is what hands loaded accumulator values to the store module.  Only the fun
 simulator (target ``sim``) stores straight from the accumulator; on any other target the pass
 keeps every micro-op and says so with a remark.
 
-Three ways to use it::
+Four ways to use it::
 
-    python examples/custom_pass.py                    # a demo program, checked against numpy
-    python examples/custom_pass.py FILE.mlir          # a vta-level program: run it before and
+    python examples/plugins/custom_pass.py            # a demo program, checked against numpy
+    python examples/plugins/custom_pass.py FILE.mlir  # a vta-level program: run it before and
                                                       # after the pass on the same random inputs
-    vta-opt --load-pass-plugin examples/custom_pass.py -p vta-drop-noop-alu FILE.mlir
+    vta-opt --load-pass-plugin examples/plugins/custom_pass.py -p vta-drop-noop-alu FILE.mlir
+    vta-run --load-pass-plugin examples/plugins/custom_pass.py -p vta-drop-noop-alu \
+        --random-inputs FILE.mlir                     # a vta-level program, on the simulator
 
-The first two use the Python API (``docs/python-api.md``); the third loads this file as a pass
-plugin: importing it registers the pass (``@register_pass``), after which ``vta-opt`` lists it
-and accepts it in ``-p`` and ``--pass-pipeline`` like a built-in one.
+The first two use the Python API (``docs/python-api.md``); the others load this file as a pass
+plugin: importing it registers the pass (``@register_pass``), after which ``vta-opt`` and
+``vta-run`` accept it in ``-p`` and ``--pass-pipeline`` like a built-in one.
 """
 
 from __future__ import annotations
