@@ -36,13 +36,13 @@ REFERENCE_MACS_PER_S = 5.7e9
 def _setup(case: dict[str, Any], cfg: Any) -> Any:
     """A fresh simulator with the case's buffers and micro-op segment in DRAM."""
     from vta_mlir.sim import DRAM, Simulator
-    from vta_mlir.sim.conformance import _reserve
+    from vta_mlir.sim.conformance import reserve_ranges
 
     names = [str(n) for n in case["buf_names"]]
     phys = [int(p) for p in case["buf_phys"]]
     uop_base, uop_nbytes = int(case["run_uop_base"][0]), int(case["run_uop_nbytes"][0])
     dram = DRAM()
-    _reserve(dram, [(p, case[f"dram_in_{n}"].size) for p, n in zip(phys, names, strict=True)]
+    reserve_ranges(dram, [(p, case[f"dram_in_{n}"].size) for p, n in zip(phys, names, strict=True)]
              + [(uop_base, uop_nbytes)])
     for p, n in zip(phys, names, strict=True):
         dram.write(p, case[f"dram_in_{n}"])

@@ -83,31 +83,31 @@ from vta_mlir.isa import MemType
 
 from .vta_config_attr import CONFIG_ATTR_NAME, VTAConfigAttr, get_config, set_module_config
 from .vta_positions import (
+    Linearizer,
     LinearPosition,
     OperandPosition,
     Position,
     Sram,
     SramAttr,
-    _check_field,
-    _check_static_in,
-    _int_prop,
-    _Linearizer,
-    _parse_position,
-    _print_attr_dict,
-    _print_position,
-    _prop_value,
-    _resolve_index,
-    _space_text,
-    _split_position,
-    _static_position,
-    _static_shape,
+    check_field,
     check_sram_buffer,
+    check_static_in,
     constant_index,
+    int_prop,
     list_loop_bounds,
     list_loop_trip,
+    parse_position,
+    print_attr_dict,
+    print_position,
+    prop_value,
+    resolve_index,
+    space_text,
+    split_position,
     sram_element_shape,
     sram_element_type,
     sram_space,
+    static_position,
+    static_shape,
 )
 
 __all__ = [
@@ -248,18 +248,18 @@ class DmaCopyOp(IRDLOperation):
         pad: Sequence[int] = (0, 0, 0, 0),
         attributes: dict[str, Attribute] | None = None,
     ) -> None:
-        src_value, src_offset = _split_position(src_pos)
-        dst_value, dst_offset = _split_position(dst_pos)
+        src_value, src_offset = split_position(src_pos)
+        dst_value, dst_offset = split_position(dst_pos)
         if len(pad) != 4:
             raise ValueError("pad is (y_pad_0, y_pad_1, x_pad_0, x_pad_1)")
         props: dict[str, Attribute] = {
-            "src_offset": _int_prop(src_offset),
-            "dst_offset": _int_prop(dst_offset),
-            "y_size": _int_prop(y_size),
-            "x_size": _int_prop(x_size),
-            "x_stride": _int_prop(x_size if x_stride is None else x_stride),
+            "src_offset": int_prop(src_offset),
+            "dst_offset": int_prop(dst_offset),
+            "y_size": int_prop(y_size),
+            "x_size": int_prop(x_size),
+            "x_stride": int_prop(x_size if x_stride is None else x_stride),
         }
-        props.update({n: _int_prop(p) for n, p in zip(self.PADS, pad, strict=True)})
+        props.update({n: int_prop(p) for n, p in zip(self.PADS, pad, strict=True)})
         super().__init__(
             operands=[
                 src,
@@ -274,7 +274,7 @@ class DmaCopyOp(IRDLOperation):
     # ---- accessors -----------------------------------------------------------------------
     def field(self, name: str) -> int:
         """The integer value of a property (``x_size``, ``y_pad_0``, ...)."""
-        return _prop_value(self, name)
+        return prop_value(self, name)
 
     @property
     def pads(self) -> tuple[int, int, int, int]:
@@ -351,7 +351,7 @@ class DmaCopyOp(IRDLOperation):
             )
         fields = cfg.mem_fields
         for name in ("y_size", "x_size", "x_stride", *self.PADS):
-            _check_field(self.field(name), fields[name].width, name)
+            check_field(self.field(name), fields[name].width, name)
         for name in ("y_size", "x_size"):
             if self.field(name) == 0:
                 raise VerifyException(f"{name} must be at least 1 (a copy moves data)")
@@ -361,8 +361,8 @@ class DmaCopyOp(IRDLOperation):
         if src_space is not None:  # store
             if src_space != Sram.ACC:
                 raise VerifyException(
-                    f"a store reads the accumulator: source must be in {_space_text(Sram.ACC)}, "
-                    f"got {_space_text(src_space)}"
+                    f"a store reads the accumulator: source must be in {space_text(Sram.ACC)}, "
+                    f"got {space_text(src_space)}"
                 )
             if any(self.pads):
                 raise VerifyException(
@@ -383,7 +383,7 @@ class DmaCopyOp(IRDLOperation):
                 accepted = (IntegerType(cfg.acc_width), IntegerType(cfg.inp_width))
                 if src_t.element_type not in accepted:
                     raise VerifyException(
-                        f"a load into {_space_text(Sram.ACC)} reads i{cfg.acc_width} DRAM (ACC) "
+                        f"a load into {space_text(Sram.ACC)} reads i{cfg.acc_width} DRAM (ACC) "
                         f"or i{cfg.inp_width} DRAM (ACC_8BIT), got {src_t.element_type}"
                     )
                 dram_elem = cast(IntegerType, src_t.element_type)
@@ -406,7 +406,7 @@ class DmaCopyOp(IRDLOperation):
             raise VerifyException(
                 f"the copy covers {footprint} SRAM elements but the buffer holds {sram_count}"
             )
-        sram_pos = _static_position(sram_val, sram_off)
+        sram_pos = static_position(sram_val, sram_off)
         if sram_pos is not None:
             if sram_pos < 0:
                 raise VerifyException(f"SRAM offset {sram_pos} is negative")
@@ -416,10 +416,10 @@ class DmaCopyOp(IRDLOperation):
                     f"buffer holds {sram_count}"
                 )
         dram_val, dram_off = self.dram_position
-        dram_pos = _static_position(dram_val, dram_off)
+        dram_pos = static_position(dram_val, dram_off)
         if dram_pos is not None and dram_pos < 0:
             raise VerifyException(f"DRAM offset {dram_pos} is negative")
-        shape = _static_shape(dram_t)
+        shape = static_shape(dram_t)
         if shape is not None:
             scalars = math.prod(shape)
             if scalars % dram_lanes:
@@ -441,10 +441,10 @@ class DmaCopyOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> DmaCopyOp:
         src = parser.parse_unresolved_operand()
-        src_idx, src_off = _parse_position(parser)
+        src_idx, src_off = parse_position(parser)
         parser.parse_punctuation("->")
         dst = parser.parse_unresolved_operand()
-        dst_idx, dst_off = _parse_position(parser)
+        dst_idx, dst_off = parse_position(parser)
         values: dict[str, int] = {}
         parser.parse_keyword("y")
         values["y_size"] = parser.parse_integer(allow_boolean=False)
@@ -467,8 +467,8 @@ class DmaCopyOp(IRDLOperation):
         dst_t = parser.parse_type()
         src_v = parser.resolve_operand(src, src_t)
         dst_v = parser.resolve_operand(dst, dst_t)
-        src_i = _resolve_index(parser, src_idx)
-        dst_i = _resolve_index(parser, dst_idx)
+        src_i = resolve_index(parser, src_idx)
+        dst_i = resolve_index(parser, dst_idx)
         return cls(
             src_v,
             dst_v,
@@ -484,17 +484,17 @@ class DmaCopyOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.src)
-        _print_position(printer, self.src_index, self.field("src_offset"))
+        print_position(printer, self.src_index, self.field("src_offset"))
         printer.print_string(" -> ")
         printer.print_operand(self.dst)
-        _print_position(printer, self.dst_index, self.field("dst_offset"))
+        print_position(printer, self.dst_index, self.field("dst_offset"))
         printer.print_string(
             f" y {self.field('y_size')} x {self.field('x_size')} "
             f"stride {self.field('x_stride')}"
         )
         if any(self.pads):
             printer.print_string(" pad [" + ", ".join(map(str, self.pads)) + "]")
-        _print_attr_dict(printer, self)
+        print_attr_dict(printer, self)
         printer.print_string(" : ")
         printer.print_attribute(self.src.type)
         printer.print_string(" -> ")
@@ -544,13 +544,13 @@ class GemmOp(IRDLOperation):
         reset: bool = False,
         attributes: dict[str, Attribute] | None = None,
     ) -> None:
-        acc_v, acc_off = _split_position(acc_pos)
-        inp_v, inp_off = _split_position(inp_pos)
-        wgt_v, wgt_off = _split_position(wgt_pos)
+        acc_v, acc_off = split_position(acc_pos)
+        inp_v, inp_off = split_position(inp_pos)
+        wgt_v, wgt_off = split_position(wgt_pos)
         props: dict[str, Attribute] = {
-            "acc_offset": _int_prop(acc_off),
-            "inp_offset": _int_prop(inp_off),
-            "wgt_offset": _int_prop(wgt_off),
+            "acc_offset": int_prop(acc_off),
+            "inp_offset": int_prop(inp_off),
+            "wgt_offset": int_prop(wgt_off),
         }
         if reset:
             props["reset"] = UnitAttr()
@@ -573,7 +573,7 @@ class GemmOp(IRDLOperation):
 
     def position(self, which: str) -> tuple[SSAValue | None, int]:
         """(index value or ``None``, constant) of ``'acc'``, ``'inp'`` or ``'wgt'``."""
-        return getattr(self, f"{which}_index"), _prop_value(self, f"{which}_offset")
+        return getattr(self, f"{which}_index"), prop_value(self, f"{which}_offset")
 
     def operand_positions(self) -> list[OperandPosition]:
         """``(kind, buffer, index, constant, sram)`` of each addressed operand; kind is the uop
@@ -588,11 +588,11 @@ class GemmOp(IRDLOperation):
     def verify_(self) -> None:
         cfg = get_config(self)
         acc_count = check_sram_buffer(self.acc, Sram.ACC, cfg, "gemm accumulator")
-        _check_static_in(_static_position(*self.position("acc")), acc_count, "accumulator")
+        check_static_in(static_position(*self.position("acc")), acc_count, "accumulator")
         if self.is_reset:
             for name in ("inp", "wgt"):
                 if getattr(self, name) is not None or getattr(self, f"{name}_index") is not None \
-                        or _prop_value(self, f"{name}_offset"):
+                        or prop_value(self, f"{name}_offset"):
                     raise VerifyException(f"a reset gemm takes no {name} operand")
             return
         for name, space in (("inp", Sram.INP), ("wgt", Sram.WGT)):
@@ -600,23 +600,23 @@ class GemmOp(IRDLOperation):
             if buf is None:
                 raise VerifyException(f"a gemm without reset needs an {name} operand")
             count = check_sram_buffer(buf, space, cfg, f"gemm {name}")
-            _check_static_in(_static_position(*self.position(name)), count, name)
+            check_static_in(static_position(*self.position(name)), count, name)
 
     @classmethod
     def parse(cls, parser: Parser) -> GemmOp:
         reset = parser.parse_optional_keyword("reset") is not None
         acc = parser.parse_unresolved_operand()
-        acc_idx, acc_off = _parse_position(parser)
+        acc_idx, acc_off = parse_position(parser)
         inp = wgt = inp_idx = wgt_idx = None
         inp_off = wgt_off = 0
         if not reset:
             parser.parse_punctuation("+")
             parser.parse_punctuation("=")
             inp = parser.parse_unresolved_operand()
-            inp_idx, inp_off = _parse_position(parser)
+            inp_idx, inp_off = parse_position(parser)
             parser.parse_punctuation("*")
             wgt = parser.parse_unresolved_operand()
-            wgt_idx, wgt_off = _parse_position(parser)
+            wgt_idx, wgt_off = parse_position(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         acc_v = parser.resolve_operand(acc, parser.parse_type())
@@ -629,7 +629,7 @@ class GemmOp(IRDLOperation):
             wgt_v = parser.resolve_operand(wgt, parser.parse_type())
 
         def pos(idx: UnresolvedOperand | None, off: int) -> Position:
-            value = _resolve_index(parser, idx)
+            value = resolve_index(parser, idx)
             return (value, off) if value is not None else off
 
         return cls(
@@ -648,17 +648,17 @@ class GemmOp(IRDLOperation):
         if self.is_reset:
             printer.print_string("reset ")
         printer.print_operand(self.acc)
-        _print_position(printer, *self.position("acc"))
+        print_position(printer, *self.position("acc"))
         types = [self.acc.type]
         if not self.is_reset and self.inp is not None and self.wgt is not None:
             printer.print_string(" += ")
             printer.print_operand(self.inp)
-            _print_position(printer, *self.position("inp"))
+            print_position(printer, *self.position("inp"))
             printer.print_string(" * ")
             printer.print_operand(self.wgt)
-            _print_position(printer, *self.position("wgt"))
+            print_position(printer, *self.position("wgt"))
             types += [self.inp.type, self.wgt.type]
-        _print_attr_dict(printer, self)
+        print_attr_dict(printer, self)
         printer.print_string(" : ")
         printer.print_list(types, printer.print_attribute)
 
@@ -699,15 +699,15 @@ class AluOp(IRDLOperation):
         src_pos: Position = None,
         attributes: dict[str, Attribute] | None = None,
     ) -> None:
-        dst_v, dst_off = _split_position(dst_pos)
-        src_v, src_off = _split_position(src_pos)
+        dst_v, dst_off = split_position(dst_pos)
+        src_v, src_off = split_position(src_pos)
         props: dict[str, Attribute] = {
             "op": AluKindAttr(AluKind(op)),
-            "dst_offset": _int_prop(dst_off),
-            "src_offset": _int_prop(src_off),
+            "dst_offset": int_prop(dst_off),
+            "src_offset": int_prop(src_off),
         }
         if imm is not None:
-            props["imm"] = _int_prop(imm)
+            props["imm"] = int_prop(imm)
         super().__init__(
             operands=[
                 dst,
@@ -734,7 +734,7 @@ class AluOp(IRDLOperation):
 
     def position(self, which: str) -> tuple[SSAValue | None, int]:
         """(index value or ``None``, constant) of ``'dst'`` or ``'src'``."""
-        return getattr(self, f"{which}_index"), _prop_value(self, f"{which}_offset")
+        return getattr(self, f"{which}_index"), prop_value(self, f"{which}_offset")
 
     def operand_positions(self) -> list[OperandPosition]:
         """``(kind, buffer, index, constant, sram)`` of each addressed operand."""
@@ -746,10 +746,10 @@ class AluOp(IRDLOperation):
     def verify_(self) -> None:
         cfg = get_config(self)
         count = check_sram_buffer(self.dst, Sram.ACC, cfg, "alu destination")
-        _check_static_in(_static_position(*self.position("dst")), count, "alu destination")
+        check_static_in(static_position(*self.position("dst")), count, "alu destination")
         if self.imm is not None:
             if self.src is not None or self.src_index is not None \
-                    or _prop_value(self, "src_offset"):
+                    or prop_value(self, "src_offset"):
                 raise VerifyException("vta.alu takes an immediate or a source tensor, not both")
             value = self.imm_value
             if not IMM_MIN <= value <= IMM_MAX:
@@ -761,18 +761,18 @@ class AluOp(IRDLOperation):
         if self.src is None:
             raise VerifyException("vta.alu needs an immediate or a source tensor")
         count = check_sram_buffer(self.src, Sram.ACC, cfg, "alu source")
-        _check_static_in(_static_position(*self.position("src")), count, "alu source")
+        check_static_in(static_position(*self.position("src")), count, "alu source")
 
     @classmethod
     def parse(cls, parser: Parser) -> AluOp:
         kind = parser.parse_str_enum(AluKind)
         dst = parser.parse_unresolved_operand()
-        dst_idx, dst_off = _parse_position(parser)
+        dst_idx, dst_off = parse_position(parser)
         parser.parse_punctuation(",")
         src = parser.parse_optional_unresolved_operand()
         src_idx, src_off, imm = None, 0, None
         if src is not None:
-            src_idx, src_off = _parse_position(parser)
+            src_idx, src_off = parse_position(parser)
         else:
             imm = parser.parse_integer(
                 allow_boolean=False, context_msg=" (an immediate or a source tensor)"
@@ -784,8 +784,8 @@ class AluOp(IRDLOperation):
         if src is not None:
             parser.parse_punctuation(",")
             src_v = parser.resolve_operand(src, parser.parse_type())
-        dst_i = _resolve_index(parser, dst_idx)
-        src_i = _resolve_index(parser, src_idx)
+        dst_i = resolve_index(parser, dst_idx)
+        src_i = resolve_index(parser, src_idx)
         return cls(
             kind,
             dst_v,
@@ -799,16 +799,16 @@ class AluOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.value} ")
         printer.print_operand(self.dst)
-        _print_position(printer, *self.position("dst"))
+        print_position(printer, *self.position("dst"))
         printer.print_string(", ")
         types = [self.dst.type]
         if self.imm is not None or self.src is None:
             printer.print_string(str(self.imm_value))
         else:
             printer.print_operand(self.src)
-            _print_position(printer, *self.position("src"))
+            print_position(printer, *self.position("src"))
             types.append(self.src.type)
-        _print_attr_dict(printer, self)
+        print_attr_dict(printer, self)
         printer.print_string(" : ")
         printer.print_list(types, printer.print_attribute)
 
@@ -865,7 +865,7 @@ def linear_position(uop: GemmOp | AluOp, value: SSAValue | None, constant: int,
         if c is not None:
             return LinearPosition(c + constant, (), frozenset())
         return LinearPosition(constant, (), frozenset({(value, 1)}))
-    form = _Linearizer(root, ivs).value(value)
+    form = Linearizer(root, ivs).value(value)
     if form is None:
         return None
     c, inner, outer = form
@@ -926,10 +926,10 @@ class UopLoopOp(IRDLOperation):
             body = Region(Block(body))
         super().__init__(
             properties={
-                "extent": _int_prop(extent),
-                "dst_factor": _int_prop(dst_factor),
-                "src_factor": _int_prop(src_factor),
-                "wgt_factor": _int_prop(wgt_factor),
+                "extent": int_prop(extent),
+                "dst_factor": int_prop(dst_factor),
+                "src_factor": int_prop(src_factor),
+                "wgt_factor": int_prop(wgt_factor),
             },
             regions=[body],
             attributes=attributes or {},
@@ -937,7 +937,7 @@ class UopLoopOp(IRDLOperation):
 
     def field(self, name: str) -> int:
         """``extent``, ``dst_factor``, ``src_factor`` or ``wgt_factor`` as an integer."""
-        return _prop_value(self, name)
+        return prop_value(self, name)
 
     @property
     def is_kernel(self) -> bool:
@@ -1209,7 +1209,7 @@ def _verify_kernel(kernel: UopLoopOp, cfg: VTAConfig) -> None:
                         f"wgt_factor {value} is meaningless in an ALU kernel (must be 0)"
                     )
                 continue
-            _check_field(value, layout[f"{kind}_factor_out"].width, f"{kind}_factor")
+            check_field(value, layout[f"{kind}_factor_out"].width, f"{kind}_factor")
     # Per micro-op and operand: (kind, buffer, position, SRAM element count, uop-loop reach).
     operands: list[list[tuple[str, SSAValue, LinearPosition | None, Sram, int]]] = []
     for u in uops:
@@ -1307,7 +1307,7 @@ class _DepOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.src.value} -> {self.dst.value}")
-        _print_attr_dict(printer, self)
+        print_attr_dict(printer, self)
 
 
 @irdl_op_definition

@@ -38,17 +38,30 @@ from vta_mlir.config import UOP_BITS, VTAConfig
 
 __all__ = [
     "LinearPosition",
+    "Linearizer",
     "OperandPosition",
     "Position",
     "Sram",
     "SramAttr",
+    "check_field",
     "check_sram_buffer",
+    "check_static_in",
     "constant_index",
+    "int_prop",
     "list_loop_bounds",
     "list_loop_trip",
+    "parse_position",
+    "print_attr_dict",
+    "print_position",
+    "prop_value",
+    "resolve_index",
+    "space_text",
+    "split_position",
     "sram_element_shape",
     "sram_element_type",
     "sram_space",
+    "static_position",
+    "static_shape",
 ]
 
 
@@ -113,11 +126,11 @@ def sram_element_type(space: Sram, cfg: VTAConfig) -> IntegerType:
     return IntegerType(width)
 
 
-def _space_text(space: Sram) -> str:
+def space_text(space: Sram) -> str:
     return f"#vta.sram<{space.value}>"
 
 
-def _static_shape(type_: MemRefType) -> tuple[int, ...] | None:
+def static_shape(type_: MemRefType) -> tuple[int, ...] | None:
     shape = tuple(type_.get_shape())
     return None if any(d < 0 for d in shape) else shape
 
@@ -127,14 +140,14 @@ def check_sram_buffer(value: SSAValue, space: Sram, cfg: VTAConfig, what: str) -
     t = value.type
     have = sram_space(t)
     if have != space:
-        raise VerifyException(f"{what} must be a memref in {_space_text(space)}, got {t}")
+        raise VerifyException(f"{what} must be a memref in {space_text(space)}, got {t}")
     assert isinstance(t, MemRefType)
     elem = sram_element_type(space, cfg)
     if t.element_type != elem:
         raise VerifyException(
-            f"{what} in {_space_text(space)} must have element type {elem}, got {t.element_type}"
+            f"{what} in {space_text(space)} must have element type {elem}, got {t.element_type}"
         )
-    shape = _static_shape(t)
+    shape = static_shape(t)
     if shape is None:
         raise VerifyException(f"{what} must have a static shape, got {t}")
     tile = sram_element_shape(space, cfg)
@@ -170,7 +183,7 @@ Position = SSAValue | Operation | int | tuple[SSAValue | Operation, int] | None
 OperandPosition = tuple[str, SSAValue, SSAValue | None, int, Sram]
 
 
-def _split_position(pos: Position) -> tuple[SSAValue | None, int]:
+def split_position(pos: Position) -> tuple[SSAValue | None, int]:
     if pos is None:
         return None, 0
     if isinstance(pos, bool):
@@ -183,12 +196,12 @@ def _split_position(pos: Position) -> tuple[SSAValue | None, int]:
     return SSAValue.get(pos), 0
 
 
-def _static_position(value: SSAValue | None, offset: int) -> int | None:
+def static_position(value: SSAValue | None, offset: int) -> int | None:
     base = constant_index(value)
     return None if base is None else base + offset
 
 
-def _parse_position(parser: Parser) -> tuple[UnresolvedOperand | None, int]:
+def parse_position(parser: Parser) -> tuple[UnresolvedOperand | None, int]:
     """``[%i]``, ``[%i + 4]``, ``[%i - 4]`` or ``[4]``."""
     parser.parse_punctuation("[")
     operand = parser.parse_optional_unresolved_operand()
@@ -206,11 +219,11 @@ def _parse_position(parser: Parser) -> tuple[UnresolvedOperand | None, int]:
     return operand, offset
 
 
-def _resolve_index(parser: Parser, operand: UnresolvedOperand | None) -> SSAValue | None:
+def resolve_index(parser: Parser, operand: UnresolvedOperand | None) -> SSAValue | None:
     return None if operand is None else parser.resolve_operand(operand, IndexType())
 
 
-def _print_position(printer: Printer, value: SSAValue | None, offset: int) -> None:
+def print_position(printer: Printer, value: SSAValue | None, offset: int) -> None:
     printer.print_string("[")
     if value is not None:
         printer.print_operand(value)
@@ -223,23 +236,23 @@ def _print_position(printer: Printer, value: SSAValue | None, offset: int) -> No
     printer.print_string("]")
 
 
-def _int_prop(value: int) -> IntegerAttr:
+def int_prop(value: int) -> IntegerAttr:
     return IntegerAttr(int(value), i64)
 
 
-def _prop_value(op: Operation, name: str) -> int:
+def prop_value(op: Operation, name: str) -> int:
     attr = op.properties[name]
     assert isinstance(attr, IntegerAttr)
     return int(attr.value.data)
 
 
-def _check_field(value: int, width: int, name: str) -> None:
+def check_field(value: int, width: int, name: str) -> None:
     hi = (1 << width) - 1
     if not 0 <= value <= hi:
         raise VerifyException(f"{name} = {value} does not fit its {width}-bit field (0..{hi})")
 
 
-def _check_static_in(pos: int | None, count: int, what: str) -> None:
+def check_static_in(pos: int | None, count: int, what: str) -> None:
     if pos is None:
         return
     if pos < 0:
@@ -248,7 +261,7 @@ def _check_static_in(pos: int | None, count: int, what: str) -> None:
         raise VerifyException(f"{what} index {pos} is out of bounds of its {count} elements")
 
 
-def _print_attr_dict(printer: Printer, op: Operation) -> None:
+def print_attr_dict(printer: Printer, op: Operation) -> None:
     if op.attributes:
         printer.print_op_attributes(op.attributes)
 
@@ -326,7 +339,7 @@ _AFFINE_FOLD = {
 _PASS_THROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
 
 
-class _Linearizer:
+class Linearizer:
     """Linear forms of index values inside one micro-kernel (``None``: not linear in the list
     loops' induction variables)."""
 

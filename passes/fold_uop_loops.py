@@ -105,8 +105,8 @@ from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .sram_views import LinearForm, affine_of_form, linear_affine_expr
-from .tensorize_conv import UOP_LIST_ATTR, write_hazard_free
+from .analysis.sram_views import LinearForm, affine_of_form, linear_affine_expr
+from .tensorize.conv import UOP_LIST_ATTR, write_hazard_free
 
 __all__ = ["FoldUopLoopsPass"]
 

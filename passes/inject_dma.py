@@ -85,11 +85,17 @@ from xdsl.utils.exceptions import VerifyException
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import DmaCopyOp
 from vta_mlir.dialects.vta_config_attr import get_config
-from vta_mlir.dialects.vta_positions import Sram, check_sram_buffer, sram_element_shape, sram_space
+from vta_mlir.dialects.vta_positions import (
+    Sram,
+    check_sram_buffer,
+    space_text,
+    sram_element_shape,
+    sram_space,
+)
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .sram_views import (
+from .analysis.sram_views import (
     BufferView,
     HostIndex,
     LinearForm,
@@ -105,10 +111,6 @@ __all__ = ["DmaDim", "InjectDmaPass", "dma_pattern"]
 
 class _Unsupported(Exception):
     """Why a copy is not one VTA's DMAs can do (turned into a diagnostic)."""
-
-
-def _space_text(space: Sram) -> str:
-    return f"#vta.sram<{space.value}>"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,8 +308,8 @@ def _check_types(copy: _Copy, space: Sram, is_store: bool, cfg: VTAConfig) -> No
     if is_store:
         if space != Sram.ACC:
             raise _Unsupported(
-                f"VTA stores only from the accumulator ({_space_text(Sram.ACC)}), not from "
-                f"{_space_text(space)}"
+                f"VTA stores only from the accumulator ({space_text(Sram.ACC)}), not from "
+                f"{space_text(space)}"
             )
         if width != cfg.out_width or copy.conversion != "trunci":
             raise _Unsupported(
@@ -322,13 +324,13 @@ def _check_types(copy: _Copy, space: Sram, is_store: bool, cfg: VTAConfig) -> No
         want = cfg.inp_width if space == Sram.INP else cfg.wgt_width
         if width != want or copy.conversion != "copy":
             raise _Unsupported(
-                f"a load into {_space_text(space)} copies i{want} DRAM unchanged (got {dram_t} "
+                f"a load into {space_text(space)} copies i{want} DRAM unchanged (got {dram_t} "
                 f"DRAM, conversion '{copy.conversion}')"
             )
         return
     if (width, copy.conversion) not in ((cfg.acc_width, "copy"), (cfg.inp_width, "extsi")):
         raise _Unsupported(
-            f"a load into {_space_text(Sram.ACC)} copies i{cfg.acc_width} DRAM (LOAD ACC) or "
+            f"a load into {space_text(Sram.ACC)} copies i{cfg.acc_width} DRAM (LOAD ACC) or "
             f"sign-extends i{cfg.inp_width} DRAM with arith.extsi (LOAD ACC_8BIT); got "
             f"{dram_t} DRAM with conversion '{copy.conversion}'"
         )

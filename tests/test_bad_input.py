@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import vta_mlir
-from passes.tile_conv_plan import padding_runs
-from passes.tile_search import divisors
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import NESTING_TOO_DEEP, DiagnosticError
+from vta_mlir.passes.tile.conv_plan import padding_runs
+from vta_mlir.passes.tile.search import divisors
 from vta_mlir.tools import vta_opt, vta_run, vta_translate
 
 Tool = Callable[[Sequence[str] | None], int]

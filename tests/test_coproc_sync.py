@@ -784,8 +784,8 @@ def test_pass_is_idempotent(default_cfg: VTAConfig) -> None:
 
 def test_the_protocol_check_finds_a_missing_token(default_cfg: VTAConfig) -> None:
     from vta_mlir.dialects.vta import get_config
-    from vta_mlir.passes import coproc_sync_deps as deps
-    from vta_mlir.passes import coproc_sync_protocol as protocol
+    from vta_mlir.passes.coproc_sync import deps as deps
+    from vta_mlir.passes.coproc_sync import protocol as protocol
 
     module = parse(blocked_matmul(default_cfg), default_cfg)
     f = next(op for op in module.walk() if op.name == "func.func")

@@ -17,7 +17,7 @@ import vta_mlir
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.errors import DeadlockError, SimulatorError
 from vta_mlir.isa import FinishInsn, GemmInsn, Insn, MemInsn, MemType, decode_insns, module_of
-from vta_mlir.sim.hazards import Hazard, _Checker, _UopImage, find_hazards, program_hazards
+from vta_mlir.sim.hazards import AccessChecker, Hazard, UopImage, find_hazards, program_hazards
 from vta_mlir.tools import vta_run
 
 from .conftest import CONFORMANCE
@@ -95,8 +95,8 @@ def brute_force(
 ) -> set[tuple[str, int, int, tuple[tuple[int, int], ...]]]:
     """Racing pairs of one run from the transitive closure of happens-before (small runs)."""
     n = len(insns)
-    checker = _Checker(cfg)
-    accesses = [checker.accesses(x, _UopImage(*image)) for x in insns]
+    checker = AccessChecker(cfg)
+    accesses = [checker.accesses(x, UopImage(*image)) for x in insns]
     before = np.zeros((n, n), dtype=bool)
     last: dict[str, int] = {}
     for i, x in enumerate(insns):

@@ -31,7 +31,7 @@ from vta_mlir.ir.context import make_context, parse_module
 from vta_mlir.ir.diagnostics import verify_op
 from vta_mlir.passes.fold_uop_loops import FoldUopLoopsPass
 from vta_mlir.passes.tensorize import TensorizePass
-from vta_mlir.passes.tensorize_conv import write_hazard_free
+from vta_mlir.passes.tensorize.conv import write_hazard_free
 
 # ---------------------------------------------------------------------------------------------
 # Stage-3 convolution regions

@@ -32,7 +32,7 @@ from vta_mlir.ir.context import parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError, collect_diagnostics, verify_op
 from vta_mlir.passes.pack import PackPass
 from vta_mlir.passes.tile import DOUBLE_BUFFER_ATTR, TilePass
-from vta_mlir.passes.tile_cost import (
+from vta_mlir.passes.tile.cost import (
     Budget,
     NoFit,
     RegionShape,
@@ -41,7 +41,7 @@ from vta_mlir.passes.tile_cost import (
     footprint,
     replay,
 )
-from vta_mlir.passes.tile_search import candidates, choose_plan
+from vta_mlir.passes.tile.search import candidates, choose_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

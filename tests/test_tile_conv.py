@@ -1,4 +1,4 @@
-"""``vta-tile`` on convolution regions (``passes/tile_conv.py``, ``tile_conv_region.py``).
+"""``vta-tile`` on convolution regions (``passes/tile/conv.py``, ``passes/tile/conv_region.py``).
 
 The tiled IR's structure (SRAM buffers, padded input DMAs, row runs), the plans chosen for the
 ResNet-18 layers (every one fits; DRAM traffic close to compulsory), and the diagnostics for
@@ -22,11 +22,11 @@ from vta_mlir.ir.context import make_context
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
 from vta_mlir.passes.tile import TilePass
-from vta_mlir.passes.tile_conv_plan import ConvPlan, ConvTiles, choose_conv_plan, estimate_conv
-from vta_mlir.passes.tile_conv_region import ConvRegion
-from vta_mlir.passes.tile_cost import InsnCosts
-from vta_mlir.passes.tile_region import find_regions
-from vta_mlir.passes.tile_search import share_srams, sram_in_use
+from vta_mlir.passes.tile.conv_plan import ConvPlan, ConvTiles, choose_conv_plan, estimate_conv
+from vta_mlir.passes.tile.conv_region import ConvRegion
+from vta_mlir.passes.tile.cost import InsnCosts
+from vta_mlir.passes.tile.region import find_regions
+from vta_mlir.passes.tile.search import share_srams, sram_in_use
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from resnet18_layers import LAYERS, Layer, compulsory_bytes, conv_mlir  # noqa: E402

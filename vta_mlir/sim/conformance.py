@@ -86,7 +86,7 @@ def case_config(data: dict[str, np.ndarray], outside: VTAConfig | None,
     return embedded
 
 
-def _reserve(dram: DRAM, ranges: list[tuple[int, int]]) -> None:
+def reserve_ranges(dram: DRAM, ranges: list[tuple[int, int]]) -> None:
     """Allocate the pages under every ``(phys, nbytes)`` range, merging overlapping ones."""
     pages = sorted((p // PAGE_BYTES, -(-(p + max(n, 1)) // PAGE_BYTES)) for p, n in ranges)
     merged: list[list[int]] = []
@@ -141,7 +141,7 @@ def replay_case(path: Path, cfg: VTAConfig | None = None, cfg_name: str = "--con
 
     dram = DRAM()
     try:
-        _reserve(dram, [(p, inputs[n].size) for p, n in zip(phys, names, strict=True)]
+        reserve_ranges(dram, [(p, inputs[n].size) for p, n in zip(phys, names, strict=True)]
                  + [(b, k) for b, k in zip(uop_base, uop_nbytes, strict=True) if k])
         for p, n in zip(phys, names, strict=True):
             dram.write(p, inputs[n])

@@ -195,7 +195,7 @@ def _describe(insn: Insn) -> str:
     return f"{module_of(insn)} {insn_name(insn)}"
 
 
-class _UopImage:
+class UopImage:
     """A run's micro-op staging image: ``uint32`` words at physical byte address ``base``."""
 
     def __init__(self, words: np.ndarray, base: int) -> None:
@@ -203,7 +203,7 @@ class _UopImage:
         self.base = int(base)
 
 
-def _load_uops(insn: MemInsn, image: _UopImage, uop: np.ndarray, elem: int) -> None:
+def _load_uops(insn: MemInsn, image: UopImage, uop: np.ndarray, elem: int) -> None:
     """Replay a LOAD UOP: copy the words it reads from ``image`` into ``uop`` (padding 0)."""
     x, y = insn.x_size, insn.y_size
     xtotal = insn.x_pad_0 + x + insn.x_pad_1
@@ -225,7 +225,7 @@ def _load_uops(insn: MemInsn, image: _UopImage, uop: np.ndarray, elem: int) -> N
     uop[insn.sram_base : insn.sram_base + xtotal * ytotal] = block.reshape(-1)
 
 
-class _Checker:
+class AccessChecker:
     """Accesses, vector clocks and race detection over the runs of one stream."""
 
     def __init__(self, cfg: VTAConfig) -> None:
@@ -247,7 +247,7 @@ class _Checker:
             )
         return np.arange(base, base + n, dtype=np.int64)
 
-    def accesses(self, insn: Insn, image: _UopImage) -> Accesses:
+    def accesses(self, insn: Insn, image: UopImage) -> Accesses:
         """What ``insn`` reads and writes, replaying a LOAD UOP into the UOP SRAM."""
         out: Accesses = {}
         if isinstance(insn, MemInsn):
@@ -300,7 +300,7 @@ class _Checker:
     def run(
         self,
         insns: Sequence[Insn],
-        image: _UopImage,
+        image: UopImage,
         carried: list[int],
         run_index: int,
         runs: int,
@@ -534,12 +534,12 @@ def find_hazards(
     """
     if uops is not None and len(uops) != len(runs):
         raise SimulatorError(f"{len(runs)} run(s) but {len(uops)} micro-op image(s)")
-    checker = _Checker(cfg)
+    checker = AccessChecker(cfg)
     carried = [0, 0, 0, 0]
     found: list[Hazard | EndOfRunRace] = []
     for r, insns in enumerate(runs):
         words, base = uops[r] if uops is not None else (_EMPTY, 0)
-        found += checker.run(insns, _UopImage(words, base), carried, r, len(runs), end_of_run)
+        found += checker.run(insns, UopImage(words, base), carried, r, len(runs), end_of_run)
     found.sort(key=_order)
     return found
 

@@ -1,6 +1,6 @@
 // vta-pack: element-wise programs of ranks other than 2 and operands broadcast along any
 // dimensions, flattened into the packed matrix layout by the host transform of each argument
-// (passes/pack_flatten.py); an epilogue combining a value with a chain of immediate ops on it
+// (passes/pack/flatten.py); an epilogue combining a value with a chain of immediate ops on it
 // (a leaky ReLU) through a copy in a second accumulator.  Prefixes: the plain one for the
 // default configuration (BATCH 1, BLOCK 16), B2 for batch2 (BATCH 2, BLOCK 16).
 

@@ -1,6 +1,6 @@
 """Convolutions for ``vta-pack``'s recognition: 2-D convolutions and their zero-padded data.
 
-:class:`ConvMatcher` is the part of :class:`~vta_mlir.passes.pack_match.FunctionRecognizer` that
+:class:`ConvMatcher` is the part of :class:`~.match.FunctionRecognizer` that
 recognizes, in a function on NCHW tensors, a reduction as a :class:`Conv` —
 ``init + conv2d(act, wgt)`` of NCHW ``i8`` data and an FCHW ``i8`` kernel into NFHW
 (``linalg.conv_2d_nchw_fchw`` or the equivalent ``linalg.generic``), dilation 1, any stride, the
@@ -38,7 +38,7 @@ from xdsl.ir.affine import AffineMap
 
 from vta_mlir.config import MEMOP_PAD_WIDTH
 from vta_mlir.ir.diagnostics import report_error
-from vta_mlir.passes.pack_expr import (
+from vta_mlir.passes.pack.expr import (
     Const,
     Expr,
     Gemm,
@@ -52,7 +52,7 @@ from vta_mlir.passes.pack_expr import (
 )
 
 if TYPE_CHECKING:
-    from vta_mlir.passes.pack_match import FunctionRecognizer
+    from vta_mlir.passes.pack.match import FunctionRecognizer
 
 __all__ = ["PAD_MAX", "Conv", "ConvMatcher", "Padding"]
 

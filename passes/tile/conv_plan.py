@@ -1,4 +1,4 @@
-"""The tiling plan of a convolution region for ``vta-tile`` (:mod:`.tile_conv` emits it).
+"""The tiling plan of a convolution region for ``vta-tile`` (:mod:`.conv` emits it).
 
 A plan tiles the output channel blocks (``to``), the output rows (``th``), the output columns
 (``tw``: the whole width, or narrower tiles that reload their column halo but can be taller)
@@ -28,9 +28,9 @@ from xdsl.dialects.linalg import ops as linalg
 
 from vta_mlir.config import VTAConfig
 
-from .tile_conv_region import ConvGeometry, ConvRegion
-from .tile_cost import Budget, InsnCosts, NoFit
-from .tile_search import divisors
+from .conv_region import ConvGeometry, ConvRegion
+from .cost import Budget, InsnCosts, NoFit
+from .search import divisors
 
 __all__ = [
     "ConvEstimate",

@@ -1,5 +1,5 @@
 """The search of ``vta-tile``: every tiling of a region that fits the SRAMs, costed by
-:mod:`.tile_cost`, and the best one.
+:mod:`.cost`, and the best one.
 
 Tile sizes tried per dimension are its divisors and, where two consecutive divisors are more
 than a factor 2 apart (the dimension has no good divisor there), the sizes that split it into
@@ -8,7 +8,7 @@ plan is kept when every SRAM view it needs is a contiguous run of its buffer.  E
 spellings of one schedule are costed once (:func:`_normalise`).  Plans are ranked by
 ``(DRAM bytes, cycles)``: every plan by the closed-form estimate, then the
 :data:`REFINED` best with fewest bytes by replaying their commands
-(:func:`~.tile_cost.replay`).  A plan with a remainder tile must be faster by more than
+(:func:`~.cost.replay`).  A plan with a remainder tile must be faster by more than
 :data:`REMAINDER_MARGIN` to be preferred to one whose tiles divide the dimensions.
 
 SRAM buffers are allocated in program order and never freed within a function
@@ -32,7 +32,7 @@ from vta_mlir.config import LOOP_ITER_WIDTH, VTAConfig
 from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
-from .tile_cost import (
+from .cost import (
     Budget,
     Estimate,
     InsnCosts,
@@ -40,12 +40,12 @@ from .tile_cost import (
     Plan,
     RegionShape,
     Residency,
-    _count,
-    _loaded_repeatedly,
     double_buffered,
     estimate,
     footprint,
+    loaded_repeatedly,
     replay,
+    tile_count,
 )
 
 __all__ = [
@@ -121,7 +121,7 @@ def _normalise(shape: RegionShape, plan: Plan, fixed_ti: bool = False) -> Plan:
     if not shape.i:
         return replace(plan, ti=1, b_outer=True, inp=Residency.ALL, wgt=Residency.ALL,
                        double_buffer=False)
-    nb, no = _count(shape.b, plan.tb), _count(shape.o, plan.to)
+    nb, no = tile_count(shape.b, plan.tb), tile_count(shape.o, plan.to)
     inp, wgt = plan.inp, plan.wgt
     if plan.ti == shape.i:
         inp = Residency.ROW if inp is Residency.TILE else inp
@@ -133,8 +133,8 @@ def _normalise(shape: RegionShape, plan: Plan, fixed_ti: bool = False) -> Plan:
     b_outer = plan.b_outer if nb > 1 and no > 1 else True
     ti = plan.ti if fixed_ti or Residency.TILE in (inp, wgt) else shape.i
     plan = replace(plan, ti=ti, inp=inp, wgt=wgt, b_outer=b_outer)
-    if plan.double_buffer and not (_loaded_repeatedly(shape, plan, "inp")
-                                   or _loaded_repeatedly(shape, plan, "wgt")):
+    if plan.double_buffer and not (loaded_repeatedly(shape, plan, "inp")
+                                   or loaded_repeatedly(shape, plan, "wgt")):
         plan = replace(plan, double_buffer=False)
     return plan
 
@@ -178,7 +178,7 @@ def candidates(shape: RegionShape, budget: Budget, tile: tuple[int, int, int] = 
 def _key(shape: RegionShape, plan: Plan, est: Estimate) -> tuple[float, ...]:
     remainder = bool(shape.b % plan.tb or shape.o % plan.to)
     cycles = est.cycles * (1 + REMAINDER_MARGIN) if remainder else est.cycles
-    tiles = _count(shape.b, plan.tb) * _count(shape.o, plan.to)
+    tiles = tile_count(shape.b, plan.tb) * tile_count(shape.o, plan.to)
     return (est.dram_bytes, cycles, tiles, -plan.tb * plan.to * plan.ti)
 
 

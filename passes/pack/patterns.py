@@ -65,7 +65,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from vta_mlir.abi import tiled_packing
 from vta_mlir.config import VTAConfig
-from vta_mlir.passes.pack_match import ALU_KINDS
+from vta_mlir.passes.pack.match import ALU_KINDS
 
 __all__ = [
     "ARG_ATTR_NAME",
@@ -129,7 +129,7 @@ class Packing:
     repeat: tuple[int, ...] = ()
     #: The packed memref's shape when it is not ``packed_shape`` (the same elements in the
     #: same order, viewed with fewer axes: a flattened element-wise tensor,
-    #: ``passes/pack_flatten.py``).
+    #: ``passes/pack/flatten.py``).
     memref_shape: tuple[int, ...] = ()
 
     @property

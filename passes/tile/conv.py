@@ -1,5 +1,5 @@
-"""``vta-tile`` for convolution regions: the loop nest of a :class:`~.tile_conv_plan.ConvPlan`
-(stage 1 → 2 of ``docs/pipeline.md``; the region is :mod:`.tile_conv_region`'s).
+"""``vta-tile`` for convolution regions: the loop nest of a :class:`~.conv_plan.ConvPlan`
+(stage 1 → 2 of ``docs/pipeline.md``; the region is :mod:`.conv_region`'s).
 
 Each output tile (``to`` channel blocks × ``th`` rows × the whole width) accumulates in SRAM
 over the input steps, then runs the epilogue and stores its rows, so every output element is
@@ -60,10 +60,10 @@ from vta_mlir.dialects.vta import DmaCopyOp
 from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.locations import copy_location
 
-from .sram_views import LinearForm, affine_of_form
-from .tile_builder import Index, TileBuilder
-from .tile_conv_plan import ConvPlan, ConvTiles, Run
-from .tile_conv_region import ConvRegion
+from ..analysis.sram_views import LinearForm, affine_of_form
+from .builder import Index, TileBuilder
+from .conv_plan import ConvPlan, ConvTiles, Run
+from .conv_region import ConvRegion
 
 __all__ = ["UNROLL_STEPS", "emit_conv"]
 

@@ -1,6 +1,6 @@
 """Convolution regions at stage 1 (``docs/pipeline.md``), as ``vta-tile`` sees them.
 
-A convolution region has the parts of every VTA region (:mod:`.tile_region`) on the rank-6
+A convolution region has the parts of every VTA region (:mod:`.region`) on the rank-6
 layouts of ``docs/isa.md`` §1.6: accumulators ``(N/B, O/BO, OH, OW, B, BO)``, their
 initialisation (a fill, a copy or sign-extending copy of a DRAM tensor shaped like the output,
 or a per-channel bias broadcast with ``(b, o, h, w, bb, oo) -> (0, o, 0, 0, bb | 0, oo)``), one
@@ -33,7 +33,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
-from .sram_views import LinearForm, linear_affine_expr
+from ..analysis.sram_views import LinearForm, linear_affine_expr
 
 __all__ = ["ConvGeometry", "ConvRegion", "conv_region", "erase_region", "linear_coefficients"]
 
@@ -104,7 +104,7 @@ class ConvRegion:
 def erase_region(ops: list[Operation], deallocs: list[Operation],
                  accs: list[SSAValue]) -> None:
     """Remove a tiled region's original ops (last first), its deallocs and the allocs of its
-    DRAM accumulators (of a contraction region too, :mod:`.tile_region`)."""
+    DRAM accumulators (of a contraction region too, :mod:`.region`)."""
     for op in [*reversed(ops), *deallocs]:
         op.detach()
         op.erase()
@@ -363,5 +363,5 @@ class _ConvMatcher:
 def conv_region(accs: list[SSAValue], ops: list[Operation], output: linalg.GenericOp,
                 deallocs: list[Operation], cfg: VTAConfig,
                 position: dict[Operation, int]) -> ConvRegion:
-    """The convolution region of ``output`` (collected by :mod:`.tile_region`), checked."""
+    """The convolution region of ``output`` (collected by :mod:`.region`), checked."""
     return _ConvMatcher(accs, ops, output, cfg, position).region(deallocs)

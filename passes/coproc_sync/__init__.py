@@ -7,7 +7,7 @@ read-after-write, write-after-read and write-after-write between two modules on 
 (and on a DRAM buffer: a store feeding a later load) happens in program order, including from
 one iteration of a host loop to a later one.  Ranges are compared per element: host index
 arithmetic is evaluated for every iteration of the constant-bound host loops
-(:mod:`.coproc_sync_deps`), so commands on disjoint parts of a buffer are not ordered
+(:mod:`.deps`), so commands on disjoint parts of a buffer are not ordered
 (beyond 100,000 command instances, a range that depends on a loop variable counts as the whole
 buffer).  A micro-kernel touches the hull of all its micro-ops over its loop levels and its
 micro-op list loops (``affine.for`` inside the kernel, ``docs/isa.md`` §4.4), computed from the
@@ -136,8 +136,8 @@ from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .coproc_sync_deps import DependenceAnalysis, HostEval, Node, build_model, is_command
-from .coproc_sync_protocol import ProtocolError, synthesize, verify_protocol
+from .deps import DependenceAnalysis, HostEval, Node, build_model, is_command
+from .protocol import ProtocolError, synthesize, verify_protocol
 
 __all__ = ["CoprocSyncPass"]
 

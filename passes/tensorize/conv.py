@@ -19,7 +19,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineExpr
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import WRITE_HAZARD_WINDOW
 
-from .sram_views import LinearForm, linear_affine_expr
+from ..analysis.sram_views import LinearForm, linear_affine_expr
 
 __all__ = ["UOP_LIST_ATTR", "conv_schedule", "write_hazard_free"]
 

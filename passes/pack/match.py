@@ -2,15 +2,15 @@
 
 :class:`FunctionRecognizer` walks the body of a stage-0 function (``docs/pipeline.md``) once, in
 program order, and keeps for every buffer the value it holds as a small expression tree
-(``passes/pack_expr.py``):
+(``passes/pack/expr.py``):
 
 * :class:`Const` — a splat of an integer (``linalg.fill``, folded ``arith`` constants);
 * :class:`Load` — the contents of a function argument, sign-extended when it is ``i8``,
   optionally broadcast over the rows (a per-column bias);
 * :class:`Gemm` — ``init + act · wgt`` of two ``i8`` arguments, whatever their orientation;
-* :class:`~vta_mlir.passes.pack_match_conv.Conv` — ``init + conv2d(act, wgt)`` of NCHW ``i8``
+* :class:`~.match_conv.Conv` — ``init + conv2d(act, wgt)`` of NCHW ``i8``
   data and an FCHW ``i8`` kernel, the data an argument or a zero-padded copy of one
-  (recognized by ``passes/pack_match_conv.py``);
+  (recognized by ``passes/pack/match_conv.py``);
 * :class:`Alu` — one VTA ALU operation (``add``, ``mul``, ``shr``, ``max``, ``min``); ``subi`` by
   a constant is already an ``add`` of its negation and ``shli`` a ``shr`` by a negative amount;
 * :class:`Narrow` — an ``i8`` value: an ``i8`` argument before its ``arith.extsi``, or the
@@ -18,10 +18,10 @@ program order, and keeps for every buffer the value it holds as a small expressi
 
 This module recognizes buffers, fills, copies, bias broadcasts, matrix contractions and
 element-wise ``linalg.generic`` ops; convolutions and their zero-padded data are
-:class:`~vta_mlir.passes.pack_match_conv.ConvMatcher`'s.  Everything VTA cannot run is reported at
+:class:`~.match_conv.ConvMatcher`'s.  Everything VTA cannot run is reported at
 the op responsible (``report_error``).  The result is the list of :class:`Output` s, one per
 ``i8`` function argument the function writes, in the order of their writers;
-``passes/pack.py`` turns each into one VTA region.
+``passes/pack/`` turns each into one VTA region.
 
 Contractions work on matrices (rank-2 buffers, per-column bias vectors) and convolutions, in a
 function where one of the arguments or buffers has rank 4, on NCHW tensors (rank-4 buffers,
@@ -29,7 +29,7 @@ per-output-channel bias vectors ``(n, c, h, w) -> (c)``).  Element-wise ops take
 rank from 1 to :data:`ELEMENTWISE_RANK_MAX`, their output through the identity map and each
 input through the identity or a *projection* (a broadcast operand: results the output's
 dimensions in increasing order, or ``0`` for a unit dimension of the operand, e.g.
-``(d0, d1, d2) -> (d2)`` or ``(d0, d1, d2) -> (0, d1, d2)``); ``passes/pack.py`` decides which
+``(d0, d1, d2) -> (d2)`` or ``(d0, d1, d2) -> (0, d1, d2)``); ``passes/pack/`` decides which
 projections a region can express.
 
 Example: ``linalg.fill 0 → %acc; linalg.matmul (%x, %w) → %acc;
@@ -60,7 +60,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from vta_mlir.ir.diagnostics import report_error
-from vta_mlir.passes.pack_expr import (
+from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
     Expr,
@@ -74,7 +74,7 @@ from vta_mlir.passes.pack_expr import (
     label,
     result_dims,
 )
-from vta_mlir.passes.pack_match_conv import ConvMatcher
+from vta_mlir.passes.pack.match_conv import ConvMatcher
 
 __all__ = [
     "ALU_KINDS",

@@ -1,4 +1,5 @@
-"""IR building blocks shared by the tilers of ``vta-tile`` (:mod:`.tile`, :mod:`.tile_conv`):
+"""IR building blocks shared by the tilers of ``vta-tile`` (:mod:`vta_mlir.passes.tile`,
+:mod:`.conv`):
 host loops, index arithmetic, subviews and SRAM allocs inserted before a region's output."""
 
 from __future__ import annotations

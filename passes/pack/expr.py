@@ -1,8 +1,8 @@
 """Expressions of ``vta-pack``'s recognition: what a buffer holds, over the function arguments.
 
-:class:`~vta_mlir.passes.pack_match.FunctionRecognizer` keeps for every buffer the value it holds
-as a small tree of these expressions (``passes/pack_match.py`` describes each kind); the
-convolution :class:`~vta_mlir.passes.pack_match_conv.Conv` extends :class:`Gemm`.  Also here:
+:class:`~.match.FunctionRecognizer` keeps for every buffer the value it holds
+as a small tree of these expressions (``passes/pack/match.py`` describes each kind); the
+convolution :class:`~.match_conv.Conv` extends :class:`Gemm`.  Also here:
 how messages name buffers (:func:`label`), an error with a note (:func:`error_with_note`), and
 the element-type and indexing-map queries both recognizers share.
 """

@@ -1,7 +1,7 @@
 """The token protocol of ``vta-coproc-sync``: which dependency tokens order the dependences
-found by :mod:`.coproc_sync_deps`, and the check that they do.
+found by :mod:`.deps`, and the check that they do.
 
-Tokens are placed in the *slots* of a node (:class:`~.coproc_sync_deps.Node`):
+Tokens are placed in the *slots* of a node (:class:`~.deps.Node`):
 ``pre(i) = 2·i`` (just before item ``i``) and ``post(i) = 2·i + 1`` (just after it).
 
 1. **Protocol** (:func:`synthesize`, bottom-up, greedy).  A node's protocol is a set of forward
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from vta_mlir.dialects.vta import Module
 
-from .coproc_sync_deps import COMPUTE, MODULES, QUEUES, Node, Queue, Req, Window
+from .deps import COMPUTE, MODULES, QUEUES, Node, Queue, Req, Window
 
 __all__ = [
     "ProtocolError",

@@ -54,9 +54,10 @@ nest, so it is computed once before the loops (one ``affine.apply`` of the host 
 depends on, looked through their own index arithmetic); ``vta-fold-uop-loops`` folds the loops
 around it and it stays the kernel's base position, evaluated per host iteration by
 ``vta-lower-to-isa``.  Subviews left without users are erased.  The view analysis
-(:class:`~.sram_views.HostIndex`, :func:`~.sram_views.buffer_view`) is in
-:mod:`.sram_views`, shared with ``vta-inject-dma``; the convolution loop order in
-:mod:`.tensorize_conv`.
+(:class:`~vta_mlir.passes.analysis.sram_views.HostIndex`,
+:func:`~vta_mlir.passes.analysis.sram_views.buffer_view`) is in
+:mod:`vta_mlir.passes.analysis.sram_views`, shared with ``vta-inject-dma``; the convolution loop
+order in :mod:`.conv`.
 
 Any other linalg op touching SRAM is reported at the op; everything else (DMA copies, host
 loops and arithmetic) is left as it is.  The new ops carry the location of the linalg op.
@@ -123,11 +124,17 @@ from xdsl.utils.exceptions import VerifyException
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import IMM_MAX, IMM_MIN, AluKind, AluOp, GemmOp
 from vta_mlir.dialects.vta_config_attr import get_config
-from vta_mlir.dialects.vta_positions import Sram, check_sram_buffer, sram_element_shape, sram_space
+from vta_mlir.dialects.vta_positions import (
+    Sram,
+    check_sram_buffer,
+    space_text,
+    sram_element_shape,
+    sram_space,
+)
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .sram_views import (
+from ..analysis.sram_views import (
     HostIndex,
     LinearForm,
     Position,
@@ -139,7 +146,7 @@ from .sram_views import (
     erase_dead_views,
     linear_affine_expr,
 )
-from .tensorize_conv import UOP_LIST_ATTR, conv_schedule
+from .conv import UOP_LIST_ATTR, conv_schedule
 
 __all__ = ["TensorizePass"]
 
@@ -169,10 +176,6 @@ class _Nest:
 
 class _Unsupported(Exception):
     """A reason why a linalg op is not one VTA can run (turned into a diagnostic)."""
-
-
-def _space_text(space: Sram) -> str:
-    return f"#vta.sram<{space.value}>"
 
 
 def _sram_operands(op: Operation) -> list[SSAValue]:
@@ -279,10 +282,10 @@ def _match_fill(op: linalg.FillOp, cfg: VTAConfig, index: HostIndex) -> list[_Ne
     out = op.outputs[0]
     space = sram_space(out.type)
     if space != Sram.ACC:
-        where = _space_text(space) if space is not None else "DRAM"
+        where = space_text(space) if space is not None else "DRAM"
         raise _Unsupported(
             f"fills a {where} buffer: VTA initialises only accumulator "
-            f"({_space_text(Sram.ACC)}) buffers"
+            f"({space_text(Sram.ACC)}) buffers"
         )
     t = _check_buffer(out, Sram.ACC, cfg, "fill output")
     buf = _buffer(out, Sram.ACC, cfg, "fill output", index)
@@ -373,15 +376,15 @@ def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
     elif spaces == [Sram.WGT, Sram.INP]:
         x_idx, w_idx = 1, 0
     else:
-        got = ", ".join(_space_text(s) if s is not None else "DRAM" for s in spaces)
+        got = ", ".join(space_text(s) if s is not None else "DRAM" for s in spaces)
         raise _Unsupported(
-            f"a GEMM contraction reads a {_space_text(Sram.INP)} and a {_space_text(Sram.WGT)} "
+            f"a GEMM contraction reads a {space_text(Sram.INP)} and a {space_text(Sram.WGT)} "
             f"buffer, got {got}"
         )
     x, w, acc = op.inputs[x_idx], op.inputs[w_idx], op.outputs[0]
     if sram_space(acc.type) != Sram.ACC:
         raise _Unsupported(
-            f"a GEMM contraction accumulates into a {_space_text(Sram.ACC)} buffer, got "
+            f"a GEMM contraction accumulates into a {space_text(Sram.ACC)} buffer, got "
             f"{acc.type}"
         )
     types = {
@@ -522,9 +525,9 @@ def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
     for v in op.operands:
         space = sram_space(v.type)
         if space != Sram.ACC:
-            where = _space_text(space) if space is not None else "DRAM"
+            where = space_text(space) if space is not None else "DRAM"
             raise _Unsupported(
-                f"an element-wise op reads and writes {_space_text(Sram.ACC)} buffers only, got "
+                f"an element-wise op reads and writes {space_text(Sram.ACC)} buffers only, got "
                 f"a {where} operand ({v.type})"
             )
         _check_buffer(v, Sram.ACC, cfg, "element-wise operand")

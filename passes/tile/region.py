@@ -25,8 +25,8 @@ from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
-from .tile_conv_region import ConvRegion, conv_region, erase_region
-from .tile_cost import RegionShape
+from .conv_region import ConvRegion, conv_region, erase_region
+from .cost import RegionShape
 
 __all__ = ["VtaRegion", "find_regions"]
 
@@ -219,7 +219,7 @@ class _Collector:
                                  "accumulators (an other operand is first copied into one)")
 
     def check_init(self, op: linalg.GenericOp) -> str:
-        """The kind of an initialisation from DRAM (:class:`~.tile_cost.RegionShape`).  Its
+        """The kind of an initialisation from DRAM (:class:`~.cost.RegionShape`).  Its
         input map is the identity or repeats the source over some of the accumulator's
         dimensions other than the lanes (result ``0``: a bias row over the batch rows, and over
         the batch lanes when the source has a single one)."""

@@ -9,14 +9,14 @@ elements, with SRAM buffers (``#vta.sram<inp|wgt|acc>``, shaped like the tile), 
 initialisation (``linalg.fill``, a copy, or a ``linalg.generic`` when it broadcasts or
 sign-extends), the contraction, the ALU ops and the ``trunci`` output into a DRAM subview.  An
 element-wise operand held in a second accumulator gets its own accumulator tile.  A
-convolution region (rank-6 layouts) is tiled by :mod:`.tile_conv` with the plan of
-:mod:`.tile_conv_plan`: output channel, row and input channel tiles, the padding done by the
+convolution region (rank-6 layouts) is tiled by :mod:`.conv` with the plan of
+:mod:`.conv_plan`: output channel, row and input channel tiles, the padding done by the
 input DMAs.
 
-**Choice.**  :mod:`.tile_search` enumerates tilings (tile sizes, order of the ``b``/``o``
+**Choice.**  :mod:`.search` enumerates tilings (tile sizes, order of the ``b``/``o``
 loops, whether the input and weights are held per tile, per row of tiles or whole, double
 buffering) that fit the SRAMs and takes the one with the fewest DRAM bytes, then the fewest
-cycles under :mod:`.tile_cost`, a pipeline model of the three modules built on the timing
+cycles under :mod:`.cost`, a pipeline model of the three modules built on the timing
 model's instruction costs.  Weights used once are therefore loaded exactly once, and the input
 is kept in SRAM across output tiles when it fits.  Tile sizes divide the dimensions where a
 divisor is good; elsewhere a ``b`` or ``o`` tile may leave a smaller last tile, emitted as a
@@ -94,13 +94,13 @@ from vta_mlir.dialects.vta_positions import Sram, sram_space
 from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
-from .tile_builder import DOUBLE_BUFFER_ATTR, Index, TileBuilder
-from .tile_conv import emit_conv
-from .tile_conv_plan import choose_conv_plan
-from .tile_conv_region import ConvRegion
-from .tile_cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
-from .tile_region import VtaRegion, find_regions
-from .tile_search import (
+from .builder import DOUBLE_BUFFER_ATTR, Index, TileBuilder
+from .conv import emit_conv
+from .conv_plan import choose_conv_plan
+from .conv_region import ConvRegion
+from .cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
+from .region import VtaRegion, find_regions
+from .search import (
     check_dram_sizes,
     choose_plan,
     share_srams,

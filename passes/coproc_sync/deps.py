@@ -17,7 +17,7 @@ which it occurs (1, or 2 meaning "2 or more").  Programs too large to enumerate 
 whole buffers.
 
 The token protocol that orders these dependences is chosen and checked in
-:mod:`.coproc_sync_protocol`.
+:mod:`.protocol`.
 """
 
 from __future__ import annotations

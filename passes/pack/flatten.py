@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from vta_mlir.config import VTAConfig
 
-from .pack_patterns import Packing
+from .patterns import Packing
 
 __all__ = ["MatrixView"]
 

@@ -1,7 +1,7 @@
 """``vta-pack``: rewrite what VTA can run onto its packed layouts (stage 0 → stage 1 of
 ``docs/pipeline.md``).
 
-Recognized (``passes/pack_match.py``): int8 contractions into int32 (``linalg.matmul`` with
+Recognized (``passes/pack/match.py``): int8 contractions into int32 (``linalg.matmul`` with
 K×N weights, ``linalg.generic`` ``acc + extsi(a) · extsi(b)`` in any operand orientation,
 including VTA's native N×K weights), ``linalg.fill`` of the accumulator, copies, element-wise
 ``linalg.generic`` chains on i32 (``addi``, ``subi`` of a constant, ``muli``, ``shrsi``, ``shli``,
@@ -50,7 +50,7 @@ becomes::
     }
 
 A 2-D convolution (``linalg.conv_2d_nchw_fchw``, or the equivalent ``linalg.generic``) on
-NCHW tensors gives the same region in the ``tensor`` layout (``passes/pack_patterns.py``): data
+NCHW tensors gives the same region in the ``tensor`` layout (``passes/pack/patterns.py``): data
 ``(N/BATCH, C/BLOCK_IN, H, W, BATCH, BLOCK_IN)``, kernel ``(O/BLOCK_OUT, I/BLOCK_IN, KH, KW,
 BLOCK_OUT, BLOCK_IN)``, accumulator and output ``(N/BATCH, O/BLOCK_OUT, OH, OW, BATCH,
 BLOCK_OUT)``, a per-channel bias one element row of that layout, and one packed convolution::
@@ -61,7 +61,7 @@ BLOCK_OUT)``, a per-channel bias one element row of that layout, and one packed 
         ins(%x, %w) outs(%acc) { extsi, extsi, muli, addi }
 
 A convolution reading a zero-padded copy of its data (``linalg.fill`` 0 of a buffer, the
-argument copied into its interior ``memref.subview``, ``passes/pack_match_conv.py``) keeps the
+argument copied into its interior ``memref.subview``, ``passes/pack/match_conv.py``) keeps the
 idiom in the packed layout, right before the convolution; only H and W are padded, so the
 interior is the whole packed argument (``tensor`` layout: N/B, C/BI, H + top + bottom,
 W + left + right, B, BI).  For a 1×64×56×56 argument padded by 1 on each side::
@@ -83,7 +83,7 @@ the region's ops.  A residual (an i8 tensor shaped like the output, ``addi(v, ex
 the epilogue) is loaded into a second accumulator by an ``extsi`` copy and added in place, as
 any tensor operand of the ALU.
 
-An element-wise region without a contraction, of any rank (``passes/pack_flatten.py``), is
+An element-wise region without a contraction, of any rank (``passes/pack/flatten.py``), is
 flattened into the matrix layout by the host transform of its arguments; its packed memrefs
 are rank-4 matrices.  An ALU op of two computed operands, each a chain of immediate ops on one
 common value (a leaky ReLU ``max(x, x >> k)``), computes that value, copies it into a second
@@ -109,7 +109,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
-from vta_mlir.passes.pack_expr import (
+from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
     Expr,
@@ -120,10 +120,10 @@ from vta_mlir.passes.pack_expr import (
     error_with_note,
     label,
 )
-from vta_mlir.passes.pack_flatten import MatrixView
-from vta_mlir.passes.pack_match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
-from vta_mlir.passes.pack_match_conv import Conv, Padding
-from vta_mlir.passes.pack_patterns import (
+from vta_mlir.passes.pack.flatten import MatrixView
+from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
+from vta_mlir.passes.pack.match_conv import Conv, Padding
+from vta_mlir.passes.pack.patterns import (
     ARG_ATTR_NAME,
     ROLE_NAMES,
     Packing,
@@ -277,7 +277,7 @@ class Planner:
     _loaded: dict[tuple[BlockArgument, bool], AccBuffer] = field(
         default_factory=dict[tuple[BlockArgument, bool], AccBuffer])
     #: The logical shape of the current region's result, and its matrix view when the region
-    #: is flattened (``passes/pack_flatten.py``).
+    #: is flattened (``passes/pack/flatten.py``).
     _shape: tuple[int, ...] = ()
     _view: MatrixView | None = None
 

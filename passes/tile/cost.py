@@ -32,7 +32,7 @@ distinct micro-kernel).  Two estimates combine them:
   simulator on ``matrix_multiply_opt`` and on a 256×512×512 GEMM, and within about 10 % on
   small latency-bound regions.
 
-The search over plans is :mod:`.tile_search`.
+The search over plans is :mod:`.search`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ from vta_mlir.isa import AluInsn, GemmInsn, MemInsn, MemType
 from vta_mlir.sim.timing import insn_cost
 
 __all__ = [
+    "loaded_repeatedly",
+    "tile_count",
     "REPLAY_LIMIT",
     "Budget",
     "Estimate",
@@ -149,7 +151,7 @@ def pieces(n: int, t: int) -> tuple[tuple[int, int], ...]:
     return tuple(p for p in ((t, q), (r, 1)) if p[0] and p[1])
 
 
-def _count(n: int, t: int) -> int:
+def tile_count(n: int, t: int) -> int:
     return -(-n // t)
 
 
@@ -200,7 +202,7 @@ def _loads(shape: RegionShape, plan: Plan, which: str) -> list[tuple[int, int]]:
     t_own, t_other = (plan.tb, plan.to) if which == "inp" else (plan.to, plan.tb)
     res = plan.inp if which == "inp" else plan.wgt
     own_outer = plan.b_outer == (which == "inp")
-    n_other, ni = _count(other, t_other), shape.i // plan.ti
+    n_other, ni = tile_count(other, t_other), shape.i // plan.ti
     if res is Residency.ALL:
         return [(1, own * shape.i)]
     if res is Residency.ROW:
@@ -222,14 +224,14 @@ def footprint(shape: RegionShape, plan: Plan) -> dict[str, int]:
     return use
 
 
-def _loaded_repeatedly(shape: RegionShape, plan: Plan, which: str) -> bool:
+def loaded_repeatedly(shape: RegionShape, plan: Plan, which: str) -> bool:
     return sum(c for c, _ in _loads(shape, plan, which)) > 1
 
 
 def double_buffered(shape: RegionShape, plan: Plan, which: str) -> bool:
     """Whether the plan gives the input (``"inp"``) or weight buffer two copies: when it
     double-buffers and the buffer is loaded more than once."""
-    return bool(shape.i) and plan.double_buffer and _loaded_repeatedly(shape, plan, which)
+    return bool(shape.i) and plan.double_buffer and loaded_repeatedly(shape, plan, which)
 
 
 def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
@@ -238,7 +240,7 @@ def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
     docstring)."""
     costs = costs or InsnCosts(cfg)
     ni = shape.i // plan.ti if shape.i else 1
-    nb, no = _count(shape.b, plan.tb), _count(shape.o, plan.to)
+    nb, no = tile_count(shape.b, plan.tb), tile_count(shape.o, plan.to)
     load = inp_el = wgt_el = 0
     first_load = 0
     if shape.i:
@@ -405,7 +407,7 @@ class _Replay:
         self.compute_t += uop_cycles
         dims = [("inp", s.b, p.tb), ("wgt", s.o, p.to)]
         outer, inner = dims if p.b_outer else dims[::-1]
-        nested = _count(inner[1], inner[2]) > 1
+        nested = tile_count(inner[1], inner[2]) > 1
         for s1, c1 in pieces(outer[1], outer[2]):
             for _ in range(c1):
                 if self.row_load(outer[0], s1, nested):
@@ -439,7 +441,7 @@ def replay(shape: RegionShape, plan: Plan, cfg: VTAConfig, costs: InsnCosts | No
     plan has more than ``limit`` GEMM steps or tiles."""
     costs = costs or InsnCosts(cfg)
     ni = shape.i // plan.ti if shape.i else 1
-    nb, no = _count(shape.b, plan.tb), _count(shape.o, plan.to)
+    nb, no = tile_count(shape.b, plan.tb), tile_count(shape.o, plan.to)
     if nb * no * ni > limit:
         return None
     return _Replay(shape, plan, costs).run(_uop_loads(shape, plan, costs, nb, no, ni))

@@ -1,0 +1,1 @@
+"""Analyses shared by several passes: host index values and SRAM/DRAM views."""

@@ -1,0 +1,66 @@
+"""The layout of the source tree: ``passes/`` shows the pipeline (one module or package per
+pass, shared analyses apart), and no module imports another module's private names."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from vta_mlir.passes import BUILTIN_PASSES, MOVED_MODULES
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSES = ROOT / "passes"
+#: Folders of project code (sources, tests, benchmarks, examples).
+CODE_DIRS = ("vta_mlir", "dialects", "passes", "tools", "tests", "benchmarks", "examples")
+#: Packages inside ``passes/`` that hold no pass of their own.
+SHARED_PACKAGES = {"analysis"}
+
+
+def python_files() -> list[Path]:
+    return sorted(
+        path
+        for folder in CODE_DIRS
+        for path in (ROOT / folder).rglob("*.py")
+        if "Output" not in path.parts and "__pycache__" not in path.parts
+    )
+
+
+def private_imports(path: Path) -> list[str]:
+    """``from <project module> import _name`` statements of ``path``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.ImportFrom) or node.module == "__future__":
+            continue
+        project = node.level > 0 or (node.module or "").split(".")[0] in {"vta_mlir", "tests"}
+        for alias in node.names if project else ():
+            if alias.name.startswith("_") and not alias.name.startswith("__"):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {alias.name}")
+    return found
+
+
+def test_no_module_imports_private_names() -> None:
+    assert [hit for path in python_files() for hit in private_imports(path)] == []
+
+
+def test_passes_shows_the_pipeline() -> None:
+    pass_modules = {module.split(".")[0] for module, _ in BUILTIN_PASSES.values()}
+    modules = {p.stem for p in PASSES.glob("*.py") if p.name != "__init__.py"}
+    packages = {p.name for p in PASSES.iterdir() if (p / "__init__.py").is_file()}
+    # Every module and package directly in passes/ is a pass, but the shared analyses.
+    assert modules | packages == pass_modules | SHARED_PACKAGES
+    assert not modules & packages
+
+
+@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
+def test_a_moved_module_keeps_its_old_path(old: str) -> None:
+    import importlib
+    import sys
+
+    sys.modules.pop(f"vta_mlir.passes.{old}", None)  # imported by an earlier test: again
+    new = importlib.import_module(f"vta_mlir.passes.{MOVED_MODULES[old]}")
+    with pytest.deprecated_call():
+        moved = importlib.import_module(f"vta_mlir.passes.{old}")
+    assert moved is new
+    assert moved.__spec__ is not None and moved.__spec__.name == new.__name__
