@@ -356,7 +356,7 @@ def _loop_problem(insn: GemmInsn | AluInsn, table: np.ndarray, cfg: VTAConfig) -
                 f"{cfg.uop_buff_depth}")
     fields = dict(zip(("dst", "src", "wgt"),
                       decode_uop_fields(table[insn.uop_bgn:insn.uop_end], cfg), strict=True))
-    # What the device addresses (vta-isa.md §3.6, §3.7): a GEMM reset only its accumulators;
+    # What the device addresses (docs/isa.md §3.6, §3.7): a GEMM reset only its accumulators;
     # an ALU computes (and the reference checks) its source index even with an immediate.
     if isinstance(insn, GemmInsn):
         kinds = [("dst", "accumulator", "ACC", cfg.acc_buff_depth)]
