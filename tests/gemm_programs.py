@@ -20,15 +20,11 @@ from vta_mlir.passes.tile import DOUBLE_BUFFER_ATTR
 from vta_mlir.runtime import Device
 from vta_mlir.sim.hazards import program_hazards
 
+from .numerics import wrap
+
 #: The epilogue steps: (op, constant).  ``shrsi`` is an arithmetic shift right, ``relu`` is
 #: ``maxsi`` with 0.
 EPILOGUE_OPS = ("shrsi", "maxsi", "minsi", "addi", "muli", "relu")
-
-
-def wrap(values: np.ndarray, bits: int) -> np.ndarray:
-    """Two's-complement wrap-around of integer values to ``bits`` (as int64)."""
-    half = 1 << (bits - 1)
-    return (np.asarray(values, dtype=np.int64) + half) % (1 << bits) - half
 
 
 @dataclass(frozen=True)

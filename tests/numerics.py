@@ -83,6 +83,16 @@ def dtype_bounds(dtype: Any, limit: int | None = None) -> tuple[int, int]:
     return max(int(info.min), -limit), min(int(info.max), limit)
 
 
+def within(limit: int) -> Bounds:
+    """Bounds of ``[-limit, limit]`` narrowed to each argument's dtype."""
+    return lambda spec: dtype_bounds(spec.dtype, limit)
+
+
+def operand_bounds(dtype: Any) -> tuple[int, int]:
+    """i8 over its whole range, i32 within ±2^20 (so sums of a few products do not wrap)."""
+    return (-128, 127) if np.dtype(dtype) == np.int8 else (-(1 << 20), (1 << 20) - 1)
+
+
 def random_ints(
     rng: np.random.Generator, shape: Iterable[int], lo: int, hi: int, dtype: Any
 ) -> np.ndarray:
@@ -111,15 +121,14 @@ def memref_dtype(t: MemRefType) -> np.dtype[Any]:
 
 
 def random_memref_args(f: func.FuncOp, rng: np.random.Generator) -> list[np.ndarray]:
-    """A random array for each memref argument of ``f``, in order: i8 over its whole range,
-    i32 within ±2^20 (so sums of a few products do not wrap)."""
+    """A random array for each memref argument of ``f``, in order, within
+    :func:`operand_bounds`."""
     arrays = []
     for arg in f.body.block.args:
         t = arg.type
         assert isinstance(t, MemRefType)
         dtype = memref_dtype(t)
-        lo, hi = (-128, 127) if dtype == np.int8 else (-(1 << 20), (1 << 20) - 1)
-        arrays.append(random_ints(rng, t.get_shape(), lo, hi, dtype))
+        arrays.append(random_ints(rng, t.get_shape(), *operand_bounds(dtype), dtype))
     return arrays
 
 
