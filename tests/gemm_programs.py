@@ -20,6 +20,7 @@ from vta_mlir.passes.tile import DOUBLE_BUFFER_ATTR
 from vta_mlir.runtime import Device
 from vta_mlir.sim.hazards import program_hazards
 
+from .mlir_programs import mac_region
 from .numerics import wrap
 
 #: The epilogue steps: (op, constant).  ``shrsi`` is an arithmetic shift right, ``relu`` is
@@ -73,12 +74,7 @@ class Gemm:
                 "                                   affine_map<(i, j, l) -> (i, j)>],",
                 '                  iterator_types = ["parallel", "parallel", "reduction"]}',
                 f"      ins(%x, %w : {x_t}, {w_t}) outs(%acc : {acc_t}) {{",
-                "  ^bb0(%a: i8, %b: i8, %s: i32):",
-                "    %ae = arith.extsi %a : i8 to i32",
-                "    %be = arith.extsi %b : i8 to i32",
-                "    %p = arith.muli %ae, %be : i32",
-                "    %t = arith.addi %s, %p : i32",
-                "    linalg.yield %t : i32",
+                mac_region(),
                 "  }",
             ]
         lines += [

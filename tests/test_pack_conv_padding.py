@@ -27,7 +27,7 @@ from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
 from vta_mlir.reference import run_function
 
-from .mlir_programs import BIAS, bias_epilogue
+from .mlir_programs import BIAS, bias_epilogue, mac_region
 from .numerics import random_memref_args, wrap
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "conv"
@@ -45,12 +45,7 @@ _GENERIC = """
       iterator_types = ["parallel", "parallel", "parallel", "parallel",
                         "reduction", "reduction", "reduction"]}}
       ins(%xp, %w : memref<{xp}xi8>, memref<{w}xi8>) outs(%acc : memref<{y}xi32>) {{
-  ^bb0(%a: i8, %b: i8, %sum: i32):
-    %ae = arith.extsi %a : i8 to i32
-    %be = arith.extsi %b : i8 to i32
-    %p = arith.muli %ae, %be : i32
-    %r = arith.addi %sum, %p : i32
-    linalg.yield %r : i32
+""" + mac_region(acc="%sum") + """
   }}"""
 
 _MEMREF_COPY = "  memref.copy %x, %xi : memref<{x}xi8> to {view}"
