@@ -20,15 +20,12 @@ from vta_mlir.passes.tile import DOUBLE_BUFFER_ATTR
 from vta_mlir.runtime import Device
 from vta_mlir.sim.hazards import program_hazards
 
+from .mlir_programs import mac_region
+from .numerics import wrap
+
 #: The epilogue steps: (op, constant).  ``shrsi`` is an arithmetic shift right, ``relu`` is
 #: ``maxsi`` with 0.
 EPILOGUE_OPS = ("shrsi", "maxsi", "minsi", "addi", "muli", "relu")
-
-
-def wrap(values: np.ndarray, bits: int) -> np.ndarray:
-    """Two's-complement wrap-around of integer values to ``bits`` (as int64)."""
-    half = 1 << (bits - 1)
-    return (np.asarray(values, dtype=np.int64) + half) % (1 << bits) - half
 
 
 @dataclass(frozen=True)
@@ -77,12 +74,7 @@ class Gemm:
                 "                                   affine_map<(i, j, l) -> (i, j)>],",
                 '                  iterator_types = ["parallel", "parallel", "reduction"]}',
                 f"      ins(%x, %w : {x_t}, {w_t}) outs(%acc : {acc_t}) {{",
-                "  ^bb0(%a: i8, %b: i8, %s: i32):",
-                "    %ae = arith.extsi %a : i8 to i32",
-                "    %be = arith.extsi %b : i8 to i32",
-                "    %p = arith.muli %ae, %be : i32",
-                "    %t = arith.addi %s, %p : i32",
-                "    linalg.yield %t : i32",
+                mac_region(),
                 "  }",
             ]
         lines += [

@@ -20,6 +20,8 @@ from vta_mlir.passes.tile.conv_plan import padding_runs
 from vta_mlir.passes.tile.search import divisors
 from vta_mlir.tools import vta_opt, vta_run, vta_translate
 
+from .mlir_programs import mac_region
+
 Tool = Callable[[Sequence[str] | None], int]
 
 TOOLS: list[tuple[str, Tool, list[str]]] = [
@@ -207,12 +209,7 @@ func.func @mm(%a: memref<{m}x{k}xi8>, %b: memref<{n}x{k}xi8>, %c: memref<{m}x{n}
                                    affine_map<(m, n, k) -> (m, n)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}}
       ins(%a, %b : memref<{m}x{k}xi8>, memref<{n}x{k}xi8>) outs(%acc : memref<{m}x{n}xi32>) {{
-  ^bb0(%x: i8, %w: i8, %s: i32):
-    %xe = arith.extsi %x : i8 to i32
-    %we = arith.extsi %w : i8 to i32
-    %p = arith.muli %xe, %we : i32
-    %t = arith.addi %s, %p : i32
-    linalg.yield %t : i32
+{mac_region(x="%x", w="%w")}
   }}
   linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d0, d1)>],

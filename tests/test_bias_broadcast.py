@@ -27,6 +27,18 @@ from vta_mlir.dialects.vta import set_module_config
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.runtime.device import Device
 
+from .mlir_programs import (
+    BIAS,
+    bias_epilogue,
+    clip,
+    function,
+    generic,
+    matmul_nk,
+    memref,
+    requantize,
+)
+from .numerics import ArgLike, random_args, run_and_compare
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
 
@@ -74,105 +86,57 @@ def odd_shapes_reference() -> Reference:
 # Small programs: each form of bias vta-pack recognises, on shapes that are not whole blocks
 
 
+def dense_params(m: int, k: int, n: int, w: tuple[int, int],
+                 bias: tuple[tuple[int, ...], str]) -> list[tuple[str, tuple[int, ...], str]]:
+    return [("x", (m, k), "i8"), ("w", w, "i8"), ("bias", *bias), ("y", (m, n), "i8")]
+
+
 def epilogue_bias(m: int, k: int, n: int) -> str:
     """``y = clip((x · wᵀ + bias) >> 4, 0, 127)``, the bias added by the epilogue."""
-    return f"""
-func.func @epilogue(%x: memref<{m}x{k}xi8>, %w: memref<{n}x{k}xi8>, %bias: memref<{n}xi32>,
-                    %y: memref<{m}x{n}xi8>) {{
-  %acc = memref.alloc() : memref<{m}x{n}xi32>
+    acc_t = memref((m, n), "i32")
+    ops = f"""
+  %acc = memref.alloc() : {acc_t}
   %c0 = arith.constant 0 : i32
-  linalg.fill ins(%c0 : i32) outs(%acc : memref<{m}x{n}xi32>)
-  linalg.generic {{indexing_maps = [affine_map<(a, b, c) -> (a, c)>,
-                                   affine_map<(a, b, c) -> (b, c)>,
-                                   affine_map<(a, b, c) -> (a, b)>],
-                  iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%x, %w : memref<{m}x{k}xi8>, memref<{n}x{k}xi8>) outs(%acc : memref<{m}x{n}xi32>) {{
-  ^bb0(%a: i8, %b: i8, %s: i32):
-    %ae = arith.extsi %a : i8 to i32
-    %be = arith.extsi %b : i8 to i32
-    %p = arith.muli %ae, %be : i32
-    %r = arith.addi %s, %p : i32
-    linalg.yield %r : i32
-  }}
-  linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (b)>,
-                                   affine_map<(a, b) -> (a, b)>],
-                  iterator_types = ["parallel", "parallel"]}}
-      ins(%acc, %bias : memref<{m}x{n}xi32>, memref<{n}xi32>) outs(%y : memref<{m}x{n}xi8>) {{
-  ^bb0(%v: i32, %b: i32, %o: i8):
-    %c4 = arith.constant 4 : i32
-    %zero = arith.constant 0 : i32
-    %c127 = arith.constant 127 : i32
-    %s = arith.addi %v, %b : i32
-    %r = arith.shrsi %s, %c4 : i32
-    %lo = arith.maxsi %r, %zero : i32
-    %hi = arith.minsi %lo, %c127 : i32
-    %t = arith.trunci %hi : i32 to i8
-    linalg.yield %t : i8
-  }}
-  return
-}}
-"""
+  linalg.fill ins(%c0 : i32) outs(%acc : {acc_t}){matmul_nk(m, k, n)}"""
+    ops += bias_epilogue((m, n), [("addi", BIAS), ("shrsi", 4), *clip(0, 127)])
+    return function("epilogue", dense_params(m, k, n, (n, k), ((n,), "i32")), ops)
 
 
 def broadcast_init(m: int, k: int, n: int) -> str:
     """``y = clip((bias + x @ w) >> 5, -128, 127)``: the bias broadcast into the accumulator
     by ``linalg.broadcast`` before the contraction accumulates onto it."""
-    return f"""
-func.func @init(%x: memref<{m}x{k}xi8>, %w: memref<{k}x{n}xi8>, %bias: memref<{n}xi32>,
-                %y: memref<{m}x{n}xi8>) {{
-  %acc = memref.alloc() : memref<{m}x{n}xi32>
-  linalg.broadcast ins(%bias : memref<{n}xi32>) outs(%acc : memref<{m}x{n}xi32>)
+    acc_t = memref((m, n), "i32")
+    ops = f"""
+  %acc = memref.alloc() : {acc_t}
+  linalg.broadcast ins(%bias : memref<{n}xi32>) outs(%acc : {acc_t})
       dimensions = [0]
   linalg.matmul ins(%x, %w : memref<{m}x{k}xi8>, memref<{k}x{n}xi8>)
-      outs(%acc : memref<{m}x{n}xi32>)
-  linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a, b)>],
-                  iterator_types = ["parallel", "parallel"]}}
-      ins(%acc : memref<{m}x{n}xi32>) outs(%y : memref<{m}x{n}xi8>) {{
-  ^bb0(%a: i32, %o: i8):
-    %c5 = arith.constant 5 : i32
-    %lo = arith.constant -128 : i32
-    %hi = arith.constant 127 : i32
-    %s = arith.shrsi %a, %c5 : i32
-    %p = arith.maxsi %s, %lo : i32
-    %q = arith.minsi %p, %hi : i32
-    %t = arith.trunci %q : i32 to i8
-    linalg.yield %t : i8
-  }}
-  return
-}}
-"""
+      outs(%acc : {acc_t})"""
+    ops += generic(
+        (m, n),
+        [("acc", (m, n), "i32", (0, 1))],
+        requantize([("shrsi", 5), *clip(-128, 127)]),
+    )
+    return function("init", dense_params(m, k, n, (k, n), ((n,), "i32")), ops)
 
 
 def bias_after_shift(m: int, k: int, n: int) -> str:
     """``y = clip((x @ w >> 6) + bias, 0, 127)`` with an ``i8`` bias given as a ``1 × N``
     matrix: added by the ALU from a second accumulator loaded with the broadcast bias."""
-    return f"""
-func.func @late(%x: memref<{m}x{k}xi8>, %w: memref<{k}x{n}xi8>, %bias: memref<1x{n}xi8>,
-                %y: memref<{m}x{n}xi8>) {{
-  %acc = memref.alloc() : memref<{m}x{n}xi32>
+    acc_t = memref((m, n), "i32")
+    ops = f"""
+  %acc = memref.alloc() : {acc_t}
   %c0 = arith.constant 0 : i32
-  linalg.fill ins(%c0 : i32) outs(%acc : memref<{m}x{n}xi32>)
+  linalg.fill ins(%c0 : i32) outs(%acc : {acc_t})
   linalg.matmul ins(%x, %w : memref<{m}x{k}xi8>, memref<{k}x{n}xi8>)
-      outs(%acc : memref<{m}x{n}xi32>)
-  linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (0, b)>,
-                                   affine_map<(a, b) -> (a, b)>],
-                  iterator_types = ["parallel", "parallel"]}}
-      ins(%acc, %bias : memref<{m}x{n}xi32>, memref<1x{n}xi8>) outs(%y : memref<{m}x{n}xi8>) {{
-  ^bb0(%v: i32, %b: i8, %o: i8):
-    %c6 = arith.constant 6 : i32
-    %zero = arith.constant 0 : i32
-    %c127 = arith.constant 127 : i32
-    %be = arith.extsi %b : i8 to i32
-    %r = arith.shrsi %v, %c6 : i32
-    %s = arith.addi %r, %be : i32
-    %lo = arith.maxsi %s, %zero : i32
-    %hi = arith.minsi %lo, %c127 : i32
-    %t = arith.trunci %hi : i32 to i8
-    linalg.yield %t : i8
-  }}
-  return
-}}
-"""
+      outs(%acc : {acc_t})"""
+    extend = "    %be = arith.extsi %in1 : i8 to i32\n"
+    ops += generic(
+        (m, n),
+        [("acc", (m, n), "i32", (0, 1)), ("bias", (1, n), "i8", (None, 1))],
+        extend + requantize([("shrsi", 6), ("addi", "%be"), *clip(0, 127)]),
+    )
+    return function("late", dense_params(m, k, n, (k, n), ((1, n), "i8")), ops)
 
 
 PROGRAMS: dict[str, tuple[Callable[[int, int, int], str], Reference]] = {
@@ -188,17 +152,11 @@ PROGRAMS: dict[str, tuple[Callable[[int, int, int], str], Reference]] = {
 SHAPES = [(2, 16, 16), (3, 40, 24), (5, 20, 70), (8, 32, 48)]
 
 
-def random_inputs(mod, seed: int) -> dict[str, np.ndarray]:
+def small_bounds(spec: ArgLike) -> tuple[int, int]:
     """Logical inputs small enough for the epilogues not to saturate everywhere."""
-    rng = np.random.default_rng(seed)
-    values = {}
-    for spec in mod.inputs:
-        if spec.name == "bias":
-            lo, hi = (-40, 40) if spec.dtype == "int8" else (-3000, 3000)
-        else:
-            lo, hi = -16, 16
-        values[spec.name] = rng.integers(lo, hi, size=spec.shape).astype(spec.dtype)
-    return values
+    if spec.name == "bias":
+        return (-40, 39) if spec.dtype == "int8" else (-3000, 2999)
+    return -16, 15
 
 
 def check_bias_abi(mod, cfg: VTAConfig, columns: int) -> None:
@@ -210,12 +168,9 @@ def check_bias_abi(mod, cfg: VTAConfig, columns: int) -> None:
                                  cfg.block_out)
 
 
-def run_and_compare(mod, reference: Reference, seed: int) -> np.ndarray:
-    values = random_inputs(mod, seed)
-    (y,) = mod(**values)
-    want = reference(values)
-    np.testing.assert_array_equal(y, want)
-    return y
+def check(mod, reference: Reference, seed: int) -> np.ndarray:
+    values = random_args(mod.inputs, seed, small_bounds)
+    return run_and_compare(mod, values, reference(values))
 
 
 # --------------------------------------------------------------------------------------------
@@ -232,7 +187,7 @@ def test_examples_match_numpy(example: str, name: str) -> None:
     (bias,) = [a for a in mod.inputs if a.name == "bias"]
     check_bias_abi(mod, cfg, bias.shape[0])
     for seed in (0, 1):
-        run_and_compare(mod, reference, seed)
+        check(mod, reference, seed)
 
 
 @pytest.mark.parametrize("name", SHIPPED_CONFIGS)
@@ -243,7 +198,7 @@ def test_bias_forms_match_numpy(form: str, shape: tuple[int, int, int], name: st
     build, reference = PROGRAMS[form]
     mod = vta_compile(build(*shape), config=cfg)
     check_bias_abi(mod, cfg, shape[2])
-    y = run_and_compare(mod, reference, seed=sum(shape))
+    y = check(mod, reference, seed=sum(shape))
     # The inputs keep the results off the clip bounds, so a bias lost in some lanes shows.
     assert len(np.unique(y)) > 8
 
@@ -269,7 +224,7 @@ def test_repeated_bias_survives_the_binary_format(name: str) -> None:
     assert back.args == binary.args and to_bytes(back) == data
     reference = PROGRAMS["epilogue"][1]
     mod = Device(cfg).load_module(data)
-    run_and_compare(mod, reference, seed=5)
+    check(mod, reference, seed=5)
 
 
 def test_bias_is_one_stride_0_dma_per_column_block_on_batch2() -> None:

@@ -43,6 +43,8 @@ from vta_mlir.runtime import Device
 from vta_mlir.runtime.command_builder import CommandBuilder
 from vta_mlir.sim.simulator import Simulator
 
+from .numerics import random_args, run_binary, within
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "vta"
 
@@ -152,10 +154,7 @@ def serial_lowering() -> Iterator[None]:
 def run(binary, cfg: VTAConfig, inputs: dict[str, np.ndarray],
         seed: int | None = None) -> tuple[dict[str, np.ndarray], Any]:
     """Outputs by name and the run statistics."""
-    mod = device(cfg, seed).load_module(binary)
-    outs = mod.run({a.name: inputs[a.name] for a in mod.inputs})
-    assert mod.last_run is not None
-    return {a.name: o for a, o in zip(mod.outputs, outs, strict=True)}, mod.last_run
+    return run_binary(binary, cfg, inputs, device(cfg, seed))
 
 
 def serial_reference(text: str, cfg: VTAConfig,
@@ -166,15 +165,6 @@ def serial_reference(text: str, cfg: VTAConfig,
     outs, stats = run(binary, cfg, inputs)
     assert not stats.warnings
     return outs
-
-
-def random_inputs(binary, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    out = {}
-    for spec in binary.args:
-        info = np.iinfo(spec.dtype)
-        lo, hi = max(info.min, -100), min(info.max, 100)
-        out[spec.name] = rng.integers(lo, hi + 1, spec.shape).astype(spec.dtype)
-    return out
 
 
 def stage_ops(module) -> list[str]:
@@ -441,7 +431,7 @@ def test_random_programs_match_serial_execution(cfg: VTAConfig, seed: int) -> No
     text = random_program(cfg, seed)
     synced = sync(text, cfg, double_buffer=seed % 3 != 0)
     binary = lower_to_binary(synced)
-    inputs = random_inputs(binary, np.random.default_rng(seed))
+    inputs = random_args(binary.args, seed, within(100))
     want = serial_reference(text, cfg, inputs)
     for order in range(3):
         got, stats = run(binary, cfg, inputs, seed=1000 * seed + order)
@@ -459,7 +449,7 @@ def test_random_order_finds_races_without_tokens(cfg: VTAConfig) -> None:
         module = sync(text, cfg)
         strip_sync(module)
         binary = lower_to_binary(module)
-        inputs = random_inputs(binary, np.random.default_rng(seed))
+        inputs = random_args(binary.args, seed, within(100))
         want = serial_reference(text, cfg, inputs)
         for order in range(3):
             got, _ = run(binary, cfg, inputs, seed=order)
@@ -536,7 +526,7 @@ def check_blocked_matmul(text: str, cfg: VTAConfig, module=None, seeds=(None, 1,
     returns the cycles of the simulator's own order."""
     module = module if module is not None else sync(text, cfg)
     binary = lower_to_binary(module)
-    inputs = random_inputs(binary, np.random.default_rng(7))
+    inputs = random_args(binary.args, 7, within(100))
     want = blocked_matmul_reference(inputs["x"], inputs["w"])
     cycles = 0
     for seed in seeds:
@@ -756,7 +746,7 @@ def test_primes_stay_below_a_loop_using_their_queue(cfg: VTAConfig, marked: bool
     second = [i for i, op in enumerate(ops) if op == "for"][2]
     assert ops[second - 1] == "push store->compute"  # the prime, right before its loop
     binary = lower_to_binary(module)
-    inputs = random_inputs(binary, np.random.default_rng(5))
+    inputs = random_args(binary.args, 5, within(100))
     want = serial_reference(text, cfg, inputs)
     for seed in (None, 21, 22, 23):
         got, stats = run(binary, cfg, inputs, seed)
@@ -872,7 +862,7 @@ def test_pipeline_output_matches_serial_execution(cfg: VTAConfig, example: str) 
     CoprocSyncPass().apply(make_context(), module)
     verify_op(module)
     binary = lower_to_binary(module)
-    inputs = random_inputs(binary, np.random.default_rng(3))
+    inputs = random_args(binary.args, 3, within(100))
     want = serial_reference(stage5, cfg, inputs)
     for seed in (None, 11, 12):
         got, stats = run(binary, cfg, inputs, seed)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,3 +188,17 @@ def test_scanner_finds_broken_citations(tmp_path: Path) -> None:
         f"m.py:1: {a} has no section {sec}1.3 (no heading starting with 1.3)",
         f"m.py:1: {b}: no such file in the repository",
     ]
+
+
+def test_ci_runs_the_readme_test_command(repository: Path) -> None:
+    """``.ci/run`` ends with exactly the Quick start's test command (the ``sh`` block that runs
+    ``python -m pytest`` with no marker), and that command leaves out the slow tests."""
+    blocks = re.findall(r"```sh\n(.*?)\n```", (repository / "README.md").read_text(), re.S)
+    (command,) = [b for b in blocks if b.endswith("python -m pytest")]
+    ci = (repository / ".ci" / "run").read_text().splitlines()
+    steps = [line for line in ci if line.strip() and not line.lstrip().startswith("#")]
+    assert steps[-1] == command
+    assert "python -m pytest -m slow" in blocks
+    pytest_options = tomllib.loads((repository / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert "-m 'not slow'" in pytest_options["ini_options"]["addopts"]
+    assert any(m.startswith("slow:") for m in pytest_options["ini_options"]["markers"])

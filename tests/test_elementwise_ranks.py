@@ -23,74 +23,14 @@ from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.dialects.vta import set_module_config
 from vta_mlir.ir.diagnostics import DiagnosticError
 
+from .mlir_programs import function, generic, memref
+from .numerics import random_args, run_and_compare, trunc8, wrap32
+
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
-DIMS = "abcdefgh"
-
-
-# --------------------------------------------------------------------------------------------
-# numpy
-
-
-def wrap32(v: np.ndarray) -> np.ndarray:
-    """``v`` (int64) reduced to int32 as a 32-bit two's-complement adder leaves it."""
-    return ((v.astype(np.int64) + (1 << 31)) % (1 << 32) - (1 << 31)).astype(np.int64)
-
-
-def trunc8(v: np.ndarray) -> np.ndarray:
-    """``arith.trunci`` to i8: the low 8 bits, as a signed byte."""
-    return ((v.astype(np.int64) + 128) % 256 - 128).astype(np.int8)
 
 
 # --------------------------------------------------------------------------------------------
 # MLIR text
-
-
-def memref(shape: Sequence[int], element: str) -> str:
-    return f"memref<{'x'.join(map(str, shape))}x{element}>"
-
-
-def amap(rank: int, results: Sequence[int | None]) -> str:
-    dims = ", ".join(DIMS[:rank])
-    out = ", ".join("0" if r is None else DIMS[r] for r in results)
-    return f"affine_map<({dims}) -> ({out})>"
-
-
-Operand = tuple[str, Sequence[int], str, Sequence[int | None]]
-
-
-def generic(
-    shape: Sequence[int],
-    inputs: Sequence[Operand],
-    body: str,
-    out: str = "y",
-    out_element: str = "i8",
-) -> str:
-    """One ``linalg.generic`` over ``shape`` reading ``inputs`` (name, shape, element type,
-    map results) into the output ``out``; ``body`` computes ``%r : i32`` from the block
-    arguments ``%in0``, ``%in1``, ..., truncated when the output is i8."""
-    rank = len(shape)
-    maps = [amap(rank, axes) for _, _, _, axes in inputs] + [amap(rank, range(rank))]
-    names = ", ".join(f"%{n}" for n, _, _, _ in inputs)
-    types = ", ".join(memref(s, e) for _, s, e, _ in inputs)
-    args = ", ".join(f"%in{k}: {e}" for k, (_, _, e, _) in enumerate(inputs))
-    iterators = ", ".join(['"parallel"'] * rank)
-    yield_ = (
-        "%t = arith.trunci %r : i32 to i8\n    linalg.yield %t : i8"
-        if out_element == "i8"
-        else "linalg.yield %r : i32"
-    )
-    return f"""
-  linalg.generic {{indexing_maps = [{", ".join(maps)}], iterator_types = [{iterators}]}}
-      ins({names} : {types}) outs(%{out} : {memref(shape, out_element)}) {{
-  ^bb0({args}, %o: {out_element}):
-{body}
-    {yield_}
-  }}"""
-
-
-def function(name: str, params: Sequence[tuple[str, Sequence[int], str]], ops: str) -> str:
-    sig = ", ".join(f"%{n}: {memref(s, e)}" for n, s, e in params)
-    return f"func.func @{name}({sig}) {{{ops}\n  return\n}}\n"
 
 
 def add_program(shape: Sequence[int], element: str) -> str:
@@ -154,30 +94,18 @@ def chain_program(shape: Sequence[int]) -> str:
 # Running
 
 
-def random_inputs(mod, seed: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    values = {}
-    for spec in mod.inputs:
-        info = np.iinfo(spec.dtype)
-        values[spec.name] = rng.integers(info.min, info.max, size=spec.shape, endpoint=True).astype(
-            spec.dtype
-        )
-    return values
-
-
 def run(
     text: str,
     cfg: VTAConfig,
     reference: Callable[[dict[str, np.ndarray]], np.ndarray],
     seed: int = 0,
 ) -> np.ndarray:
+    """Compile ``text``, run it on full-range random inputs and compare with ``reference``
+    (given the inputs as int64)."""
     mod = vta_compile(text, config=cfg)
-    values = random_inputs(mod, seed)
-    (y,) = mod(**values)
+    values = random_args(mod.inputs, seed)
     want = reference({k: v.astype(np.int64) for k, v in values.items()})
-    assert y.shape == want.shape and y.dtype == np.int8
-    np.testing.assert_array_equal(y, want)
-    return y
+    return run_and_compare(mod, values, want)
 
 
 def bias_reference(shape: Sequence[int], axes: Sequence[int | None]):

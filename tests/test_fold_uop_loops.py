@@ -21,6 +21,8 @@ from vta_mlir.ir.diagnostics import DiagnosticError, verify_op
 from vta_mlir.isa import AluInsn, GemmInsn
 from vta_mlir.passes.fold_uop_loops import FoldUopLoopsPass
 
+from .numerics import random_args
+
 DEFAULT = VTAConfig.shipped("default")
 
 
@@ -415,14 +417,10 @@ def run(text: str, cfg: VTAConfig, seed: int, **options: int) -> tuple[np.ndarra
 
     module = fold(text, cfg, **options)
     binary = lower_to_binary(module, cfg)
-    rng = np.random.default_rng(seed)
-    inputs = []
-    for spec in binary.args:
-        if spec.direction == "out":
-            continue
-        lo, hi = (-(1 << 12), 1 << 12) if spec.dtype == "int32" else (-128, 128)
-        inputs.append(rng.integers(lo, hi, tuple(spec.shape)).astype(spec.dtype))
-    (y,) = Device(cfg).load_module(binary)(*inputs)
+    inputs = random_args([spec for spec in binary.args if spec.direction != "out"], seed,
+                         lambda spec: (-(1 << 12), (1 << 12) - 1) if spec.dtype == "int32"
+                         else (-128, 127))
+    (y,) = Device(cfg).load_module(binary)(*inputs.values())
     count = sum(isinstance(i, GemmInsn | AluInsn) for r in binary.program.runs for i in r.insns)
     return y, count
 

@@ -6,11 +6,13 @@ one dimension large, so that a case compiles and simulates in well under a secon
 K×N or N×K, an accumulator filled with 0 or with an int32 bias broadcast over the rows, and an
 epilogue of up to four of ``shrsi`` by a constant, ``maxsi`` / ``minsi`` clips, ``addi`` and
 ``muli`` by a constant and ReLU, before the truncation to int8.  The MLIR text and the numpy
-reference are written by ``tests/gemm_programs.py``.
+reference are written by ``tests/gemm_programs.py``.  The default run draws 50 cases, the slow
+run (``python -m pytest -m slow``) 400.
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,7 +60,19 @@ def gemms(draw: st.DrawFn) -> Gemm:
     )
 
 
-@settings(max_examples=400, deadline=None)
-@given(gemm=gemms(), config=st.sampled_from(SHIPPED_CONFIGS), seed=st.integers(0, 1 << 16))
+#: Any GEMM on any shipped configuration with any input seed.
+CASES = given(gemm=gemms(), config=st.sampled_from(SHIPPED_CONFIGS), seed=st.integers(0, 1 << 16))
+
+
+@settings(max_examples=50, deadline=None)
+@CASES
 def test_gemm_matches_numpy(gemm: Gemm, config: str, seed: int) -> None:
+    check_on_simulator(gemm, config, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None)
+@CASES
+def test_gemm_matches_numpy_long_run(gemm: Gemm, config: str, seed: int) -> None:
+    """The property on eight times as many cases (``python -m pytest -m slow``)."""
     check_on_simulator(gemm, config, seed)

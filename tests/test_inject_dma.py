@@ -31,7 +31,8 @@ from vta_mlir.ir.diagnostics import DiagnosticError, verify_op
 from vta_mlir.ir.pipeline import run_pipeline
 from vta_mlir.isa import MemInsn
 from vta_mlir.passes.inject_dma import DmaDim, InjectDmaPass, dma_pattern
-from vta_mlir.runtime import Device
+
+from .numerics import random_args, run_binary, within
 
 PIPELINE = "vta-inject-dma,vta-tensorize,vta-fold-uop-loops,vta-coproc-sync,vta-lower-to-isa"
 
@@ -82,20 +83,9 @@ def compile_to_binary(text: str, cfg: VTAConfig, passes: str = PIPELINE):
 
 
 def run(binary, cfg: VTAConfig, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    mod = Device(cfg).load_module(binary)
-    outs = mod.run({a.name: inputs[a.name] for a in mod.inputs})
-    assert mod.last_run is not None and not mod.last_run.warnings
-    return {a.name: o for a, o in zip(mod.outputs, outs, strict=True)}
-
-
-def random_inputs(binary, seed: int = 5) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    out = {}
-    for spec in binary.args:
-        info = np.iinfo(spec.dtype)
-        lo, hi = max(info.min, -100), min(info.max, 100)
-        out[spec.name] = rng.integers(lo, hi + 1, spec.shape).astype(spec.dtype)
-    return out
+    outs, stats = run_binary(binary, cfg, inputs)
+    assert not stats.warnings
+    return outs
 
 
 def load_insns(binary) -> list[MemInsn]:
@@ -429,7 +419,7 @@ def test_dense_end_to_end(cfg: VTAConfig, init: str, double_buffer: bool) -> Non
             compile_to_binary(text, cfg)
         return
     binary = compile_to_binary(text, cfg)
-    inputs = random_inputs(binary)
+    inputs = random_args(binary.args, 5, within(100))
     got = run(binary, cfg, inputs)
     np.testing.assert_array_equal(got["y"], dense_reference(inputs, init))
 
@@ -439,7 +429,7 @@ def test_split_copies_end_to_end(cfg: VTAConfig, unroll_limit: int) -> None:
     text = grid_stage2(cfg)
     passes = PIPELINE.replace("vta-inject-dma", f"vta-inject-dma{{unroll-limit={unroll_limit}}}")
     binary = compile_to_binary(text, cfg, passes)
-    inputs = random_inputs(binary)
+    inputs = random_args(binary.args, 5, within(100))
     got = run(binary, cfg, inputs)
     want = (inputs["x"].astype(np.int32) + 3).astype(np.int8)
     np.testing.assert_array_equal(got["y"], want)
@@ -460,7 +450,7 @@ def test_through_vta_opt_config(name: str, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     binary = module_to_program(parse_module(proc.stdout, filename="out.mlir"))
     assert binary.config == cfg
-    inputs = random_inputs(binary)
+    inputs = random_args(binary.args, 5, within(100))
     np.testing.assert_array_equal(run(binary, cfg, inputs)["y"],
                                   dense_reference(inputs, "acc8"))
 

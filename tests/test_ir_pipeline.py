@@ -9,7 +9,6 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation
 
 from tests.xdsl_ir import parse
-from vta_mlir.ir.context import make_context
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.ir.pipeline import available_passes, build_pipeline, failing_op, run_pipeline
 
@@ -19,11 +18,6 @@ func.func @t(%x: tensor<2x2xf32>, %z: tensor<2x2xf32>) -> tensor<2x2xf32> {
                      outs(%z : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }"""
-
-
-@pytest.fixture(scope="module")
-def ctx() -> Context:
-    return make_context()
 
 
 def test_failing_op_of_a_pattern_error(ctx: Context) -> None:

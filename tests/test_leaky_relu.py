@@ -21,15 +21,10 @@ from vta_mlir import parse, print_ir, run_pipeline
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.dialects.vta import set_module_config
 
+from .mlir_programs import function, generic, memref
+from .numerics import ArgLike, dtype_bounds, random_args, run_and_compare, trunc8, wrap32
+
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
-
-
-def wrap32(v: np.ndarray) -> np.ndarray:
-    return (v.astype(np.int64) + (1 << 31)) % (1 << 32) - (1 << 31)
-
-
-def trunc8(v: np.ndarray) -> np.ndarray:
-    return ((v.astype(np.int64) + 128) % 256 - 128).astype(np.int8)
 
 
 def leaky(v: np.ndarray, k: int) -> np.ndarray:
@@ -39,22 +34,21 @@ def leaky(v: np.ndarray, k: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # Programs
 
-#: Epilogue bodies on ``%v`` (the accumulator) and ``%b`` (a second input), and their numpy.
+#: Epilogue bodies on ``%in0`` (the accumulator) and ``%in1`` (a second input), computing
+#: ``%r``, and their numpy.
 EPILOGUES = {
     # max(x, x >> 3)
     "leaky": (
-        """
-    %ck = arith.constant 3 : i32
-    %s = arith.shrsi %v, %ck : i32
-    %r = arith.maxsi %v, %s : i32""",
+        """    %ck = arith.constant 3 : i32
+    %s = arith.shrsi %in0, %ck : i32
+    %r = arith.maxsi %in0, %s : i32""",
         lambda v, b: leaky(v, 3),
     ),
     # x = (acc + bias) >> 4; max(x, x >> 2): the shared value is itself computed
     "bias_leaky": (
-        """
-    %c4 = arith.constant 4 : i32
+        """    %c4 = arith.constant 4 : i32
     %c2 = arith.constant 2 : i32
-    %sum = arith.addi %v, %b : i32
+    %sum = arith.addi %in0, %in1 : i32
     %e = arith.shrsi %sum, %c4 : i32
     %l = arith.shrsi %e, %c2 : i32
     %r = arith.maxsi %e, %l : i32""",
@@ -62,11 +56,10 @@ EPILOGUES = {
     ),
     # min((x << 1) + 7, x >> 1) with x = acc - 3: an immediate chain on each side
     "two_chains": (
-        """
-    %c3 = arith.constant 3 : i32
+        """    %c3 = arith.constant 3 : i32
     %c1 = arith.constant 1 : i32
     %c7 = arith.constant 7 : i32
-    %e = arith.subi %v, %c3 : i32
+    %e = arith.subi %in0, %c3 : i32
     %p = arith.shli %e, %c1 : i32
     %q = arith.addi %p, %c7 : i32
     %h = arith.shrsi %e, %c1 : i32
@@ -75,11 +68,10 @@ EPILOGUES = {
     ),
     # (acc >> 2) + (bias * 3): the second operand a chain on a function argument
     "argument_chain": (
-        """
-    %c2 = arith.constant 2 : i32
+        """    %c2 = arith.constant 2 : i32
     %c3 = arith.constant 3 : i32
-    %e = arith.shrsi %v, %c2 : i32
-    %m = arith.muli %b, %c3 : i32
+    %e = arith.shrsi %in0, %c2 : i32
+    %m = arith.muli %in1, %c3 : i32
     %r = arith.addi %e, %m : i32""",
         lambda v, b: wrap32((v >> 2) + wrap32(b * 3)),
     ),
@@ -89,43 +81,36 @@ EPILOGUES = {
 def dense(m: int, k: int, n: int, epilogue: str) -> str:
     """``y = trunci(epilogue(x @ w, bias))`` with ``linalg.matmul`` (K × N weights) and a
     per-column bias."""
-    body = EPILOGUES[epilogue][0]
-    return f"""
-func.func @dense(%x: memref<{m}x{k}xi8>, %w: memref<{k}x{n}xi8>, %bias: memref<{n}xi32>,
-                 %y: memref<{m}x{n}xi8>) {{
-  %acc = memref.alloc() : memref<{m}x{n}xi32>
+    acc_t = memref((m, n), "i32")
+    ops = f"""
+  %acc = memref.alloc() : {acc_t}
   %c0 = arith.constant 0 : i32
-  linalg.fill ins(%c0 : i32) outs(%acc : memref<{m}x{n}xi32>)
-  linalg.matmul ins(%x, %w : memref<{m}x{k}xi8>, memref<{k}x{n}xi8>)
-      outs(%acc : memref<{m}x{n}xi32>)
-  linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>,
-                                   affine_map<(i, j) -> (i, j)>],
-                  iterator_types = ["parallel", "parallel"]}}
-      ins(%acc, %bias : memref<{m}x{n}xi32>, memref<{n}xi32>) outs(%y : memref<{m}x{n}xi8>) {{
-  ^bb0(%v: i32, %b: i32, %o: i8):{body}
-    %t = arith.trunci %r : i32 to i8
-    linalg.yield %t : i8
-  }}
-  return
-}}
-"""
+  linalg.fill ins(%c0 : i32) outs(%acc : {acc_t})
+  linalg.matmul ins(%x, %w : {memref((m, k), "i8")}, {memref((k, n), "i8")})
+      outs(%acc : {acc_t})"""
+    ops += generic(
+        (m, n),
+        [("acc", (m, n), "i32", (0, 1)), ("bias", (n,), "i32", (1,))],
+        EPILOGUES[epilogue][0],
+    )
+    params = [("x", (m, k), "i8"), ("w", (k, n), "i8"), ("bias", (n,), "i32"), ("y", (m, n), "i8")]
+    return function("dense", params, ops)
 
 
 def conv(n: int, c: int, h: int, f: int, kh: int, stride: int, pad: int, epilogue: str) -> str:
     """``y = trunci(epilogue(conv2d(pad(x), w), bias))`` on NCHW data, a per-channel bias."""
-    body = EPILOGUES[epilogue][0]
     hp = h + 2 * pad
     oh = (hp - kh) // stride + 1
-    x_t = f"memref<{n}x{c}x{h}x{h}xi8>"
-    w_t = f"memref<{f}x{c}x{kh}x{kh}xi8>"
-    acc_t = f"memref<{n}x{f}x{oh}x{oh}xi32>"
+    x_t = memref((n, c, h, h), "i8")
+    w_t = memref((f, c, kh, kh), "i8")
+    acc_t = memref((n, f, oh, oh), "i32")
     if pad:
-        xp_t = f"memref<{n}x{c}x{hp}x{hp}xi8>"
+        xp_t = memref((n, c, hp, hp), "i8")
         view_t = (
             f"memref<{n}x{c}x{h}x{h}xi8, strided<[{c * hp * hp}, {hp * hp}, {hp}, 1], "
             f"offset: {pad * hp + pad}>>"
         )
-        data = f"""
+        ops = f"""
   %z8 = arith.constant 0 : i8
   %xp = memref.alloc() : {xp_t}
   linalg.fill ins(%z8 : i8) outs(%xp : {xp_t})
@@ -134,48 +119,34 @@ def conv(n: int, c: int, h: int, f: int, kh: int, stride: int, pad: int, epilogu
   memref.copy %x, %xi : {x_t} to {view_t}"""
         src, src_t = "%xp", xp_t
     else:
-        data, src, src_t = "", "%x", x_t
-    return f"""
-func.func @conv(%x: {x_t}, %w: {w_t}, %bias: memref<{f}xi32>,
-                %y: memref<{n}x{f}x{oh}x{oh}xi8>) {{{data}
+        ops, src, src_t = "", "%x", x_t
+    ops += f"""
   %c0 = arith.constant 0 : i32
   %acc = memref.alloc() : {acc_t}
   linalg.fill ins(%c0 : i32) outs(%acc : {acc_t})
   linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>,
                             strides = dense<{stride}> : tensor<2xi64>}}
-      ins({src}, %w : {src_t}, {w_t}) outs(%acc : {acc_t})
-  linalg.generic {{indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
-                                   affine_map<(n, c, h, w) -> (c)>,
-                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
-                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
-      ins(%acc, %bias : {acc_t}, memref<{f}xi32>) outs(%y : memref<{n}x{f}x{oh}x{oh}xi8>) {{
-  ^bb0(%v: i32, %b: i32, %o: i8):{body}
-    %t = arith.trunci %r : i32 to i8
-    linalg.yield %t : i8
-  }}
-  return
-}}
-"""
+      ins({src}, %w : {src_t}, {w_t}) outs(%acc : {acc_t})"""
+    y = (n, f, oh, oh)
+    ops += generic(
+        y, [("acc", y, "i32", (0, 1, 2, 3)), ("bias", (f,), "i32", (1,))], EPILOGUES[epilogue][0]
+    )
+    params = [
+        ("x", (n, c, h, h), "i8"),
+        ("w", (f, c, kh, kh), "i8"),
+        ("bias", (f,), "i32"),
+        ("y", y, "i8"),
+    ]
+    return function("conv", params, ops)
 
 
 def elementwise(shape: tuple[int, ...], epilogue: str) -> str:
     """``y = trunci(epilogue(a, b))`` of two i32 tensors of any rank."""
-    body = EPILOGUES[epilogue][0]
-    dims = "abcd"[: len(shape)]
-    ident = f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>"
-    t = f"memref<{'x'.join(map(str, shape))}x"
-    return f"""
-func.func @ew(%a: {t}i32>, %bb: {t}i32>, %y: {t}i8>) {{
-  linalg.generic {{indexing_maps = [{ident}, {ident}, {ident}],
-                  iterator_types = [{", ".join(['"parallel"'] * len(shape))}]}}
-      ins(%a, %bb : {t}i32>, {t}i32>) outs(%y : {t}i8>) {{
-  ^bb0(%v: i32, %b: i32, %o: i8):{body}
-    %t = arith.trunci %r : i32 to i8
-    linalg.yield %t : i8
-  }}
-  return
-}}
-"""
+    full = tuple(range(len(shape)))
+    ops = generic(
+        shape, [("a", shape, "i32", full), ("bb", shape, "i32", full)], EPILOGUES[epilogue][0]
+    )
+    return function("ew", [("a", shape, "i32"), ("bb", shape, "i32"), ("y", shape, "i8")], ops)
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,28 +166,20 @@ def conv_numpy(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarra
     return wrap32(out)
 
 
-def random_inputs(mod, seed: int, small: bool) -> dict[str, np.ndarray]:
-    """Full-range inputs; ``small`` keeps i32 operands near the accumulated values so that
-    both sides of the epilogue matter."""
-    rng = np.random.default_rng(seed)
-    values = {}
-    for spec in mod.inputs:
-        info = np.iinfo(spec.dtype)
-        lo, hi = (-5000, 5000) if small and spec.dtype == "int32" else (info.min, info.max)
-        values[spec.name] = rng.integers(lo, hi, size=spec.shape, endpoint=True).astype(spec.dtype)
-    return values
-
-
 def check(
     text: str, cfg: VTAConfig, layer, epilogue: str, seed: int = 0, small: bool = True
 ) -> np.ndarray:
+    """Compile ``text`` and compare it with numpy on full-range inputs; ``small`` keeps i32
+    operands near the accumulated values so that both sides of the epilogue matter."""
+
+    def bounds(spec: ArgLike) -> tuple[int, int]:
+        return (-5000, 5000) if small and spec.dtype == "int32" else dtype_bounds(spec.dtype)
+
     mod = vta_compile(text, config=cfg)
-    values = random_inputs(mod, seed, small)
-    (y,) = mod(**values)
+    values = random_args(mod.inputs, seed, bounds)
     v = {k: a.astype(np.int64) for k, a in values.items()}
     acc, other = layer(v)
-    want = trunc8(EPILOGUES[epilogue][1](acc, other))
-    np.testing.assert_array_equal(y, want)
+    y = run_and_compare(mod, values, trunc8(EPILOGUES[epilogue][1](acc, other)))
     # Both operands of the final op win somewhere (the inputs do not make it trivial).
     assert len(np.unique(y)) > 16
     return y

@@ -5,12 +5,10 @@ xDSL's interpreter against numpy)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from xdsl.context import Context
 from xdsl.dialects import affine
 
 from tests.xdsl_ir import RNG, interpret, ops_of, parse, run_passes
-from vta_mlir.ir.context import make_context
 
 AFFINE = """
 func.func @stencil(%a: memref<6x8xi32>, %b: memref<6x8xi32>) {
@@ -23,11 +21,6 @@ func.func @stencil(%a: memref<6x8xi32>, %b: memref<6x8xi32>) {
   return
 }
 """
-
-
-@pytest.fixture(scope="module")
-def ctx() -> Context:
-    return make_context()
 
 
 def test_affine_interprets_the_same_before_and_after_lower_affine(ctx: Context) -> None:

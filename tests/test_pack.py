@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import DictionaryAttr, IntegerType, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DictionaryAttr, MemRefType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 
 from vta_mlir.abi import ArgSpec, layout_tiles, tiled_packing
@@ -28,17 +28,13 @@ from vta_mlir.host.layout import plan_layout
 from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
-from vta_mlir.reference import run_function, wrap
+from vta_mlir.reference import run_function
+
+from .numerics import memref_dtype, random_memref_args, trunc8, wrap
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 EXAMPLE_NAMES = ["vector_add", "matrix_multiply", "matrix_multiply_opt", "dense_bias_relu",
                  "dense_kn", "alu_ops", "odd_shapes"]
-
-
-def width_of_type(t: MemRefType) -> int:
-    element = t.element_type
-    assert isinstance(element, IntegerType)
-    return element.width.data
 
 
 # --------------------------------------------------------------------------------------------
@@ -79,19 +75,8 @@ def arg_specs(f: func.FuncOp) -> list[ArgSpec | None]:
         specs.append(ArgSpec(arg.name_hint or f"arg{i}", "in" if repeat else "inout",
                              desc.data["dtype"].data,  # type: ignore[attr-defined]
                              ints("shape"), ints("padded_shape"), ints("split_shape"),
-                             ints("perm"), f"int{width_of_type(t)}", repeat=repeat))
+                             ints("perm"), str(memref_dtype(t)), repeat=repeat))
     return specs
-
-
-def random_inputs(f: func.FuncOp, rng: np.random.Generator) -> list[np.ndarray]:
-    arrays = []
-    for arg in f.body.block.args:
-        t = arg.type
-        assert isinstance(t, MemRefType)
-        width = width_of_type(t)
-        lo, hi = (-128, 128) if width == 8 else (-(1 << 20), 1 << 20)
-        arrays.append(rng.integers(lo, hi, size=t.get_shape()).astype(f"int{width}"))
-    return arrays
 
 
 def run_packed(f: func.FuncOp, logical: list[np.ndarray]) -> list[np.ndarray]:
@@ -118,32 +103,28 @@ def clip(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return np.clip(a, lo, hi)
 
 
-def i8(a: np.ndarray) -> np.ndarray:
-    return wrap(a, 8).astype(np.int8)
-
-
 def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return wrap(a.astype(np.int64) @ b.astype(np.int64), 32)
 
 
 REFERENCES: dict[str, Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]] = {
-    "vector_add": lambda v: {"c": i8(v["a"].astype(np.int64) + v["b"])},
-    "matrix_multiply": lambda v: {"c": i8(mm(v["a"], v["b"].T))},
-    "matrix_multiply_opt": lambda v: {"y": i8(clip(mm(v["x"], v["w"]) >> 8, 0, 127))},
+    "vector_add": lambda v: {"c": trunc8(v["a"].astype(np.int64) + v["b"])},
+    "matrix_multiply": lambda v: {"c": trunc8(mm(v["a"], v["b"].T))},
+    "matrix_multiply_opt": lambda v: {"y": trunc8(clip(mm(v["x"], v["w"]) >> 8, 0, 127))},
     "dense_bias_relu": lambda v: {
-        "y": i8(clip(wrap(mm(v["x"], v["w"].T) + v["bias"], 32) >> 6, 0, 127))},
-    "dense_kn": lambda v: {"y": i8(clip(wrap(mm(v["x"], v["w"]) - 64, 32) >> 5, -128, 127))},
+        "y": trunc8(clip(wrap(mm(v["x"], v["w"].T) + v["bias"], 32) >> 6, 0, 127))},
+    "dense_kn": lambda v: {"y": trunc8(clip(wrap(mm(v["x"], v["w"]) - 64, 32) >> 5, -128, 127))},
     "odd_shapes": lambda v: {
-        "y": i8(clip(wrap(mm(v["x"], v["w"]) + v["bias"], 32) >> 3, 0, 127))},
+        "y": trunc8(clip(wrap(mm(v["x"], v["w"]) + v["bias"], 32) >> 3, 0, 127))},
     "alu_ops": lambda v: {
-        "shl_imm": i8(v["a"].astype(np.int64) << 3),
-        "shr_imm": i8(v["a"] >> 2),
-        "max_imm": i8(np.maximum(v["a"], 4)),
-        "max_tensor": i8(np.maximum(v["a"], v["b"])),
-        "add_imm": i8(v["a"].astype(np.int64) + 3),
-        "add_tensor": i8(v["a"].astype(np.int64) + v["b"]),
-        "relu": i8(clip(v["a"], 0, 127)),
-        "shift_scale": i8((v["a"].astype(np.int64) + 5) >> 2),
+        "shl_imm": trunc8(v["a"].astype(np.int64) << 3),
+        "shr_imm": trunc8(v["a"] >> 2),
+        "max_imm": trunc8(np.maximum(v["a"], 4)),
+        "max_tensor": trunc8(np.maximum(v["a"], v["b"])),
+        "add_imm": trunc8(v["a"].astype(np.int64) + 3),
+        "add_tensor": trunc8(v["a"].astype(np.int64) + v["b"]),
+        "relu": trunc8(clip(v["a"], 0, 127)),
+        "shift_scale": trunc8((v["a"].astype(np.int64) + 5) >> 2),
     },
 }
 
@@ -157,7 +138,7 @@ REFERENCES: dict[str, Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]] 
 def test_original_matches_reference(name: str) -> None:
     module = parse_module((EXAMPLES / f"{name}.mlir").read_text())
     (f,) = functions(module)
-    arrays = random_inputs(f, np.random.default_rng(1))
+    arrays = random_memref_args(f, np.random.default_rng(1))
     names = [a.name_hint for a in f.body.block.args]
     expected = REFERENCES[name](dict(zip(names, arrays, strict=True)))
     run_function(f, arrays)
@@ -170,7 +151,7 @@ def test_packed_example_matches_original(name: str, cfg: VTAConfig) -> None:
     text = (EXAMPLES / f"{name}.mlir").read_text()
     (original,) = functions(parse_module(text))
     (packed,) = functions(pack(text, cfg))
-    inputs = random_inputs(original, np.random.default_rng(7))
+    inputs = random_memref_args(original, np.random.default_rng(7))
     expected = [a.copy() for a in inputs]
     run_function(original, expected)
     got = run_packed(packed, inputs)
@@ -338,7 +319,7 @@ def test_extra_forms_match_original(name: str, cfg: VTAConfig) -> None:
     text = EXTRA_FORMS[name]
     (original,) = functions(parse_module(text))
     (packed,) = functions(pack(text, cfg))
-    inputs = random_inputs(original, np.random.default_rng(3))
+    inputs = random_memref_args(original, np.random.default_rng(3))
     expected = [a.copy() for a in inputs]
     run_function(original, expected)
     got = run_packed(packed, inputs)

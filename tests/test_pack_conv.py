@@ -19,10 +19,13 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir.affine import AffineMap
 
-from tests.test_pack import functions, i8, pack, random_inputs, run_packed
+from tests.test_pack import functions, pack, run_packed
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.context import parse_module
-from vta_mlir.reference import run_function, wrap
+from vta_mlir.reference import run_function
+
+from .mlir_programs import BIAS, bias_epilogue, clip
+from .numerics import random_memref_args, trunc8, wrap
 
 #: The convolution examples.
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "conv"
@@ -45,14 +48,14 @@ def conv2d(x: np.ndarray, w: np.ndarray, stride: int) -> np.ndarray:
 def epilogue(acc: np.ndarray, bias: np.ndarray) -> np.ndarray:
     """docs/performance.md §4.2: ``>> 8``, ``+ bias`` per output channel, ``min 127``, ``max 0``."""
     v = wrap((acc >> 8) + bias.astype(np.int64)[None, :, None, None], 32)
-    return i8(np.maximum(np.minimum(v, 127), 0))
+    return trunc8(np.maximum(np.minimum(v, 127), 0))
 
 
 def check_packed(text: str, cfg: VTAConfig, seed: int = 7) -> None:
     """Every function of ``text``, packed for ``cfg``, computes what the original computes."""
     originals = functions(parse_module(text))
     for original, packed in zip(originals, functions(pack(text, cfg)), strict=True):
-        inputs = random_inputs(original, np.random.default_rng(seed))
+        inputs = random_memref_args(original, np.random.default_rng(seed))
         expected = [a.copy() for a in inputs]
         run_function(original, expected)
         got = run_packed(packed, inputs)
@@ -69,7 +72,7 @@ def check_packed(text: str, cfg: VTAConfig, seed: int = 7) -> None:
 def test_small_example_matches_numpy() -> None:
     module = parse_module((EXAMPLES / "conv2d_small.mlir").read_text())
     for f, stride in zip(functions(module), (1, 2), strict=True):
-        x, w, bias, y = random_inputs(f, np.random.default_rng(1))
+        x, w, bias, y = random_memref_args(f, np.random.default_rng(1))
         expected = epilogue(conv2d(x, w, stride), bias)
         arrays = [x, w, bias, y]
         run_function(f, arrays)
@@ -134,22 +137,7 @@ func.func @{name}(%x: memref<{x}xi8>, %w: memref<{w}xi8>, %bias: memref<{o}xi32>
     %r = arith.addi %p, %s : i32
     linalg.yield %r : i32
   }}
-  linalg.generic {{indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
-                                   affine_map<(n, c, h, w) -> (c)>,
-                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
-                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
-      ins(%acc, %bias : memref<{y}xi32>, memref<{o}xi32>) outs(%y : memref<{y}xi8>) {{
-  ^bb0(%v: i32, %b: i32, %out: i8):
-    %c6 = arith.constant 6 : i32
-    %zero = arith.constant 0 : i32
-    %c127 = arith.constant 127 : i32
-    %a = arith.addi %v, %b : i32
-    %s = arith.shrsi %a, %c6 : i32
-    %lo = arith.maxsi %s, %zero : i32
-    %hi = arith.minsi %lo, %c127 : i32
-    %t = arith.trunci %hi : i32 to i8
-    linalg.yield %t : i8
-  }}
+{epilogue}
   return
 }}
 """
@@ -167,12 +155,21 @@ _REORDERED_MAPS = ("affine_map<(c, kh, kw, n, f, oh, ow) -> (n, c, kh + oh * 2, 
 _REORDERED_ITERATORS = ('"reduction", "reduction", "reduction", "parallel", "parallel", '
                         '"parallel", "parallel"')
 
+
+def generic_conv(name: str, x: str, w: str, o: str, y: str, maps: str, iterators: str) -> str:
+    """:data:`_GENERIC_CONV` with the epilogue ``clip((acc + bias) >> 6, 0, 127)``."""
+    shape = tuple(map(int, y.split("x")))
+    epilogue = bias_epilogue(shape, [("addi", BIAS), ("shrsi", 6), *clip(0, 127)])
+    return _GENERIC_CONV.format(name=name, x=x, w=w, o=o, y=y, maps=maps, iterators=iterators,
+                                epilogue=epilogue)
+
+
 CONV_FORMS = {
     # ResNet-18 C1-like: 3 input channels, zero-padded to a block by the host.
-    "three_channels": _GENERIC_CONV.format(
+    "three_channels": generic_conv(
         name="c1", x="2x3x7x9", w="20x3x3x3", o="20", y="2x20x5x4", maps=_UPSTREAM_MAPS,
         iterators=_UPSTREAM_ITERATORS),
-    "reordered_loops": _GENERIC_CONV.format(
+    "reordered_loops": generic_conv(
         name="reordered", x="3x17x7x7", w="18x17x1x3", o="18", y="3x18x4x3",
         maps=_REORDERED_MAPS, iterators=_REORDERED_ITERATORS),
     "named_with_i32_init": """

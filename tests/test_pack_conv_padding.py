@@ -18,14 +18,17 @@ from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.linalg import ops as linalg
 
-from tests.test_pack import functions, pack, random_inputs
+from tests.test_pack import functions, pack
 from tests.test_pack_conv import check_packed, conv2d
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import set_module_config
 from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
-from vta_mlir.reference import run_function, wrap
+from vta_mlir.reference import run_function
+
+from .mlir_programs import BIAS, bias_epilogue, mac_region
+from .numerics import random_memref_args, wrap
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "conv"
 
@@ -42,12 +45,7 @@ _GENERIC = """
       iterator_types = ["parallel", "parallel", "parallel", "parallel",
                         "reduction", "reduction", "reduction"]}}
       ins(%xp, %w : memref<{xp}xi8>, memref<{w}xi8>) outs(%acc : memref<{y}xi32>) {{
-  ^bb0(%a: i8, %b: i8, %sum: i32):
-    %ae = arith.extsi %a : i8 to i32
-    %be = arith.extsi %b : i8 to i32
-    %p = arith.muli %ae, %be : i32
-    %r = arith.addi %sum, %p : i32
-    linalg.yield %r : i32
+""" + mac_region(acc="%sum") + """
   }}"""
 
 _MEMREF_COPY = "  memref.copy %x, %xi : memref<{x}xi8> to {view}"
@@ -65,22 +63,7 @@ func.func @{name}(%x: memref<{x}xi8>, %w: memref<{w}xi8>, %bias: memref<{o}xi32>
   %acc = memref.alloc() : memref<{y}xi32>
   linalg.fill ins(%c0 : i32) outs(%acc : memref<{y}xi32>)
 {conv}
-  linalg.generic {{indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
-                                   affine_map<(n, c, h, w) -> (c)>,
-                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
-                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
-      ins(%acc, %bias : memref<{y}xi32>, memref<{o}xi32>) outs(%y : memref<{y}xi8>) {{
-  ^bb0(%v: i32, %b: i32, %out: i8):
-    %c8 = arith.constant 8 : i32
-    %zero = arith.constant 0 : i32
-    %c127 = arith.constant 127 : i32
-    %s = arith.shrsi %v, %c8 : i32
-    %a = arith.addi %s, %b : i32
-    %hi = arith.minsi %a, %c127 : i32
-    %lo = arith.maxsi %hi, %zero : i32
-    %t = arith.trunci %lo : i32 to i8
-    linalg.yield %t : i8
-  }}
+{epilogue}
   memref.dealloc %acc : memref<{y}xi32>
   memref.dealloc %xp : memref<{xp}xi8>
   return
@@ -121,9 +104,11 @@ def padded_conv(
     fields = {"x": _dims(x), "xp": _dims(xp), "w": _dims((f, c, k, k)), "y": _dims(y),
               "o": str(f), "s": stride, "view": view}
     conv = (_GENERIC if generic else _NAMED).format(**fields)
+    epilogue = bias_epilogue(y, [("shrsi", 8), ("addi", BIAS), ("minsi", 127), ("maxsi", 0)])
     copy = (_LINALG_COPY if linalg_copy else _MEMREF_COPY).format(**fields)
     return _PADDED.format(name=name, fill=fill, offsets=", ".join(map(str, offsets)),
-                          sizes=", ".join(map(str, x)), copy=copy, conv=conv, **fields)
+                          sizes=", ".join(map(str, x)), copy=copy, conv=conv, epilogue=epilogue,
+                          **fields)
 
 
 PADDED_FORMS = {
@@ -158,7 +143,7 @@ def test_padded_forms_match_original(name: str, cfg: VTAConfig) -> None:
 def test_original_matches_numpy() -> None:
     """The evaluator runs the stage-0 idiom as a padded convolution."""
     (f,) = functions(parse_module(PADDED_FORMS["asymmetric"]))
-    x, w, bias, y = random_inputs(f, np.random.default_rng(2))
+    x, w, bias, y = random_memref_args(f, np.random.default_rng(2))
     arrays = [x, w, bias, y]
     run_function(f, arrays)
     v = wrap((conv2d(pad_nchw(x, (0, 2, 1, 3)), w, 1) >> 8)
@@ -214,10 +199,9 @@ def test_dealloc_keeps_its_place(default_cfg: VTAConfig) -> None:
     text = PADDED_FORMS["3x3_pad1_stride1"]
     dealloc = "  memref.dealloc %xp : memref<1x16x8x8xi8>\n"
     assert dealloc in text
-    text = text.replace(dealloc, "")
-    text = text.replace("\n  linalg.generic {indexing_maps = [affine_map<(n, c, h, w)",
-                        "\n" + dealloc + "  linalg.generic {indexing_maps = [affine_map<(n, "
-                        "c, h, w)", 1)
+    epilogue = "\n  linalg.generic {indexing_maps = [affine_map<(a, b, c, d)"
+    assert text.count(epilogue) == 1
+    text = text.replace(dealloc, "").replace(epilogue, "\n" + dealloc + epilogue[1:])
     (f,) = functions(pack(text, default_cfg))
     ops = list(f.body.block.ops)
     conv = next(op for op in ops if isinstance(op, linalg.GenericOp)

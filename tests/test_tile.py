@@ -43,6 +43,8 @@ from vta_mlir.passes.tile.cost import (
 )
 from vta_mlir.passes.tile.search import candidates, choose_plan
 
+from .numerics import operand_bounds, random_args, random_memref_args, shift_right
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
@@ -67,7 +69,7 @@ _BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] =
     arith.MuliOp: lambda a, b: a * b,
     arith.MaxSIOp: np.maximum,
     arith.MinSIOp: np.minimum,
-    arith.ShRSIOp: lambda a, b: np.where(b >= 0, a >> np.maximum(b, 0), a << np.maximum(-b, 0)),
+    arith.ShRSIOp: shift_right,
     arith.ShLIOp: lambda a, b: a << b,
 }
 
@@ -175,17 +177,10 @@ def run_function(module: ModuleOp, args: Sequence[np.ndarray]) -> list[np.ndarra
     return copies
 
 
-def random_args(module: ModuleOp, seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
+def module_args(module: ModuleOp, seed: int = 0) -> list[np.ndarray]:
+    """Random arguments of the module's function."""
     (f,) = [op for op in module.walk() if isinstance(op, func.FuncOp)]
-    out = []
-    for a in f.body.block.args:
-        t = a.type
-        assert isinstance(t, MemRefType)
-        dt = _dtype(t)
-        lo, hi = (-128, 128) if dt == np.int8 else (-(1 << 20), 1 << 20)
-        out.append(rng.integers(lo, hi, size=t.get_shape()).astype(dt))
-    return out
+    return random_memref_args(f, np.random.default_rng(seed))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,7 +291,7 @@ EXAMPLE_NAMES = ["matrix_multiply", "matrix_multiply_opt", "dense_bias_relu", "d
 def test_tiled_examples_compute_the_same(name: str, cfg_name: str) -> None:
     cfg = CONFIGS[cfg_name]
     stage1 = packed(name, cfg)
-    args = random_args(stage1, seed=len(name))
+    args = module_args(stage1, seed=len(name))
     want = run_function(stage1, args)
     for options in ({}, {"double_buffer": False}, {"double_buffer": True},
                     {"tile": (1, 3, 1)}, {"tile": (3, 0, 1)}):
@@ -314,7 +309,7 @@ def test_tiled_examples_compute_the_same(name: str, cfg_name: str) -> None:
 def test_dense_equals_numpy() -> None:
     cfg = CONFIGS["default"]
     stage2 = tiled(packed("matrix_multiply_opt", cfg))
-    x, w, y = random_args(stage2, seed=3)
+    x, w, y = module_args(stage2, seed=3)
     _, _, got = run_function(stage2, [x, w, y])
     acc = np.einsum("bipq,oirq->bopr", x.astype(np.int64), w.astype(np.int64)).astype(np.int32)
     np.testing.assert_array_equal(got, np.clip(acc >> 8, 0, 127).astype(np.int8))
@@ -358,7 +353,7 @@ def test_remainder_tiles() -> None:
     stage1 = parse_module(text)
     set_module_config(stage1, CONFIGS["default"])
     PackPass().apply(None, stage1)  # type: ignore[arg-type]
-    args = random_args(stage1, seed=7)
+    args = module_args(stage1, seed=7)
     want = run_function(stage1, args)
     stage2 = tiled(stage1, tile=(1, 4, 67))
     loops = [op for op in stage2.walk() if isinstance(op, affine.ForOp)]
@@ -412,12 +407,7 @@ def on_simulator(stage1: ModuleOp, **options: Any) -> tuple[Any, Any]:
 
 
 def logical_inputs(mod: Any, seed: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for spec in mod.inputs:
-        lo, hi = (-128, 128) if spec.dtype == "int8" else (-(1 << 20), 1 << 20)
-        out.append(rng.integers(lo, hi, size=spec.shape).astype(spec.dtype))
-    return out
+    return list(random_args(mod.inputs, seed, lambda spec: operand_bounds(spec.dtype)).values())
 
 
 def expected_outputs(stage1: ModuleOp, mod: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -555,7 +545,7 @@ def test_every_schedule_computes_the_same(monkeypatch: pytest.MonkeyPatch) -> No
 
     stage1 = parse_module(SMALL, filename="small.mlir")
     verify_op(stage1)
-    args = random_args(stage1, seed=11)
+    args = module_args(stage1, seed=11)
     want = run_function(stage1, args)
     shape = RegionShape(5, 7, 6, ("bcast", "load8"), 1, 1)
     plans = list(candidates(shape, Budget(1 << 16, 1 << 16, 1 << 16)))
@@ -646,7 +636,7 @@ def test_regions_share_the_srams() -> None:
     for space in (Sram.INP, Sram.WGT, Sram.ACC):
         used = sum(elements(t) for t in sram_allocs(stage2) if sram_space(t) == space)
         assert used <= depth(cfg, space)
-    args = random_args(stage1, seed=9)
+    args = module_args(stage1, seed=9)
     for g, w in zip(run_function(stage2, args), run_function(stage1, args), strict=True):
         np.testing.assert_array_equal(g, w)
     _, mod = on_simulator(stage1)

@@ -28,6 +28,8 @@ from vta_mlir.passes.tile.cost import InsnCosts
 from vta_mlir.passes.tile.region import find_regions
 from vta_mlir.passes.tile.search import share_srams, sram_in_use
 
+from .mlir_programs import mac_region
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from resnet18_layers import LAYERS, Layer, compulsory_bytes, conv_mlir  # noqa: E402
 
@@ -131,12 +133,7 @@ func.func @c(%x: memref<1x1x8x8x1x16xi8>, %w: memref<1x1x3x3x16x16xi8>,
                         "reduction", "reduction", "parallel", "parallel", "reduction"]}
       ins(%xp, %w : memref<1x1x10x10x1x16xi8>, memref<1x1x3x3x16x16xi8>)
       outs(%acc : memref<1x1x8x8x1x16xi32>) {
-  ^bb0(%a: i8, %b: i8, %s: i32):
-    %ae = arith.extsi %a : i8 to i32
-    %be = arith.extsi %b : i8 to i32
-    %p = arith.muli %ae, %be : i32
-    %r = arith.addi %s, %p : i32
-    linalg.yield %r : i32
+{MAC}
   }
   linalg.generic {indexing_maps = [affine_map<(a, b, c, d, e, f) -> (a, b, c, d, e, f)>,
                                    affine_map<(a, b, c, d, e, f) -> (a, b, c, d, e, f)>],
@@ -153,7 +150,8 @@ func.func @c(%x: memref<1x1x8x8x1x16xi8>, %w: memref<1x1x3x3x16x16xi8>,
 
 
 def _stage1(fill: int = 0, extra: str = "") -> str:
-    return _PADDED.replace("{FILL}", str(fill)).replace("{EXTRA}", extra)
+    return (_PADDED.replace("{FILL}", str(fill)).replace("{EXTRA}", extra)
+            .replace("{MAC}", mac_region()))
 
 
 def test_stage1_padded_form_tiles() -> None:

@@ -96,11 +96,6 @@ def alu(uops: int, iter_out: int = 1, iter_in: int = 1, imm: bool = False,
                    alu_opcode=int(AluOp.ADD), use_imm=int(imm), imm=1 if imm else 0, **flags)
 
 
-@pytest.fixture
-def default_cfg() -> VTAConfig:
-    return VTAConfig.shipped("default")
-
-
 # ---- acceptance ---------------------------------------------------------------------------------
 
 

@@ -20,13 +20,6 @@ from xdsl.ir.affine import AffineMap
 
 from tests.xdsl_ir import RNG, interpret, ops_of, parse, rand_i8, roundtrip, run_passes
 from vta_mlir.ir import upstream_fixes
-from vta_mlir.ir.context import make_context
-
-
-@pytest.fixture(scope="module")
-def ctx() -> Context:
-    return make_context()
-
 
 # --------------------------------------------------------------------------------------------
 # Idempotence and identity of the patched classes

@@ -17,22 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .numerics import trunc8, wrap
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CONFIGS = ("default", "block32", "batch2")
 
 INT8 = (-128, 127)
 INT32 = (-(1 << 31), (1 << 31) - 1)
 BIAS = (-(1 << 14), (1 << 14) - 1)  # as TVM's ResNet-18 benchmark draws its biases
-
-
-def wrap(values: np.ndarray, bits: int) -> np.ndarray:
-    """Two's-complement wrap-around of int64 values to ``bits``."""
-    half = 1 << (bits - 1)
-    return (np.asarray(values, dtype=np.int64) + half) % (1 << bits) - half
-
-
-def i8(values: np.ndarray) -> np.ndarray:
-    return wrap(values, 8).astype(np.int8)
 
 
 def i64(values: np.ndarray) -> np.ndarray:
@@ -70,14 +62,14 @@ class Workload:
 def _alu_ops(v: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     a, b = i64(v["a"]), i64(v["b"])
     return {
-        "shl_imm": i8(a << 3),
-        "shr_imm": i8(a >> 2),
-        "max_imm": i8(np.maximum(a, 4)),
-        "max_tensor": i8(np.maximum(a, b)),
-        "add_imm": i8(a + 3),
-        "add_tensor": i8(a + b),
-        "relu": i8(np.clip(a, 0, 127)),
-        "shift_scale": i8(wrap(a + 5, 32) >> 2),
+        "shl_imm": trunc8(a << 3),
+        "shr_imm": trunc8(a >> 2),
+        "max_imm": trunc8(np.maximum(a, 4)),
+        "max_tensor": trunc8(np.maximum(a, b)),
+        "add_imm": trunc8(a + 3),
+        "add_tensor": trunc8(a + b),
+        "relu": trunc8(np.clip(a, 0, 127)),
+        "shift_scale": trunc8(wrap(a + 5, 32) >> 2),
     }
 
 
@@ -85,36 +77,36 @@ WORKLOADS: tuple[Workload, ...] = (
     Workload(
         "vector_add",
         {"a": ((1, 1024), "int32", INT32), "b": ((1, 1024), "int32", INT32)},
-        lambda v: {"c": i8(i64(v["a"]) + v["b"])},
+        lambda v: {"c": trunc8(i64(v["a"]) + v["b"])},
     ),
     Workload(
         "matrix_multiply",
         {"a": ((1, 256), "int8", INT8), "b": ((256, 256), "int8", INT8)},
-        lambda v: {"c": i8(matmul32(v["a"], v["b"].T))},
+        lambda v: {"c": trunc8(matmul32(v["a"], v["b"].T))},
     ),
     Workload(
         "matrix_multiply_opt",
         {"x": ((1, 1024), "int8", INT8), "w": ((1024, 1024), "int8", INT8)},
-        lambda v: {"y": i8(np.clip(matmul32(v["x"], v["w"]) >> 8, 0, 127))},
+        lambda v: {"y": trunc8(np.clip(matmul32(v["x"], v["w"]) >> 8, 0, 127))},
     ),
     Workload(
         "dense_bias_relu",
         {"x": ((32, 64), "int8", INT8), "w": ((48, 64), "int8", INT8),
          "bias": ((48,), "int32", BIAS)},
-        lambda v: {"y": i8(np.clip(wrap(matmul32(v["x"], v["w"].T) + v["bias"], 32) >> 6,
+        lambda v: {"y": trunc8(np.clip(wrap(matmul32(v["x"], v["w"].T) + v["bias"], 32) >> 6,
                                    0, 127))},
     ),
     Workload(
         "dense_batch64",
         {"x": ((64, 128), "int8", INT8), "w": ((128, 96), "int8", INT8),
          "bias": ((96,), "int32", BIAS)},
-        lambda v: {"y": i8(np.clip(wrap(matmul32(v["x"], v["w"]) + v["bias"], 32) >> 7,
+        lambda v: {"y": trunc8(np.clip(wrap(matmul32(v["x"], v["w"]) + v["bias"], 32) >> 7,
                                    0, 127))},
     ),
     Workload(
         "dense_kn",
         {"x": ((8, 96), "int8", INT8), "w": ((96, 80), "int8", INT8)},
-        lambda v: {"y": i8(np.clip(wrap(matmul32(v["x"], v["w"]) - 64, 32) >> 5, -128, 127))},
+        lambda v: {"y": trunc8(np.clip(wrap(matmul32(v["x"], v["w"]) - 64, 32) >> 5, -128, 127))},
     ),
     Workload(
         "alu_ops",
@@ -124,18 +116,18 @@ WORKLOADS: tuple[Workload, ...] = (
     Workload(
         "insn_gemm",
         {"x": ((4, 16), "int8", INT8), "w": ((64, 16), "int8", INT8)},
-        lambda v: {"y": i8(np.clip(matmul32(v["x"], v["w"].T) >> 8, 0, 127))},
+        lambda v: {"y": trunc8(np.clip(matmul32(v["x"], v["w"].T) >> 8, 0, 127))},
     ),
     Workload(
         "insn_save_load_out",
         {"x": ((6, 96), "int32", INT32)},
-        lambda v: {"y": i8(v["x"])},
+        lambda v: {"y": trunc8(v["x"])},
     ),
     Workload(
         "odd_shapes",
         {"x": ((3, 40), "int8", INT8), "w": ((40, 24), "int8", INT8),
          "bias": ((24,), "int32", BIAS)},
-        lambda v: {"y": i8(np.clip(wrap(v["bias"] + matmul32(v["x"], v["w"]), 32) >> 3,
+        lambda v: {"y": trunc8(np.clip(wrap(v["bias"] + matmul32(v["x"], v["w"]), 32) >> 3,
                                    0, 127))},
     ),
 )
