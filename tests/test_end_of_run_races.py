@@ -11,7 +11,6 @@ import copy
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import vta_mlir
@@ -23,7 +22,14 @@ from vta_mlir.sim.hazards import EndOfRunRace, Hazard, find_hazards, program_haz
 from vta_mlir.tools import vta_run
 
 from .conftest import CONFORMANCE
-from .test_hazards import QUEUE_FLAGS, compiled_stream, drop_token, token_pairs, tvm_stream
+from .test_hazards import (
+    QUEUE_FLAGS,
+    compiled_stream,
+    drop_token,
+    happens_before,
+    token_pairs,
+    tvm_stream,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR_ADD = ROOT / "examples" / "vector_add.mlir"
@@ -42,19 +48,7 @@ def end_races(hazards: Sequence[Hazard | EndOfRunRace]) -> list[EndOfRunRace]:
 def unordered_before_finish(insns: Sequence[Insn]) -> set[int]:
     """Instructions with a data effect that do not happen before FINISH, from the transitive
     closure of program order and token edges (written independently of the checker)."""
-    n = len(insns)
-    before = np.zeros((n, n), dtype=bool)
-    last: dict[str, int] = {}
-    for i, x in enumerate(insns):
-        m = module_of(x)
-        if m in last:
-            before[last[m], i] = True
-        last[m] = i
-    for queue in QUEUE_FLAGS:
-        for push, pop in token_pairs(insns, queue):
-            before[push, pop] = True
-    for k in range(n):
-        before |= before[:, k : k + 1] & before[k : k + 1, :]
+    before = happens_before(insns)
     finish = next(i for i, x in enumerate(insns) if isinstance(x, FinishInsn))
 
     def effect(x: Insn) -> bool:

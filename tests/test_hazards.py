@@ -77,6 +77,26 @@ def token_pairs(insns: Sequence[Insn], queue: str) -> list[tuple[int, int]]:
     return list(zip(pushes, pops, strict=False))
 
 
+def happens_before(insns: Sequence[Insn]) -> np.ndarray:
+    """``before[i, j]``: instruction ``i`` happens before ``j`` in one run — the transitive
+    closure (Floyd–Warshall) of program order within a module and of token edges, written
+    independently of the checker (for small runs)."""
+    n = len(insns)
+    before = np.zeros((n, n), dtype=bool)
+    last: dict[str, int] = {}
+    for i, x in enumerate(insns):
+        m = module_of(x)
+        if m in last:
+            before[last[m], i] = True
+        last[m] = i
+    for queue in QUEUE_FLAGS:
+        for push, pop in token_pairs(insns, queue):
+            before[push, pop] = True
+    for k in range(n):
+        before |= before[:, k : k + 1] & before[k : k + 1, :]
+    return before
+
+
 def drop_token(insns: Sequence[Insn], queue: str, push: int, pop: int) -> list[Insn]:
     """A copy of ``insns`` without the token ``push`` → ``pop`` (both flags cleared)."""
     (_, push_flag), (_, pop_flag) = QUEUE_FLAGS[queue]
@@ -97,18 +117,7 @@ def brute_force(
     n = len(insns)
     checker = AccessChecker(cfg)
     accesses = [checker.accesses(x, UopImage(*image)) for x in insns]
-    before = np.zeros((n, n), dtype=bool)
-    last: dict[str, int] = {}
-    for i, x in enumerate(insns):
-        m = module_of(x)
-        if m in last:
-            before[last[m], i] = True
-        last[m] = i
-    for queue in QUEUE_FLAGS:
-        for push, pop in token_pairs(insns, queue):
-            before[push, pop] = True
-    for k in range(n):  # Floyd–Warshall closure
-        before |= before[:, k : k + 1] & before[k : k + 1, :]
+    before = happens_before(insns)
     names = ("INP", "WGT", "ACC", "UOP")
     found = set()
     for i, j in itertools.combinations(range(n), 2):
