@@ -15,13 +15,12 @@ from xdsl.dialects import affine
 from xdsl.dialects.builtin import I64, IntegerAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.config import LOOP_ITER_WIDTH, VTAConfig
 
+from .directives import SingleBlockBody
 from .vta_attrs import EXTENT_MAX, MAX_UOP_LOOP_DEPTH, WRITE_HAZARD_WINDOW, AluKind
 from .vta_compute import AluOp, GemmOp
 from .vta_config_attr import get_config
@@ -138,6 +137,13 @@ class UopLoopOp(IRDLOperation):
     body = region_def("single_block")
 
     traits = traits_def(NoTerminator())
+
+    # A factor equal to its default, 0, is left out of an optional group anchored on it.
+    assembly_format = (
+        "$extent (`dst` $dst_factor^)? (`src` $src_factor^)? (`wgt` $wgt_factor^)? "
+        "attr-dict-with-keyword custom<SingleBlockBody>($body)"
+    )
+    custom_directives = (SingleBlockBody,)
 
     FACTORS: ClassVar[tuple[str, ...]] = ("dst", "src", "wgt")
 
@@ -282,35 +288,6 @@ class UopLoopOp(IRDLOperation):
             return
         _verify_kernel(self, get_config(self))
 
-    @classmethod
-    def parse(cls, parser: Parser) -> UopLoopOp:
-        extent = parser.parse_integer(allow_boolean=False, context_msg=" (the loop extent)")
-        factors = {"dst": 0, "src": 0, "wgt": 0}
-        while (kind := parser.parse_optional_keyword_in(("dst", "src", "wgt"))) is not None:
-            factors[kind] = parser.parse_integer(allow_boolean=False)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        region = parser.parse_region()
-        if not region.blocks:
-            region.add_block(Block())
-        return cls(
-            extent,
-            factors["dst"],
-            factors["src"],
-            factors["wgt"],
-            region,
-            attributes=attrs.data if attrs is not None else None,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.field('extent')}")
-        for kind in self.FACTORS:
-            value = self.field(f"{kind}_factor")
-            if value:
-                printer.print_string(f" {kind} {value}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
 
 def _verify_list_loop(loop: affine.ForOp) -> None:

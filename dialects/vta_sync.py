@@ -9,16 +9,15 @@ from collections.abc import Iterator, Sequence
 
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from .directives import SingleBlockBody
 from .vta_attrs import Module, ModuleAttr
 from .vta_compute import AluOp, GemmOp
 from .vta_dma import DmaCopyOp
 from .vta_kernels import UopLoopOp
-from .vta_positions import print_attr_dict, sram_space
+from .vta_positions import sram_space
 
 __all__ = ["DepPopOp", "DepPushOp", "StageOp", "module_of"]
 
@@ -36,6 +35,8 @@ def _verify_pair(src: Module, dst: Module) -> None:
 class _DepOp(IRDLOperation):
     from_module = prop_def(ModuleAttr, prop_name="from")
     to_module = prop_def(ModuleAttr, prop_name="to")
+
+    assembly_format = "$from `->` $to attr-dict"
 
     def __init__(
         self,
@@ -60,18 +61,6 @@ class _DepOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_pair(self.src, self.dst)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> _DepOp:
-        src = parser.parse_str_enum(Module)
-        parser.parse_punctuation("->")
-        dst = parser.parse_str_enum(Module)
-        attrs = parser.parse_optional_attr_dict()
-        return cls(src, dst, attributes=attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.src.value} -> {self.dst.value}")
-        print_attr_dict(printer, self)
 
 
 @irdl_op_definition
@@ -135,6 +124,9 @@ class StageOp(IRDLOperation):
 
     traits = traits_def(NoTerminator())
 
+    assembly_format = "$module attr-dict-with-keyword custom<SingleBlockBody>($body)"
+    custom_directives = (SingleBlockBody,)
+
     def __init__(
         self,
         module: Module | str,
@@ -187,18 +179,3 @@ class StageOp(IRDLOperation):
                         f"(executed by the {module_of(op)} module)"
                     )
 
-    @classmethod
-    def parse(cls, parser: Parser) -> StageOp:
-        module = parser.parse_str_enum(Module)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        region = parser.parse_region()
-        if not region.blocks:
-            region.add_block(Block())
-        return cls(module, region, attributes=attrs.data if attrs is not None else None)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.value}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
