@@ -84,11 +84,11 @@ class AluKind(StrEnum):
     @classmethod
     def from_opcode(cls, opcode: int) -> AluKind | None:
         """The operation whose ``alu_opcode`` field value is ``opcode``, ``None`` for none."""
-        for kind in cls:
-            if kind.opcode == opcode:
-                return kind
-        return None
+        return _ALU_KIND_OF_OPCODE.get(opcode)
 
+
+# A dict lookup: verifiers, printers and the runtime decode an opcode per ALU instruction.
+_ALU_KIND_OF_OPCODE = {kind.opcode: kind for kind in AluKind}
 
 #: The ISA's name for :class:`AluKind`.
 AluOp = AluKind
