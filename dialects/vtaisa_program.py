@@ -4,8 +4,8 @@
 (its segments, argument table and runs, each run's micro-op words decoded into a
 ``vtaisa.uops`` table); :func:`program_to_module` wraps it in a module carrying the
 configuration as ``vta.config``.  :func:`module_to_program` goes back through
-:meth:`ProgramOp.to_binary <vta_mlir.dialects.vtaisa.ProgramOp.to_binary>` and validates the
-result.  ``.vtab → vtaisa → .vtab`` is byte-identical.  All three are re-exported by
+:meth:`ProgramOp.to_binary <vta_mlir.dialects.vtaisa_program_ops.ProgramOp.to_binary>` and
+validates the result.  ``.vtab → vtaisa → .vtab`` is byte-identical.  All three are re-exported by
 :mod:`vta_mlir.dialects.vtaisa`.
 """
 
@@ -21,7 +21,8 @@ from vta_mlir.errors import VTAError
 from vta_mlir.isa import Uop, decode_uops, encode_uops
 
 from .vta_config_attr import set_module_config
-from .vtaisa import ArgOp, ProgramOp, RunOp, SegmentOp, UopsOp, insn_to_op
+from .vtaisa_insns import insn_to_op
+from .vtaisa_program_ops import ArgOp, ProgramOp, RunOp, SegmentOp, UopsOp
 
 __all__ = ["module_to_program", "program_op", "program_to_module"]
 

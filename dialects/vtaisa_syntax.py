@@ -1,5 +1,8 @@
-"""Custom-syntax helpers shared by the ``vtaisa`` ops (:mod:`vta_mlir.dialects.vtaisa`).
+"""Helpers shared by the ``vtaisa`` ops (:mod:`vta_mlir.dialects.vtaisa`): their integer
+properties and their custom syntax.
 
+* Integer properties: one shared attribute per value (:func:`int_attr`) and the value of a
+  property (:func:`int_field`).
 * Integer fields: one integer (:func:`parse_int`), an ``[out, in]`` pair (:func:`parse_pair`)
   and a bracketed list (:func:`parse_int_list`); a parse error names the field.
 * The single-block body of ``vtaisa.program`` and ``vtaisa.run``: parsed (:func:`parse_region`,
@@ -9,11 +12,38 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.parser import Parser
 
-__all__ = ["as_region", "parse_int", "parse_int_list", "parse_pair", "parse_region"]
+__all__ = [
+    "as_region",
+    "int_attr",
+    "int_field",
+    "parse_int",
+    "parse_int_list",
+    "parse_pair",
+    "parse_region",
+]
+
+
+@lru_cache(maxsize=8192)
+def int_attr(value: int) -> IntegerAttr:
+    """The ``i64`` attribute of ``value``.
+
+    Attributes are immutable values: one instance per value serves every field of every
+    instruction (a program has tens of thousands of fields, mostly small repeated values).
+    """
+    return IntegerAttr(int(value), i64)
+
+
+def int_field(op: Operation, name: str) -> int:
+    """The value of the integer property ``name`` of ``op``."""
+    attr = op.properties[name]
+    assert isinstance(attr, IntegerAttr)
+    return int(attr.value.data)
 
 
 def parse_int(parser: Parser, what: str) -> int:

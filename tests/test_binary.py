@@ -29,7 +29,7 @@ from vta_mlir.binary import (
 )
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.errors import BinaryFormatError, VTAError
-from vta_mlir.isa import AluInsn, AluOp, FinishInsn, MemInsn, MemType, Uop, encode_uops
+from vta_mlir.isa import AluInsn, AluKind, FinishInsn, MemInsn, MemType, Uop, encode_uops
 from vta_mlir.program import Program, Run, Segment
 
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
@@ -56,7 +56,7 @@ def small_module(cfg: VTAConfig, shape: tuple[int, int] = (3, 40)) -> BinaryModu
                 x_size=e, x_stride=e),
         MemInsn(memory_type=MemType.UOP, dram_base=uops.phys // 4, y_size=1, x_size=1,
                 x_stride=1),
-        AluInsn(alu_opcode=AluOp.SHR, use_imm=1, imm=1, uop_bgn=0, uop_end=1, iter_out=1,
+        AluInsn(alu_opcode=AluKind.SHR.opcode, use_imm=1, imm=1, uop_bgn=0, uop_end=1, iter_out=1,
                 iter_in=e, dst_factor_in=1, src_factor_in=1, push_next_dep=1),
         MemInsn(is_store=1, memory_type=MemType.OUT, dram_base=y.phys // cfg.out_elem_bytes,
                 y_size=1, x_size=e, x_stride=e, pop_prev_dep=1, push_prev_dep=1),
@@ -562,7 +562,7 @@ def doc_example_module() -> BinaryModule:
                 x_size=n, x_stride=n),
         MemInsn(memory_type=MemType.UOP, dram_base=staging.phys // 4, y_size=1, x_size=1,
                 x_stride=1),
-        AluInsn(alu_opcode=AluOp.ADD, use_imm=1, imm=1, uop_bgn=0, uop_end=1, iter_out=1,
+        AluInsn(alu_opcode=AluKind.ADD.opcode, use_imm=1, imm=1, uop_bgn=0, uop_end=1, iter_out=1,
                 iter_in=n, dst_factor_in=1, src_factor_in=1, push_next_dep=1),
         MemInsn(is_store=1, memory_type=MemType.OUT, dram_base=x.phys // cfg.out_elem_bytes,
                 y_size=1, x_size=n, x_stride=n, pop_prev_dep=1, push_prev_dep=1),

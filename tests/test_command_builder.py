@@ -13,7 +13,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.errors import RuntimeBuildError
 from vta_mlir.isa import (
     AluInsn,
-    AluOp,
+    AluKind,
     FinishInsn,
     GemmInsn,
     Insn,
@@ -57,7 +57,7 @@ def vector_add(b: CommandBuilder, a: int, bb: int, c: int, n: int = 64) -> None:
     b.load_buffer_2d(bb, 0, n, 1, n, 0, 0, 0, 0, n, MemType.ACC)
     b.begin_kernel()
     b.loop_begin(n, 1, 1, 0)
-    b.uop_push(KernelMode.ALU, False, 0, n, 0, AluOp.ADD, False, 0)
+    b.uop_push(KernelMode.ALU, False, 0, n, 0, AluKind.ADD.opcode, False, 0)
     b.loop_end()
     b.push_alu(b.end_kernel())
     b.dep_push(2, 3)
@@ -317,7 +317,7 @@ def test_finish_after_explicit_synchronize_adds_no_run() -> None:
 def test_auto_synchronize_keeps_runs_within_max_insns() -> None:
     limit = 16
     b = CommandBuilder(DEFAULT, STAGING, max_insns=limit)
-    k = UopKernel.alu(AluOp.ADD, [Uop(0, 1)], use_imm=True, imm=1)
+    k = UopKernel.alu(AluKind.ADD.opcode, [Uop(0, 1)], use_imm=True, imm=1)
     for i in range(40):
         b.dep_pop(2, 1)
         _inp_load(b)
@@ -424,14 +424,15 @@ def test_recorded_kernel_fields_and_loop_mapping() -> None:
 def test_single_loop_gemm_outer_alu_inner() -> None:
     b = CommandBuilder(DEFAULT, STAGING)
     b.push_gemm(UopKernel.gemm([Uop()], [UopLoop(5, 2, 3, 1)], reset=True))
-    b.push_alu(UopKernel.alu(AluOp.SHR, [Uop(0, 0)], [UopLoop(7, 1, 2, 9)], use_imm=True, imm=-3))
-    b.push_alu(UopKernel.alu(AluOp.MAX, [Uop(0, 1)]))
+    b.push_alu(UopKernel.alu(AluKind.SHR, [Uop(0, 0)], [UopLoop(7, 1, 2, 9)], use_imm=True, imm=-3))
+    b.push_alu(UopKernel.alu(AluKind.MAX.opcode, [Uop(0, 1)]))
     gemm, alu, alu0 = (x for x in b.insns if not isinstance(x, MemInsn))
     assert gemm == GemmInsn(reset_reg=1, uop_bgn=0, uop_end=1, iter_out=5, iter_in=1,
                             dst_factor_out=2, src_factor_out=3, wgt_factor_out=1)
     assert alu == AluInsn(uop_bgn=1, uop_end=2, iter_out=1, iter_in=7, dst_factor_in=1,
-                          src_factor_in=2, alu_opcode=AluOp.SHR, use_imm=1, imm=-3)
-    assert alu0 == AluInsn(uop_bgn=2, uop_end=3, iter_out=1, iter_in=1, alu_opcode=AluOp.MAX)
+                          src_factor_in=2, alu_opcode=AluKind.SHR.opcode, use_imm=1, imm=-3)
+    assert alu0 == AluInsn(uop_bgn=2, uop_end=3, iter_out=1, iter_in=1,
+                           alu_opcode=AluKind.MAX.opcode)
 
 
 def test_builder_recording_api_and_state_errors() -> None:
@@ -445,7 +446,7 @@ def test_builder_recording_api_and_state_errors() -> None:
         _acc_load(b)
     with pytest.raises(RuntimeBuildError, match="being recorded"):
         b.synchronize()
-    b.uop_push(KernelMode.ALU, False, 0, 1, 0, AluOp.ADD, True, 5)
+    b.uop_push(KernelMode.ALU, False, 0, 1, 0, AluKind.ADD.opcode, True, 5)
     k = b.end_kernel()
     assert k.mode == KernelMode.ALU and k.use_imm and k.imm == 5
 
@@ -488,11 +489,11 @@ def test_recording_fatal_checks() -> None:
     with pytest.raises(RuntimeBuildError, match="agree on reset"):
         rec.push(0, True, 1, 0)
     rec = started()
-    rec.push(1, False, 0, 0, 0, AluOp.ADD, True, 1)
+    rec.push(1, False, 0, 0, 0, AluKind.ADD.opcode, True, 1)
     with pytest.raises(RuntimeBuildError, match="share opcode"):
-        rec.push(1, False, 1, 0, 0, AluOp.ADD, True, 2)
+        rec.push(1, False, 1, 0, 0, AluKind.ADD.opcode, True, 2)
     with pytest.raises(RuntimeBuildError, match="signed 16-bit"):
-        started().push(1, False, 0, 0, 0, AluOp.ADD, True, 1 << 15)
+        started().push(1, False, 0, 0, 0, AluKind.ADD.opcode, True, 1 << 15)
     with pytest.raises(RuntimeBuildError, match="at least one micro-op"):
         started().end()
     with pytest.raises(RuntimeBuildError, match="without a matching loop_begin"):
@@ -509,9 +510,9 @@ def test_recording_fatal_checks() -> None:
 
 
 def test_direct_kernel_checks() -> None:
-    assert UopKernel.alu(AluOp.ADD, [Uop()], use_imm=True, imm=-(1 << 15)).imm == -(1 << 15)
+    assert UopKernel.alu(AluKind.ADD, [Uop()], use_imm=True, imm=-(1 << 15)).imm == -(1 << 15)
     with pytest.raises(RuntimeBuildError, match="signed 16-bit"):
-        UopKernel.alu(AluOp.ADD, [Uop()], use_imm=True, imm=1 << 15)
+        UopKernel.alu(AluKind.ADD.opcode, [Uop()], use_imm=True, imm=1 << 15)
     with pytest.raises(RuntimeBuildError, match="at most 2 loops"):
         UopKernel.gemm([Uop()], [UopLoop(1)] * 3)
     with pytest.raises(RuntimeBuildError, match="at least one"):
@@ -538,10 +539,10 @@ def test_kernel_field_checks_against_config(cfg: VTAConfig) -> None:
     with pytest.raises(RuntimeBuildError, match="wgt_factor"):
         b.push_gemm(UopKernel.gemm([Uop()], [UopLoop(2, 1, 1, wgt.mask + 1)]))
     # ALU kernels ignore the weight factor; the source factor indexes the accumulator
-    b.push_alu(UopKernel.alu(AluOp.ADD, [Uop()], [UopLoop(2, 1, 1, wgt.mask + 1)]))
+    b.push_alu(UopKernel.alu(AluKind.ADD.opcode, [Uop()], [UopLoop(2, 1, 1, wgt.mask + 1)]))
     src = cfg.alu_fields["src_factor_out"]
     with pytest.raises(RuntimeBuildError, match="src_factor"):
-        b.push_alu(UopKernel.alu(AluOp.ADD, [Uop()], [UopLoop(2, 1, src.mask + 1)]))
+        b.push_alu(UopKernel.alu(AluKind.ADD.opcode, [Uop()], [UopLoop(2, 1, src.mask + 1)]))
     assert b.num_insns == 2  # failed pushes emit nothing
 
 
@@ -571,7 +572,7 @@ def test_uop_cache_placement_and_eviction() -> None:
 
 def _distinct_alu_kernels(count: int, size: int, acc_elems: int) -> list[UopKernel]:
     """ALU ADD-immediate kernels whose destination patterns differ (odd strides mod acc_elems)."""
-    return [UopKernel.alu(AluOp.ADD, [Uop((j * (2 * i + 1)) % acc_elems, 0) for j in range(size)],
+    return [UopKernel.alu(AluKind.ADD, [Uop((j * (2 * i + 1)) % acc_elems, 0) for j in range(size)],
                           use_imm=True, imm=i + 1) for i in range(count)]
 
 

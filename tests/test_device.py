@@ -13,7 +13,7 @@ from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig  # noqa: E402
 from vta_mlir.errors import BinaryFormatError, VTAError  # noqa: E402
 from vta_mlir.isa import (  # noqa: E402
     AluInsn,
-    AluOp,
+    AluKind,
     FinishInsn,
     Insn,
     MemInsn,
@@ -49,7 +49,7 @@ def load_uop(phys: int, count: int = 1) -> MemInsn:
                    x_stride=count)
 
 
-def alu(cfg: VTAConfig, op: AluOp, n: int, imm: int | None = None) -> AluInsn:
+def alu(cfg: VTAConfig, op: int, n: int, imm: int | None = None) -> AluInsn:
     return AluInsn(alu_opcode=op, use_imm=int(imm is not None), imm=imm or 0, uop_bgn=0,
                    uop_end=1, iter_out=1, iter_in=n, dst_factor_in=1, src_factor_in=1,
                    push_next_dep=1)
@@ -79,7 +79,7 @@ def add_module(cfg: VTAConfig, shape: tuple[int, int], *, two_runs: bool = True
         load_acc(cfg, 0, a.phys, n),
         load_acc(cfg, n, b.phys, n),
         load_uop(staging.phys),
-        alu(cfg, AluOp.ADD, n),
+        alu(cfg, AluKind.ADD.opcode, n),
         store(cfg, 0, y.phys, n),
     ]), encode_uops([Uop(0, n, 0)], cfg), staging.phys)
     runs = [run0]
@@ -89,7 +89,7 @@ def add_module(cfg: VTAConfig, shape: tuple[int, int], *, two_runs: bool = True
         runs.append(Run(closing([
             load_acc(cfg, n, a.phys, n),
             load_uop(staging.phys),
-            alu(cfg, AluOp.MAX, n, imm=0),
+            alu(cfg, AluKind.MAX.opcode, n, imm=0),
             store(cfg, n, z.phys, n),
         ]), encode_uops([Uop(n, n, 0)], cfg), staging.phys))
     return BinaryModule(cfg, Program(runs, link.segments), args, BASE)
@@ -104,7 +104,7 @@ def inout_module(cfg: VTAConfig, shape: tuple[int, int], imm: int) -> BinaryModu
     run = Run(closing([
         load_acc(cfg, 0, x.phys, n, MemType.ACC_8BIT),
         load_uop(staging.phys),
-        alu(cfg, AluOp.ADD, n, imm=imm),
+        alu(cfg, AluKind.ADD.opcode, n, imm=imm),
         store(cfg, 0, x.phys, n),
     ]), encode_uops([Uop(0, 0, 0)], cfg), staging.phys)
     return BinaryModule(cfg, Program([run], link.segments), [x], BASE)

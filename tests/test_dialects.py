@@ -242,7 +242,7 @@ def test_vta_ops_built_in_python(ctx: Context) -> None:
     assert [lp.field("extent") for lp in gemm.loops()] == [16, 16]
     assert len(gemm.micro_ops()) == 1 and gemm.is_kernel
     assert add.kind == AluKind.ADD and not add.use_imm and add.imm_value == 0
-    assert shr.micro_ops()[0].imm_value == -8 and AluKind.SHR.opcode == isa.AluOp.SHR
+    assert shr.micro_ops()[0].imm_value == -8 and AluKind.SHR.opcode == 3
 
 
 def test_vta_printed_forms(ctx: Context) -> None:
@@ -449,7 +449,8 @@ def legal_insn(draw: st.DrawFn, cfg: VTAConfig) -> Insn:
         for n in ("wgt_factor_out", "wgt_factor_in"):
             values[n] = draw(_u(layout[n].width))
         return GemmInsn(**values, **flags)
-    return AluInsn(**values, **flags, alu_opcode=draw(st.sampled_from(list(isa.AluOp))),
+    opcode = draw(st.sampled_from([k.opcode for k in isa.AluKind]))
+    return AluInsn(**values, **flags, alu_opcode=opcode,
                    use_imm=draw(st.integers(0, 1)), imm=draw(st.integers(-32768, 32767)))
 
 
@@ -497,10 +498,11 @@ def test_vtaisa_syntax_of_each_instruction() -> None:
                   dst_factor_out=1, wgt_factor_out=1),
          "vtaisa.gemm uop 1 to 2 iter [16, 1] dst [1, 0] src [0, 0] wgt [1, 0] "
          "deps [pop_prev, push_prev]"),
-        (AluInsn(alu_opcode=isa.AluOp.SHR, use_imm=1, imm=-3, uop_bgn=3, uop_end=4, iter_out=1,
-                 iter_in=1),
+        (AluInsn(alu_opcode=isa.AluKind.SHR.opcode, use_imm=1, imm=-3, uop_bgn=3, uop_end=4,
+                 iter_out=1, iter_in=1),
          "vtaisa.alu shr uop 3 to 4 iter [1, 1] dst [0, 0] src [0, 0] imm -3"),
-        (AluInsn(alu_opcode=isa.AluOp.ADD, reset_reg=1, imm=5, uop_end=1, iter_out=1, iter_in=1),
+        (AluInsn(alu_opcode=isa.AluKind.ADD.opcode, reset_reg=1, imm=5, uop_end=1, iter_out=1,
+                 iter_in=1),
          "vtaisa.alu add reset uop 0 to 1 iter [1, 1] dst [0, 0] src [0, 0] imm_unused 5"),
         (FinishInsn(), "vtaisa.finish"),
     ]
@@ -572,8 +574,8 @@ def sample_module(cfg: VTAConfig) -> BinaryModule:
                 x_size=4, x_stride=4, push_next_dep=1),
         GemmInsn(reset_reg=1, uop_bgn=0, uop_end=1, iter_out=1, iter_in=1),
         GemmInsn(pop_prev_dep=1, uop_bgn=0, uop_end=4, iter_out=1, iter_in=1),
-        AluInsn(alu_opcode=isa.AluOp.SHR, use_imm=1, imm=-2, uop_bgn=0, uop_end=1, iter_out=1,
-                iter_in=1, push_next_dep=1),
+        AluInsn(alu_opcode=isa.AluKind.SHR.opcode, use_imm=1, imm=-2, uop_bgn=0, uop_end=1,
+                iter_out=1, iter_in=1, push_next_dep=1),
         MemInsn(is_store=1, memory_type=MemType.OUT, dram_base=y.phys // cfg.out_elem_bytes,
                 y_size=1, x_size=1, x_stride=1, pop_prev_dep=1, push_prev_dep=1),
         MemInsn(memory_type=MemType.INP, push_next_dep=1),

@@ -14,7 +14,7 @@ from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.errors import EncodingError
 from vta_mlir.isa import (
     AluInsn,
-    AluOp,
+    AluKind,
     FinishInsn,
     GemmInsn,
     Insn,
@@ -45,9 +45,9 @@ def _words(insn: Insn) -> tuple[int, int]:
 
 # docs/isa.md §2.8 (produced by compiling the upstream header with the default configuration)
 SECTION_2_8 = [
-    (AluInsn(push_next_dep=1, alu_opcode=AluOp.ADD, uop_bgn=0, uop_end=1, iter_out=1, iter_in=64,
-             dst_factor_in=1, src_factor_in=1), 0x0080000800200044, 0x0000200200000800),
-    (AluInsn(alu_opcode=AluOp.SHR, use_imm=1, imm=-3, uop_bgn=3, uop_end=4, iter_out=1,
+    (AluInsn(push_next_dep=1, alu_opcode=AluKind.ADD.opcode, uop_bgn=0, uop_end=1, iter_out=1,
+             iter_in=64, dst_factor_in=1, src_factor_in=1), 0x0080000800200044, 0x0000200200000800),
+    (AluInsn(alu_opcode=AluKind.SHR.opcode, use_imm=1, imm=-3, uop_bgn=3, uop_end=4, iter_out=1,
              iter_in=1), 0x0002000800800304, 0xFFFDB00000000000),
     (MemInsn(memory_type=MemType.ACC, sram_base=64, dram_base=0x12345, y_size=1, x_size=64,
              x_stride=64), 0x0000048D14010180, 0x0000004000400001),

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import SimulatorError
-from vta_mlir.isa import AluInsn, AluOp, FinishInsn, GemmInsn, Uop, encode_uops
+from vta_mlir.isa import AluInsn, AluKind, FinishInsn, GemmInsn, Uop, encode_uops
 from vta_mlir.sim import Simulator, alu, gemm
 from vta_mlir.sim.alu import run_alu
 from vta_mlir.sim.gemm import run_gemm
@@ -50,13 +50,13 @@ def ref_gemm(sim: Simulator, insn: GemmInsn, uops: list[Uop]) -> np.ndarray:
 
 
 def alu_f(op: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if op == AluOp.MIN:
+    if op == AluKind.MIN.opcode:
         return np.minimum(x, y)
-    if op == AluOp.MAX:
+    if op == AluKind.MAX.opcode:
         return np.maximum(x, y)
-    if op == AluOp.ADD:
+    if op == AluKind.ADD.opcode:
         return wrap32(x + y)
-    if op == AluOp.MUL:
+    if op == AluKind.MUL.opcode:
         return wrap32(x * y)
     return np.where(y >= 0, x >> (y & 31), wrap32(x << ((-y) & 31)))
 
@@ -214,7 +214,7 @@ def test_gemm_reset_ignores_src_and_wgt_and_is_not_counted() -> None:
 alu_cases = st.fixed_dictionaries({
     "cfg": st.sampled_from(sorted(CFGS)),
     "seed": st.integers(0, 2**16),
-    "op": st.sampled_from([int(o) for o in AluOp]),
+    "op": st.sampled_from([k.opcode for k in AluKind]),
     "use_imm": st.booleans(),
     "imm": st.integers(-2**15, 2**15 - 1),
     "uops": st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), min_size=1, max_size=5),
@@ -236,7 +236,7 @@ def make_alu(case: dict) -> tuple[AluInsn, list[Uop]]:
 
 def alu_sim(cfg: VTAConfig, seed: int, uops: list[Uop], op: int) -> Simulator:
     sim = fresh(cfg, seed, uops)
-    if op == AluOp.SHR:  # shift amounts across the interesting range, including |y| >= 32
+    if op == AluKind.SHR.opcode:  # shift amounts across the interesting range, including |y| >= 32
         rng = np.random.default_rng(seed)
         sim.acc[...] = rng.integers(-40, 40, sim.acc.shape)
         sim.acc[::3] = rng.integers(-2**31, 2**31, sim.acc[::3].shape, dtype=np.int64)
@@ -274,20 +274,20 @@ def _spy_waves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     [
         # prefix chain: iteration i reads what iteration i-1 wrote (conformance case 46)
         (AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=15, dst_factor_in=1,
-                 src_factor_in=1, alu_opcode=AluOp.ADD), [Uop(1, 0, 0)], True),
+                 src_factor_in=1, alu_opcode=AluKind.ADD.opcode), [Uop(1, 0, 0)], True),
         # the same destination six times with an immediate (conformance case 47)
         (AluInsn(uop_bgn=0, uop_end=1, iter_out=8, iter_in=6, dst_factor_out=1,
-                 alu_opcode=AluOp.ADD, use_imm=1, imm=30000), [Uop(0, 0, 0)], True),
+                 alu_opcode=AluKind.ADD.opcode, use_imm=1, imm=30000), [Uop(0, 0, 0)], True),
         # reads an element a *later* iteration overwrites: gather-first is right
         (AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=15, dst_factor_in=1,
-                 src_factor_in=1, alu_opcode=AluOp.MUL), [Uop(0, 1, 0)], False),
+                 src_factor_in=1, alu_opcode=AluKind.MUL.opcode), [Uop(0, 1, 0)], False),
         # x op x
         (AluInsn(uop_bgn=0, uop_end=1, iter_out=2, iter_in=8, dst_factor_out=8,
-                 dst_factor_in=1, src_factor_out=8, src_factor_in=1, alu_opcode=AluOp.SHR),
+                 dst_factor_in=1, src_factor_out=8, src_factor_in=1, alu_opcode=AluKind.SHR.opcode),
          [Uop(0, 0, 0)], False),
         # distinct destinations reading a disjoint block
         (AluInsn(uop_bgn=0, uop_end=2, iter_out=1, iter_in=4, dst_factor_in=2, src_factor_in=2,
-                 alu_opcode=AluOp.MIN), [Uop(0, 10, 0), Uop(1, 11, 0)], False),
+                 alu_opcode=AluKind.MIN.opcode), [Uop(0, 10, 0), Uop(1, 11, 0)], False),
     ],
 )
 def test_alu_dependence_detection(monkeypatch: pytest.MonkeyPatch, insn: AluInsn,
@@ -304,16 +304,16 @@ def test_alu_dependence_detection(monkeypatch: pytest.MonkeyPatch, insn: AluInsn
 @pytest.mark.parametrize(
     ("op", "x", "y", "want"),
     [
-        (AluOp.SHR, -7, 1, -4),  # arithmetic shift
-        (AluOp.SHR, 5, -3, 40),  # negative amount: left shift
-        (AluOp.SHR, 2**30, -2, 0),  # bits shifted out
-        (AluOp.SHR, 1 << 20, 33, 1 << 19),  # count masked to 5 bits (x86)
-        (AluOp.SHR, 3, -33, 6),
-        (AluOp.ADD, 2**31 - 1, 1, -2**31),
-        (AluOp.MUL, 2**16, 2**16, 0),
-        (AluOp.MUL, -3, 2**31 - 1, -3 * (2**31 - 1)),
-        (AluOp.MIN, -5, 3, -5),
-        (AluOp.MAX, -5, 3, 3),
+        (AluKind.SHR.opcode, -7, 1, -4),  # arithmetic shift
+        (AluKind.SHR.opcode, 5, -3, 40),  # negative amount: left shift
+        (AluKind.SHR.opcode, 2**30, -2, 0),  # bits shifted out
+        (AluKind.SHR.opcode, 1 << 20, 33, 1 << 19),  # count masked to 5 bits (x86)
+        (AluKind.SHR.opcode, 3, -33, 6),
+        (AluKind.ADD.opcode, 2**31 - 1, 1, -2**31),
+        (AluKind.MUL.opcode, 2**16, 2**16, 0),
+        (AluKind.MUL.opcode, -3, 2**31 - 1, -3 * (2**31 - 1)),
+        (AluKind.MIN.opcode, -5, 3, -5),
+        (AluKind.MAX.opcode, -5, 3, 3),
     ],
 )
 def test_alu_arithmetic_edges(op: int, x: int, y: int, want: int) -> None:
@@ -340,7 +340,8 @@ def test_alu_errors() -> None:
     # the source index is checked even though the immediate is used
     with pytest.raises(SimulatorError, match="source accumulator index 2048 out of range"):
         sim.run([AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=2, src_factor_in=1,
-                         alu_opcode=AluOp.ADD, use_imm=1, imm=1), FinishInsn()], timing=False)
+                         alu_opcode=AluKind.ADD.opcode, use_imm=1, imm=1), FinishInsn()],
+                timing=False)
     assert sim.counters["alu_counter"] == 0
 
 

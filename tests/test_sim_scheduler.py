@@ -12,7 +12,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.errors import DeadlockError, SimulatorError
 from vta_mlir.isa import (
     AluInsn,
-    AluOp,
+    AluKind,
     FinishInsn,
     GemmInsn,
     MemInsn,
@@ -73,7 +73,7 @@ def test_illegal_flags_raise_before_execution(default_cfg: VTAConfig, insn: MemI
                                               module: str) -> None:
     sim = Simulator(default_cfg)
     sim.acc[...] = 3
-    stream = [AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=1, alu_opcode=AluOp.ADD,
+    stream = [AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=1, alu_opcode=AluKind.ADD.opcode,
                       use_imm=1, imm=1), insn, FinishInsn()]
     with pytest.raises(SimulatorError, match=rf"instruction 1 \(.*\): {flag} is not allowed on "
                                              rf"the {module} module"):
@@ -120,8 +120,8 @@ def test_tokens_order_modules(default_cfg: VTAConfig) -> None:
         MemInsn(is_store=1, memory_type=MemType.OUT, dram_base=out_p // 16, x_size=1, y_size=1,
                 x_stride=1, push_prev_dep=1),
         MemInsn(memory_type=MemType.ACC, dram_base=acc_p // 64, x_size=1, y_size=1, x_stride=1),
-        AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=1, alu_opcode=AluOp.ADD, use_imm=1,
-                imm=1, push_next_dep=1),
+        AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=1, alu_opcode=AluKind.ADD.opcode,
+                use_imm=1, imm=1, push_next_dep=1),
         nop_compute(pop_next_dep=1),
         FinishInsn(),
     ]
@@ -169,7 +169,7 @@ def test_run_program_places_micro_ops_and_sums(default_cfg: VTAConfig) -> None:
     alu = [MemInsn(memory_type=MemType.UOP, dram_base=staging // 4, x_size=1, y_size=1,
                    x_stride=1),
            AluInsn(uop_bgn=0, uop_end=1, iter_out=1, iter_in=2, dst_factor_in=1,
-                   src_factor_in=1, alu_opcode=AluOp.ADD, use_imm=1, imm=5),
+                   src_factor_in=1, alu_opcode=AluKind.ADD.opcode, use_imm=1, imm=5),
            FinishInsn()]
     prog = Program(runs=[Run(alu, encode_uops([Uop(0, 0, 0)], default_cfg), staging),
                          Run(alu, encode_uops([Uop(4, 4, 0)], default_cfg), staging)])

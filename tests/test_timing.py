@@ -17,7 +17,7 @@ from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.errors import DeadlockError, SimulatorError
 from vta_mlir.isa import (
     AluInsn,
-    AluOp,
+    AluKind,
     FinishInsn,
     GemmInsn,
     Insn,
@@ -93,7 +93,7 @@ def gemm(uops: int, iter_out: int = 1, iter_in: int = 1, **flags: int) -> GemmIn
 def alu(uops: int, iter_out: int = 1, iter_in: int = 1, imm: bool = False,
         **flags: int) -> AluInsn:
     return AluInsn(uop_bgn=0, uop_end=uops, iter_out=iter_out, iter_in=iter_in,
-                   alu_opcode=int(AluOp.ADD), use_imm=int(imm), imm=1 if imm else 0, **flags)
+                   alu_opcode=AluKind.ADD.opcode, use_imm=int(imm), imm=1 if imm else 0, **flags)
 
 
 # ---- acceptance ---------------------------------------------------------------------------------

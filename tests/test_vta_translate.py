@@ -24,7 +24,7 @@ from vta_mlir.driver import Level, detect_level, is_vtab
 from vta_mlir.ir.context import parse_module
 from vta_mlir.isa import (
     AluInsn,
-    AluOp,
+    AluKind,
     FinishInsn,
     Insn,
     MemInsn,
@@ -73,7 +73,7 @@ def _load_uop(phys: int) -> MemInsn:
 
 def _alu_add(n: int) -> AluInsn:
     return AluInsn(
-        alu_opcode=AluOp.ADD,
+        alu_opcode=AluKind.ADD.opcode,
         uop_bgn=0,
         uop_end=1,
         iter_out=1,

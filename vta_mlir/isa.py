@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import ClassVar
 
 import numpy as np
@@ -46,12 +46,52 @@ class MemType(IntEnum):
     ACC_8BIT = 5
 
 
-class AluOp(IntEnum):
-    MIN = 0
-    MAX = 1
-    ADD = 2
-    SHR = 3
-    MUL = 4
+class AluKind(StrEnum):
+    """The ALU operations (docs/isa.md §2.5, §3.7), the one enumeration of them: each member's
+    value is its keyword in the ``vta`` dialect (``vta.alu shr ...``) and in ``vtaisa``, its
+    :attr:`opcode` the ``alu_opcode`` field it encodes to.  ``shr`` by a negative amount shifts
+    left.
+
+    ``AluOp`` is the same class under the name this module gave the ISA's opcode enumeration
+    before it was merged with the dialect's; for code written against that integer
+    enumeration, ``int(kind)`` is the opcode and ``AluKind(opcode)`` the member.
+    """
+
+    MIN = ("min", 0)
+    MAX = ("max", 1)
+    ADD = ("add", 2)
+    SHR = ("shr", 3)
+    MUL = ("mul", 4)
+
+    opcode: int
+
+    def __new__(cls, keyword: str, opcode: int) -> AluKind:
+        member = str.__new__(cls, keyword)
+        member._value_ = keyword
+        member.opcode = opcode
+        return member
+
+    def __int__(self) -> int:
+        return self.opcode
+
+    @classmethod
+    def _missing_(cls, value: object) -> AluKind | None:
+        # ``AluKind(3)``: lookup by opcode (members are looked up by keyword).
+        if isinstance(value, int) and not isinstance(value, bool):
+            return cls.from_opcode(value)
+        return None
+
+    @classmethod
+    def from_opcode(cls, opcode: int) -> AluKind | None:
+        """The operation whose ``alu_opcode`` field value is ``opcode``, ``None`` for none."""
+        return _ALU_KIND_OF_OPCODE.get(opcode)
+
+
+# A dict lookup: verifiers, printers and the runtime decode an opcode per ALU instruction.
+_ALU_KIND_OF_OPCODE = {kind.opcode: kind for kind in AluKind}
+
+#: The ISA's name for :class:`AluKind`.
+AluOp = AluKind
 
 
 DEP_FLAGS = ("pop_prev_dep", "pop_next_dep", "push_prev_dep", "push_next_dep")
@@ -362,8 +402,8 @@ def format_insn(insn: Insn) -> str:
         if isinstance(insn, GemmInsn):
             text = "GEMM"
         else:
-            name = AluOp(insn.alu_opcode).name if insn.alu_opcode in AluOp._value2member_map_ \
-                else str(insn.alu_opcode)
+            kind = AluKind.from_opcode(insn.alu_opcode)
+            name = kind.name if kind is not None else str(insn.alu_opcode)
             text = f"ALU {name}"
         if insn.reset_reg:
             text += " reset"
@@ -451,7 +491,7 @@ def parse_insn(line: str) -> Insn:
             if not rest:
                 raise EncodingError("ALU: missing ALU opcode")
             name = rest[0].upper()
-            alu_opcode = int(AluOp[name]) if name in AluOp.__members__ \
+            alu_opcode = AluKind[name].opcode if name in AluKind.__members__ \
                 else _int(rest[0], "ALU opcode")
             insn = AluInsn(alu_opcode=alu_opcode)
             rest = rest[1:]

@@ -109,6 +109,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
+from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
@@ -223,7 +224,7 @@ class Contract(Step):
 @dataclass
 class AluStep(Step):
     acc: AccBuffer
-    kind: str
+    kind: AluKind
     imm: int | None = None
     other: AccBuffer | None = None
 
@@ -408,7 +409,7 @@ class Planner:
         if isinstance(e, Const):
             self.steps.append(Fill(e.op, acc))
             if e.value:
-                self.imm(acc, "add", e.value, e.op)
+                self.imm(acc, AluKind.ADD, e.value, e.op)
         elif isinstance(e, Load):
             self.init(acc, e)
         elif isinstance(e, Gemm):
@@ -446,18 +447,18 @@ class Planner:
             self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
             self.steps.append(Contract(g.op, acc, g.act, g.wgt))
         if isinstance(init, Const) and init.value:
-            self.imm(acc, "add", init.value, init.op)
+            self.imm(acc, AluKind.ADD, init.value, init.op)
 
     def alu(self, acc: AccBuffer, a: Alu) -> None:
         lhs, rhs = a.lhs, a.rhs
-        if a.kind == "add":
+        if a.kind == AluKind.ADD:
             # `gemm + bias`: the bias becomes the accumulator's initial value.
             for g, other in ((lhs, rhs), (rhs, lhs)):
                 if isinstance(g, Gemm) and isinstance(g.init, Const) \
                         and isinstance(other, Load):
                     self.gemm(acc, g, other)
                     if g.init.value:
-                        self.imm(acc, "add", g.init.value, g.init.op)
+                        self.imm(acc, AluKind.ADD, g.init.value, g.init.op)
                     return
         if isinstance(rhs, Const) or isinstance(lhs, Const):
             # Only commutative ops can have the constant first (shifts and subtractions
@@ -505,7 +506,7 @@ class Planner:
             rchain = rchain[:next(k for k, e in enumerate(rchain) if e is shared)]
             self.plan_into(acc, shared)
             self.steps += [NewAcc(a.op, other), Fill(a.op, other),
-                           AluStep(a.op, other, "add", other=acc)]
+                           AluStep(a.op, other, AluKind.ADD, other=acc)]
         else:
             load = rchain.pop()
             assert isinstance(load, Load)
@@ -530,7 +531,7 @@ class Planner:
             self._loaded[key] = buf
         return self._loaded[key]
 
-    def imm(self, acc: AccBuffer, kind: str, value: int, op: Operation) -> None:
+    def imm(self, acc: AccBuffer, kind: AluKind, value: int, op: Operation) -> None:
         if not IMM_MIN <= value <= IMM_MAX:
             report_error(op, f"needs the immediate {value}, which does not fit VTA's signed "
                              f"16-bit ALU immediate ({IMM_MIN}…{IMM_MAX})")

@@ -17,6 +17,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from vta_mlir.ir.diagnostics import DiagnosticError, op_diagnostic
+from vta_mlir.isa import AluKind
 
 __all__ = [
     "Alu",
@@ -77,7 +78,7 @@ class Gemm(Expr):
 
 @dataclass(eq=False)
 class Alu(Expr):
-    kind: str
+    kind: AluKind
     lhs: Expr
     rhs: Expr
 

@@ -60,6 +60,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
@@ -78,6 +79,7 @@ from vta_mlir.passes.pack.match_conv import ConvMatcher
 
 __all__ = [
     "ALU_KINDS",
+    "ARITH_ALU_OPS",
     "COMMUTATIVE",
     "ELEMENTWISE_RANK_MAX",
     "IMM_MAX",
@@ -94,15 +96,26 @@ SHIFT_MAX = 31
 #: (``vta_mlir.abi.ArgSpec``) has at most 8 axes, one of them the lanes a bias is repeated over.
 ELEMENTWISE_RANK_MAX = 7
 
-#: ALU operations of the normal form, by the ``arith`` op that expresses each one.
-ALU_KINDS: dict[str, type[Operation]] = {
-    "min": arith.MinSIOp,
-    "max": arith.MaxSIOp,
-    "add": arith.AddiOp,
-    "shr": arith.ShRSIOp,
-    "mul": arith.MuliOp,
+#: The ``arith`` op that expresses each ALU operation in the normal form.
+ALU_KINDS: dict[AluKind, type[Operation]] = {
+    AluKind.MIN: arith.MinSIOp,
+    AluKind.MAX: arith.MaxSIOp,
+    AluKind.ADD: arith.AddiOp,
+    AluKind.SHR: arith.ShRSIOp,
+    AluKind.MUL: arith.MuliOp,
 }
-COMMUTATIVE = frozenset({"min", "max", "add", "mul"})
+#: The ``arith`` ops of an element-wise body: the ALU operation each becomes, and whether its
+#: second operand is negated first (``x - c`` is ``x + (-c)``, ``x << c`` is ``x >> -c``).
+ARITH_ALU_OPS: dict[type[Operation], tuple[AluKind, bool]] = {
+    arith.AddiOp: (AluKind.ADD, False),
+    arith.SubiOp: (AluKind.ADD, True),
+    arith.MuliOp: (AluKind.MUL, False),
+    arith.ShRSIOp: (AluKind.SHR, False),
+    arith.ShLIOp: (AluKind.SHR, True),
+    arith.MaxSIOp: (AluKind.MAX, False),
+    arith.MinSIOp: (AluKind.MIN, False),
+}
+COMMUTATIVE = frozenset({AluKind.MIN, AluKind.MAX, AluKind.ADD, AluKind.MUL})
 
 _SUPPORTED_BODY = (
     "VTA's ALU runs arith.addi, arith.subi by a constant, arith.muli, arith.shrsi and "
@@ -116,16 +129,16 @@ def _wrap32(value: int) -> int:
     return value - (1 << 32) if value & 0x80000000 else value
 
 
-def _fold(kind: str, lhs: int, rhs: int) -> int:
+def _fold(kind: AluKind, lhs: int, rhs: int) -> int:
     """``lhs <kind> rhs`` on i32, as the ALU computes it (``shr`` by a negative amount shifts
     left)."""
-    if kind == "add":
+    if kind == AluKind.ADD:
         return _wrap32(lhs + rhs)
-    if kind == "mul":
+    if kind == AluKind.MUL:
         return _wrap32(lhs * rhs)
-    if kind == "max":
+    if kind == AluKind.MAX:
         return max(lhs, rhs)
-    if kind == "min":
+    if kind == AluKind.MIN:
         return min(lhs, rhs)
     return _wrap32(lhs >> rhs) if rhs >= 0 else _wrap32(lhs << -rhs)
 
@@ -616,12 +629,8 @@ class FunctionRecognizer:
             value = get(bop.input)
             assert isinstance(value, Expr)
             return Narrow(value, True, bop)
-        kind = {
-            arith.AddiOp: "add", arith.SubiOp: "sub", arith.MuliOp: "mul",
-            arith.ShRSIOp: "shr", arith.ShLIOp: "shl", arith.MaxSIOp: "max",
-            arith.MinSIOp: "min",
-        }.get(type(bop))
-        if kind is None:
+        alu = ARITH_ALU_OPS.get(type(bop))
+        if alu is None:
             report_error(bop, f"is not supported: {_SUPPORTED_BODY}")
         width = int_width(bop.results[0].type)
         if width != 32:
@@ -631,23 +640,26 @@ class FunctionRecognizer:
             report_error(bop, f"computes on {bop.results[0].type}: VTA's ALU computes on i32")
         lhs, rhs = get(bop.operands[0]), get(bop.operands[1])
         assert isinstance(lhs, Expr) and isinstance(rhs, Expr)
-        return self.alu(bop, kind, lhs, rhs)
+        kind, negated = alu
+        return self.alu(bop, kind, lhs, rhs, negated)
 
-    def alu(self, bop: Operation, kind: str, lhs: Expr, rhs: Expr) -> Expr:
-        """One ALU operation, normalized: ``sub c`` → ``add -c``, ``shl c`` → ``shr -c``."""
-        if kind in ("shr", "shl"):
+    def alu(self, bop: Operation, kind: AluKind, lhs: Expr, rhs: Expr,
+            negated: bool = False) -> Expr:
+        """One ALU operation, normalized: ``sub c`` (``add`` with ``negated``) → ``add -c``,
+        ``shl c`` (``shr`` with ``negated``) → ``shr -c``."""
+        if kind == AluKind.SHR:
             if not isinstance(rhs, Const):
                 report_error(bop, "shifts by an amount that is not a constant: VTA's ALU "
                                   "shifts by an immediate")
             if not 0 <= rhs.value <= SHIFT_MAX:
                 report_error(bop, f"shifts by {rhs.value}, outside 0…{SHIFT_MAX}")
-            if kind == "shl":
-                kind, rhs = "shr", Const(rhs.op, -rhs.value)
-        if kind == "sub":
+            if negated:
+                rhs = Const(rhs.op, -rhs.value)
+        elif negated:
             if not isinstance(rhs, Const):
                 report_error(bop, "subtracts a tensor: VTA's ALU has no subtraction, only the "
                                   "addition of a negated constant")
-            kind, rhs = "add", Const(rhs.op, _wrap32(-rhs.value))
+            rhs = Const(rhs.op, _wrap32(-rhs.value))
         if isinstance(lhs, Const) and isinstance(rhs, Const):
             return Const(bop, _fold(kind, lhs.value, rhs.value))
         imm = rhs if isinstance(rhs, Const) else lhs if isinstance(lhs, Const) else None

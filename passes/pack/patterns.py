@@ -65,6 +65,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from vta_mlir.abi import tiled_packing
 from vta_mlir.config import VTAConfig
+from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.match import ALU_KINDS
 
 __all__ = [
@@ -318,7 +319,7 @@ def conv_op(data: SSAValue, kernel: SSAValue, acc: SSAValue,
                     CONV_ITERATORS)
 
 
-def alu_op(kind: str, acc: SSAValue, *, imm: int | None = None,
+def alu_op(kind: AluKind, acc: SSAValue, *, imm: int | None = None,
            other: SSAValue | None = None) -> linalg.GenericOp:
     """One ALU operation in place on ``acc``: with the immediate ``imm`` or the accumulator
     buffer ``other`` as second operand."""

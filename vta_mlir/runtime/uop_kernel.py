@@ -22,7 +22,7 @@ from enum import IntEnum
 
 from vta_mlir.config import ALU_IMM_WIDTH, LOOP_ITER_WIDTH, VTAConfig
 from vta_mlir.errors import RuntimeBuildError
-from vta_mlir.isa import AluOp, Uop
+from vta_mlir.isa import AluKind, Uop
 
 #: At most this many loops around a kernel's micro-ops (docs/isa.md §4.4, one per GEMM/ALU
 #: iteration level ``iter_out`` / ``iter_in``).
@@ -118,7 +118,7 @@ class UopKernel:
             if opcode or self.use_imm or imm:
                 raise RuntimeBuildError("a GEMM kernel takes no ALU opcode, use_imm or imm")
         else:
-            if opcode not in AluOp._value2member_map_:
+            if AluKind.from_opcode(opcode) is None:
                 raise RuntimeBuildError(
                     f"ALU opcode {opcode} is not one of MIN, MAX, ADD, SHR, MUL"
                 )
@@ -139,14 +139,15 @@ class UopKernel:
     @classmethod
     def alu(
         cls,
-        opcode: int,
+        opcode: int | AluKind,
         uops: Iterable[Uop],
         loops: Iterable[UopLoop] = (),
         *,
         use_imm: bool = False,
         imm: int = 0,
     ) -> UopKernel:
-        """An ALU kernel applying ``opcode`` (an :class:`~vta_mlir.isa.AluOp`)."""
+        """An ALU kernel applying ``opcode`` (an ``alu_opcode`` value, or the
+        :class:`~vta_mlir.isa.AluKind` whose :attr:`~vta_mlir.isa.AluKind.opcode` it is)."""
         return cls(KernelMode.ALU, tuple(uops), tuple(loops), alu_opcode=int(opcode),
                    use_imm=use_imm, imm=imm)
 

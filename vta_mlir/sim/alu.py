@@ -23,11 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from vta_mlir.errors import SimulatorError
-from vta_mlir.isa import AluInsn, AluOp
+from vta_mlir.isa import AluInsn, AluKind
 from vta_mlir.sim.loops import all_distinct, loop_nest
 from vta_mlir.sim.sram import SRAMs
 
-_VALID_OPS = frozenset(int(op) for op in AluOp)
+_VALID_OPS = frozenset(kind.opcode for kind in AluKind)
+# The ``alu_opcode`` values _compute dispatches on (an instruction field is an integer).
+_MIN, _MAX = AluKind.MIN.opcode, AluKind.MAX.opcode
+_ADD, _MUL = AluKind.ADD.opcode, AluKind.MUL.opcode
 
 
 def run_alu(st: SRAMs, insn: AluInsn, *, vectorize: bool = True) -> int:
@@ -127,15 +130,15 @@ def _levels_tensor(d: np.ndarray, s: np.ndarray) -> np.ndarray:
 def _compute(op: int, x: np.ndarray, y: np.ndarray | int,
              out: np.ndarray | None = None) -> np.ndarray:
     """``f(x, y)`` of §3.7 on int32 lanes (``y`` an int32 array or a Python int immediate)."""
-    if op == AluOp.MIN:
+    if op == _MIN:
         return np.minimum(x, _i32(y), out=out)
-    if op == AluOp.MAX:
+    if op == _MAX:
         return np.maximum(x, _i32(y), out=out)
-    if op in (AluOp.ADD, AluOp.MUL):
+    if op in (_ADD, _MUL):
         xu = x.view(np.uint32)
         yu = np.uint32(y & 0xFFFFFFFF) if isinstance(y, int) else y.view(np.uint32)
         ou = None if out is None else out.view(np.uint32)
-        r = np.add(xu, yu, out=ou) if op == AluOp.ADD else np.multiply(xu, yu, out=ou)
+        r = np.add(xu, yu, out=ou) if op == _ADD else np.multiply(xu, yu, out=ou)
         return r.view(np.int32)
     # SHR
     if isinstance(y, int):

@@ -16,7 +16,7 @@ import numpy as np
 
 from vta_mlir.config import INSN_BITS, VTAConfig
 from vta_mlir.errors import SimulatorError
-from vta_mlir.isa import AluInsn, AluOp, FinishInsn, GemmInsn, Insn, MemInsn, MemType, Opcode
+from vta_mlir.isa import AluInsn, AluKind, FinishInsn, GemmInsn, Insn, MemInsn, MemType, Opcode
 from vta_mlir.program import COUNTER_NAMES
 from vta_mlir.sim.alu import run_alu
 from vta_mlir.sim.dram import DRAM
@@ -50,7 +50,8 @@ def describe(insn: Insn) -> str:
         return "GEMM reset" if insn.reset_reg else "GEMM"
     if isinstance(insn, AluInsn):
         op = insn.alu_opcode
-        return f"ALU.{AluOp(op).name if op in AluOp._value2member_map_ else op}"
+        kind = AluKind.from_opcode(op)
+        return f"ALU.{kind.name if kind is not None else op}"
     if isinstance(insn, MemInsn) and insn.is_store:
         return "STORE" if insn.x_size else "STORE(nop)"
     return histogram_key(insn)

@@ -41,7 +41,7 @@ from typing import Any
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import DeadlockError, SimulatorError
-from vta_mlir.isa import AluInsn, AluOp, FinishInsn, GemmInsn, Insn, MemInsn, MemType, module_of
+from vta_mlir.isa import AluInsn, AluKind, FinishInsn, GemmInsn, Insn, MemInsn, MemType, module_of
 
 __all__ = [
     "MODULES",
@@ -180,7 +180,8 @@ def insn_name(insn: Insn) -> str:
         return "GEMM"
     if isinstance(insn, AluInsn):
         op = insn.alu_opcode
-        return f"ALU.{AluOp(op).name if op in AluOp._value2member_map_ else op}"
+        kind = AluKind.from_opcode(op)
+        return f"ALU.{kind.name if kind is not None else op}"
     return "FINISH"
 
 
