@@ -100,42 +100,61 @@ def oracle(op: Operation, args: list[int]) -> int:
         w = width(op.lhs.type)
         pred = CMPI_PREDICATES[op.predicate.value.data]
         a, b = (_u(x, w) for x in args) if pred[0] == "u" else (_np(x, w) for x in args)
-        fn = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-              "gt": np.greater, "ge": np.greater_equal}[pred[-2:]]
+        fn = {
+            "eq": np.equal,
+            "ne": np.not_equal,
+            "lt": np.less,
+            "le": np.less_equal,
+            "gt": np.greater,
+            "ge": np.greater_equal,
+        }[pred[-2:]]
         return -1 if bool(fn(a, b)) else 0
     if name in ("arith.extsi", "arith.trunci", "arith.index_cast"):
-        return int(_np(args[0], width(op.operands[0].type)).astype(
-            DTYPES[width(op.results[0].type)]))
+        return int(
+            _np(args[0], width(op.operands[0].type)).astype(DTYPES[width(op.results[0].type)])
+        )
     if name in ("arith.extui", "arith.index_castui"):
         u = _u(args[0], width(op.operands[0].type))
-        return int(u.astype(UDTYPES[width(op.results[0].type)]).astype(
-            DTYPES[width(op.results[0].type)]))
+        return int(
+            u.astype(UDTYPES[width(op.results[0].type)]).astype(DTYPES[width(op.results[0].type)])
+        )
     if name.startswith("affine."):
         amap = op.properties["map"].data
         dims, syms = args[: amap.num_dims], args[amap.num_dims :]
         results = [int(_affine_oracle(r, dims, syms)) for r in amap.results]
-        return {"affine.apply": results[0], "affine.min": min(results),
-                "affine.max": max(results)}[name]
+        return {"affine.apply": results[0], "affine.min": min(results), "affine.max": max(results)}[
+            name
+        ]
     w = width(op.results[0].type)
     a, b = _np(args[0], w), _np(args[1], w)
     ua, ub = _u(args[0], w), _u(args[1], w)
     with np.errstate(all="ignore"):
         signed: dict[str, Callable[[], Any]] = {
-            "arith.addi": lambda: a + b, "arith.subi": lambda: a - b,
+            "arith.addi": lambda: a + b,
+            "arith.subi": lambda: a - b,
             "arith.muli": lambda: a * b,
-            "arith.divsi": lambda: np.fix(a.astype(np.float64) / b) if w < 64 else
-            (a // b + ((a % b != 0) & ((a < 0) != (b < 0)))),
+            "arith.divsi": lambda: (
+                np.fix(a.astype(np.float64) / b)
+                if w < 64
+                else (a // b + ((a % b != 0) & ((a < 0) != (b < 0))))
+            ),
             "arith.floordivsi": lambda: a // b,
             "arith.ceildivsi": lambda: -((-a) // b),
             "arith.remsi": lambda: np.fmod(a, b),
-            "arith.minsi": lambda: np.minimum(a, b), "arith.maxsi": lambda: np.maximum(a, b),
-            "arith.andi": lambda: a & b, "arith.ori": lambda: a | b, "arith.xori": lambda: a ^ b,
-            "arith.shli": lambda: a << b, "arith.shrsi": lambda: a >> b,
+            "arith.minsi": lambda: np.minimum(a, b),
+            "arith.maxsi": lambda: np.maximum(a, b),
+            "arith.andi": lambda: a & b,
+            "arith.ori": lambda: a | b,
+            "arith.xori": lambda: a ^ b,
+            "arith.shli": lambda: a << b,
+            "arith.shrsi": lambda: a >> b,
         }
         unsigned: dict[str, Callable[[], Any]] = {
-            "arith.divui": lambda: ua // ub, "arith.remui": lambda: ua % ub,
+            "arith.divui": lambda: ua // ub,
+            "arith.remui": lambda: ua % ub,
             "arith.ceildivui": lambda: ua // ub + (ua % ub != 0),
-            "arith.minui": lambda: np.minimum(ua, ub), "arith.maxui": lambda: np.maximum(ua, ub),
+            "arith.minui": lambda: np.minimum(ua, ub),
+            "arith.maxui": lambda: np.maximum(ua, ub),
             "arith.shrui": lambda: ua >> ub,
         }
         if name in signed:
@@ -203,20 +222,46 @@ class Builder:
 
     def step(self) -> None:
         draw = self.draw
-        kind = draw(st.sampled_from(["binary", "divide", "shift", "cmp_select", "cast",
-                                     "affine", "affine", "to_index"]))
+        kind = draw(
+            st.sampled_from(
+                ["binary", "divide", "shift", "cmp_select", "cast", "affine", "affine", "to_index"]
+            )
+        )
         w = draw(st.sampled_from(WIDTHS))
         t = index if w == 64 and draw(st.booleans()) else IntegerType(w)
         tw = None if isinstance(t, IndexType) else w
         if kind == "binary":
-            cls = draw(st.sampled_from([arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MinSIOp,
-                                        arith.MaxSIOp, arith.MinUIOp, arith.MaxUIOp,
-                                        arith.AndIOp, arith.OrIOp, arith.XOrIOp]))
+            cls = draw(
+                st.sampled_from(
+                    [
+                        arith.AddiOp,
+                        arith.SubiOp,
+                        arith.MuliOp,
+                        arith.MinSIOp,
+                        arith.MaxSIOp,
+                        arith.MinUIOp,
+                        arith.MaxUIOp,
+                        arith.AndIOp,
+                        arith.OrIOp,
+                        arith.XOrIOp,
+                    ]
+                )
+            )
             self.add(cls(self.pick(tw), self.pick(tw)))
         elif kind == "divide":
-            cls = draw(st.sampled_from([arith.DivSIOp, arith.DivUIOp, arith.FloorDivSIOp,
-                                        arith.CeilDivSIOp, arith.CeilDivUIOp, arith.RemSIOp,
-                                        arith.RemUIOp]))
+            cls = draw(
+                st.sampled_from(
+                    [
+                        arith.DivSIOp,
+                        arith.DivUIOp,
+                        arith.FloorDivSIOp,
+                        arith.CeilDivSIOp,
+                        arith.CeilDivUIOp,
+                        arith.RemSIOp,
+                        arith.RemUIOp,
+                    ]
+                )
+            )
             d = draw(st.integers(-9, 9).filter(lambda v: v not in (0, -1)))
             self.add(cls(self.pick(tw), self.const(d, t)))
         elif kind == "shift":
@@ -245,19 +290,24 @@ class Builder:
         else:
             n_dims = draw(st.integers(1, 3))
             n_syms = draw(st.integers(0, 1))
-            results = tuple(self.expr(n_dims, n_syms, 3)
-                            for _ in range(draw(st.integers(1, 3))))
+            results = tuple(self.expr(n_dims, n_syms, 3) for _ in range(draw(st.integers(1, 3))))
             amap = AffineMap(n_dims, n_syms, results)
             operands = [self.pick(None) for _ in range(n_dims + n_syms)]
             which = draw(st.sampled_from(["apply", "min", "max"]))
             if which == "apply":
-                self.add(affine.ApplyOp(operands, AffineMapAttr(AffineMap(
-                    n_dims, n_syms, results[:1]))))
+                self.add(
+                    affine.ApplyOp(operands, AffineMapAttr(AffineMap(n_dims, n_syms, results[:1])))
+                )
             elif which == "min":
                 self.add(affine.MinOp(operands, AffineMapAttr(amap)))
             else:
-                self.add(AffineMaxOp(operands=[operands], properties={"map": AffineMapAttr(
-                    amap)}, result_types=[index]))
+                self.add(
+                    AffineMaxOp(
+                        operands=[operands],
+                        properties={"map": AffineMapAttr(amap)},
+                        result_types=[index],
+                    )
+                )
 
     def expr(self, n_dims: int, n_syms: int, depth: int) -> AffineExpr:
         draw = self.draw
@@ -265,23 +315,31 @@ class Builder:
         if depth == 0 or draw(st.integers(0, 2)) == 0:
             if leaf == n_dims + n_syms:
                 return AffineExpr.constant(draw(st.integers(-20, 20)))
-            return AffineExpr.dimension(leaf) if leaf < n_dims else AffineExpr.symbol(
-                leaf - n_dims)
+            return AffineExpr.dimension(leaf) if leaf < n_dims else AffineExpr.symbol(leaf - n_dims)
         lhs = self.expr(n_dims, n_syms, depth - 1)
         op = draw(st.sampled_from(["+", "*", "floordiv", "mod", "ceildiv"]))
         if op == "+":
             return lhs + self.expr(n_dims, n_syms, depth - 1)
         c = draw(st.integers(1, 9) if op != "*" else st.integers(-9, 9))
-        kind = {"*": AffineBinaryOpKind.Mul, "floordiv": AffineBinaryOpKind.FloorDiv,
-                "mod": AffineBinaryOpKind.Mod, "ceildiv": AffineBinaryOpKind.CeilDiv}[op]
+        kind = {
+            "*": AffineBinaryOpKind.Mul,
+            "floordiv": AffineBinaryOpKind.FloorDiv,
+            "mod": AffineBinaryOpKind.Mod,
+            "ceildiv": AffineBinaryOpKind.CeilDiv,
+        }[op]
         return AffineBinaryOpExpr(kind, lhs, AffineExpr.constant(c))
 
 
 class Program:
     """A random program: the module, its loops, the index ops in order, the loop bounds."""
 
-    def __init__(self, module: ModuleOp, loops: list[affine.ForOp], ops: list[Operation],
-                 bounds: list[tuple[int, int]]) -> None:
+    def __init__(
+        self,
+        module: ModuleOp,
+        loops: list[affine.ForOp],
+        ops: list[Operation],
+        bounds: list[tuple[int, int]],
+    ) -> None:
         self.module, self.loops, self.ops, self.bounds = module, loops, ops, bounds
 
     def __repr__(self) -> str:  # what a failing example shows: the IR
@@ -321,8 +379,13 @@ def programs(draw: Callable[[Any], Any]) -> Program:
     for d, ((lb, _), trip) in enumerate(zip(bounds, trips, strict=True)):
         flat = flat * trip + (AffineExpr.dimension(d) - lb)
     pos = affine.ApplyOp(ivs, AffineMapAttr(AffineMap(len(ivs), 0, (flat,))))
-    view = memref.SubviewOp.get(block.args[0], [pos.result], [1], [1],
-                                MemRefType(i64, [1], memref.StridedLayoutAttr([1], None)))
+    view = memref.SubviewOp.get(
+        block.args[0],
+        [pos.result],
+        [1],
+        [1],
+        MemRefType(i64, [1], memref.StridedLayoutAttr([1], None)),
+    )
     scalar = arith.IndexCastOp(value, i64)
     fill = FillOp([scalar.result], [view.result], [])
     for op in (pos, view, scalar, fill):
@@ -349,12 +412,14 @@ def interpret(ops: list[Operation], env: dict[SSAValue, int], check: bool) -> No
         env[op.results[0]] = got
 
 
-def generated(ops: list[Operation], ivs: list[SSAValue],
-              bounds: list[tuple[int, int]]) -> Callable[..., list[int]]:
+def generated(
+    ops: list[Operation], ivs: list[SSAValue], bounds: list[tuple[int, int]]
+) -> Callable[..., list[int]]:
     """The straight-line Python the host compiler's back-end writes for ``ops``."""
     values: dict[SSAValue, HostValue] = {
-        iv: Code(f"i{k}", lb, ub - 1) for k, (iv, (lb, ub)) in enumerate(zip(ivs, bounds,
-                                                                             strict=True))}
+        iv: Code(f"i{k}", lb, ub - 1)
+        for k, (iv, (lb, ub)) in enumerate(zip(ivs, bounds, strict=True))
+    }
     lines = [f"def f({', '.join(f'i{k}' for k in range(len(ivs)))}):"]
     for n, op in enumerate(ops):
         result = source(op, [values[v] for v in op.operands])
@@ -375,8 +440,11 @@ def linear(ops: list[Operation], ivs: list[SSAValue]) -> dict[SSAValue, LinearFo
     return forms
 
 
-@settings(max_examples=200, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(programs())
 def test_every_evaluation_of_index_arithmetic_agrees(program: Program) -> None:
     module, loops, ops, bounds = program.module, program.loops, program.ops, program.bounds
@@ -407,8 +475,9 @@ def test_every_evaluation_of_index_arithmetic_agrees(program: Program) -> None:
         for v, expr in exprs.items():
             leaves = [env[leaf] for leaf in host_index.leaves]
             amap = AffineMap(len(leaves), 0, (expr,))
-            assert evaluate(affine.ApplyOp(host_index.leaves, AffineMapAttr(amap)),
-                            leaves) == env[v], str(expr)
+            assert (
+                evaluate(affine.ApplyOp(host_index.leaves, AffineMapAttr(amap)), leaves) == env[v]
+            ), str(expr)
         expected.append(env[ops[-1].results[0]])
     (out,) = reference_evaluate(module, [])
     assert out.tolist() == expected
@@ -418,13 +487,16 @@ def test_every_evaluation_of_index_arithmetic_agrees(program: Program) -> None:
 # Undefined behaviour is an error everywhere
 
 
-@pytest.mark.parametrize(("cls", "a", "b", "message"), [
-    (arith.DivSIOp, 7, 0, "division by zero"),
-    (arith.RemUIOp, 7, 0, "division by zero"),
-    (arith.DivSIOp, -128, -1, "overflows"),
-    (arith.ShLIOp, 1, 8, "shift amount"),
-    (arith.ShRSIOp, 1, -1, "shift amount"),
-])
+@pytest.mark.parametrize(
+    ("cls", "a", "b", "message"),
+    [
+        (arith.DivSIOp, 7, 0, "division by zero"),
+        (arith.RemUIOp, 7, 0, "division by zero"),
+        (arith.DivSIOp, -128, -1, "overflows"),
+        (arith.ShLIOp, 1, 8, "shift amount"),
+        (arith.ShRSIOp, 1, -1, "shift amount"),
+    ],
+)
 def test_undefined_cases_are_errors(cls: Any, a: int, b: int, message: str) -> None:
     x = arith.ConstantOp(IntegerAttr(a, IntegerType(8)))
     y = arith.ConstantOp(IntegerAttr(b, IntegerType(8)))
@@ -436,8 +508,15 @@ def test_undefined_cases_are_errors(cls: Any, a: int, b: int, message: str) -> N
 
 
 def test_affine_division_by_a_non_positive_value_is_an_error() -> None:
-    amap = AffineMap(1, 1, (AffineBinaryOpExpr(AffineBinaryOpKind.FloorDiv,
-                                               AffineExpr.dimension(0), AffineExpr.symbol(0)),))
+    amap = AffineMap(
+        1,
+        1,
+        (
+            AffineBinaryOpExpr(
+                AffineBinaryOpKind.FloorDiv, AffineExpr.dimension(0), AffineExpr.symbol(0)
+            ),
+        ),
+    )
     iv = Block(arg_types=[index, index]).args
     op = affine.ApplyOp(list(iv), AffineMapAttr(amap))
     with pytest.raises(IndexArithError, match="non-positive"):
