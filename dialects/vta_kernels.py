@@ -19,6 +19,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.config import LOOP_ITER_WIDTH, VTAConfig
+from vta_mlir.ir.index_arith import is_index_op
 
 from .directives import SingleBlockBody
 from .vta_attrs import EXTENT_MAX, MAX_UOP_LOOP_DEPTH, WRITE_HAZARD_WINDOW, AluKind
@@ -44,13 +45,6 @@ __all__ = [
     "kernel_uops",
     "linear_position",
 ]
-
-
-def _is_index_arith(op: Operation) -> bool:
-    """Region-free index computations allowed inside a micro-kernel."""
-    if op.regions:
-        return False
-    return op.name.startswith("arith.") or op.name in ("affine.apply", "affine.min")
 
 
 def _kernel_root(op: Operation) -> UopLoopOp | None:
@@ -97,9 +91,9 @@ def linear_position(uop: GemmOp | AluOp, value: SSAValue | None, constant: int,
     form = Linearizer(root, ivs).value(value)
     if form is None:
         return None
-    c, inner, outer = form
-    return LinearPosition(c + constant, tuple(inner.get(iv, 0) for iv in ivs),
-                          frozenset(outer.items()))
+    inner = set(ivs)
+    return LinearPosition(form.const + constant, tuple(form.coeff(iv) for iv in ivs),
+                          frozenset((k, c) for k, c in form.terms.items() if k not in inner))
 
 
 #: A kernel's innermost body as a tree: micro-op numbers, and ``(lower bound, trip count,
@@ -265,7 +259,7 @@ class UopLoopOp(IRDLOperation):
         lists = [op for op in self.body.block.ops if isinstance(op, affine.ForOp)]
         for op in self.body.block.ops:
             if not isinstance(op, UopLoopOp | GemmOp | AluOp | affine.ForOp) \
-                    and not _is_index_arith(op):
+                    and not is_index_op(op):
                 raise VerifyException(
                     f"a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, micro-op list "
                     f"loops (affine.for), one nested vta.uop_loop and index arithmetic, not "
@@ -307,7 +301,7 @@ def _verify_list_loop(loop: affine.ForOp) -> None:
     for op in loop.body.block.ops:
         if isinstance(op, affine.ForOp):
             _verify_list_loop(op)
-        elif not isinstance(op, GemmOp | AluOp | affine.YieldOp) and not _is_index_arith(op):
+        elif not isinstance(op, GemmOp | AluOp | affine.YieldOp) and not is_index_op(op):
             raise VerifyException(
                 f"a micro-op list loop (affine.for in a vta.uop_loop) holds vta.gemm / vta.alu "
                 f"micro-ops, nested list loops and index arithmetic, not {op.name}"

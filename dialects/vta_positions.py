@@ -16,17 +16,12 @@ import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, arith
+from xdsl.dialects import affine
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefType, i64
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
     AffineExpr,
-    AffineSymExpr,
 )
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
@@ -35,6 +30,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from vta_mlir.config import UOP_BITS, VTAConfig
+from vta_mlir.ir.index_arith import LinearForm, constant_value, is_index_op, linear_form_of_op
 
 __all__ = [
     "LinearPosition",
@@ -171,10 +167,7 @@ def constant_index(value: SSAValue | None) -> int | None:
     """The value of an ``index`` produced by ``arith.constant``, else ``None``."""
     if value is None:
         return 0
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
+    return constant_value(value)
 
 
 #: A buffer position given to a builder: an index value, a constant, both, or nothing (0).
@@ -306,106 +299,46 @@ class LinearPosition:
     outer: frozenset[tuple[Hashable, int]]
 
 
-#: (constant, inner coefficients by induction variable, outer coefficients by atom)
-_Form = tuple[int, dict[SSAValue, int], dict[Hashable, int]]
-
-
-def _scale(form: _Form, k: int) -> _Form:
-    c, inner, outer = form
-    if k == 0:
-        return 0, {}, {}
-    return c * k, {v: a * k for v, a in inner.items()}, {v: a * k for v, a in outer.items()}
-
-
-def _add(a: _Form, b: _Form, sign: int = 1) -> _Form:
-    inner, outer = dict(a[1]), dict(a[2])
-    for v, k in b[1].items():
-        inner[v] = inner.get(v, 0) + sign * k
-    for v, k in b[2].items():
-        outer[v] = outer.get(v, 0) + sign * k
-    return (a[0] + sign * b[0], {v: k for v, k in inner.items() if k},
-            {v: k for v, k in outer.items() if k})
-
-
-def _is_const(form: _Form) -> bool:
-    return not form[1] and not form[2]
-
-
-_AFFINE_FOLD = {
-    AffineBinaryOpKind.Mod: lambda a, b: a % b,
-    AffineBinaryOpKind.FloorDiv: lambda a, b: a // b,
-    AffineBinaryOpKind.CeilDiv: lambda a, b: -(-a // b),
-}
-_PASS_THROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
-
-
 class Linearizer:
-    """Linear forms of index values inside one micro-kernel (``None``: not linear in the list
-    loops' induction variables)."""
+    """Linear forms of index values inside one micro-kernel over the list loops' induction
+    variables and *atoms* (``None``: not linear in the induction variables).  The ops looked
+    through are those of :func:`~vta_mlir.ir.index_arith.linear_form_of_op`; a value defined
+    outside the kernel, and index arithmetic the loops do not vary that is not linear, are
+    atoms."""
 
     def __init__(self, kernel: Operation, ivs: Sequence[SSAValue]) -> None:
         self.kernel = kernel
         self.ivs = set(ivs)
-        self.memo: dict[SSAValue, _Form | None] = {}
+        self.memo: dict[SSAValue, LinearForm | None] = {}
 
-    def value(self, v: SSAValue) -> _Form | None:
+    def _invariant(self, form: LinearForm | None) -> bool:
+        return form is not None and not any(k in self.ivs for k in form.terms)
+
+    def value(self, v: SSAValue) -> LinearForm | None:
         if v in self.ivs:
-            return 0, {v: 1}, {}
+            return LinearForm.of(v)
         c = constant_index(v)
         if c is not None:
-            return c, {}, {}
+            return LinearForm(const=c)
         owner = v.owner
         if not isinstance(owner, Operation) or not self.kernel.is_ancestor(owner):
-            return 0, {}, {v: 1}
+            return LinearForm.of(v)
         if v in self.memo:
             return self.memo[v]
         self.memo[v] = form = self._op(owner, v)
         return form
 
-    def _op(self, op: Operation, v: SSAValue) -> _Form | None:
+    def _op(self, op: Operation, v: SSAValue) -> LinearForm | None:
         forms = [self.value(o) for o in op.operands]
-        if isinstance(op, affine.ApplyOp) and len(op.map.data.results) == 1:
-            amap = op.map.data
-            return self._expr(amap.results[0], forms[: amap.num_dims], forms[amap.num_dims :], v)
-        if op.name in ("arith.addi", "arith.subi") and None not in forms:
-            a, b = forms
-            assert a is not None and b is not None
-            return _add(a, b, 1 if op.name == "arith.addi" else -1)
-        if op.name == "arith.muli" and None not in forms:
-            a, b = forms
-            assert a is not None and b is not None
-            if _is_const(a):
-                return _scale(b, a[0])
-            if _is_const(b):
-                return _scale(a, b[0])
-        if op.name in _PASS_THROUGH:
-            return forms[0]
-        if all(f is not None and not f[1] for f in forms):
-            return 0, {}, {v: 1}  # the same value in every iteration
-        return None
 
-    def _expr(self, e: AffineExpr, dims: Sequence[_Form | None], syms: Sequence[_Form | None],
-              v: SSAValue) -> _Form | None:
-        if isinstance(e, AffineConstantExpr):
-            return e.value, {}, {}
-        if isinstance(e, AffineDimExpr):
-            return dims[e.position]
-        if isinstance(e, AffineSymExpr):
-            return syms[e.position]
-        assert isinstance(e, AffineBinaryOpExpr)
-        a = self._expr(e.lhs, dims, syms, v)
-        b = self._expr(e.rhs, dims, syms, v)
-        if a is None or b is None:
-            return None
-        if e.kind == AffineBinaryOpKind.Add:
-            return _add(a, b)
-        if e.kind == AffineBinaryOpKind.Mul:
-            if _is_const(a):
-                return _scale(b, a[0])
-            if _is_const(b):
-                return _scale(a, b[0])
-        elif _is_const(a) and _is_const(b) and b[0] != 0:
-            return _AFFINE_FOLD[e.kind](a[0], b[0]), {}, {}
-        if not a[1] and not b[1]:
-            return 0, {}, {(v, str(e)): 1}  # not linear, but the same in every iteration
+        def atom(e: AffineExpr, a: LinearForm, b: LinearForm) -> LinearForm | None:
+            # Not linear, but the same in every iteration.
+            return LinearForm.of((v, str(e))) if self._invariant(a) and \
+                self._invariant(b) else None
+
+        form = linear_form_of_op(op, forms, atom) if is_index_op(op) else None
+        if form is not None:
+            return form
+        if all(self._invariant(f) for f in forms):
+            return LinearForm.of(v)  # the same value in every iteration
         return None

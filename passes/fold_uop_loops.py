@@ -85,8 +85,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith
-from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, ModuleOp
+from xdsl.dialects import affine
+from xdsl.dialects.builtin import AffineMapAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -103,9 +103,9 @@ from vta_mlir.dialects.vta import (
 )
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
+from vta_mlir.ir.index_arith import LinearForm, affine_of_form, is_index_op, linear_form_of_op
 from vta_mlir.ir.locations import copy_location
 
-from .analysis.sram_views import LinearForm, affine_of_form, linear_affine_expr
 from .tensorize.conv import UOP_LIST_ATTR, write_hazard_free
 
 __all__ = ["FoldUopLoopsPass"]
@@ -123,8 +123,9 @@ MicroOp = GemmOp | AluOp
 class _Forms:
     """Linear forms of ``index`` values over the values they are computed from.
 
-    Constants fold in; ``arith.addi/subi/muli`` and ``affine.apply`` are looked through while
-    they stay linear; anything else (a loop variable, a function argument, a ``floordiv`` of a
+    Constants fold in; the index ops :func:`~vta_mlir.ir.index_arith.linear_form_of_op` looks
+    through (``arith.addi/subi/muli``, ``affine.apply``, ...) are looked through while they stay
+    linear; anything else (a loop variable, a function argument, a ``floordiv`` of a
     variable, ...) is a term of its own.
     """
 
@@ -142,22 +143,8 @@ class _Forms:
 
     def _compute(self, value: SSAValue) -> LinearForm:
         owner = value.owner
-        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-            return LinearForm(const=owner.value.value.data)
-        if isinstance(owner, arith.AddiOp):
-            return self.of(owner.lhs) + self.of(owner.rhs)
-        if isinstance(owner, arith.SubiOp):
-            return self.of(owner.lhs) - self.of(owner.rhs)
-        if isinstance(owner, arith.MuliOp):
-            lhs, rhs = self.of(owner.lhs), self.of(owner.rhs)
-            if lhs.is_constant:
-                return rhs * lhs.const
-            if rhs.is_constant:
-                return lhs * rhs.const
-        if isinstance(owner, affine.ApplyOp) and len(owner.map.data.results) == 1:
-            m = owner.map.data
-            forms = [self.of(v) for v in owner.mapOperands]
-            form = linear_affine_expr(m.results[0], forms[: m.num_dims], forms[m.num_dims :])
+        if isinstance(owner, Operation) and is_index_op(owner):
+            form = linear_form_of_op(owner, [self.of(v) for v in owner.operands])
             if form is not None:
                 return form
         return LinearForm.of(value)
@@ -404,14 +391,6 @@ def _fold_chain(kernel: _Kernel, chain: Sequence[affine.ForOp], limits: _Limits)
 # Finding kernels
 
 
-def _is_index_arith(op: Operation) -> bool:
-    """Region-free arithmetic a loop body may hold next to micro-ops (it is rebuilt or dropped
-    when the loop folds)."""
-    return not op.regions and (
-        op.name.startswith("arith.") or op.name in ("affine.apply", "affine.min", "affine.max")
-    )
-
-
 def _body(loop: affine.ForOp) -> list[Operation]:
     return [o for o in loop.body.block.ops if not isinstance(o, affine.YieldOp)]
 
@@ -419,7 +398,7 @@ def _body(loop: affine.ForOp) -> list[Operation]:
 def _kernel_of_body(loop: affine.ForOp, forms: _Forms) -> _Kernel | None:
     """The kernel a loop body holds: micro-ops of one kind, or one ``vta.uop_loop`` kernel,
     next to index arithmetic only."""
-    ops = [o for o in _body(loop) if not _is_index_arith(o)]
+    ops = [o for o in _body(loop) if not is_index_op(o)]
     if not ops:
         return None
     if len(ops) == 1 and isinstance(ops[0], UopLoopOp):
@@ -448,7 +427,7 @@ def _chain(loop: affine.ForOp) -> list[affine.ForOp]:
     """``loop`` and the loops around it that hold nothing else but index arithmetic."""
     chain = [loop]
     while isinstance(parent := chain[-1].parent_op(), affine.ForOp):
-        if any(o is not chain[-1] and not _is_index_arith(o) for o in _body(parent)):
+        if any(o is not chain[-1] and not is_index_op(o) for o in _body(parent)):
             break
         chain.append(parent)
     return chain
@@ -557,7 +536,7 @@ def _list_body(kernel: _Kernel) -> list[Operation]:
         changed = False
         for lp in kernel.listed:
             for o in reversed(list(lp.body.block.ops)):
-                if _is_index_arith(o) and not any(r.uses for r in o.results):
+                if is_index_op(o) and not any(r.uses for r in o.results):
                     Rewriter.erase_op(o)
                     changed = True
     return [outermost]

@@ -20,8 +20,10 @@ What it evaluates:
   exactly representable there, in int64 otherwise;
 * ``memref.alloc`` / ``alloca`` (zero-filled), ``dealloc``, ``copy``, ``subview`` (views, rank
   reduction included), ``cast``, ``collapse_shape`` / ``expand_shape``, ``get_global``;
-* ``arith`` on integers and ``index``, ``affine.apply`` / ``min``, and ``affine.for``
-  / ``scf.for`` loops around such ops (host-level loops, each iteration vectorised).
+* ``arith`` on integers and ``index``, ``affine.apply`` / ``min`` / ``max``, and ``affine.for``
+  / ``scf.for`` loops around such ops (host-level loops, each iteration vectorised); scalar
+  index arithmetic outside ``linalg`` bodies has the semantics of
+  :mod:`vta_mlir.ir.index_arith`, shared with the compiler.
 
 Integer arithmetic is exact: every value is held as int64 sign-extended from its type's width
 and wrapped to that width after each op (``addi``, ``muli``, ``shli``, ``trunci``, ...).  Two
@@ -72,6 +74,8 @@ from xdsl.ir.affine import (
 
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.index_arith import IndexArithError, evaluate_map, is_index_op
+from vta_mlir.ir.index_arith import evaluate as evaluate_index_op
 
 __all__ = [
     "Argument",
@@ -293,8 +297,8 @@ def _scalar(op: Operation, operands: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 def _affine(op: Operation, expr: AffineExpr, dims: Sequence[Any], syms: Sequence[Any]) -> Any:
     """``expr`` with dimension ``i`` bound to ``dims[i]`` and symbol ``j`` to ``syms[j]``
-    (Python ints or broadcastable index arrays); ``mod`` and ``floordiv`` round towards minus
-    infinity as in MLIR."""
+    (broadcastable index arrays: the element grids of indexing maps); ``mod`` and
+    ``floordiv`` round towards minus infinity as in MLIR."""
     if isinstance(expr, AffineDimExpr):
         return dims[expr.position]
     if isinstance(expr, AffineSymExpr):
@@ -320,9 +324,12 @@ def _affine(op: Operation, expr: AffineExpr, dims: Sequence[Any], syms: Sequence
     report_error(op, f"affine expression {expr} is not supported by the reference evaluator")
 
 
-def _apply_map(op: Operation, m: AffineMap, operands: Sequence[int]) -> list[int]:
-    dims, syms = operands[: m.num_dims], operands[m.num_dims :]
-    return [int(_affine(op, r, dims, syms)) for r in m.results]
+def _apply_map(op: Operation, m: AffineMap, operands: Sequence[int]) -> tuple[int, ...]:
+    """The results of a loop bound's map (:mod:`vta_mlir.ir.index_arith`)."""
+    try:
+        return evaluate_map(m, operands)
+    except IndexArithError as e:
+        report_error(op, str(e))
 
 
 # --------------------------------------------------------------------------------------------
@@ -654,13 +661,13 @@ class _Machine:
             self.env[op.result] = self.reshape(op)
         elif isinstance(op, memref.GetGlobalOp):
             self.env[op.memref] = self.global_array(op)
-        elif isinstance(op, affine.ApplyOp):
-            operands = [self.index(op, v) for v in op.mapOperands]
-            (value,) = _apply_map(op, op.map.data, operands)
-            self.env[op.result] = np.int64(value)
-        elif isinstance(op, affine.MinOp):
-            operands = [self.index(op, v) for v in op.operands]
-            self.env[op.result] = np.int64(min(_apply_map(op, op.map.data, operands)))
+        elif is_index_op(op) and all(np.ndim(self.value(op, v)) == 0 for v in op.operands):
+            # Host index arithmetic (and scalar constants): the shared semantics.
+            try:
+                value = evaluate_index_op(op, [self.index(op, v) for v in op.operands])
+            except IndexArithError as e:
+                report_error(op, str(e))
+            self.env[op.results[0]] = np.asarray(np.int64(value))
         elif isinstance(op, affine.ForOp):
             lbs = [self.index(op, v) for v in op.lowerBoundOperands]
             ubs = [self.index(op, v) for v in op.upperBoundOperands]

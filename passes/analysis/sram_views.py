@@ -4,9 +4,11 @@ Used by ``vta-tensorize``, ``vta-inject-dma`` and ``vta-fold-uop-loops``:
 
 * :class:`LinearForm` is an integer linear combination of keys (loop dimensions, SSA values,
   ...) plus a constant, the shape of every position VTA can fold; :func:`linear_affine_expr`
-  reads an affine expression as one and :func:`affine_of_form` writes one back.
-* :class:`HostIndex` reads the index values the host computes (looked through
-  ``arith.constant``, ``arith.addi / subi / muli`` and ``affine.apply``) as linear forms over
+  reads an affine expression as one and :func:`affine_of_form` writes one back (all three
+  defined by :mod:`vta_mlir.ir.index_arith`, re-exported here).
+* :class:`HostIndex` reads the index values the host computes (looked through the ops
+  :func:`~vta_mlir.ir.index_arith.linear_form_of_op` looks through: ``arith.constant``,
+  ``arith.addi / subi / muli``, ``affine.apply``, ...) as linear forms over
   atoms of one shared list of leaves; :meth:`HostIndex.materialise` turns a form back into a
   position, one ``affine.apply`` of the leaves plus a constant.
 * :func:`buffer_view` gives the view a memref value is of its buffer (an SRAM or DRAM buffer
@@ -27,29 +29,32 @@ leading strides ``(0, 1)`` and offset ``16 * (d0 mod 2)``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import affine, arith, memref
+from xdsl.dialects import affine, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
-    IndexType,
-    IntegerAttr,
     MemRefType,
     NoneAttr,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
     AffineDimExpr,
     AffineExpr,
     AffineMap,
-    AffineSymExpr,
 )
 from xdsl.rewriter import Rewriter
+
+from vta_mlir.ir.index_arith import (
+    LinearForm,
+    affine_of_form,
+    affine_of_op,
+    constant_value,
+    is_index_op,
+    linear_affine_expr,
+)
 
 __all__ = [
     "BufferView",
@@ -66,118 +71,6 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------------------------
-# Linear forms: Σ coefficient · key + constant, the shape of every position VTA can fold
-
-
-class LinearForm:
-    """An integer linear combination of keys (loop dimensions, SSA values, ...) plus a
-    constant.  Zero coefficients are dropped; equality ignores the order of the terms."""
-
-    __slots__ = ("const", "terms")
-
-    def __init__(self, terms: Mapping[Hashable, int] | None = None, const: int = 0) -> None:
-        self.terms: dict[Hashable, int] = {k: c for k, c in (terms or {}).items() if c}
-        self.const = const
-
-    @staticmethod
-    def of(key: Hashable) -> LinearForm:
-        return LinearForm({key: 1})
-
-    @property
-    def is_constant(self) -> bool:
-        return not self.terms
-
-    def coeff(self, key: Hashable) -> int:
-        return self.terms.get(key, 0)
-
-    def without(self, key: Hashable) -> LinearForm:
-        """The form with the term of ``key`` removed."""
-        return LinearForm({k: c for k, c in self.terms.items() if k != key}, self.const)
-
-    def substitute(self, key: Hashable, value: LinearForm) -> LinearForm:
-        """The form with ``key`` replaced by ``value``."""
-        c = self.coeff(key)
-        return self.without(key) + value * c if c else self
-
-    def __add__(self, other: LinearForm | int) -> LinearForm:
-        if isinstance(other, int):
-            return LinearForm(self.terms, self.const + other)
-        terms = dict(self.terms)
-        for k, c in other.terms.items():
-            terms[k] = terms.get(k, 0) + c
-        return LinearForm(terms, self.const + other.const)
-
-    def __sub__(self, other: LinearForm) -> LinearForm:
-        return self + other * -1
-
-    def __mul__(self, factor: int) -> LinearForm:
-        return LinearForm({k: c * factor for k, c in self.terms.items()}, self.const * factor)
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, LinearForm)
-            and self.const == other.const
-            and self.terms == other.terms
-        )
-
-    def __hash__(self) -> int:
-        return hash((frozenset(self.terms.items()), self.const))
-
-    def __repr__(self) -> str:
-        parts = [f"{c}*{k}" for k, c in self.terms.items()]
-        return " + ".join([*parts, str(self.const)])
-
-
-def linear_affine_expr(
-    expr: AffineExpr, dims: Sequence[LinearForm], syms: Sequence[LinearForm] = ()
-) -> LinearForm | None:
-    """``expr`` with its dimensions and symbols replaced by linear forms, if the result is
-    linear (products with a constant side only; ``floordiv``/``ceildiv``/``mod`` only of
-    constants), else ``None``."""
-    match expr:
-        case AffineConstantExpr():
-            return LinearForm(const=expr.value)
-        case AffineDimExpr():
-            return dims[expr.position]
-        case AffineSymExpr():
-            return syms[expr.position]
-        case AffineBinaryOpExpr():
-            lhs = linear_affine_expr(expr.lhs, dims, syms)
-            rhs = linear_affine_expr(expr.rhs, dims, syms)
-            if lhs is None or rhs is None:
-                return None
-            if expr.kind == AffineBinaryOpKind.Add:
-                return lhs + rhs
-            if expr.kind == AffineBinaryOpKind.Mul:
-                if lhs.is_constant:
-                    return rhs * lhs.const
-                if rhs.is_constant:
-                    return lhs * rhs.const
-                return None
-            if not (lhs.is_constant and rhs.is_constant) or rhs.const == 0:
-                return None
-            a, b = lhs.const, rhs.const
-            if expr.kind == AffineBinaryOpKind.FloorDiv:
-                return LinearForm(const=a // b)
-            if expr.kind == AffineBinaryOpKind.CeilDiv:
-                return LinearForm(const=-(-a // b))
-            return LinearForm(const=a % b)
-    return None
-
-
-def affine_of_form(form: LinearForm, keys: Sequence[Hashable]) -> AffineExpr:
-    """The expression ``Σ c·d_i`` (constant excluded) of ``form`` over dimensions ``keys``."""
-    expr: AffineExpr | None = None
-    for i, key in enumerate(keys):
-        c = form.coeff(key)
-        if not c:
-            continue
-        term = AffineExpr.dimension(i) if c == 1 else AffineExpr.dimension(i) * c
-        expr = term if expr is None else expr + term
-    return expr if expr is not None else AffineExpr.constant(0)
-
-
 #: A micro-op position: an optional ``index`` value plus a constant element offset.
 Position = tuple[SSAValue | None, int]
 
@@ -188,42 +81,26 @@ Position = tuple[SSAValue | None, int]
 
 def constant_int(value: SSAValue) -> int | None:
     """The integer an ``arith.constant`` produces, else ``None``."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
+    return constant_value(value)
 
 
 def _atoms(expr: AffineExpr) -> LinearForm:
     """``expr`` as a linear form whose keys are *atoms*: dimensions, and the non-linear
     sub-expressions (``d0 mod 2``, ``d0 floordiv 4``, ...) taken whole."""
-    if isinstance(expr, AffineConstantExpr):
-        return LinearForm(const=expr.value)
-    if isinstance(expr, AffineBinaryOpExpr):
-        lhs, rhs = _atoms(expr.lhs), _atoms(expr.rhs)
-        if expr.kind == AffineBinaryOpKind.Add:
-            return lhs + rhs
-        if expr.kind == AffineBinaryOpKind.Mul:
-            if lhs.is_constant:
-                return rhs * lhs.const
-            if rhs.is_constant:
-                return lhs * rhs.const
-        elif lhs.is_constant and rhs.is_constant and rhs.const:
-            a, b = lhs.const, rhs.const
-            if expr.kind == AffineBinaryOpKind.FloorDiv:
-                return LinearForm(const=a // b)
-            if expr.kind == AffineBinaryOpKind.CeilDiv:
-                return LinearForm(const=-(-a // b))
-            return LinearForm(const=a % b)
-    return LinearForm({expr: 1})
+    dims = [LinearForm.of(AffineExpr.dimension(d)) for d in range(max(expr.used_dims(),
+                                                                       default=-1) + 1)]
+    form = linear_affine_expr(expr, dims, (), lambda e, a, b: LinearForm.of(e))
+    assert form is not None
+    return form
 
 
 class HostIndex:
     """Index values the host computes, as linear forms over atoms of one shared dimension
     list.
 
-    A value is looked through ``arith.constant``, ``arith.addi / subi / muli`` and single-result
-    ``affine.apply`` down to its *leaves* (loop variables, function arguments, anything else),
+    A value is looked through the ops of :func:`~vta_mlir.ir.index_arith.affine_of_op`
+    (``arith.constant``, ``arith.addi / subi / muli``, single-result ``affine.apply``, ...) down
+    to its *leaves* (loop variables, function arguments, anything else),
     which become the dimensions ``d0, d1, ...`` in order of first use; non-linear parts such as
     the ``d0 mod 2`` of a double-buffer parity stay atoms.  :meth:`materialise` turns a form back
     into a position: one ``affine.apply`` of the leaves plus a constant, so a position never
@@ -252,21 +129,10 @@ class HostIndex:
 
     def _compute(self, value: SSAValue) -> AffineExpr:
         owner = value.owner
-        const = constant_int(value)
-        if const is not None:
-            return AffineExpr.constant(const)
-        if isinstance(owner, affine.ApplyOp) and len(owner.map.data.results) == 1:
-            m = owner.map.data
-            args = [self.expr(v) for v in owner.mapOperands]
-            return m.results[0].replace_dims_and_symbols(args[: m.num_dims], args[m.num_dims :])
-        if isinstance(owner, arith.AddiOp | arith.SubiOp | arith.MuliOp):
-            lhs, rhs = self.expr(owner.lhs), self.expr(owner.rhs)
-            if isinstance(owner, arith.AddiOp):
-                return lhs + rhs
-            if isinstance(owner, arith.SubiOp):
-                return lhs - rhs
-            if isinstance(lhs, AffineConstantExpr) or isinstance(rhs, AffineConstantExpr):
-                return lhs * rhs
+        if isinstance(owner, Operation) and is_index_op(owner):
+            expr = affine_of_op(owner, [self.expr(v) for v in owner.operands])
+            if expr is not None:
+                return expr
         return self.leaf(value)
 
     def form(self, value: SSAValue | int) -> LinearForm:
@@ -453,14 +319,7 @@ def erase_dead_views(ops: Iterable[Operation]) -> None:
             continue
         if any(r.uses for r in op.results):
             continue
-        if not (
-            isinstance(op, memref.SubviewOp | affine.ApplyOp)
-            or (
-                op.name.startswith("arith.")
-                and not op.regions
-                and all(isinstance(r.type, IndexType) for r in op.results)
-            )
-        ):
+        if not (isinstance(op, memref.SubviewOp) or is_index_op(op)):
             continue
         seen.add(id(op))
         operands = [v.owner for v in op.operands if isinstance(v.owner, Operation)]

@@ -126,7 +126,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
@@ -134,15 +134,13 @@ from xdsl.passes import ModulePass
 from vta_mlir.dialects.vta import DepPopOp, DepPushOp, Module, StageOp
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
+from vta_mlir.ir.index_arith import is_index_op
 from vta_mlir.ir.locations import copy_location
 
 from .deps import DependenceAnalysis, HostEval, Node, build_model, is_command
 from .protocol import ProtocolError, synthesize, verify_protocol
 
 __all__ = ["CoprocSyncPass"]
-
-_MOVABLE = ("affine.apply", "affine.min", "affine.max")
-
 
 @dataclass(frozen=True)
 class CoprocSyncPass(ModulePass):
@@ -278,9 +276,9 @@ def _top_ancestor(op: Operation, block: Block) -> Operation | None:
 
 
 def _movable(op: Operation) -> bool:
-    """Pure index arithmetic, which may move into the stage that uses it."""
-    return not op.regions and bool(op.results) and (
-        op.name.startswith("arith.") or op.name in _MOVABLE)
+    """Pure index arithmetic (and a selection between buffers), which may move into the stage
+    that uses it."""
+    return is_index_op(op) or isinstance(op, arith.SelectOp)
 
 
 def _materialize(node: Node) -> None:

@@ -8,12 +8,13 @@ items, tokens are placed in *slots*: ``pre(i) = 2·i`` (just before item ``i``) 
 **Dependences** (:class:`DependenceAnalysis`).  Every command reads and writes element ranges of
 SRAM buffers and byte ranges of DRAM buffers (a micro-kernel: the hull of its micro-ops over its
 loop levels and micro-op list loops, from the positions' coefficients, docs/isa.md §4.4); host
-index arithmetic (``affine.apply``, ``arith``, ``arith.select`` of buffers) is evaluated for
-every iteration of the constant-bound host loops, so a buffer that alternates with the loop
-parity (double buffering) is seen as such.  Two items of different modules that touch a common
-range, one of them writing, give a :class:`Req`: *forward* (``a`` before ``b`` in one iteration)
-or *carried* from one iteration of the node's loop to a later one, with the smallest distance at
-which it occurs (1, or 2 meaning "2 or more").  Programs too large to enumerate fall back to
+index arithmetic (``affine.apply``, ``arith``, ``arith.select`` of buffers; its semantics are
+:mod:`vta_mlir.ir.index_arith`'s) is evaluated for every iteration of the constant-bound host
+loops, so a buffer that alternates with the loop parity (double buffering) is seen as such.
+Two items of different modules that touch a common range, one of them writing, give a
+:class:`Req`: *forward* (``a`` before ``b`` in one iteration) or *carried* from one iteration
+of the node's loop to a later one, with the smallest distance at which it occurs (1, or 2
+meaning "2 or more").  Programs too large to enumerate fall back to
 whole buffers.
 
 The token protocol that orders these dependences is chosen and checked in
@@ -23,21 +24,12 @@ The token protocol that orders these dependences is chosen and checked in
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.builtin import IntegerType, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineMap,
-    AffineSymExpr,
-)
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import (
@@ -53,6 +45,7 @@ from vta_mlir.dialects.vta import (
 )
 from vta_mlir.dialects.vta_positions import Sram, list_loop_bounds, sram_element_shape, sram_space
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.index_arith import IndexArithError, evaluate, evaluate_map, is_index_op
 
 __all__ = [
     "COMPUTE",
@@ -221,9 +214,11 @@ def _loop_values(op: Operation, ev: HostEval) -> tuple[SSAValue, tuple[int, ...]
         ub_ops = _const_values(op.upperBoundOperands, ev)
         if lb_ops is None or ub_ops is None:
             report_error(op, f"{what}; this one depends on values known only at run time")
-        lmap, umap = op.lowerBoundMap.data, op.upperBoundMap.data
-        lb = max(lmap.eval(lb_ops[: lmap.num_dims], lb_ops[lmap.num_dims :]))
-        ub = min(umap.eval(ub_ops[: umap.num_dims], ub_ops[umap.num_dims :]))
+        try:
+            lb = max(evaluate_map(op.lowerBoundMap.data, lb_ops))
+            ub = min(evaluate_map(op.upperBoundMap.data, ub_ops))
+        except IndexArithError as e:
+            report_error(op, f"vta-coproc-sync: {e}")
         step = int(op.step.value.data)
     else:
         assert isinstance(op, scf.ForOp)
@@ -272,73 +267,9 @@ def build_model(body: Block, ev: HostEval) -> Node:
 # Host values
 
 
-def _divsi(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-_BINARY = {
-    "arith.addi": lambda a, b: a + b,
-    "arith.subi": lambda a, b: a - b,
-    "arith.muli": lambda a, b: a * b,
-    "arith.divsi": _divsi,
-    "arith.divui": lambda a, b: a // b,
-    "arith.floordivsi": lambda a, b: a // b,
-    "arith.ceildivsi": lambda a, b: -(-a // b),
-    "arith.ceildivui": lambda a, b: -(-a // b),
-    "arith.remsi": lambda a, b: a - b * _divsi(a, b),
-    "arith.remui": lambda a, b: a % b,
-    "arith.minsi": min,
-    "arith.minui": min,
-    "arith.maxsi": max,
-    "arith.maxui": max,
-    "arith.andi": lambda a, b: a & b,
-    "arith.ori": lambda a, b: a | b,
-    "arith.xori": lambda a, b: a ^ b,
-    "arith.shli": lambda a, b: a << b,
-    "arith.shrsi": lambda a, b: a >> b,
-    "arith.shrui": lambda a, b: a >> b,
-}
-_CMP = (
-    lambda a, b: a == b, lambda a, b: a != b,
-    lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a > b, lambda a, b: a >= b,
-    lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a > b, lambda a, b: a >= b,
-)
-_PASS_THROUGH = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
 _BUFFER_ROOTS = (memref.AllocOp, memref.AllocaOp)
 
 Env = dict[SSAValue, int]
-
-_AFFINE_TEMPLATES = {
-    AffineBinaryOpKind.Add: "({} + {})",
-    AffineBinaryOpKind.Mul: "({} * {})",
-    AffineBinaryOpKind.Mod: "({} % {})",
-    AffineBinaryOpKind.FloorDiv: "({} // {})",
-    AffineBinaryOpKind.CeilDiv: "(-(-{} // {}))",
-}
-_COMPILED: dict[AffineMap, Callable[[Sequence[int], Sequence[int]], tuple[int, ...]]] = {}
-
-
-def _affine_source(expr: AffineExpr) -> str:
-    if isinstance(expr, AffineConstantExpr):
-        return str(expr.value)
-    if isinstance(expr, AffineDimExpr):
-        return f"d[{expr.position}]"
-    if isinstance(expr, AffineSymExpr):
-        return f"s[{expr.position}]"
-    assert isinstance(expr, AffineBinaryOpExpr)
-    return _AFFINE_TEMPLATES[expr.kind].format(_affine_source(expr.lhs),
-                                               _affine_source(expr.rhs))
-
-
-def _compiled(amap: AffineMap) -> Callable[[Sequence[int], Sequence[int]], tuple[int, ...]]:
-    """``amap`` as a Python function of (dims, symbols): evaluated for every loop iteration.
-    Python's ``//`` and ``%`` round as affine ``floordiv`` and ``mod`` do."""
-    fn = _COMPILED.get(amap)
-    if fn is None:
-        body = ", ".join(_affine_source(r) for r in amap.results)
-        fn = _COMPILED[amap] = eval(f"lambda d, s: ({body},)")  # noqa: S307 - our own text
-    return fn
 
 
 class HostEval:
@@ -377,45 +308,25 @@ class HostEval:
         if key in self._values:
             return self._values[key]
         try:
-            result = self._op(op, value, env)
-        except (ArithmeticError, ValueError, IndexError):
+            result = self._op(op, env)
+        except IndexArithError:
             result = None
         self._values[key] = result
         return result
 
-    def _op(self, op: Operation, value: SSAValue, env: Env) -> int | None:
-        if isinstance(op, arith.ConstantOp):
-            attr = op.value
-            if not isinstance(attr, IntegerAttr):
-                return None
-            v = int(attr.value.data)
-            return v & 1 if isinstance(attr.type, IntegerType) and attr.type.width.data == 1 \
-                else v
-        operands = op.operands
-        if isinstance(op, affine.ApplyOp | affine.MinOp):
-            vals = [self.index(v, env) for v in operands]
-            if any(v is None for v in vals):
-                return None
-            amap = op.map.data
-            ints = [v for v in vals if v is not None]
-            results = _compiled(amap)(ints[: amap.num_dims], ints[amap.num_dims :])
-            return min(results) if isinstance(op, affine.MinOp) else results[0]
-        if op.name in _BINARY:
-            a, b = (self.index(v, env) for v in operands)
-            return None if a is None or b is None else int(_BINARY[op.name](a, b))
-        if isinstance(op, arith.CmpiOp):
-            a, b = (self.index(v, env) for v in operands)
-            if a is None or b is None:
-                return None
-            return int(_CMP[op.predicate.value.data](a, b))
+    def _op(self, op: Operation, env: Env) -> int | None:
+        if not is_index_op(op):
+            return None
         if isinstance(op, arith.SelectOp):
+            # Only the operand selected is computed (the other may be undefined here).
             c = self.index(op.cond, env)
             if c is None:
                 return None
             return self.index(op.lhs if c else op.rhs, env)
-        if op.name in _PASS_THROUGH:
-            return self.index(operands[0], env)
-        return None
+        values = [self.index(v, env) for v in op.operands]
+        if any(v is None for v in values):
+            return None
+        return evaluate(op, values)  # type: ignore[arg-type]
 
     def roots(self, value: SSAValue, env: Env) -> list[tuple[Hashable, bool]]:
         """The buffers ``value`` may be, each with whether positions in ``value`` are positions

@@ -9,8 +9,10 @@ into the source of one Python function, which CPython then runs at the speed of 
 
 * a host loop (``affine.for``, ``scf.for``) is a ``for ... in range(...)`` statement; a loop
   with no command inside is dropped;
-* an index value (``arith``, ``affine.apply``, ``affine.min``) is folded to a constant when its
-  operands are constants, else assigned to a local (``v<n>``);
+* an index value (:mod:`vta_mlir.ir.index_arith`: ``arith``, ``affine.apply`` / ``min`` /
+  ``max``) is folded to a constant when its operands are constants, else assigned to a local
+  (``v<n>``) computing exactly what MLIR defines (wrap-around included, where the values'
+  ranges do not rule it out);
 * ``vta.dma_copy`` is a ``load_buffer_2d`` / ``store_buffer_2d`` call with the buffer's SRAM
   base and DRAM segment folded in, preceded by range checks of positions that vary;
 * a micro-kernel is a ``push_gemm`` / ``push_alu`` of a kernel made once per distinct value of
@@ -25,11 +27,13 @@ program runs (a field that does not fit, a division by zero in an index) is repo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NoReturn
 
 from xdsl.dialects import affine, func, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import (
@@ -43,19 +47,20 @@ from vta_mlir.dialects.vta import (
     UopLoopOp,
 )
 from vta_mlir.dialects.vta_positions import Sram, sram_space
-from vta_mlir.host.exprs import (
-    HELPERS,
-    Operand,
-    affine_expr,
-    arith_expr,
-    combine,
-    is_host_arith,
-    offset,
-)
-from vta_mlir.host.kernels import KernelTemplate, check_kernel, kernel_template
+from vta_mlir.host.kernels import KernelTemplate, Operand, check_kernel, kernel_template
 from vta_mlir.host.layout import DramBuffer, Layout, SramBuffer, value_label
 from vta_mlir.host.runner import FILENAME, HostProgram
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.index_arith import (
+    HELPERS,
+    Code,
+    HostValue,
+    IndexArithError,
+    combine,
+    is_index_op,
+    source,
+    source_map,
+)
 from vta_mlir.isa import MemType
 from vta_mlir.runtime.uop_kernel import KernelMode
 
@@ -67,10 +72,19 @@ MAX_LOOP_DEPTH = 16
 STAGE_IDS = {Module.LOAD: 1, Module.COMPUTE: 2, Module.STORE: 3}
 
 _SUPPORTED = ("host loops (affine.for, scf.for), index arithmetic (arith, affine.apply, "
-              "affine.min), buffers (memref.alloc, memref.get_global, memref.dealloc), "
+              "affine.min, affine.max), buffers (memref.alloc, memref.get_global, memref.dealloc), "
               "vta.stage and the vta commands")
 
 _BOUND = "has a loop bound that depends on"
+
+
+def offset(value: Operand, constant: int) -> Operand:
+    """The position ``value + constant``, folded when possible."""
+    if isinstance(value, int):
+        return value + constant
+    if constant == 0:
+        return value
+    return f"{value} + {constant}" if constant > 0 else f"{value} - {-constant}"
 
 
 def _named(value: SSAValue) -> str:
@@ -85,7 +99,7 @@ class _Compiler:
         self.cfg = cfg
         self.lines: list[str] = []
         self.line_ops: list[Operation] = []
-        self.values: dict[SSAValue, Operand] = {}
+        self.values: dict[SSAValue, HostValue] = {}
         self.faults: list[tuple[Operation, str]] = []
         self.namespace: dict[str, object] = dict(HELPERS)
         self.namespace["_fail"] = self._fail
@@ -104,14 +118,14 @@ class _Compiler:
         self.names += 1
         return f"{prefix}{self.names}"
 
-    def bind(self, value: SSAValue, expr: Operand, op: Operation) -> None:
+    def bind(self, value: SSAValue, expr: HostValue, op: Operation) -> None:
         """Give ``value`` its host value: a constant, or a local assigned here."""
-        if isinstance(expr, int) or expr.isidentifier():
+        if isinstance(expr, int) or expr.text.isidentifier():
             self.values[value] = expr
             return
         name = self.fresh()
         self.emit(f"{name} = {expr}", op)
-        self.values[value] = name
+        self.values[value] = Code(name, expr.lo, expr.hi)
 
     def _fail(self, index: int, value: int) -> NoReturn:
         op, template = self.faults[index]
@@ -134,8 +148,13 @@ class _Compiler:
 
     # ---- values ------------------------------------------------------------------------------
     def resolve(self, value: SSAValue, user: Operation, role: str = "uses") -> Operand:
-        """The host value of an index or integer operand of ``user`` (``role`` words how the
-        op uses it in messages)."""
+        """The host value of an index or integer operand of ``user``: a constant or the name
+        of a local (``role`` words how the op uses it in messages)."""
+        found = self.operand(value, user, role)
+        return found if isinstance(found, int) else found.text
+
+    def operand(self, value: SSAValue, user: Operation, role: str = "uses") -> HostValue:
+        """:meth:`resolve` with the range of the values a local takes."""
         if value in self.values:
             return self.values[value]
         if isinstance(value, BlockArgument) and value.owner is self.f.body.block:
@@ -177,15 +196,13 @@ class _Compiler:
             self.op(op, stage)
 
     def op(self, op: Operation, stage: Module | None) -> None:
-        if is_host_arith(op):
-            operands = [self.resolve(v, op) for v in op.operands]
-            self.bind(op.results[0], arith_expr(op, operands), op)
-        elif isinstance(op, affine.ApplyOp | affine.MinOp):
-            amap = op.map.data
-            operands = [self.resolve(v, op) for v in op.operands]
-            dims, syms = operands[: amap.num_dims], operands[amap.num_dims :]
-            results = [affine_expr(op, r, dims, syms) for r in amap.results]
-            self.bind(op.results[0], combine("min", results), op)
+        if is_index_op(op):
+            operands = [self.operand(v, op) for v in op.operands]
+            try:
+                result = source(op, operands)
+            except IndexArithError as e:
+                report_error(op, str(e))
+            self.bind(op.results[0], result, op)
         elif isinstance(op, affine.ForOp):
             self.affine_for(op, stage)
         elif isinstance(op, scf.ForOp):
@@ -211,14 +228,16 @@ class _Compiler:
             report_error(op, f"is not supported in a host program; vta-lower-to-isa handles "
                              f"{_SUPPORTED}")
 
-    def loop(self, op: Operation, block: Block, lb: Operand, ub: Operand, step: Operand,
+    def loop(self, op: Operation, block: Block, lb: HostValue, ub: HostValue, step: HostValue,
              stage: Module | None) -> None:
         if self.loop_depth >= MAX_LOOP_DEPTH:
             report_error(op, f"host loops nest more than {MAX_LOOP_DEPTH} deep")
         if len(block.args) != 1:
             report_error(op, "loop-carried values (iter_args) are not supported on the host")
         var = self.fresh()
-        self.values[block.args[0]] = var
+        first = lb if isinstance(lb, int) else lb.lo
+        last = ub - 1 if isinstance(ub, int) else ub.hi - 1
+        self.values[block.args[0]] = Code(var, first, max(first, last))
         start_line, start_commands = len(self.lines), self.commands
         bounds = f"{lb}, {ub}" if step == 1 else f"{lb}, {ub}, {step}"
         self.emit(f"for {var} in range({bounds}):", op)
@@ -232,22 +251,25 @@ class _Compiler:
             del self.lines[start_line:]
             del self.line_ops[start_line:]
 
+    def bound(self, op: affine.ForOp, amap: AffineMap, values: Sequence[SSAValue],
+              kind: str) -> HostValue:
+        operands = [self.operand(v, op, _BOUND) for v in values]
+        try:
+            results = source_map(amap, operands[: amap.num_dims], operands[amap.num_dims :])
+        except IndexArithError as e:
+            report_error(op, str(e))
+        return combine(kind, results)
+
     def affine_for(self, op: affine.ForOp, stage: Module | None) -> None:
-        operands = [self.resolve(v, op, _BOUND) for v in op.lowerBoundOperands]
-        lmap = op.lowerBoundMap.data
-        lb = combine("max", [affine_expr(op, r, operands[: lmap.num_dims],
-                                         operands[lmap.num_dims :]) for r in lmap.results])
-        operands = [self.resolve(v, op, _BOUND) for v in op.upperBoundOperands]
-        umap = op.upperBoundMap.data
-        ub = combine("min", [affine_expr(op, r, operands[: umap.num_dims],
-                                         operands[umap.num_dims :]) for r in umap.results])
+        lb = self.bound(op, op.lowerBoundMap.data, op.lowerBoundOperands, "max")
+        ub = self.bound(op, op.upperBoundMap.data, op.upperBoundOperands, "min")
         step = int(op.step.value.data)
         if step <= 0:
             report_error(op, f"loop step {step} is not positive")
         self.loop(op, op.body.block, lb, ub, step, stage)
 
     def scf_for(self, op: scf.ForOp, stage: Module | None) -> None:
-        lb, ub, step = (self.resolve(v, op, _BOUND) for v in (op.lb, op.ub, op.step))
+        lb, ub, step = (self.operand(v, op, _BOUND) for v in (op.lb, op.ub, op.step))
         if isinstance(step, int):
             if step <= 0:
                 report_error(op, f"loop step {step} is not positive")
@@ -345,8 +367,7 @@ class _Compiler:
                                              affine.YieldOp):
                     continue
                 if isinstance(inner.parent_op(), UopLoopOp | affine.ForOp) \
-                        and (is_host_arith(inner) or isinstance(inner, affine.ApplyOp |
-                                                                affine.MinOp)):
+                        and is_index_op(inner):
                     self.op(inner, stage)
                 else:
                     report_error(inner, "a vta.uop_loop body holds micro-ops, micro-op list "

@@ -41,13 +41,15 @@ from vta_mlir.dialects.vta import (
 )
 from vta_mlir.dialects.vta_positions import Sram, list_loop_bounds
 from vta_mlir.errors import RuntimeBuildError
-from vta_mlir.host.exprs import Operand
 from vta_mlir.host.layout import SramBuffer, value_label
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.isa import Uop
 from vta_mlir.runtime.uop_kernel import KernelMode, UopKernel, UopLoop
 
-__all__ = ["KernelTemplate", "check_kernel", "kernel_template"]
+__all__ = ["KernelTemplate", "Operand", "check_kernel", "kernel_template"]
+
+#: A host value as the generated program names it: a constant, or the name of a local.
+Operand = int | str
 
 _FIELDS = ("dst", "src", "wgt")
 
