@@ -90,6 +90,11 @@ common value (a leaky ReLU ``max(x, x >> k)``), computes that value, copies it i
 accumulator (``linalg.fill`` 0, then ``addi`` of the first: VTA has no copy between
 accumulators), applies each chain in place and combines the two buffers.
 
+Weights, biases and residuals may be ``memref.global`` constants read by ``memref.get_global``
+instead of arguments (``passes/pack/constants.py``): planned as arguments, packed at compile
+time the same way into new constant globals (``@w_packed``), so the signature keeps only the
+real arguments.
+
 The block sizes come from the module's configuration (``vta.config``).  A function whose
 arguments already carry ``vta.arg`` is left as it is.
 """
