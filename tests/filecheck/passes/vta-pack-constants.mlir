@@ -8,6 +8,7 @@
 // RUN: vta-opt %s --config block32 -p vta-pack | filecheck %s --check-prefix=B32
 // RUN: vta-opt %s --config batch2 -p vta-pack | filecheck %s --check-prefix=B2
 // RUN: vta-opt %s -p vta-pack | vta-opt | filecheck %s
+// RUN: vta-opt %s -p vta-pack,vta-pack | filecheck %s
 
 // K×N weights with w[k, n] = k (hex, as MLIR writes large literals): packed transposed, each
 // row of a weight block is 0, 1, ..., 15.  The bias 1..16 (a list) is one accumulator element
