@@ -4,6 +4,8 @@ lowered IR computes the right numbers (run through xDSL's interpreter against nu
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from xdsl.context import Context
@@ -20,6 +22,7 @@ from xdsl.ir.affine import AffineMap
 
 from tests.xdsl_ir import RNG, interpret, ops_of, parse, rand_i8, roundtrip, run_passes
 from vta_mlir.ir import upstream_fixes
+from vta_mlir.ir.context import print_module
 
 # --------------------------------------------------------------------------------------------
 # Idempotence and identity of the patched classes
@@ -330,6 +333,60 @@ def test_memref_global_and_cast(ctx: Context) -> None:
     )
     assert "memref.global @s : memref<3xi32> = uninitialized" in printed
     assert "memref.cast %0 : memref<2x2xi8> to memref<?x2xi8>" in printed
+
+
+def _hex_global(values: np.ndarray, element: str) -> str:
+    shape = "x".join(map(str, values.shape))
+    data = values.astype(values.dtype.newbyteorder("<")).tobytes().hex().upper()
+    return f'memref.global "private" constant @w : memref<{shape}x{element}> = dense<"0x{data}">'
+
+
+@pytest.mark.parametrize(("dtype", "element"), [(np.int8, "i8"), (np.int32, "i32")])
+def test_hex_dense_global_round_trips_as_little_endian_bytes(
+    ctx: Context, dtype: type, element: str
+) -> None:
+    values = RNG.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, size=(7, 30), dtype=dtype)
+    text = _hex_global(values, element)
+    module = parse(ctx, text)
+    (g,) = ops_of(module, memref.GlobalOp)
+    assert g.initial_value.data.data == values.astype(values.dtype.newbyteorder("<")).tobytes()  # type: ignore[union-attr]
+    assert text in roundtrip(ctx, text)
+
+
+@pytest.mark.parametrize(
+    ("literal", "printed"),
+    [
+        ('dense<"0x0700000007000000070000000700000007000000">', "dense<7>"),  # a splat
+        ("dense<[1, -2, 3, 4, 5]>", "dense<[1, -2, 3, 4, 5]>"),  # at most 100: a list
+        ('dense<"0x01000000FEFFFFFF030000000400000005000000">', "dense<[1, -2, 3, 4, 5]>"),
+        ("dense<[" + ", ".join(["3"] * 5) + "]>", "dense<3>"),
+    ],
+)
+def test_small_dense_literals_print_as_mlir_does(ctx: Context, literal: str, printed: str) -> None:
+    text = f"memref.global @w : memref<5xi32> = {literal}"
+    assert f"memref.global @w : memref<5xi32> = {printed}" in roundtrip(ctx, text)
+
+
+def test_a_large_hex_global_parses_and_prints_in_little_memory(ctx: Context) -> None:
+    # 1 M elements (4 MB as i32): the bytes, the text and the printed hex, never an object
+    # per element (28+ bytes each).
+    values = np.arange(1 << 20, dtype=np.int32) * 7919
+    text = _hex_global(values, "i32")
+    tracemalloc.start()
+    try:
+        module = parse(ctx, text)
+        printed = print_module(module)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text in printed
+    assert peak < 8 * values.nbytes
+
+
+def test_an_unclosed_string_literal_is_an_error_at_once(ctx: Context) -> None:
+    text = 'memref.global @w : memref<2xi8> = dense<"0x' + "01" * 100_000 + "\n"
+    with pytest.raises(Exception, match="string literal|dense"):
+        parse(ctx, text)
 
 
 def test_integer_memory_space_prints_bare(ctx: Context) -> None:

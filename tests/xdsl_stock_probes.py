@@ -8,6 +8,7 @@ probe reports ``false``, xDSL has fixed the defect and the patch can be dropped.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import time
@@ -15,8 +16,16 @@ from collections.abc import Callable
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    i8,
+)
 from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 
@@ -147,6 +156,27 @@ def string_literal_lexing() -> bool:
     return min(seconds(22) for _ in range(2)) > 20 * max(short, 1e-5)
 
 
+def dense_printing() -> bool:
+    # A 1000-element literal prints as hex, from its bytes; the stock printer unpacks every
+    # element into a Python int on the way (a splat test and a value list it does not print).
+    attr = DenseIntOrFPElementsAttr(TensorType(i8, [1000]), BytesAttr(bytes(range(200)) * 5))
+    unpacked: list[int] = []
+    stock = IntegerType.unpack
+
+    def counting_unpack(self: IntegerType, buffer: bytes, num: int, /) -> tuple[int, ...]:
+        unpacked.append(num)
+        return stock(self, buffer, num)
+
+    IntegerType.unpack = counting_unpack  # type: ignore[method-assign]
+    try:
+        text = io.StringIO()
+        Printer(stream=text).print_attribute(attr)
+    finally:
+        IntegerType.unpack = stock  # type: ignore[method-assign]
+    assert '"0x000102' in text.getvalue()
+    return sum(unpacked) >= 1000
+
+
 PROBES: dict[str, Callable[[], bool]] = {
     "linalg-bodies": linalg_bodies,
     "linalg-matmul-syntax": linalg_matmul_syntax,
@@ -158,6 +188,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "affine-syntax": affine_syntax,
     "affine-if-syntax": affine_if_syntax,
     "string-literal-lexing": string_literal_lexing,
+    "dense-printing": dense_printing,
 }
 
 if __name__ == "__main__":

@@ -90,6 +90,11 @@ common value (a leaky ReLU ``max(x, x >> k)``), computes that value, copies it i
 accumulator (``linalg.fill`` 0, then ``addi`` of the first: VTA has no copy between
 accumulators), applies each chain in place and combines the two buffers.
 
+Weights, biases and residuals may be ``memref.global`` constants read by ``memref.get_global``
+instead of arguments (``passes/pack/constants.py``): planned as arguments, packed at compile
+time the same way into new constant globals (``@w_packed``), so the signature keeps only the
+real arguments.
+
 The block sizes come from the module's configuration (``vta.config``).  A function whose
 arguments already carry ``vta.arg`` is left as it is.
 """
@@ -110,6 +115,7 @@ from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.isa import AluKind
+from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
 from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
@@ -548,14 +554,23 @@ def _already_packed(f: func.FuncOp) -> bool:
     return any(ARG_ATTR_NAME in a.data for a in attrs)
 
 
-def pack_function(f: func.FuncOp, cfg: VTAConfig) -> None:
-    """Rewrite ``f`` into the normal form (module doc); errors are reported at their op."""
+def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None = None) -> None:
+    """Rewrite ``f`` into the normal form (module doc); errors are reported at their op.
+    ``constants`` holds the module's packed constants (``passes/pack/constants.py``); by
+    default those of the module around ``f``."""
     if f.is_declaration or _already_packed(f):
         return
+    block = f.body.block
+    real_args = len(block.args)
+    if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
+        module = f.get_toplevel_object()
+        if not isinstance(module, ModuleOp):
+            report_error(f, "reads globals but is not inside a module")
+        constants = ConstantPool(module)
+    stand_ins = {} if constants is None else stand_in_constants(f, constants.symbols)
     planner = Planner(cfg, FunctionRecognizer(f).run())
     planner.plan()
 
-    block = f.body.block
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     for op in reversed(list(block.ops)):
@@ -565,12 +580,19 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig) -> None:
 
     args: dict[BlockArgument, SSAValue] = {}
     arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
-        DictionaryAttr({}) for _ in block.args]
+        DictionaryAttr({}) for _ in range(real_args)]
     for old, (packing, _, _) in planner.packings.items():
+        if old in stand_ins:
+            # A constant: its packed image is a global of the module, read at the start.
+            assert constants is not None
+            args[old] = constants.read_packed(stand_ins[old], packing, ret)
+            continue
         args[old] = Rewriter.replace_value_with_new_type(old, packing.memref_type())
         attrs = dict(arg_attrs[old.index].data)  # type: ignore[attr-defined]
         attrs[ARG_ATTR_NAME] = packing.attr()
         arg_attrs[old.index] = DictionaryAttr(attrs)
+    for stand_in in reversed(block.args[real_args:]):
+        block.erase_arg(stand_in)
     f.arg_attrs = ArrayAttr(arg_attrs)  # type: ignore[arg-type]
     f.update_function_type()
 
@@ -657,5 +679,7 @@ class PackPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         cfg = get_config(op)
+        constants = ConstantPool(op)
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
-            pack_function(f, cfg)
+            pack_function(f, cfg, constants)
+        constants.erase_unused()

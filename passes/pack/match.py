@@ -216,9 +216,6 @@ class FunctionRecognizer:
                                      "VTA buffers have static shapes")
                 self.check_buffer(op, op.memref, any_rank=True)
                 self.state[op.memref] = None
-            case memref.GetGlobalOp():
-                report_error(op, f"reads the global {op.name_}: vta-pack takes constant tensors "
-                                 "(a bias, weights) as function arguments, packed by the host")
             case arith.ConstantOp():
                 self.constant(op)
             case memref.CopyOp():

@@ -24,6 +24,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from vta_mlir.ir.dense import dense_int_array
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import IndexArithError, is_index_op
 from vta_mlir.ir.index_arith import evaluate as evaluate_index_op
@@ -282,14 +283,14 @@ class Machine:
         shape = tuple(t.get_shape())
         init = found.initial_value
         if isinstance(init, DenseIntOrFPElementsAttr):
-            values = np.asarray(init.get_values())
-            if not np.issubdtype(values.dtype, np.integer):
+            # From the attribute's bytes: a Python int per element would not scale to weights.
+            try:
+                values = dense_int_array(init, shape)
+            except ValueError as e:
+                report_error(op, f"global @{name} {e} of {t}")
+            if values is None:
                 report_error(op, f"global @{name} does not hold integers")
-            if values.size == 1:
-                values = np.full(shape, values.reshape(-1)[0])
-            if values.size != math.prod(shape):
-                report_error(op, f"global @{name} holds {values.size} values for {t}")
-            array = wrap(values, np.dtype(dtype).itemsize * 8).astype(dtype).reshape(shape)
+            array = values.astype(dtype)
         else:
             array = np.zeros(shape, dtype=dtype)
         self.globals[name] = array

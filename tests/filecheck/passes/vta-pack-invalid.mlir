@@ -534,10 +534,10 @@ func.func @output_read_by_another_region(%a: memref<4x16xi32>, %y: memref<4x16xi
 
 // -----
 
-memref.global "private" constant @bias : memref<16xi32> = dense<1>
+memref.global "private" @bias : memref<16xi32> = dense<1>
 
-func.func @global_bias(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
-  // expected-error@+1 {{reads the global @bias: vta-pack takes constant tensors (a bias, weights) as function arguments, packed by the host}}
+func.func @mutable_global(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
+  // expected-error@+1 {{reads @bias, which is not constant: vta-pack packs constant globals}}
   %b = memref.get_global @bias : memref<16xi32>
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
                                    affine_map<(d0, d1) -> (d0, d1)>],
@@ -546,6 +546,78 @@ func.func @global_bias(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
   ^bb0(%u: i32, %v: i32, %o: i8):
     %r = arith.addi %u, %v : i32
     %t = arith.trunci %r : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
+
+// -----
+
+memref.global "private" constant @bias : memref<16xi32> = uninitialized
+
+func.func @uninitialized_global(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
+  // expected-error@+1 {{reads @bias, a constant without a value (uninitialized)}}
+  %b = memref.get_global @bias : memref<16xi32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<4x16xi32>, memref<16xi32>) outs(%y : memref<4x16xi8>) {
+  ^bb0(%u: i32, %v: i32, %o: i8):
+    %r = arith.addi %u, %v : i32
+    %t = arith.trunci %r : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
+
+// -----
+
+func.func @unknown_global(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
+  // expected-error@+1 {{reads the global @bias, which the module does not define}}
+  %b = memref.get_global @bias : memref<16xi32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<4x16xi32>, memref<16xi32>) outs(%y : memref<4x16xi8>) {
+  ^bb0(%u: i32, %v: i32, %o: i8):
+    %r = arith.addi %u, %v : i32
+    %t = arith.trunci %r : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
+
+// -----
+
+memref.global "private" constant @bias : memref<8xi32> = dense<1>
+
+func.func @global_type(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
+  // expected-error@+1 {{reads @bias as memref<16xi32>, but the global is memref<8xi32>}}
+  %b = memref.get_global @bias : memref<16xi32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<4x16xi32>, memref<16xi32>) outs(%y : memref<4x16xi8>) {
+  ^bb0(%u: i32, %v: i32, %o: i8):
+    %r = arith.addi %u, %v : i32
+    %t = arith.trunci %r : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
+
+// -----
+
+memref.global "private" constant @bias : memref<4x16xi8> = dense<1>
+
+func.func @constant_output(%a: memref<4x16xi32>) {
+  %b = memref.get_global @bias : memref<4x16xi8>
+  // expected-error@+1 {{writes the constant @bias: constants are packed into the binary once and read only}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x16xi32>) outs(%b : memref<4x16xi8>) {
+  ^bb0(%u: i32, %o: i8):
+    %t = arith.trunci %u : i32 to i8
     linalg.yield %t : i8
   }
   return

@@ -10,8 +10,8 @@ linalg ops) instead of subclassing them: code that matches on
 included — keeps recognising the ops.  :func:`apply_upstream_fixes` is idempotent;
 :func:`vta_mlir.ir.context.make_context` calls it, after :func:`check_xdsl_version`.
 
-One module per dialect (``linalg``, ``memref``, ``affine``) and one for the lexer.  What is
-fixed (``tests/test_upstream_fixes.py`` exercises each fix, and
+One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``) and one for the
+lexer.  What is fixed (``tests/test_upstream_fixes.py`` exercises each fix, and
 ``tests/test_xdsl_defects.py`` shows, in a process that imports stock xDSL only, that the
 defect is still there — when that test fails, xDSL fixed it and the patch can go):
 
@@ -34,6 +34,8 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   ``symbol(%x)`` back; ``affine.if`` gets MLIR's custom syntax.
 * The lexer matches a string literal in linear time: the stock pattern nests ``+`` in ``*``
   and backtracks exponentially on a ``"`` left unclosed before the end of its line.
+* ``dense<...>`` prints from its bytes: the stock printer unpacked every element into Python
+  objects (twice) even to print a large literal as hex (``dense<"0x...">``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from vta_mlir.ir.upstream_fixes.affine import (
     parse_affine_map_of_ssa_ids,
     print_affine_expr_of_ssa_ids,
 )
+from vta_mlir.ir.upstream_fixes.builtin import fix_dense_printing
 from vta_mlir.ir.upstream_fixes.lexer import fix_string_literal_lexing
 from vta_mlir.ir.upstream_fixes.linalg import (
     convert_scalar,
@@ -115,6 +118,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "string-literal-lexing": (
         fix_string_literal_lexing,
         "string literals lex in linear time (an unclosed `\"` does not hang the parser)",
+    ),
+    "dense-printing": (
+        fix_dense_printing,
+        "dense<...> prints from its bytes, without unpacking every element",
     ),
 }
 
