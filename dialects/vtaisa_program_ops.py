@@ -324,8 +324,9 @@ def _dims_attr(values: Sequence[int]) -> DenseArrayBase:
 class ArgOp(IRDLOperation):
     """An entry of the argument table (:class:`vta_mlir.abi.ArgSpec`): name, direction
     (``in``/``out``/``inout``), dtype, logical shape, the repeat dimensions it is broadcast over
-    (printed only when there are any), padded shape, the split shape and permutation that pack
-    it, the packed dtype, and the segment and address of its buffer::
+    (printed only when there are any), its window (likewise; the convolution patches replace
+    the array, ``vta_mlir.abi.window_patches``), padded shape, the split shape and permutation
+    that pack it, the packed dtype, and the segment and address of its buffer::
 
         vtaisa.arg "x" in int8 [1, 1024] padded [1, 1024] split [1, 1, 64, 16]
             perm [0, 2, 1, 3] packed int8 segment "x" phys 0x40000
@@ -346,6 +347,7 @@ class ArgOp(IRDLOperation):
     segment = prop_def(StringAttr)
     phys = prop_def(IntegerAttr[I64])
     repeat = opt_prop_def(DenseArrayBase.constr(i64))
+    window = opt_prop_def(DenseArrayBase.constr(i64))
 
     traits = lazy_traits_def(lambda: (HasParent(ProgramOp),))
 
@@ -362,6 +364,7 @@ class ArgOp(IRDLOperation):
         segment: str,
         phys: int,
         repeat: Sequence[int] = (),
+        window: Sequence[int] = (),
     ) -> None:
         props: dict[str, Attribute] = {
             "name": StringAttr(name),
@@ -378,6 +381,8 @@ class ArgOp(IRDLOperation):
         # Left out when empty: most arguments are not repeated, and their ops stay minimal.
         if repeat:
             props["repeat"] = _dims_attr(repeat)
+        if window:
+            props["window"] = _dims_attr(window)
         super().__init__(properties=props)
 
     @classmethod
@@ -385,7 +390,7 @@ class ArgOp(IRDLOperation):
         """The op of an :class:`~vta_mlir.abi.ArgSpec`."""
         return cls(spec.name, spec.direction, spec.dtype, spec.shape, spec.padded_shape,
                    spec.split_shape, spec.perm, spec.packed_dtype, spec.segment, spec.phys,
-                   spec.repeat)
+                   spec.repeat, spec.window)
 
     def to_spec(self) -> ArgSpec:
         """The :class:`~vta_mlir.abi.ArgSpec` (raises ``BinaryFormatError`` if inconsistent)."""
@@ -398,6 +403,7 @@ class ArgOp(IRDLOperation):
             dims(self.padded_shape), dims(self.split_shape), dims(self.perm),
             self.packed_dtype.data, self.segment.data, int_field(self, "phys"),
             () if self.repeat is None else dims(self.repeat),
+            () if self.window is None else dims(self.window),
         )
 
     def verify_(self) -> None:
@@ -415,6 +421,9 @@ class ArgOp(IRDLOperation):
         repeat: list[int] = []
         if parser.parse_optional_keyword("repeat") is not None:
             repeat = parse_int_list(parser, "repeat")
+        window: list[int] = []
+        if parser.parse_optional_keyword("window") is not None:
+            window = parse_int_list(parser, "window")
         parser.parse_keyword("padded")
         padded = parse_int_list(parser, "padded")
         parser.parse_keyword("split")
@@ -428,7 +437,7 @@ class ArgOp(IRDLOperation):
         parser.parse_keyword("phys")
         phys = parse_int(parser, "phys")
         op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys,
-                 repeat)
+                 repeat, window)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
 
@@ -439,6 +448,8 @@ class ArgOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_string_literal(self.sym_name.data)
         repeat = "" if self.repeat is None else f"repeat {dims(self.repeat)} "
+        if self.window is not None:
+            repeat += f"window {dims(self.window)} "
         printer.print_string(
             f" {self.direction.data} {self.dtype.data} {dims(self.shape)} {repeat}"
             f"padded {dims(self.padded_shape)} split {dims(self.split_shape)} "

@@ -670,18 +670,18 @@ def test_repeated_argument_round_trips(name: str, tmp_path) -> None:
     assert back.args == mod.args
     assert back.args[2].repeat == (cfg.batch,)
     assert to_bytes(back) == data
-    # The record ends with the repeat rank and dimensions.
-    assert data[-5:] == struct.pack("<BI", 1, cfg.batch)
+    # The record ends with the repeat rank and dimensions, then the window rank (no window).
+    assert data[-6:] == struct.pack("<BIB", 1, cfg.batch, 0)
 
 
 def args_records(data: bytes, specs: list[ArgSpec]) -> list[bytes]:
-    """The raw argument records of a version-2 table (their sizes from ``specs``)."""
+    """The raw argument records of a version-3 table (their sizes from ``specs``)."""
     _, off, _, _ = section(data, b"ARGS")
     pos = off + 4
     records = []
     for a in specs:
         size = (2 + len(a.name.encode()) + 16 + 4 * (2 * len(a.shape) + len(a.split_shape))
-                + len(a.split_shape) + 1 + 4 * len(a.repeat))
+                + len(a.split_shape) + 1 + 4 * len(a.repeat) + 1 + 4 * len(a.window))
         records.append(data[pos:pos + size])
         pos += size
     assert pos == len(data)  # ARGS is the last section
@@ -700,14 +700,30 @@ def with_args_section(data: bytes, body: bytes) -> bytes:
 def test_version_1_tables_are_still_read() -> None:
     mod = small_module(DEFAULT)
     data = to_bytes(mod)
-    v1 = struct.pack("<HH", 1, 0) + b"".join(r[:-1] for r in args_records(data, mod.args))
+    # Without repeat and window, a record ends with their two zero ranks.
+    v1 = struct.pack("<HH", 1, 0) + b"".join(r[:-2] for r in args_records(data, mod.args))
     old = with_args_section(data, v1)
     back = from_bytes(old, DEFAULT)
     assert back.args == mod.args and all(a.repeat == () for a in back.args)
     # Written again, the module gets the newest table.
     assert to_bytes(back) == data
-    # A version-1 record ends at its permutation: the repeat rank byte would be left over.
+    # A version-1 record ends at its permutation: the rank bytes would be left over (and read
+    # as the start of the next record).
     rejects(with_args_section(data, struct.pack("<HH", 1, 0) + b"".join(
+        args_records(data, mod.args))), "unused byte|needs|reserved fields")
+
+
+def test_version_2_tables_are_still_read() -> None:
+    cfg = CONFIGS["batch2"]
+    mod = bias_module(cfg)
+    data = to_bytes(mod)
+    v2 = struct.pack("<HH", 2, 0) + b"".join(r[:-1] for r in args_records(data, mod.args))
+    back = from_bytes(with_args_section(data, v2), cfg)
+    assert back.args == mod.args and all(a.window == () for a in back.args)
+    assert back.args[2].repeat == (cfg.batch,)
+    assert to_bytes(back) == data
+    # A version-2 record ends at its repeat: the window rank byte would be left over.
+    rejects(with_args_section(data, struct.pack("<HH", 2, 0) + b"".join(
         args_records(data, mod.args))), "unused byte|needs")
 
 
@@ -715,12 +731,15 @@ def test_corrupt_repeat_fields_are_rejected() -> None:
     cfg = CONFIGS["batch2"]
     mod = bias_module(cfg)
     data = to_bytes(mod)
-    rank_at = len(data) - 5  # repeat rank, then one u32 dimension
+    rank_at = len(data) - 6  # repeat rank, one u32 dimension, then the window rank 0
     assert data[rank_at] == 1
     rejects(patch(data, rank_at + 1, "<I", 0), "repeat has dimension 0")
     rejects(patch(data, rank_at + 1, "<I", 3), r"does not reshape repeat \(3,\)")
     rejects(patch(data, rank_at, "<B", 2), r"bias' repeat needs 8 bytes")
-    rejects(patch(data, rank_at, "<B", 0), r"does not reshape padded shape \(48,\)")
+    records = args_records(data, mod.args)
+    no_repeat = bytes(records[2][:-6]) + struct.pack("<BB", 0, 0)
+    rejects(with_args_section(data, data[section(data, b"ARGS")[1]:len(data) - len(records[2])]
+                              + no_repeat), r"does not reshape padded shape \(48,\)")
     rejects(patch(data, rank_at, "<B", 255), "needs 1020 bytes")
     records = args_records(data, mod.args)
     # The bias declared 'out' (direction code 1) is refused: it could not be unpacked.
@@ -729,7 +748,7 @@ def test_corrupt_repeat_fields_are_rejected() -> None:
     head = data[:len(data) - len(records[2])]
     rejects(recrc(head + bytes(bias)), "only allowed for 'in' arguments, not 'out'")
     # A repeated rank over 8: eight repeat dimensions of 1 over the rank-1 bias.
-    wide = bytes(records[2][:-5]) + struct.pack("<B8I", 8, *([1] * 8))
+    wide = bytes(records[2][:-6]) + struct.pack("<B8IB", 8, *([1] * 8), 0)
     wide_data = with_args_section(data, data[section(data, b"ARGS")[1]:len(data)
                                              - len(records[2])] + wide)
     rejects(wide_data, "has rank 9, more than 8")

@@ -70,12 +70,13 @@ def arg_specs(f: func.FuncOp) -> list[ArgSpec | None]:
 
         t = arg.type
         assert isinstance(t, MemRefType)
-        # A repeated (broadcast) argument is an input only: it cannot be unpacked.
+        # A repeated (broadcast) or windowed argument is an input only: it cannot be unpacked.
         repeat = ints("repeat") if "repeat" in desc.data else ()
-        specs.append(ArgSpec(arg.name_hint or f"arg{i}", "in" if repeat else "inout",
+        window = ints("window") if "window" in desc.data else ()
+        specs.append(ArgSpec(arg.name_hint or f"arg{i}", "in" if repeat or window else "inout",
                              desc.data["dtype"].data,  # type: ignore[attr-defined]
                              ints("shape"), ints("padded_shape"), ints("split_shape"),
-                             ints("perm"), str(memref_dtype(t)), repeat=repeat))
+                             ints("perm"), str(memref_dtype(t)), repeat=repeat, window=window))
     return specs
 
 
@@ -94,7 +95,8 @@ def run_packed(f: func.FuncOp, logical: list[np.ndarray]) -> list[np.ndarray]:
         assert tuple(t.get_shape()) == spec.packed_shape
     run_function(f, packed)
     return [
-        value if spec is None else original if spec.repeat else spec.unpack(value)
+        value if spec is None else original if spec.repeat or spec.window
+        else spec.unpack(value)
         for spec, value, original in zip(specs, packed, logical, strict=True)
     ]
 

@@ -202,11 +202,13 @@ def test_conv_forms_match_original(name: str, cfg: VTAConfig) -> None:
 
 
 def test_channels_are_zero_padded(cfg: VTAConfig) -> None:
+    """3 channels with a 3×3 kernel are folded into a 1×1 convolution of the data's patches
+    (27 channels, zero-padded to whole blocks: ``passes/pack/fold_window.py``)."""
     (f,) = functions(pack(CONV_FORMS["three_channels"], cfg))
     x, w, bias, y = (a.type for a in f.body.block.args)
     assert isinstance(x, MemRefType) and isinstance(w, MemRefType)
     b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
-    assert x.get_shape() == (-(-2 // b), 1, 7, 9, b, bi)
-    assert w.get_shape() == (-(-20 // bo), 1, 3, 3, bo, bi)
+    assert x.get_shape() == (-(-2 // b), -(-27 // bi), 5, 4, b, bi)
+    assert w.get_shape() == (-(-20 // bo), -(-27 // bi), 1, 1, bo, bi)
     assert y.get_shape() == (-(-2 // b), -(-20 // bo), 5, 4, b, bo)  # type: ignore[attr-defined]
     assert bias.get_shape() == (1, -(-20 // bo), 1, 1, b, bo)  # type: ignore[attr-defined]

@@ -5,9 +5,13 @@ Every argument of a compiled function is described by an :class:`ArgSpec`: its n
 
 0. for an input with ``repeat`` dimensions, broadcast the array over them as new leading axes
    (``np.broadcast_to(a, repeat + a.shape)``: e.g. a per-column bias replicated over the batch
-   lanes of an accumulator element),
-1. zero-pad the logical shape up to ``padded_shape`` (each dimension rounded up to its block;
-   the ``repeat`` axes are not padded),
+   lanes of an accumulator element); for an input with a ``window`` (KH, KW, stride_h,
+   stride_w, pad_top, pad_bottom, pad_left, pad_right), replace its last three axes
+   ``(C, H, W)`` by the convolution patches ``(C·KH·KW, OH, OW)`` (the im2col layout: zero
+   padding of H and W included, patch channel ``c·KH·KW + kh·KW + kw``, see
+   :func:`window_patches`),
+1. zero-pad the (windowed) shape up to ``padded_shape`` (each dimension rounded up to its
+   block; the ``repeat`` axes are not padded),
 2. ``reshape`` the padded array to ``split_shape`` (each blocked dimension split in two),
 3. ``transpose`` by ``perm``,
 4. convert to ``packed_dtype`` and lay the result out contiguously (C order, little-endian).
@@ -42,10 +46,13 @@ __all__ = [
     "LAYOUTS",
     "MAX_RANK",
     "MAX_SPLIT_RANK",
+    "WINDOW_FIELDS",
     "ArgSpec",
     "ArgumentError",
     "layout_tiles",
     "tiled_packing",
+    "window_patches",
+    "windowed_shape",
 ]
 
 #: Argument directions, by their code in the binary argument table.
@@ -69,6 +76,9 @@ MAX_RANK = 8
 MAX_SPLIT_RANK = 16
 #: Largest dimension (dimensions are stored as unsigned 32-bit integers).
 MAX_DIM = (1 << 32) - 1
+#: Fields of a window: kernel height and width, strides, padding (top, bottom, left, right).
+WINDOW_FIELDS = ("KH", "KW", "stride_h", "stride_w", "pad_top", "pad_bottom", "pad_left",
+                 "pad_right")
 #: Longest argument or segment name, in UTF-8 bytes.
 MAX_NAME_BYTES = 255
 
@@ -133,7 +143,11 @@ class ArgSpec:
     ``split_shape[perm]``, dtype ``packed_dtype`` and fills the DRAM segment ``segment`` that
     starts at physical address ``phys``.  ``repeat`` (only for ``in`` arguments: a replicated
     image has no single logical value to unpack) lists leading axes the logical array is
-    broadcast over before padding; ``shape`` stays what the caller passes.
+    broadcast over before padding; ``shape`` stays what the caller passes.  ``window`` (only
+    for ``in`` arguments of rank ≥ 3 without ``repeat``: patches overlap) is empty or the
+    eight fields of :data:`WINDOW_FIELDS`; the array is then replaced by its convolution
+    patches (:func:`window_patches`) before padding, so ``padded_shape`` has the rank of
+    :func:`windowed_shape`.
     """
 
     name: str
@@ -147,6 +161,7 @@ class ArgSpec:
     segment: str = ""
     phys: int = 0
     repeat: tuple[int, ...] = ()
+    window: tuple[int, ...] = ()
     _inverse: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -176,12 +191,21 @@ class ArgSpec:
                 f"{what}: repeat {repeat} is only allowed for 'in' arguments, not "
                 f"'{self.direction}' (a repeated image has no single value to unpack)"
             )
-        if len(padded) != len(shape):
+        window = _window(self.window, shape, what)
+        if window and (repeat or self.direction != "in"):
             raise BinaryFormatError(
-                f"{what}: padded shape {padded} does not have the rank of shape {shape}"
+                f"{what}: a window is only allowed for 'in' arguments without repeat, not "
+                f"'{self.direction}'{' with repeat' if repeat else ''} (patches overlap, so "
+                "the image has no single value to unpack)"
             )
-        if any(p < s for p, s in zip(padded, shape, strict=True)):
-            raise BinaryFormatError(f"{what}: padded shape {padded} is smaller than shape {shape}")
+        windowed = windowed_shape(shape, window)
+        source = f"windowed shape {windowed}" if window else f"shape {shape}"
+        if len(padded) != len(windowed):
+            raise BinaryFormatError(
+                f"{what}: padded shape {padded} does not have the rank of {source}"
+            )
+        if any(p < s for p, s in zip(padded, windowed, strict=True)):
+            raise BinaryFormatError(f"{what}: padded shape {padded} is smaller than {source}")
         if not 1 <= len(split) <= MAX_SPLIT_RANK:
             raise BinaryFormatError(
                 f"{what}: split rank {len(split)} is outside [1, {MAX_SPLIT_RANK}]"
@@ -205,6 +229,7 @@ class ArgSpec:
         object.__setattr__(self, "split_shape", split)
         object.__setattr__(self, "perm", perm)
         object.__setattr__(self, "repeat", repeat)
+        object.__setattr__(self, "window", window)
         object.__setattr__(self, "phys", int(self.phys))
         object.__setattr__(self, "_inverse", tuple(int(i) for i in np.argsort(perm)))
 
@@ -224,16 +249,19 @@ class ArgSpec:
         segment: str = "",
         phys: int = 0,
         repeat: Sequence[int] = (),
+        window: Sequence[int] = (),
     ) -> ArgSpec:
         """An argument packed by :func:`tiled_packing` (see there for the parameters).
 
         With ``repeat``, ``tiles`` and the orders describe the replicated array
-        ``repeat + shape``; a repeat axis is never padded, so its block must divide it.
+        ``repeat + shape``; a repeat axis is never padded, so its block must divide it.  With
+        ``window``, they describe the patches, of shape :func:`windowed_shape`.
         """
         rep = _dims(repeat, f"argument '{name}': repeat")
         shape = tuple(shape)
-        padded, split, perm = tiled_packing((*rep, *shape), tiles, outer_order=outer_order,
-                                            inner_order=inner_order)
+        win = _window(window, shape, f"argument '{name}'")
+        padded, split, perm = tiled_packing((*rep, *windowed_shape(shape, win)), tiles,
+                                            outer_order=outer_order, inner_order=inner_order)
         if padded[:len(rep)] != rep:
             raise BinaryFormatError(
                 f"argument '{name}': repeat {rep} is not a whole number of its blocks "
@@ -241,7 +269,7 @@ class ArgSpec:
             )
         pdt: Any = "" if packed_dtype is None else packed_dtype
         return cls(name, direction, dtype, shape, padded[len(rep):], split, perm, pdt, segment,
-                   phys, rep)  # type: ignore[arg-type]  # normalized by __post_init__
+                   phys, rep, win)  # type: ignore[arg-type]  # normalized by __post_init__
 
     @classmethod
     def for_layout(
@@ -257,16 +285,18 @@ class ArgSpec:
         segment: str = "",
         phys: int = 0,
         repeat: Sequence[int] = (),
+        window: Sequence[int] = (),
     ) -> ArgSpec:
         """An argument in one of the standard packed layouts (:data:`LAYOUTS`) of ``cfg``; with
         ``repeat``, the layout is that of the replicated array ``repeat + shape`` (a per-column
         bias ``(N,)`` with ``repeat=(BATCH,)`` in layout ``NC`` is one accumulator element per
-        column block)."""
+        column block); with ``window``, that of the patches (NCHW data of a convolution
+        folded into a 1×1 one: ``(N, C·KH·KW, OH, OW)``)."""
         shape = tuple(shape)
         tiles, outer, inner = layout_tiles(layout, cfg, len(tuple(repeat)) + len(shape))
         return cls.tiled(name, direction, dtype, shape, tiles, outer_order=outer,
                          inner_order=inner, packed_dtype=packed_dtype, segment=segment, phys=phys,
-                         repeat=repeat)
+                         repeat=repeat, window=window)
 
     def placed(self, segment: str, phys: int) -> ArgSpec:
         """This argument, living in DRAM segment ``segment`` at physical address ``phys``."""
@@ -302,6 +332,9 @@ class ArgSpec:
         packed = "x".join(map(str, self.packed_shape))
         where = f" @ {self.segment}:{self.phys:#x}" if self.segment else ""
         repeated = f" repeated {'x'.join(map(str, self.repeat))}" if self.repeat else ""
+        if self.window:
+            kh, kw, sh, sw, *pads = self.window
+            repeated += f" windowed {kh}x{kw}/{sh}x{sw} pad {'x'.join(map(str, pads))}"
         return (f"{self.direction} {self.name}: {shape}x{self.dtype}{repeated} -> "
                 f"{packed}x{self.packed_dtype}{where}")
 
@@ -330,9 +363,11 @@ class ArgSpec:
         """The packed DRAM image of ``array``: replicate, zero-pad, reshape, transpose,
         contiguous."""
         arr = self.check_array(array)
+        if self.window:
+            arr = window_patches(arr, self.window)
         padded = np.zeros(self.replicated_shape, dtype=self.dtype)
         # Assigning into every repeat index broadcasts the array over the repeat axes.
-        where = (slice(None),) * len(self.repeat) + tuple(slice(0, s) for s in self.shape)
+        where = (slice(None),) * len(self.repeat) + tuple(slice(0, s) for s in arr.shape)
         padded[where] = arr
         packed = padded.reshape(self.split_shape).transpose(self.perm)
         packed = _convert(packed, self.packed_dtype, f"argument '{self.name}'")
@@ -345,10 +380,11 @@ class ArgSpec:
         Not defined for a repeated argument (its replicas need not agree), which raises
         :class:`ArgumentError`.
         """
-        if self.repeat:
+        if self.repeat or self.window:
+            how = f"repeated over {self.repeat}" if self.repeat else "a set of patches"
             raise ArgumentError(
-                f"argument '{self.name}': its image is repeated over {self.repeat} and cannot "
-                "be unpacked (a repeated argument is an input only)"
+                f"argument '{self.name}': its image is {how} and cannot be unpacked (such an "
+                "argument is an input only)"
             )
         raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
         if len(raw) != self.packed_nbytes:
@@ -362,6 +398,62 @@ class ArgSpec:
         logical = padded[tuple(slice(0, s) for s in self.shape)]
         logical = _convert(logical, self.dtype, f"argument '{self.name}'")
         return np.ascontiguousarray(logical, dtype=self.dtype)
+
+
+def _window(value: Any, shape: tuple[int, ...], what: str) -> tuple[int, ...]:
+    """A validated window of an argument of logical ``shape``: empty, or the eight fields of
+    :data:`WINDOW_FIELDS` with at least one output row and column."""
+    window = _dims(value, f"{what}: window", minimum=0)
+    if not window:
+        return ()
+    if len(window) != len(WINDOW_FIELDS):
+        raise BinaryFormatError(
+            f"{what}: window {window} does not have the {len(WINDOW_FIELDS)} fields "
+            f"({', '.join(WINDOW_FIELDS)})"
+        )
+    if min(window[:4]) < 1:
+        raise BinaryFormatError(f"{what}: window {window} has a kernel size or stride of 0")
+    if len(shape) < 3:
+        raise BinaryFormatError(
+            f"{what}: a window needs the axes (C, H, W) at the end of the shape, got {shape}"
+        )
+    kh, kw, _, _, top, bottom, left, right = window
+    if shape[-2] + top + bottom < kh or shape[-1] + left + right < kw:
+        raise BinaryFormatError(
+            f"{what}: window {window} is larger than the padded image of shape {shape}"
+        )
+    return window
+
+
+def windowed_shape(shape: Sequence[int], window: Sequence[int]) -> tuple[int, ...]:
+    """The shape of :func:`window_patches` of an array of ``shape``: the last three axes
+    ``(C, H, W)`` become ``(C·KH·KW, OH, OW)``; ``shape`` itself without a window."""
+    shape = tuple(shape)
+    if not window:
+        return shape
+    kh, kw, sh, sw, top, bottom, left, right = window
+    *lead, c, h, w = shape
+    return (*lead, c * kh * kw, (h + top + bottom - kh) // sh + 1,
+            (w + left + right - kw) // sw + 1)
+
+
+def window_patches(array: np.ndarray, window: Sequence[int]) -> np.ndarray:
+    """The convolution patches of ``array`` (im2col): for ``(..., C, H, W)`` and the window
+    (KH, KW, stride_h, stride_w, pad_top, pad_bottom, pad_left, pad_right), the array
+    ``(..., C·KH·KW, OH, OW)`` whose element ``[..., c·KH·KW + kh·KW + kw, oh, ow]`` is
+    ``padded[..., c, oh·stride_h + kh, ow·stride_w + kw]``, ``padded`` the array zero-padded
+    along H and W.  A convolution of ``array`` with an OIHW kernel is then a 1×1 convolution
+    of the patches with the kernel reshaped to ``(O, C·KH·KW, 1, 1)``, which is the kernel's
+    own patches for the window (KH, KW, 1, 1, 0, 0, 0, 0)."""
+    kh, kw, sh, sw, top, bottom, left, right = window
+    lead = array.ndim - 2
+    padded = np.pad(array, [(0, 0)] * lead + [(top, bottom), (left, right)])
+    # (..., C, H', W', KH, KW) views of every window position, then every stride-th one.
+    views = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(-2, -1))
+    views = views[..., ::sh, ::sw, :, :]
+    *rest, c, oh, ow, _, _ = views.shape
+    patches = np.moveaxis(views, (-2, -1), (-4, -3))  # (..., C, KH, KW, OH, OW)
+    return patches.reshape(*rest, c * kh * kw, oh, ow)
 
 
 def _convert(array: np.ndarray, dtype: str, what: str) -> np.ndarray:

@@ -55,8 +55,8 @@ MAGIC = b"\x89VTAB\r\n\x1a"
 #: Version of the container (header, directory, sections).
 FORMAT_VERSION = 1
 #: Newest version of the argument table this code reads and the one it writes (version 2
-#: appends the repeat dimensions to each argument record).
-ARG_TABLE_VERSION = 2
+#: appends the repeat dimensions to each argument record, version 3 the window).
+ARG_TABLE_VERSION = 3
 #: Base physical address used when none is given (16 MiB: clear of small ad-hoc allocations).
 DEFAULT_BASE = 0x0100_0000
 #: Sections of a version-1 file, in their mandatory order.
@@ -74,6 +74,7 @@ _SEG = struct.Struct("<IIIIH")  # phys nbytes data_offset data_size name_len
 _ARGS_HEAD = struct.Struct("<HH")  # table version, reserved
 _ARG = struct.Struct("<BBBBBBHII")  # dir dtype packed rank srank res8 res16 segment phys
 _REPEAT_RANK = struct.Struct("<B")  # table version 2: number of repeat dimensions
+_WINDOW_RANK = struct.Struct("<B")  # table version 3: number of window fields (0 or 8)
 _CRC_AT = 24
 _INSN_BYTES = 16
 _UOP_BYTES = 4
@@ -236,6 +237,8 @@ def to_bytes(module: BinaryModule) -> bytes:
         arg_parts.append(bytes(a.perm))
         arg_parts.append(_REPEAT_RANK.pack(len(a.repeat)))
         arg_parts.append(struct.pack(f"<{len(a.repeat)}I", *a.repeat))
+        arg_parts.append(_WINDOW_RANK.pack(len(a.window)))
+        arg_parts.append(struct.pack(f"<{len(a.window)}I", *a.window))
     bodies = [
         (conf, 0),
         (runs, len(prog.runs)),
@@ -505,6 +508,8 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
     minimum = _NAME_LEN.size + 1 + _ARG.size + 4 * 3 + 1
     if table_version >= 2:
         minimum += _REPEAT_RANK.size
+    if table_version >= 3:
+        minimum += _WINDOW_RANK.size
     if nargs * minimum > alen - _ARGS_HEAD.size:
         raise BinaryFormatError(
             f"section ARGS: {nargs} arguments need at least {nargs * minimum} bytes, "
@@ -531,13 +536,17 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         if table_version >= 2:
             (nrepeat,) = cur.unpack(_REPEAT_RANK, f"{what} repeat rank")
             repeat = cur.dims(nrepeat, f"{what} repeat")
+        window: tuple[int, ...] = ()
+        if table_version >= 3:
+            (nwindow,) = cur.unpack(_WINDOW_RANK, f"{what} window rank")
+            window = cur.dims(nwindow, f"{what} window")
         if seg_i >= len(segments):
             raise BinaryFormatError(
                 f"{what}: segment index {seg_i} is out of range ({len(segments)} segments)"
             )
         args.append(ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded,
                             split, perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys,
-                            repeat))
+                            repeat, window))
     cur.done()
 
     module = BinaryModule(cfg, Program(runs, segments), args, base)

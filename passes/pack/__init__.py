@@ -128,6 +128,7 @@ from vta_mlir.passes.pack.expr import (
     label,
 )
 from vta_mlir.passes.pack.flatten import MatrixView
+from vta_mlir.passes.pack.fold_window import folded_packings
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
 from vta_mlir.passes.pack.match_conv import Conv, Padding
 from vta_mlir.passes.pack.patterns import (
@@ -440,7 +441,14 @@ class Planner:
             error_with_note(g.op, "accumulates onto a computed value: a VTA contraction "
                                    "starts from 0, a copy of a function argument or a "
                                    "broadcast bias", init.op, "the value is computed here")
-        if isinstance(g, Conv):
+        folded = folded_packings(g, self.cfg) if isinstance(g, Conv) else None
+        if isinstance(g, Conv) and folded is not None:
+            # A 1×1 convolution of the data's patches (passes/pack/fold_window.py): the host
+            # applies the window, so the zero-padded buffer is not needed.
+            self.use(g.act, Role.DATA, g.op, folded[0])
+            self.use(g.wgt, Role.KERNEL, g.op, folded[1])
+            self.steps.append(Contract(g.op, acc, g.act, g.wgt, (1, 1)))
+        elif isinstance(g, Conv):
             self.use(g.act, Role.DATA, g.op)
             self.use(g.wgt, Role.KERNEL, g.op)
             padded = None

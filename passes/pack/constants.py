@@ -185,6 +185,7 @@ class ConstantPool:
                 packing.split_shape,
                 packing.perm,
                 repeat=packing.repeat,
+                window=packing.window,
             )
             image = spec.pack(values.astype(packing.dtype))
         except BinaryFormatError as e:

@@ -132,6 +132,9 @@ class Packing:
     #: same order, viewed with fewer axes: a flattened element-wise tensor,
     #: ``passes/pack/flatten.py``).
     memref_shape: tuple[int, ...] = ()
+    #: The convolution window whose patches replace the array (``vta_mlir.abi.ArgSpec``):
+    #: the data and kernel of a convolution folded into a 1×1 one.
+    window: tuple[int, ...] = ()
 
     @property
     def packed_shape(self) -> tuple[int, ...]:
@@ -153,6 +156,8 @@ class Packing:
         }
         if self.repeat:
             fields["repeat"] = ints(self.repeat)
+        if self.window:
+            fields["window"] = ints(self.window)
         fields.update({
             "padded_shape": ints(self.padded_shape),
             "split_shape": ints(self.split_shape),
@@ -161,9 +166,9 @@ class Packing:
         return DictionaryAttr(fields)
 
     def same_layout(self, other: Packing) -> bool:
-        return (self.repeat, self.padded_shape, self.split_shape, self.perm,
-                self.memref_shape) == (other.repeat, other.padded_shape, other.split_shape,
-                                       other.perm, other.memref_shape)
+        return (self.repeat, self.window, self.padded_shape, self.split_shape, self.perm,
+                self.memref_shape) == (other.repeat, other.window, other.padded_shape,
+                                       other.split_shape, other.perm, other.memref_shape)
 
 
 def _blocks(n: int, block: int) -> int:

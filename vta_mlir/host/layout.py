@@ -16,7 +16,8 @@
 An argument's direction is read off its uses: read by a load DMA → ``in``, written by a store
 DMA → ``out``, both → ``inout``.  Its host-side packing is the identity unless it carries a
 ``vta.arg`` dictionary (``docs/dialects.md``, "Argument packing") with its logical ``shape``,
-``dtype``, ``repeat``, ``padded_shape``, ``split_shape`` and ``perm``, the fields of ``ArgSpec``.
+``dtype``, ``repeat``, ``window``, ``padded_shape``, ``split_shape`` and ``perm``, the fields of
+``ArgSpec``.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from vta_mlir.abi import ArgSpec
+from vta_mlir.abi import WINDOW_FIELDS, ArgSpec, windowed_shape
 from vta_mlir.binary import Linker
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import DmaCopyOp
@@ -53,7 +54,7 @@ __all__ = ["ARG_ATTR_NAME", "DramBuffer", "Layout", "SramBuffer", "plan_layout"]
 
 #: Name of the optional argument attribute describing an argument's logical shape and packing.
 ARG_ATTR_NAME = "vta.arg"
-_ARG_KEYS = ("shape", "dtype", "repeat", "padded_shape", "split_shape", "perm")
+_ARG_KEYS = ("shape", "dtype", "repeat", "window", "padded_shape", "split_shape", "perm")
 _WIDTHS = (8, 16, 32, 64)
 
 
@@ -172,7 +173,12 @@ def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
         repeat: tuple[int, ...] = ()
         if "repeat" in desc.data:
             repeat = _int_list(f, desc.data["repeat"], f"{what}: repeat")
-        padded = logical
+        window: tuple[int, ...] = ()
+        if "window" in desc.data:
+            window = _int_list(f, desc.data["window"], f"{what}: window")
+        # A malformed window keeps the logical shape here and is diagnosed by ArgSpec.
+        padded = windowed_shape(logical, window) if len(window) == len(WINDOW_FIELDS) \
+            else logical
         if "padded_shape" in desc.data:
             padded = _int_list(f, desc.data["padded_shape"], f"{what}: padded_shape")
         split = repeat + padded
@@ -182,7 +188,7 @@ def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
         if "perm" in desc.data:
             perm = _int_list(f, desc.data["perm"], f"{what}: perm")
         spec = ArgSpec(name, direction, dtype, logical, padded, split, perm, packed,
-                       repeat=repeat)
+                       repeat=repeat, window=window)
     except BinaryFormatError as e:
         report_error(f, f"{what}: {e}")
     nbytes = math.prod(shape) * np.dtype(packed).itemsize

@@ -222,7 +222,7 @@ func.func @packing(%x: memref<1x2x1x16xi8> {vta.arg = {shape = [1, 2048], dtype 
 
 // -----
 
-// expected-error @+1 {{'func.func' op argument 0 (%x): unknown vta.arg key(s) layout (expected shape, dtype, repeat, padded_shape, split_shape, perm)}}
+// expected-error @+1 {{'func.func' op argument 0 (%x): unknown vta.arg key(s) layout (expected shape, dtype, repeat, window, padded_shape, split_shape, perm)}}
 func.func @packing_key(%x: memref<1x2x1x16xi8> {vta.arg = {shape = [1, 32], layout = "NC"}}) {
   func.return
 }

@@ -10,11 +10,11 @@
 // RUN: vta-opt %s --split-input-file --verify-diagnostics --config batch2 -p vta-pack | filecheck %s --check-prefix=B2
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-pack,vta-pack | filecheck %s
 
-// 3 input channels, padding (top 1, bottom 1, left 2, right 1), stride 2, linalg.copy.
+// 15 input channels, padding (top 1, bottom 1, left 2, right 1), stride 2, linalg.copy.
 
 // CHECK-LABEL: func.func @padded(
-// CHECK-SAME:    %[[X:[a-z0-9_]+]]: memref<1x1x5x5x1x16xi8> {vta.arg = {shape = array<i64: 1, 3, 5, 5>, dtype = "int8", padded_shape = array<i64: 1, 16, 5, 5>, split_shape = array<i64: 1, 1, 1, 16, 5, 5>, perm = array<i64: 0, 2, 4, 5, 1, 3>}},
-// CHECK-SAME:    %[[W:[a-z0-9_]+]]: memref<1x1x3x3x16x16xi8> {vta.arg = {shape = array<i64: 16, 3, 3, 3>, dtype = "int8", padded_shape = array<i64: 16, 16, 3, 3>, split_shape = array<i64: 1, 16, 1, 16, 3, 3>, perm = array<i64: 0, 2, 4, 5, 1, 3>}},
+// CHECK-SAME:    %[[X:[a-z0-9_]+]]: memref<1x1x5x5x1x16xi8> {vta.arg = {shape = array<i64: 1, 15, 5, 5>, dtype = "int8", padded_shape = array<i64: 1, 16, 5, 5>, split_shape = array<i64: 1, 1, 1, 16, 5, 5>, perm = array<i64: 0, 2, 4, 5, 1, 3>}},
+// CHECK-SAME:    %[[W:[a-z0-9_]+]]: memref<1x1x3x3x16x16xi8> {vta.arg = {shape = array<i64: 16, 15, 3, 3>, dtype = "int8", padded_shape = array<i64: 16, 16, 3, 3>, split_shape = array<i64: 1, 16, 1, 16, 3, 3>, perm = array<i64: 0, 2, 4, 5, 1, 3>}},
 // CHECK-SAME:    %[[Y:[a-z0-9_]+]]: memref<1x1x3x3x1x16xi8> {vta.arg = {shape = array<i64: 1, 16, 3, 3>, dtype = "int8", padded_shape = array<i64: 1, 16, 3, 3>, split_shape = array<i64: 1, 1, 1, 16, 3, 3>, perm = array<i64: 0, 2, 4, 5, 1, 3>}}) {
 // CHECK-NEXT:    %[[Z8:.*]] = arith.constant 0 : i8
 // CHECK-NEXT:    %[[C0:.*]] = arith.constant 0 : i32
@@ -40,18 +40,18 @@
 // B2-NEXT:    memref.copy %{{.*}}, %[[XI]]
 // B2-NEXT:    linalg.generic {{.*}} ins(%[[XP]], %{{.*}} : memref<1x1x7x8x2x16xi8>, memref<1x1x3x3x16x16xi8>)
 
-func.func @padded(%x: memref<1x3x5x5xi8>, %w: memref<16x3x3x3xi8>, %y: memref<1x16x3x3xi8>) {
+func.func @padded(%x: memref<1x15x5x5xi8>, %w: memref<16x15x3x3xi8>, %y: memref<1x16x3x3xi8>) {
   %z8 = arith.constant 0 : i8
   %c0 = arith.constant 0 : i32
-  %xp = memref.alloc() : memref<1x3x7x8xi8>
-  linalg.fill ins(%z8 : i8) outs(%xp : memref<1x3x7x8xi8>)
-  %xi = memref.subview %xp[0, 0, 1, 2] [1, 3, 5, 5] [1, 1, 1, 1] : memref<1x3x7x8xi8> to memref<1x3x5x5xi8, strided<[168, 56, 8, 1], offset: 10>>
-  linalg.copy ins(%x : memref<1x3x5x5xi8>) outs(%xi : memref<1x3x5x5xi8, strided<[168, 56, 8, 1], offset: 10>>)
+  %xp = memref.alloc() : memref<1x15x7x8xi8>
+  linalg.fill ins(%z8 : i8) outs(%xp : memref<1x15x7x8xi8>)
+  %xi = memref.subview %xp[0, 0, 1, 2] [1, 15, 5, 5] [1, 1, 1, 1] : memref<1x15x7x8xi8> to memref<1x15x5x5xi8, strided<[840, 56, 8, 1], offset: 10>>
+  linalg.copy ins(%x : memref<1x15x5x5xi8>) outs(%xi : memref<1x15x5x5xi8, strided<[840, 56, 8, 1], offset: 10>>)
   %acc = memref.alloc() : memref<1x16x3x3xi32>
   linalg.fill ins(%c0 : i32) outs(%acc : memref<1x16x3x3xi32>)
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-      ins(%xp, %w : memref<1x3x7x8xi8>, memref<16x3x3x3xi8>) outs(%acc : memref<1x16x3x3xi32>)
-  memref.dealloc %xp : memref<1x3x7x8xi8>
+      ins(%xp, %w : memref<1x15x7x8xi8>, memref<16x15x3x3xi8>) outs(%acc : memref<1x16x3x3xi32>)
+  memref.dealloc %xp : memref<1x15x7x8xi8>
   linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
                                    affine_map<(n, c, h, w) -> (n, c, h, w)>],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
