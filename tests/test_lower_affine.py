@@ -8,19 +8,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import affine
 
-from tests.xdsl_ir import RNG, interpret, ops_of, parse, run_passes
-
-AFFINE = """
-func.func @stencil(%a: memref<6x8xi32>, %b: memref<6x8xi32>) {
-  affine.for %i = 0 to 3 {
-    affine.for %j = 0 to 7 {
-      %v = affine.load %a[%i * 2, %j + 1] : memref<6x8xi32>
-      affine.store %v, %b[%i + 3, %j] : memref<6x8xi32>
-    }
-  }
-  return
-}
-"""
+from tests.xdsl_ir import AFFINE, RNG, interpret, ops_of, parse, run_passes
 
 
 def test_affine_interprets_the_same_before_and_after_lower_affine(ctx: Context) -> None:

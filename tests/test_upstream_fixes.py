@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir.affine import AffineMap
 
-from tests.xdsl_ir import RNG, interpret, ops_of, parse, rand_i8, roundtrip, run_passes
+from tests.xdsl_ir import AFFINE, RNG, interpret, ops_of, parse, rand_i8, roundtrip, run_passes
 from vta_mlir.ir import upstream_fixes
 from vta_mlir.ir.context import print_module
 
@@ -405,19 +405,6 @@ def test_integer_memory_space_prints_bare(ctx: Context) -> None:
 
 # --------------------------------------------------------------------------------------------
 # affine
-
-AFFINE = """
-func.func @stencil(%a: memref<6x8xi32>, %b: memref<6x8xi32>) {
-  affine.for %i = 0 to 3 {
-    affine.for %j = 0 to 7 {
-      %v = affine.load %a[%i * 2, %j + 1] : memref<6x8xi32>
-      affine.store %v, %b[%i + 3, %j] : memref<6x8xi32>
-    }
-  }
-  return
-}
-"""
-
 
 def test_affine_access_maps_use_dims(ctx: Context) -> None:
     module = parse(ctx, AFFINE)

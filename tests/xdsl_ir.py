@@ -17,6 +17,19 @@ from vta_mlir.ir.context import parse_module, print_module
 from vta_mlir.ir.diagnostics import verify_op
 from vta_mlir.ir.pipeline import run_pipeline
 
+#: A stencil of affine loads and stores whose maps use both loop variables as dims.
+AFFINE = """
+func.func @stencil(%a: memref<6x8xi32>, %b: memref<6x8xi32>) {
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 7 {
+      %v = affine.load %a[%i * 2, %j + 1] : memref<6x8xi32>
+      affine.store %v, %b[%i + 3, %j] : memref<6x8xi32>
+    }
+  }
+  return
+}
+"""
+
 
 def parse(ctx: Context, text: str) -> ModuleOp:
     module = parse_module(text, filename="test.mlir", ctx=ctx)
