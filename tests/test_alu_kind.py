@@ -14,7 +14,7 @@ from vta_mlir import compile, isa
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.dialects import vta, vtaisa
 from vta_mlir.isa import AluInsn, AluKind, decode_insn, encode_insn, format_insn
-from vta_mlir.passes.pack.match import ALU_KINDS, ARITH_ALU_OPS, COMMUTATIVE
+from vta_mlir.passes.analysis.alu_ops import ALU_KINDS, ARITH_ALU_OPS, COMMUTATIVE
 
 #: The keywords and ``alu_opcode`` values of docs/isa.md §2.5, in the order the ISA lists them.
 SPEC = {"min": 0, "max": 1, "add": 2, "shr": 3, "mul": 4}

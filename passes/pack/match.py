@@ -61,6 +61,7 @@ from xdsl.ir.affine import AffineMap
 
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.isa import AluKind
+from vta_mlir.passes.analysis.alu_ops import ALU_KINDS, ARITH_ALU_OPS, COMMUTATIVE
 from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
@@ -96,26 +97,6 @@ SHIFT_MAX = 31
 #: (``vta_mlir.abi.ArgSpec``) has at most 8 axes, one of them the lanes a bias is repeated over.
 ELEMENTWISE_RANK_MAX = 7
 
-#: The ``arith`` op that expresses each ALU operation in the normal form.
-ALU_KINDS: dict[AluKind, type[Operation]] = {
-    AluKind.MIN: arith.MinSIOp,
-    AluKind.MAX: arith.MaxSIOp,
-    AluKind.ADD: arith.AddiOp,
-    AluKind.SHR: arith.ShRSIOp,
-    AluKind.MUL: arith.MuliOp,
-}
-#: The ``arith`` ops of an element-wise body: the ALU operation each becomes, and whether its
-#: second operand is negated first (``x - c`` is ``x + (-c)``, ``x << c`` is ``x >> -c``).
-ARITH_ALU_OPS: dict[type[Operation], tuple[AluKind, bool]] = {
-    arith.AddiOp: (AluKind.ADD, False),
-    arith.SubiOp: (AluKind.ADD, True),
-    arith.MuliOp: (AluKind.MUL, False),
-    arith.ShRSIOp: (AluKind.SHR, False),
-    arith.ShLIOp: (AluKind.SHR, True),
-    arith.MaxSIOp: (AluKind.MAX, False),
-    arith.MinSIOp: (AluKind.MIN, False),
-}
-COMMUTATIVE = frozenset({AluKind.MIN, AluKind.MAX, AluKind.ADD, AluKind.MUL})
 
 _SUPPORTED_BODY = (
     "VTA's ALU runs arith.addi, arith.subi by a constant, arith.muli, arith.shrsi and "

@@ -134,6 +134,7 @@ from vta_mlir.dialects.vta_positions import (
 from vta_mlir.ir.diagnostics import report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
+from ..analysis.alu_ops import ARITH_ALU_OPS, COMMUTATIVE
 from ..analysis.sram_views import (
     HostIndex,
     LinearForm,
@@ -466,17 +467,6 @@ def _match_contraction(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
 # Element-wise ALU operations
 
 
-#: arith op → (ALU operation, commutative).  ``subi`` and ``shli`` by a constant are rewritten.
-_ALU_OPS: dict[type[Operation], tuple[AluKind, bool]] = {
-    arith.MinSIOp: (AluKind.MIN, True),
-    arith.MaxSIOp: (AluKind.MAX, True),
-    arith.AddiOp: (AluKind.ADD, True),
-    arith.MuliOp: (AluKind.MUL, True),
-    arith.ShRSIOp: (AluKind.SHR, False),
-    arith.SubiOp: (AluKind.ADD, False),
-    arith.ShLIOp: (AluKind.SHR, False),
-}
-
 _SUPPORTED_ALU = (
     "arith.minsi, arith.maxsi, arith.addi, arith.muli, arith.shrsi, or arith.subi / arith.shli "
     "by a constant"
@@ -554,7 +544,7 @@ def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
             f", got {names}"
         )
     compute = body[0]
-    if type(compute) not in _ALU_OPS:
+    if type(compute) not in ARITH_ALU_OPS:
         raise _Unsupported(
             f"'{compute.name}' is not an ALU operation (supported: {_SUPPORTED_ALU})"
         )
@@ -569,7 +559,9 @@ def _match_elementwise(op: linalg.GenericOp, cfg: VTAConfig, index: HostIndex) -
         raise _Unsupported(
             f"the ALU operates on {acc_type}, got '{compute.name}' on {compute.results[0].type}"
         )
-    kind, commutative = _ALU_OPS[type(compute)]
+    kind, negated = ARITH_ALU_OPS[type(compute)]
+    # `subi`/`shli` by a constant are rewritten to `add`/`shr` of its negation: not swappable.
+    commutative = kind in COMMUTATIVE and not negated
     lhs, rhs = (_classify_operand(v, op, maps, out_map) for v in compute.operands)
     if not lhs.is_self and commutative and rhs.is_self:
         lhs, rhs = rhs, lhs

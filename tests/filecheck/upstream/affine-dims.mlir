@@ -1,5 +1,5 @@
 // affine.load/affine.store: SSA ids in the subscripts are map dimensions, as in MLIR, and
-// `symbol(%x)` marks a symbol.  xDSL's lower-affine then lowers them correctly.
+// `symbol(%x)` marks a symbol.  The project's lower-affine (passes/lower_affine.py) lowers them.
 
 // RUN: vta-opt %s | filecheck %s
 // RUN: vta-opt %s | vta-opt | filecheck %s
