@@ -320,8 +320,8 @@ def test_sram_bump_allocation_and_dram_segments() -> None:
     segments = [(s.name, s.phys, s.nbytes, s.data is not None) for s in binary.program.segments]
     assert segments == [
         ("arg0", 0x10000, 64, False), ("uops", 0x11000, 64, False),
-        ("tmp0", 0x12000, 64, False), ("tmp0_1", 0x13000, 32, False),
-        ("tmp1", 0x14000, 64, False), ("const0", 0x15000, 16, True),
+        ("tmp0", 0x12000, 64, False), ("temporaries", 0x13000, 64, False),
+        ("tmp0_1", 0x14000, 32, False), ("const0", 0x15000, 16, True),
         ("uops_1", 0x16000, 4, False),
     ]
     assert bytes(binary.program.segments[5].data) == bytes(range(1, 17))

@@ -8,10 +8,11 @@ read-after-write, write-after-read and write-after-write between two modules on 
 one iteration of a host loop to a later one.  Ranges are compared per element: host index
 arithmetic is evaluated for every iteration of the constant-bound host loops
 (:mod:`.deps`), so commands on disjoint parts of a buffer are not ordered
-(beyond 100,000 command instances, a range that depends on a loop variable counts as the whole
-buffer).  A micro-kernel touches the hull of all its micro-ops over its loop levels and its
-micro-op list loops (``affine.for`` inside the kernel, ``docs/isa.md`` §4.4), computed from the
-positions' coefficients rather than by enumerating the list.
+(in a top-level loop nest executing more than 100,000 command instances, a range that depends
+on a loop variable counts as the whole buffer; the limit is per nest, so each layer of a
+network is analysed on its own).  A micro-kernel touches the hull of all its micro-ops over
+its loop levels and its micro-op list loops (``affine.for`` inside the kernel, ``docs/isa.md``
+§4.4), computed from the positions' coefficients rather than by enumerating the list.
 
 The protocol is the one of ``docs/pipeline.md`` §6, inserted only where a dependence
 needs it.  TVM's ``InjectCoProcSync`` (``docs/isa.md`` §5.4) looks at scopes, not data: it

@@ -397,6 +397,16 @@ def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
     return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
 
+def dram_root(value: SSAValue) -> SSAValue:
+    """The DRAM buffer a reshaped view (``memref.collapse_shape`` / ``expand_shape``: the same
+    bytes) is of; positions in a view are positions in the buffer."""
+    owner = value.owner
+    while isinstance(owner, memref.CollapseShapeOp | memref.ExpandShapeOp):
+        value = owner.src
+        owner = value.owner
+    return value
+
+
 def _dram_element_bytes(op: DmaCopyOp, cfg: VTAConfig) -> int:
     """Bytes of one DRAM element of the copy (its lanes times the DRAM scalar width)."""
     space = sram_space(op.sram.type)
@@ -465,8 +475,8 @@ class _Accesses:
             store = op.is_store
             sram_size = y * x if store else (y0 + y + y1) * (x0 + x + x1)
             touches.append(_Touch(op.sram, *op.sram_position, sram_size, not store))
-            touches.append(_Touch(op.dram, *op.dram_position, (y - 1) * stride + x, store,
-                                  _dram_element_bytes(op, self.cfg)))
+            touches.append(_Touch(dram_root(op.dram), *op.dram_position,
+                                  (y - 1) * stride + x, store, _dram_element_bytes(op, self.cfg)))
         else:
             assert isinstance(op, GemmOp | AluOp | UopLoopOp)
             loops = op.loops() if isinstance(op, UopLoopOp) else []
@@ -536,7 +546,12 @@ class DependenceAnalysis:
     def __init__(self, root: Node, cfg: VTAConfig, ev: HostEval | None = None) -> None:
         self.root = root
         self.acc = _Accesses(ev or HostEval(), cfg)
-        self.precise = trace_size(root) <= PRECISE_LIMIT
+        # Each top-level loop nest (a layer of a network is a few of them) is analysed
+        # precisely when it alone executes at most PRECISE_LIMIT commands.
+        self._imprecise: set[int] = set()
+        for item in root.items:
+            if item.node is not None and trace_size(item.node) > PRECISE_LIMIT:
+                self._imprecise.update(id(n) for n in item.node.walk())
         self._memo: dict[tuple[int, tuple[int, ...]], Footprint] = {}
         self._found: dict[int, dict[tuple[int, int, Module, Module, bool], int]] = {}
 
@@ -568,7 +583,7 @@ class DependenceAnalysis:
         if node.iv is None:
             yield 0, env, key
             return
-        if not self.precise:
+        if id(node) in self._imprecise:
             # One representative iteration with the loop variable unknown.
             if node.trip:
                 yield 0, env, key + (-1,)
@@ -595,7 +610,7 @@ class DependenceAnalysis:
                 if a < b and row[a].conflicts(x, row[b], y):
                     self._record(node, a, b, x, y, False, 0)
         if node.iv is not None and node.trip > 1:
-            if self.precise:
+            if id(node) not in self._imprecise:
                 self._carried(node, fps, pairs)
             else:
                 row = fps[0] if fps else []

@@ -101,18 +101,27 @@ arguments already carry ``vta.arg`` is left as it is.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleOp, i32
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
-from vta_mlir.ir.diagnostics import report_error, verify_op
+from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
@@ -129,6 +138,12 @@ from vta_mlir.passes.pack.expr import (
 )
 from vta_mlir.passes.pack.flatten import MatrixView
 from vta_mlir.passes.pack.fold_window import folded_packings
+from vta_mlir.passes.pack.intermediates import (
+    Intermediate,
+    collapse_reassociation,
+    same_element_order,
+    stand_in_intermediates,
+)
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
 from vta_mlir.passes.pack.match_conv import Conv, Padding
 from vta_mlir.passes.pack.patterns import (
@@ -278,6 +293,8 @@ class Planner:
 
     cfg: VTAConfig
     outputs: list[Output]
+    #: The stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``).
+    intermediates: Collection[BlockArgument] = ()
     steps: list[Step] = field(default_factory=list[Step])
     packings: dict[BlockArgument, tuple[Packing, Role, Operation]] = field(
         default_factory=dict[BlockArgument, tuple[Packing, Role, Operation]])
@@ -288,8 +305,15 @@ class Planner:
     #: is flattened (``passes/pack/flatten.py``).
     _shape: tuple[int, ...] = ()
     _view: MatrixView | None = None
+    #: The position of every op of the function body, and the op writing each output.
+    _order: dict[Operation, int] = field(default_factory=dict[Operation, int])
+    _writers: dict[BlockArgument, Operation] = field(
+        default_factory=dict[BlockArgument, Operation])
 
     def plan(self) -> None:
+        block = self.outputs[0].writer.parent_block() if self.outputs else None
+        self._order = {op: k for k, op in enumerate(block.ops)} if block is not None else {}
+        self._writers = {out.arg: out.writer for out in self.outputs}
         for out in self.outputs:
             self._current = out
             self._loaded = {}
@@ -334,6 +358,10 @@ class Planner:
         biases = [e for e in parts if isinstance(e, Load) and e.broadcast]
         if len(shape) == 2 and all(b.kept == (1,) for b in biases):
             return None
+        touched = [out.arg, *(e.arg for e in parts if isinstance(e, Load))]
+        if len(shape) == 4 and not biases and any(a in self.intermediates for a in touched):
+            # Layers before and after read and write these buffers as NCHW tensors.
+            return MatrixView.tensor_layout(shape, self.cfg)
         for b in biases:
             if not b.kept:
                 report_error(b.op, f"broadcasts {label(b.arg)} as a single value: VTA's ALU "
@@ -373,11 +401,16 @@ class Planner:
         """``op`` uses ``arg`` in ``role`` (with ``packing``, else the role's packing); an
         argument has a single packed layout."""
         assert self._current is not None
-        if arg is not self._current.arg and any(o.arg is arg for o in self.outputs):
-            writer = next(o.writer for o in self.outputs if o.arg is arg)
-            error_with_note(op, f"reads {label(arg)}, which another op of the function "
-                                 "writes: VTA regions run one after the other, so an output "
-                                 "may be read only by the op computing it", writer,
+        writer = self._writers.get(arg)
+        if arg is not self._current.arg and writer is not None \
+                and self._order.get(op, -1) < self._order.get(writer, -1) \
+                and self._order.get(writer, -1) < self._order.get(self._current.writer, -1):
+            # The layers run in the order of the ops writing their results: this one runs
+            # after the layer writing `arg`, but reads what `arg` held before.
+            error_with_note(op, f"reads {label(arg)} before the op writing it, in a layer "
+                                 "that ends after that op: VTA runs the layers one after the "
+                                 "other, so a layer reads a buffer before it is written only "
+                                 "when the whole layer comes first", writer,
                              f"{label(arg)} is written here")
         t = arg.type
         assert isinstance(t, MemRefType)
@@ -387,6 +420,13 @@ class Planner:
         known = self.packings.get(arg)
         if known is None:
             self.packings[arg] = (packing, role, op)
+        elif arg in self.intermediates and not known[0].same_layout(packing) \
+                and same_element_order(known[0], packing):
+            # The same bytes viewed with other axes (a tensor read by an element-wise layer
+            # as a matrix): the buffer gets the shape with the most axes, and the others
+            # read it through a memref.collapse_shape.
+            if len(packing.memref_type().get_shape()) > len(known[0].memref_type().get_shape()):
+                self.packings[arg] = (packing, role, op)
         elif not known[0].same_layout(packing):
             error_with_note(op, f"uses {label(arg)} as {ROLE_NAMES[role]}, which is packed "
                                  f"differently from {ROLE_NAMES[known[1]]}: an argument has "
@@ -441,7 +481,10 @@ class Planner:
             error_with_note(g.op, "accumulates onto a computed value: a VTA contraction "
                                    "starts from 0, a copy of a function argument or a "
                                    "broadcast bias", init.op, "the value is computed here")
-        folded = folded_packings(g, self.cfg) if isinstance(g, Conv) else None
+        # Folding the window makes the host lay out the data as patches, which an
+        # intermediate buffer, written by an earlier layer on the device, cannot be.
+        folded = folded_packings(g, self.cfg) \
+            if isinstance(g, Conv) and g.act not in self.intermediates else None
         if isinstance(g, Conv) and folded is not None:
             # A 1×1 convolution of the data's patches (passes/pack/fold_window.py): the host
             # applies the window, so the zero-padded buffer is not needed.
@@ -563,11 +606,25 @@ def _already_packed(f: func.FuncOp) -> bool:
 
 
 def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None = None) -> None:
-    """Rewrite ``f`` into the normal form (module doc); errors are reported at their op.
-    ``constants`` holds the module's packed constants (``passes/pack/constants.py``); by
-    default those of the module around ``f``."""
+    """Rewrite ``f`` into the normal form (module doc); errors are reported at their op, and
+    leave ``f`` as it was.  ``constants`` holds the module's packed constants
+    (``passes/pack/constants.py``); by default those of the module around ``f``."""
     if f.is_declaration or _already_packed(f):
         return
+    # Stand-ins replace buffers before anything is recognized: keep the original to put back.
+    original = f.clone()
+    try:
+        _pack_function(f, cfg, constants)
+    except DiagnosticError:
+        for block in list(f.body.blocks):
+            f.body.detach_block(block).erase(safe_erase=False)
+        original.body.move_blocks(f.body)
+        f.attributes = dict(original.attributes)
+        f.properties = dict(original.properties)
+        raise
+
+
+def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None) -> None:
     block = f.body.block
     real_args = len(block.args)
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
@@ -576,7 +633,10 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None
             report_error(f, "reads globals but is not inside a module")
         constants = ConstantPool(module)
     stand_ins = {} if constants is None else stand_in_constants(f, constants.symbols)
-    planner = Planner(cfg, FunctionRecognizer(f).run())
+    intermediates = stand_in_intermediates(f)
+    recognizer = FunctionRecognizer(f)
+    recognizer.intermediates = {arg: i.buffer for arg, i in intermediates.items()}
+    planner = Planner(cfg, recognizer.run(), intermediates)
     planner.plan()
 
     ret = block.last_op
@@ -589,7 +649,11 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None
     args: dict[BlockArgument, SSAValue] = {}
     arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
         DictionaryAttr({}) for _ in range(real_args)]
+    buffers = _intermediate_buffers(intermediates, planner.packings, ret)
     for old, (packing, _, _) in planner.packings.items():
+        if old in buffers:
+            args[old] = buffers[old]
+            continue
         if old in stand_ins:
             # A constant: its packed image is a global of the module, read at the start.
             assert constants is not None
@@ -600,12 +664,58 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None
         attrs[ARG_ATTR_NAME] = packing.attr()
         arg_attrs[old.index] = DictionaryAttr(attrs)
     for stand_in in reversed(block.args[real_args:]):
+        if stand_in.uses and stand_in in buffers:
+            stand_in.replace_all_uses_with(buffers[stand_in])
         block.erase_arg(stand_in)
     f.arg_attrs = ArrayAttr(arg_attrs)  # type: ignore[arg-type]
     f.update_function_type()
 
     _Emitter(cfg, args, ret).emit(planner.steps)
     verify_op(f)
+
+
+def _intermediate_buffers(
+    intermediates: dict[BlockArgument, Intermediate],
+    packings: dict[BlockArgument, tuple[Packing, Role, Operation]],
+    before: Operation,
+) -> dict[BlockArgument, SSAValue]:
+    """The packed DRAM buffer of every intermediate the regions use, allocated at the start of
+    the function (``passes/pack/intermediates.py``), and the collapsed views of its aliases."""
+    buffers: dict[BlockArgument, SSAValue] = {}
+    for arg, inter in intermediates.items():
+        if inter.source is not None or arg not in packings:
+            continue
+        packed = packings[arg][0].memref_type()
+        alloc = memref.AllocOp.get(packed.element_type, shape=packed.get_shape())
+        alloc.memref.name_hint = arg.name_hint
+        copy_location(inter.alloc, [alloc])
+        Rewriter.insert_op(alloc, InsertPoint.before(before))
+        buffers[arg] = alloc.memref
+    for arg, inter in intermediates.items():
+        if inter.source is None or arg not in packings:
+            continue
+        packing, _, user = packings[arg]
+        source = packings.get(inter.source)
+        if source is None:  # an alias read before its buffer is written: diagnosed already
+            continue
+        target = packing.memref_type().get_shape()
+        groups = collapse_reassociation(source[0].memref_type().get_shape(), target)
+        if groups is None or not same_element_order(source[0], packing):
+            error_with_note(user, f"reads {label(arg)}, a collapsed view of "
+                                  f"{label(inter.source)}, whose packed layout is not that of "
+                                  "the buffer: a layer reads a collapsed intermediate only "
+                                  "where the collapsed dimensions are units (N×C×1×1 → N×C)",
+                            inter.alloc, "collapsed here")
+        view = memref.CollapseShapeOp(
+            operands=[buffers[inter.source]],
+            result_types=[packing.memref_type()],
+            properties={"reassociation": ArrayAttr(
+                [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
+        view.result.name_hint = arg.name_hint
+        copy_location(inter.alloc, [view])
+        Rewriter.insert_op(view, InsertPoint.before(before))
+        buffers[arg] = view.result
+    return buffers
 
 
 @dataclass
@@ -618,6 +728,8 @@ class _Emitter:
     buffers: dict[AccBuffer, SSAValue] = field(default_factory=dict[AccBuffer, SSAValue])
     padded: dict[PaddedData, SSAValue] = field(default_factory=dict[PaddedData, SSAValue])
     zeros: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
+    reshaped: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = field(
+        default_factory=dict[tuple[SSAValue, tuple[int, ...]], SSAValue])
 
     def insert(self, source: Operation, *ops: Operation) -> None:
         copy_location(source, ops)
@@ -645,6 +757,34 @@ class _Emitter:
             self.insert(origin, op)
         self.padded[data] = ops[0].results[0]
 
+    def shaped(self, step: Step, arg: BlockArgument, acc: AccBuffer) -> SSAValue:
+        """``arg`` with the packed shape of ``acc``: a ``memref.collapse_shape`` of an
+        intermediate buffer allocated with more axes (``Planner.use``)."""
+        value = self.args[arg]
+        t = value.type
+        assert isinstance(t, MemRefType)
+        target = packed_acc_shape(acc.shape, self.cfg)
+        if tuple(t.get_shape()) == target:
+            return value
+        key = (value, target)
+        if key not in self.reshaped:
+            groups = collapse_reassociation(t.get_shape(), target)
+            assert groups is not None, "the planner accepts only collapsible views"
+            view = memref.CollapseShapeOp(
+                operands=[value], result_types=[MemRefType(t.element_type, target)],
+                properties={"reassociation": ArrayAttr(
+                    [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
+            view.result.name_hint = value.name_hint
+            copy_location(step.source, [view])
+            # Next to the buffer's allocation, at the start of the function, with the views
+            # of the collapsed aliases: the regions themselves hold only their own ops.
+            owner = value.owner
+            at = InsertPoint.after(owner) if isinstance(owner, Operation) else \
+                InsertPoint.at_start(value.block)  # type: ignore[attr-defined]
+            Rewriter.insert_op(view, at)
+            self.reshaped[key] = view.result
+        return self.reshaped[key]
+
     def emit(self, steps: list[Step]) -> None:
         for step in steps:
             match step:
@@ -656,7 +796,8 @@ class _Emitter:
                 case Fill(acc=acc):
                     self.insert(step.source, fill_op(self.zero_constant(), self.buffers[acc]))
                 case Init(acc=acc, arg=arg, broadcast=broadcast):
-                    self.insert(step.source, init_op(self.args[arg], self.buffers[acc],
+                    source = self.args[arg] if broadcast else self.shaped(step, arg, acc)
+                    self.insert(step.source, init_op(source, self.buffers[acc],
                                                      broadcast=broadcast))
                 case Contract(acc=acc, act=act, wgt=wgt, strides=None):
                     self.insert(step.source, contraction_op(self.args[act], self.args[wgt],
@@ -674,7 +815,8 @@ class _Emitter:
                     self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,
                                                     other=second))
                 case Store(acc=acc, out=out):
-                    self.insert(step.source, store_op(self.buffers[acc], self.args[out]))
+                    self.insert(step.source, store_op(self.buffers[acc],
+                                                      self.shaped(step, out, acc)))
                 case _:
                     raise AssertionError(f"unknown step {step}")
 

@@ -94,6 +94,16 @@ class MatrixView:
         )
         return cls(shape, cols, padded, row_lane, col_lane, b, bo)
 
+    @classmethod
+    def tensor_layout(cls, shape: Sequence[int], cfg: VTAConfig) -> MatrixView:
+        """The view of an NCHW region whose packed bytes are the convolution tensor layout
+        ``(N/B, C/BO, H, W, B, BO)``: rows N, columns (C, H, W), the BATCH lanes split off N
+        and the BLOCK_OUT lanes off C.  An element-wise layer on buffers other layers read or
+        write as tensors (a residual add of two activations) uses it."""
+        n, c, h, w = shape
+        padded = (_round_up(n, cfg.batch), _round_up(c, cfg.block_out), h, w)
+        return cls(tuple(shape), (1, 2, 3), padded, 0, 1, cfg.batch, cfg.block_out)
+
     @property
     def matrix(self) -> tuple[int, int]:
         """The padded ``rows × columns`` of the matrix (whole blocks)."""

@@ -163,6 +163,10 @@ class FunctionRecognizer:
     rank: int = 2
     #: The convolutions and zero-padded buffers of the function.
     conv: ConvMatcher = field(init=False)
+    #: The stand-ins of the function's intermediate int8 buffers
+    #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
+    #: or the buffer a collapsed alias views).
+    intermediates: dict[BlockArgument, BlockArgument] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.conv = ConvMatcher(self)
@@ -272,13 +276,14 @@ class FunctionRecognizer:
     def read(self, op: Operation, value: SSAValue) -> Value:
         """What ``value`` holds when ``op`` reads it."""
         if isinstance(value, BlockArgument) and self.is_argument(value):
-            if value in self.outputs:
-                error_with_note(
-                    op, f"reads {label(value)} back after it was written: VTA stores its "
-                        "int8 results once and does not load them again; compute from the "
-                        "accumulator instead",
-                    self.outputs[value].writer, "written here")
+            buffer = self.intermediates.get(value)
+            if buffer is not None and buffer not in self.outputs:
+                report_error(op, f"reads {label(value)} before anything was written to it: "
+                                 "an intermediate buffer is read by the layers after the one "
+                                 "writing it")
             if int_width(value.type.element_type) == 8:  # type: ignore[attr-defined]
+                # An int8 result written earlier is read back from device DRAM, in the
+                # packed layout its layer stored it in.
                 return Narrow(Load(op, value), False, op)
             return Load(op, value)
         if value in self.conv.padding:
@@ -296,6 +301,10 @@ class FunctionRecognizer:
             assert isinstance(dst, BlockArgument)
             if width != 8:
                 self.reject_i32_output(op, dst)
+            buffer = self.intermediates.get(dst)
+            if buffer is not None and buffer is not dst:
+                report_error(op, f"writes {label(dst)}, a collapsed view of an intermediate "
+                                 "buffer: a layer writes the buffer itself")
             self.check_single_writer(op, dst)
             assert isinstance(value, Narrow)
             self.outputs[dst] = Output(dst, value, op)
@@ -388,6 +397,19 @@ class FunctionRecognizer:
         iterators = [it.data for it in op.get_iterator_types()]
         # Reductions (contractions, convolutions) take buffers of the function's rank.
         reduces = IteratorType.REDUCTION in iterators
+        function_rank = self.rank
+        out_type = op.outputs[0].type
+        if reduces and isinstance(out_type, MemRefType) and out_type.get_num_dims() in (2, 4):
+            # A network mixes convolutions (NCHW tensors) and fully connected layers
+            # (matrices): the output of each reduction says which one it is.
+            self.rank = out_type.get_num_dims()
+        try:
+            self.reduction_or_elementwise(op, iterators, reduces)
+        finally:
+            self.rank = function_rank
+
+    def reduction_or_elementwise(self, op: linalg_abstract.LinalgStructuredOperation,
+                                 iterators: Sequence[IteratorType], reduces: bool) -> None:
         for value in op.operands:
             if isinstance(value.type, MemRefType):
                 self.check_buffer(op, value, vector=True, any_rank=not reduces)

@@ -251,7 +251,10 @@ class _ConvMatcher:
                      x: SSAValue) -> tuple[SSAValue, tuple[int, int, int, int], list[Operation]]:
         """The unpadded DRAM input, the padding and the ops building the padded buffer."""
         owner = x.owner
-        if not isinstance(owner, memref.AllocOp):
+        # A DRAM buffer no subview is taken of is not a padded buffer but an intermediate
+        # activation an earlier layer wrote (``passes/pack/intermediates.py``).
+        if not isinstance(owner, memref.AllocOp) \
+                or not any(isinstance(use.operation, memref.SubviewOp) for use in x.uses):
             return x, (0, 0, 0, 0), []
         fills, views, others, deallocs = [], [], [], []
         for use in x.uses:

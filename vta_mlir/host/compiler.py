@@ -72,8 +72,9 @@ MAX_LOOP_DEPTH = 16
 STAGE_IDS = {Module.LOAD: 1, Module.COMPUTE: 2, Module.STORE: 3}
 
 _SUPPORTED = ("host loops (affine.for, scf.for), index arithmetic (arith, affine.apply, "
-              "affine.min, affine.max), buffers (memref.alloc, memref.get_global, memref.dealloc), "
-              "vta.stage and the vta commands")
+              "affine.min, affine.max), buffers (memref.alloc, memref.get_global, "
+              "memref.dealloc, memref.collapse_shape, memref.expand_shape), vta.stage and the "
+              "vta commands")
 
 _BOUND = "has a loop bound that depends on"
 
@@ -222,8 +223,8 @@ class _Compiler:
         elif isinstance(op, DepPushOp | DepPopOp):
             self.dep(op, stage)
         elif isinstance(op, memref.AllocOp | memref.AllocaOp | memref.DeallocOp |
-                        memref.GetGlobalOp):
-            pass  # placed by the layout before the program runs
+                        memref.GetGlobalOp | memref.CollapseShapeOp | memref.ExpandShapeOp):
+            pass  # placed by the layout before the program runs (a reshape: the same bytes)
         else:
             report_error(op, f"is not supported in a host program; vta-lower-to-isa handles "
                              f"{_SUPPORTED}")

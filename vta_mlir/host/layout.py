@@ -8,8 +8,10 @@
   an error at the allocation;
 * DRAM buffers get page-aligned segments from a :class:`~vta_mlir.binary.Linker`: one per
   function argument first (in signature order, each with its :class:`~vta_mlir.abi.ArgSpec`),
-  then one per DRAM temporary (a ``memref.alloc`` without a memory space, ``tmp<i>``) and one
-  per referenced ``memref.global`` (``const<i>`` with its dense integer data, or ``tmp<i>`` when
+  then one scratch segment ``temporaries`` for the DRAM temporaries (a ``memref.alloc``
+  without a memory space: the intermediate activations of a network), where buffers whose
+  lifetimes do not overlap share bytes (:mod:`.dram_reuse`), and one per referenced
+  ``memref.global`` (``const<i>`` with its dense integer data, or ``tmp<i>`` when
   uninitialised).  The micro-op staging segment goes last; its size is only known after the
   program has run, so the lowering driver adds it.
 
@@ -48,12 +50,16 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import DmaCopyOp
 from vta_mlir.dialects.vta_positions import Sram, SramAttr, sram_element_shape
 from vta_mlir.errors import BinaryFormatError
+from vta_mlir.host.dram_reuse import place_temporaries
 from vta_mlir.ir.diagnostics import report_error
 
-__all__ = ["ARG_ATTR_NAME", "DramBuffer", "Layout", "SramBuffer", "plan_layout"]
+__all__ = ["ARG_ATTR_NAME", "TEMPORARIES_SEGMENT", "DramBuffer", "Layout", "SramBuffer",
+           "plan_layout"]
 
 #: Name of the optional argument attribute describing an argument's logical shape and packing.
 ARG_ATTR_NAME = "vta.arg"
+#: The scratch segment holding the DRAM temporaries (``vta_mlir/host/dram_reuse.py``).
+TEMPORARIES_SEGMENT = "temporaries"
 _ARG_KEYS = ("shape", "dtype", "repeat", "window", "padded_shape", "split_shape", "perm")
 _WIDTHS = (8, 16, 32, 64)
 
@@ -309,6 +315,19 @@ def plan_layout(
                 entry = (op.memref, t, f"@{sym}", data)
                 (constants if data is not None else temporaries).append(entry)
 
+        allocated = [(value, math.prod(t.get_shape())
+                      * t.element_type.width.data // 8)  # type: ignore[attr-defined]
+                     for value, t, _, _ in temporaries
+                     if isinstance(value.owner, memref.AllocOp)]
+        if allocated:
+            placement = place_temporaries(f, allocated)
+            seg = linker.segment(layout.unique_name(TEMPORARIES_SEGMENT), placement.nbytes)
+            for value, t, label, _ in temporaries:
+                if value in placement.offsets:
+                    layout.dram[value] = DramBuffer(
+                        seg.name, seg.phys + placement.offsets[value], t.element_type,  # type: ignore[arg-type]
+                        math.prod(t.get_shape()), "temporary", label)
+            temporaries = [e for e in temporaries if e[0] not in placement.offsets]
         for kind, stem, entries in (("temporary", "tmp", temporaries),
                                     ("constant", "const", constants)):
             for k, (value, t, label, data) in enumerate(entries):
@@ -319,6 +338,12 @@ def plan_layout(
                                                 scalars, kind, label)
         for value, first in aliases:
             layout.dram[value] = layout.dram[first]
+        for op in f.walk():
+            # A reshaped view of a DRAM buffer (the pooled features a fully connected layer
+            # reads as a matrix) is the same bytes.
+            if isinstance(op, memref.CollapseShapeOp | memref.ExpandShapeOp) \
+                    and op.src in layout.dram:
+                layout.dram[op.result] = layout.dram[op.src]
     except BinaryFormatError as e:
         report_error(f, str(e))
     return layout
