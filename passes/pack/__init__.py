@@ -473,8 +473,16 @@ class Planner:
 
     def gemm(self, acc: AccBuffer, g: Gemm, init: Expr) -> None:
         """``acc = init + act · wgt``: VTA's accumulator starts from 0 or from a load."""
+        bias_after: Load | None = None
         if isinstance(init, Const):
             self.steps.append(Fill(init.op, acc))
+        elif isinstance(init, Load) and init.broadcast and isinstance(g, Conv):
+            # A convolution's per-channel bias is added after the convolution (the same sum:
+            # i32 addition wraps, in any order): one bias element row in SRAM and an ALU add,
+            # where starting the accumulator from the bias would load it into every
+            # accumulator element of every tile.
+            self.steps.append(Fill(init.op, acc))
+            bias_after = init
         elif isinstance(init, Load):
             self.init(acc, init)
         else:
@@ -505,6 +513,9 @@ class Planner:
             self.steps.append(Contract(g.op, acc, g.act, g.wgt))
         if isinstance(init, Const) and init.value:
             self.imm(acc, AluKind.ADD, init.value, init.op)
+        if bias_after is not None:
+            self.steps.append(AluStep(bias_after.op, acc, AluKind.ADD,
+                                      other=self.loaded(bias_after, acc)))
 
     def alu(self, acc: AccBuffer, a: Alu) -> None:
         lhs, rhs = a.lhs, a.rhs

@@ -75,8 +75,10 @@ func.func @padded(%x: memref<1x15x5x5xi8>, %w: memref<16x15x3x3xi8>, %y: memref<
 // CHECK-SAME:    %[[R:[a-z0-9_]+]]: memref<1x1x2x2x1x16xi8> {vta.arg = {shape = array<i64: 1, 16, 2, 2>, dtype = "int8", padded_shape = array<i64: 1, 16, 2, 2>, split_shape = array<i64: 1, 1, 1, 16, 2, 2>, perm = array<i64: 0, 2, 4, 5, 1, 3>}},
 // CHECK-SAME:    %[[Y:[a-z0-9_]+]]: memref<1x1x2x2x1x16xi8>
 // CHECK:         %[[ACC:.*]] = memref.alloc() : memref<1x1x2x2x1x16xi32>
-// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[BIAS]] : memref<1x1x1x1x1x16xi32>) outs(%[[ACC]] : memref<1x1x2x2x1x16xi32>)
+// CHECK-NEXT:    linalg.fill ins(%{{.*}} : i32) outs(%[[ACC]] : memref<1x1x2x2x1x16xi32>)
 // CHECK:         linalg.generic {{.*}} ins(%[[X]], %{{.*}} : memref<1x1x2x2x1x16xi8>, memref<1x1x1x1x16x16xi8>) outs(%[[ACC]] : memref<1x1x2x2x1x16xi32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[BIAS]] : memref<1x1x1x1x1x16xi32>) outs(%[[BACC:.*]] : memref<1x1x2x2x1x16xi32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[ACC]], %[[BACC]] : memref<1x1x2x2x1x16xi32>, memref<1x1x2x2x1x16xi32>) outs(%[[ACC]] : memref<1x1x2x2x1x16xi32>)
 // CHECK:         arith.shrsi
 // CHECK:         %[[RACC:.*]] = memref.alloc() : memref<1x1x2x2x1x16xi32>
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[R]] : memref<1x1x2x2x1x16xi8>) outs(%[[RACC]] : memref<1x1x2x2x1x16xi32>) {

@@ -10,18 +10,18 @@
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-pack,vta-pack | filecheck %s
 
 // linalg.conv_2d_nchw_fchw, strides (2, 1), 15 input and 20 output channels (zero-padded to
-// whole blocks), the bias added before the shift: it initialises the accumulator.
+// whole blocks), the bias added before the shift: the accumulator starts from 0 and the bias,
+// loaded into a second accumulator with the broadcasting map, is added after the convolution
+// (the same i32 sum; one bias row in SRAM instead of a bias load into every accumulator element).
 
 // CHECK-LABEL: func.func @conv(
 // CHECK-SAME:    %[[X:[a-z0-9_]+]]: memref<2x1x6x6x1x16xi8> {vta.arg = {shape = array<i64: 2, 15, 6, 6>, dtype = "int8", padded_shape = array<i64: 2, 16, 6, 6>, split_shape = array<i64: 2, 1, 1, 16, 6, 6>, perm = array<i64: 0, 2, 4, 5, 1, 3>}},
 // CHECK-SAME:    %[[W:[a-z0-9_]+]]: memref<2x1x3x3x16x16xi8> {vta.arg = {shape = array<i64: 20, 15, 3, 3>, dtype = "int8", padded_shape = array<i64: 32, 16, 3, 3>, split_shape = array<i64: 2, 16, 1, 16, 3, 3>, perm = array<i64: 0, 2, 4, 5, 1, 3>}},
 // CHECK-SAME:    %[[BIAS:[a-z0-9_]+]]: memref<1x2x1x1x1x16xi32> {vta.arg = {shape = array<i64: 20>, dtype = "int32", repeat = array<i64: 1>, padded_shape = array<i64: 32>, split_shape = array<i64: 1, 1, 1, 1, 2, 16>, perm = array<i64: 0, 4, 1, 2, 3, 5>}},
 // CHECK-SAME:    %[[Y:[a-z0-9_]+]]: memref<2x2x2x4x1x16xi8> {vta.arg = {shape = array<i64: 2, 20, 2, 4>, dtype = "int8", padded_shape = array<i64: 2, 32, 2, 4>, split_shape = array<i64: 2, 1, 2, 16, 2, 4>, perm = array<i64: 0, 2, 4, 5, 1, 3>}}) {
+// CHECK-NEXT:    %{{.*}} = arith.constant 0 : i32
 // CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<2x2x2x4x1x16xi32>
-// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d1, 0, 0, 0, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[BIAS]] : memref<1x2x1x1x1x16xi32>) outs(%[[ACC]] : memref<2x2x2x4x1x16xi32>) {
-// CHECK-NEXT:    ^{{.*}}(%[[B:.*]]: i32, %{{.*}}: i32):
-// CHECK-NEXT:      linalg.yield %[[B]] : i32
-// CHECK-NEXT:    }
+// CHECK-NEXT:    linalg.fill ins(%{{.*}} : i32) outs(%[[ACC]] : memref<2x2x2x4x1x16xi32>)
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d4, ((d2 * 2) + d5), (d3 + d6), d7, d9)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d4, d5, d6, d8, d9)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d2, d3, d7, d8)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel", "reduction"]} ins(%[[X]], %[[W]] : memref<2x1x6x6x1x16xi8>, memref<2x1x3x3x16x16xi8>) outs(%[[ACC]] : memref<2x2x2x4x1x16xi32>) {
 // CHECK-NEXT:    ^{{.*}}(%[[A:.*]]: i8, %[[K:.*]]: i8, %[[S:.*]]: i32):
 // CHECK-NEXT:      %[[AE:.*]] = arith.extsi %[[A]] : i8 to i32
@@ -30,7 +30,14 @@
 // CHECK-NEXT:      %[[R:.*]] = arith.addi %[[S]], %[[P]] : i32
 // CHECK-NEXT:      linalg.yield %[[R]] : i32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[ACC]] : memref<2x2x2x4x1x16xi32>) outs(%[[ACC]] : memref<2x2x2x4x1x16xi32>) {
+// CHECK-NEXT:    %[[BACC:.*]] = memref.alloc() : memref<2x2x2x4x1x16xi32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d1, 0, 0, 0, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[BIAS]] : memref<1x2x1x1x1x16xi32>) outs(%[[BACC]] : memref<2x2x2x4x1x16xi32>) {
+// CHECK-NEXT:    ^{{.*}}(%[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      linalg.yield %[[B]] : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[ACC]], %[[BACC]] : memref<2x2x2x4x1x16xi32>, memref<2x2x2x4x1x16xi32>) outs(%[[ACC]] : memref<2x2x2x4x1x16xi32>) {
+// CHECK:           arith.addi
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[ACC]] : memref<2x2x2x4x1x16xi32>) outs(%[[ACC]] : memref<2x2x2x4x1x16xi32>) {
 // CHECK-NEXT:    ^{{.*}}(%[[V:.*]]: i32, %{{.*}}: i32):
 // CHECK-NEXT:      %[[C8:.*]] = arith.constant 8 : i32
 // CHECK-NEXT:      %{{.*}} = arith.shrsi %[[V]], %[[C8]] : i32
@@ -46,8 +53,8 @@
 // B32-SAME:    memref<1x1x1x1x1x32xi32> {vta.arg = {shape = array<i64: 20>, dtype = "int32", repeat = array<i64: 1>, padded_shape = array<i64: 32>, split_shape = array<i64: 1, 1, 1, 1, 1, 32>, perm = array<i64: 0, 4, 1, 2, 3, 5>}},
 // B32-SAME:    memref<2x1x2x4x1x32xi8> {vta.arg = {shape = array<i64: 2, 20, 2, 4>, dtype = "int8", padded_shape = array<i64: 2, 32, 2, 4>, split_shape = array<i64: 2, 1, 1, 32, 2, 4>, perm = array<i64: 0, 2, 4, 5, 1, 3>}}) {
 // B32:         memref.alloc() : memref<2x1x2x4x1x32xi32>
-// B32:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d1, 0, 0, 0, d5)>
 // B32:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d4, ((d2 * 2) + d5), (d3 + d6), d7, d9)>
+// B32:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d1, 0, 0, 0, d5)>
 
 // The batch lanes of the bias are replicated by the host and read one to one.
 // B2-LABEL: func.func @conv(
