@@ -17,7 +17,7 @@ from vta_mlir import compile as vta_compile
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.runtime.device import LoadedModule
 from vta_mlir.sim.hazards import program_hazards
-from vta_mlir.tools import vta_run
+from vta_mlir.tools import vta_opt, vta_run
 
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
 
@@ -146,3 +146,151 @@ def test_small_maxpools_match_numpy(pool: MaxPool, name: str) -> None:
     x = pool_data((p.n, p.c, p.h, p.w), np.random.default_rng(p.c * 7 + p.pad_value + 128))
     y, _ = run_checked(maxpool_mlir(p), cfg, x)
     np.testing.assert_array_equal(y, maxpool_reference(p, x))
+
+
+@pytest.mark.parametrize("name", SHIPPED_CONFIGS)
+@pytest.mark.parametrize("pad_value", [0, -128])
+def test_resnet18_maxpool_matches_numpy(pad_value: int, name: str) -> None:
+    """ResNet-18's max-pool: 1×64×112×112 → 56×56, 3×3, stride 2, padding 1."""
+    cfg = CONFIGS[name]
+    p = MaxPool(cfg.batch, 64, 112, 112, 3, 2, pad=1, pad_value=pad_value, init=-128)
+    x = pool_data((p.n, p.c, p.h, p.w), np.random.default_rng(11 - pad_value))
+    y, _ = run_checked(maxpool_mlir(p), cfg, x)
+    np.testing.assert_array_equal(y, maxpool_reference(p, x))
+
+
+@dataclass(frozen=True)
+class GlobalPool:
+    """A global pooling of an ``n × c × h × w`` int8 tensor into ``n × c × 1 × 1``: ``sum``
+    (``addi``) or ``max`` (``maxsi``) from ``init``, then ``trunci(clip((acc * m) >> s))``
+    into the i8 output."""
+
+    n: int
+    c: int
+    h: int
+    w: int
+    combine: str = "addi"
+    init: int = 0
+    m: int = 21
+    s: int = 10
+
+
+def global_pool_mlir(p: GlobalPool) -> str:
+    x_t = f"memref<{p.n}x{p.c}x{p.h}x{p.w}xi8>"
+    acc_t = f"memref<{p.n}x{p.c}x1x1xi32>"
+    y_t = f"memref<{p.n}x{p.c}x1x1xi8>"
+    ident = "affine_map<(n, c, h, w) -> (n, c, h, w)>"
+    return f"""func.func @gap(%x: {x_t}, %y: {y_t}) {{
+  %init = arith.constant {p.init} : i32
+  %acc = memref.alloc() : {acc_t}
+  linalg.fill ins(%init : i32) outs(%acc : {acc_t})
+  linalg.generic {{indexing_maps = [{ident}, affine_map<(n, c, h, w) -> (n, c, 0, 0)>],
+                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}}
+      ins(%x : {x_t}) outs(%acc : {acc_t}) {{
+  ^bb0(%in: i8, %out: i32):
+    %e = arith.extsi %in : i8 to i32
+    %r = arith.{p.combine} %out, %e : i32
+    linalg.yield %r : i32
+  }}
+  linalg.generic {{indexing_maps = [{ident}, {ident}],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins(%acc : {acc_t}) outs(%y : {y_t}) {{
+  ^bb0(%a: i32, %o: i8):
+    %m = arith.constant {p.m} : i32
+    %sh = arith.constant {p.s} : i32
+    %lo = arith.constant -128 : i32
+    %hi = arith.constant 127 : i32
+    %p = arith.muli %a, %m : i32
+    %q = arith.shrsi %p, %sh : i32
+    %r = arith.maxsi %q, %lo : i32
+    %t = arith.minsi %r, %hi : i32
+    %u = arith.trunci %t : i32 to i8
+    linalg.yield %u : i8
+  }}
+  return
+}}
+"""
+
+
+def global_pool_reference(p: GlobalPool, x: np.ndarray) -> np.ndarray:
+    x32 = x.astype(np.int64)
+    if p.combine == "addi":
+        acc = p.init + x32.sum(axis=(2, 3), keepdims=True)
+    else:
+        acc = np.maximum(p.init, x32.max(axis=(2, 3), keepdims=True))
+    return np.clip((acc * p.m) >> p.s, -128, 127).astype(np.int8)
+
+
+GLOBAL = (
+    GlobalPool(1, 512, 7, 7),                           # ResNet-18: 49 ≈ 1024 / 21
+    GlobalPool(1, 40, 5, 3, init=-100, m=3, s=2),
+    GlobalPool(1, 16, 4, 4, combine="maxsi", init=-7, m=1, s=0),
+)
+
+
+@pytest.mark.parametrize("name", SHIPPED_CONFIGS)
+@pytest.mark.parametrize("pool", GLOBAL, ids=lambda p: f"{p.c}x{p.h}x{p.w}_{p.combine}")
+def test_global_pools_match_numpy(pool: GlobalPool, name: str) -> None:
+    cfg = CONFIGS[name]
+    p = dataclasses.replace(pool, n=cfg.batch)
+    x = np.random.default_rng(p.c).integers(-128, 128, size=(p.n, p.c, p.h, p.w), dtype=np.int8)
+    y, _ = run_checked(global_pool_mlir(p), cfg, x)
+    expected = global_pool_reference(p, x)
+    np.testing.assert_array_equal(y, expected)
+    assert len(np.unique(expected)) > 4  # off the clip bounds
+
+
+@pytest.mark.parametrize("text", [
+    maxpool_mlir(MaxPool(1, 16, 9, 9, 3, 2, pad=1, pad_value=-128)),
+    global_pool_mlir(GlobalPool(1, 32, 7, 7)),
+], ids=["maxpool", "global"])
+def test_vta_run_checks_a_pooling_program(text: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pool.mlir"
+    path.write_text(text)
+    assert vta_run.main([str(path), "--random-inputs", "--check", "--check-hazards"]) == 0, \
+        capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "check: PASS" in out and "hazards: 0 found" in out
+
+
+# ---- bad input: one error at the op, exit status 1 -------------------------------------------
+
+_MAXPOOL = maxpool_mlir(MaxPool(1, 16, 8, 8, 3, 2, pad=1, pad_value=-128))
+_GLOBAL = global_pool_mlir(GlobalPool(1, 16, 4, 4))
+
+BAD = {
+    "dilation": (_MAXPOOL.replace("dilations = dense<1>", "dilations = dense<2>")
+                 .replace("memref<1x16x4x4xi8>", "memref<1x16x3x3xi8>"),
+                 "has dilations [2, 2]: VTA pools with dilation 1"),
+    "min_pool": (_GLOBAL.replace("arith.addi %out", "arith.minsi %out"),
+                 "is a reduction that is not a pooling"),
+    "pad_16": (maxpool_mlir(MaxPool(1, 16, 8, 8, 3, 2, pad=16, pad_value=-128)),
+               "by 16 on the top: a VTA load pads each side by at most 15"),
+    "not_filled": (_MAXPOOL.replace("  linalg.fill ins(%f : i8) outs(%y : memref<1x16x4x4xi8>)\n",
+                                    ""),
+                   "pools into %y, which no linalg.fill initialises"),
+    "i32_data": (_GLOBAL.replace("%x: memref<1x16x4x4xi8>", "%x: memref<1x16x4x4xi32>")
+                 .replace("ins(%x : memref<1x16x4x4xi8>)", "ins(%x : memref<1x16x4x4xi32>)")
+                 .replace("^bb0(%in: i8", "^bb0(%in: i32")
+                 .replace("%e = arith.extsi %in : i8 to i32", "%e = arith.addi %in, %in : i32"),
+                 "is a reduction that is not a pooling"),
+    "partial_reduction": (_GLOBAL.replace('"parallel", "parallel", "reduction", "reduction"',
+                                          '"parallel", "parallel", "parallel", "reduction"'),
+                          "is a reduction that is not a global pooling"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_pooling_gets_one_error(case: str, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    text, expected = BAD[case]
+    path = tmp_path / "bad.mlir"
+    path.write_text(text)
+    status = vta_opt.main([str(path), "-p", "vta-to-isa"])
+    out, err = capsys.readouterr()
+    assert status == 1, out + err
+    assert "Traceback" not in err and "internal error" not in err, err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and expected in errors[0], err
+    assert errors[0].startswith(f"{path}:"), err  # at the op

@@ -395,8 +395,11 @@ class PoolTiles:
         return run
 
     def acc_elements(self) -> int:
+        """The data tile (one copy: the compute module loads it and reads it, in order) and
+        the output tile (two copies when double-buffered: the store of one overlaps the next
+        tile)."""
         p = self.plan
-        return (2 if p.double_buffer else 1) * p.tc * (self.ht * self.wt + p.th * self.geo.ow)
+        return p.tc * (self.ht * self.wt + (2 if p.double_buffer else 1) * p.th * self.geo.ow)
 
 
 def _inside(lo_pad: int, span: int, hi_pad: int, k: int, stride: int,
@@ -476,7 +479,7 @@ class _PoolEmitter(TileBuilder):
         assert isinstance(acc_t, MemRefType)
         lead = [2] if plan.double_buffer else []
         elem = [cfg.batch, cfg.block_out]
-        self.win = self.alloc(Sram.ACC, [*lead, 1, plan.tc, self.t.ht, self.t.wt, *elem], acc_t)
+        self.win = self.alloc(Sram.ACC, [1, plan.tc, self.t.ht, self.t.wt, *elem], acc_t)
         self.win.name_hint = "win"
         self.acc = self.alloc(Sram.ACC, [*lead, 1, plan.tc, plan.th, region.geo.ow, *elem],
                               acc_t)
@@ -525,22 +528,17 @@ class _PoolEmitter(TileBuilder):
                 values = [v for v in counter.terms if isinstance(v, SSAValue)]
                 expr = affine_of_form(LinearForm(counter.terms), values) + counter.const
                 copy = self.apply_n(values, expr % 2, "copy")
-        win, acc = self.copy_view(self.win, copy), self.copy_view(self.acc, copy)
+        win, acc = self.win, self.copy_view(self.acc, copy)
         crun = t.col_run()
         # The data tile: one ACC_8BIT load per channel block, the halo outside the image from
         # the pad fields (zeros, never read).
         row0 = rt * (p.th * g.sh) + (run.before - g.pads[0])
         col0 = crun.before - g.pads[2]
-        tile_elems = p.tc * t.ht * t.wt
         with self.loop(p.tc, "ci") if p.tc > 1 else nullcontext() as ci:
             cl = LinearForm.of(ci) if ci is not None else LinearForm()
             channel = b * g.cb + ct * p.tc + cl
             dram = (channel * g.h + row0) * g.w + col0
             sram = cl * (t.ht * t.wt)
-            if isinstance(copy, SSAValue):
-                sram = sram + LinearForm({copy: tile_elems})
-            else:
-                sram = sram + copy * tile_elems
             self.insert(DmaCopyOp(r.x, self.win, x_size=crun.size, y_size=run.size,
                                   x_stride=g.w, src_pos=self.position(dram, "x_pos"),
                                   dst_pos=self.position(sram, "win_pos"),
