@@ -1,6 +1,6 @@
 """Pooling regions end to end: max-pool (``linalg.pooling_nchw_max``, its data padded with the
-memref idiom and any fill value) and global sum / average pool (a reduction ``linalg.generic``
-over H and W) → ``vta_mlir.compile`` → the simulator, compared bit for bit with numpy written
+memref idiom and any fill value), sum pool (``linalg.pooling_nchw_sum``) and global sum /
+average pool (a reduction ``linalg.generic`` over H and W) → ``vta_mlir.compile`` → the simulator, compared bit for bit with numpy written
 here, on every shipped configuration; and ``vta-run --check`` on a pooling program.
 """
 
@@ -24,7 +24,7 @@ CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
 
 @dataclass(frozen=True)
 class MaxPool:
-    """A max-pool of an ``n × c × h × w`` int8 tensor: a ``k × k`` window, ``stride``, ``pad``
+    """A max-pool (or sum pool) of an ``n × c × h × w`` int8 tensor: a ``k × k`` window, ``stride``, ``pad``
     rows and columns of ``pad_value`` on each side, the output initialised to ``init``;
     ``epilogue``: into an i32 buffer, then ``trunci(min(x + 3, 100))`` into the i8 output."""
 
@@ -38,6 +38,8 @@ class MaxPool:
     pad_value: int = 0
     init: int = -128
     epilogue: bool = False
+    #: ``max`` (``linalg.pooling_nchw_max``) or ``sum`` (``linalg.pooling_nchw_sum``).
+    op: str = "max"
 
     @property
     def out_hw(self) -> tuple[int, int]:
@@ -72,7 +74,7 @@ def maxpool_mlir(p: MaxPool) -> str:
                   f"  linalg.fill ins(%f32 : i32) outs(%acc : {out_t})"]
     else:
         lines.append(f"  linalg.fill ins(%f : i8) outs(%y : {y_t})")
-    lines += [f"  linalg.pooling_nchw_max {{dilations = dense<1> : tensor<2xi64>, "
+    lines += [f"  linalg.pooling_nchw_{p.op} {{dilations = dense<1> : tensor<2xi64>, "
               f"strides = dense<{s}> : tensor<2xi64>}}",
               f"      ins({data}, %win : {data_t}, memref<{k}x{k}xi8>) outs({out} : {out_t})"]
     if p.epilogue:
@@ -104,7 +106,7 @@ def maxpool_reference(p: MaxPool, x: np.ndarray) -> np.ndarray:
         for j in range(p.k):
             window = xp[:, :, i:i + (oh - 1) * p.stride + 1:p.stride,
                         j:j + (ow - 1) * p.stride + 1:p.stride]
-            out = np.maximum(out, window)
+            out = np.maximum(out, window) if p.op == "max" else out + window
     if p.epilogue:
         out = np.minimum(out + 3, 100)
     return out.astype(np.int8)
@@ -134,11 +136,14 @@ SMALL = (
     MaxPool(1, 16, 8, 8, 2, 2),
     MaxPool(1, 20, 9, 7, 3, 1, pad=1, pad_value=5, init=-3, epilogue=True),
     MaxPool(1, 48, 11, 13, 3, 2, pad=2, pad_value=-128, init=0),
+    # Sum pooling: into an i8 output (wrapping, as MLIR's i8 addi), or i32 and an epilogue.
+    MaxPool(1, 32, 8, 8, 2, 2, init=5, op="sum"),
+    MaxPool(1, 16, 10, 9, 3, 2, pad=1, pad_value=0, init=-40, epilogue=True, op="sum"),
 )
 
 
 @pytest.mark.parametrize("name", SHIPPED_CONFIGS)
-@pytest.mark.parametrize("pool", SMALL, ids=lambda p: f"{p.k}x{p.k}s{p.stride}p{p.pad}v"
+@pytest.mark.parametrize("pool", SMALL, ids=lambda p: f"{p.op}{p.k}x{p.k}s{p.stride}p{p.pad}v"
                          f"{p.pad_value}f{p.init}{'e' if p.epilogue else ''}")
 def test_small_maxpools_match_numpy(pool: MaxPool, name: str) -> None:
     cfg = CONFIGS[name]
@@ -263,6 +268,8 @@ BAD = {
     "dilation": (_MAXPOOL.replace("dilations = dense<1>", "dilations = dense<2>")
                  .replace("memref<1x16x4x4xi8>", "memref<1x16x3x3xi8>"),
                  "has dilations [2, 2]: VTA pools with dilation 1"),
+    "padded_sum": (maxpool_mlir(MaxPool(1, 16, 8, 8, 3, 2, pad=1, pad_value=-128, op="sum")),
+                   "sums %xp, padded with -128: VTA sums padded data only when the padding is 0"),
     "min_pool": (_GLOBAL.replace("arith.addi %out", "arith.minsi %out"),
                  "is a reduction that is not a pooling"),
     "pad_16": (maxpool_mlir(MaxPool(1, 16, 8, 8, 3, 2, pad=16, pad_value=-128)),

@@ -4,9 +4,9 @@
 function on NCHW tensors, a pooling op as a :class:`Pool` — ``init`` combined by ``max`` or
 ``add`` with every element of a window of NCHW ``i8`` data:
 
-* ``linalg.pooling_nchw_max`` (``max``), any window and stride, dilation 1; its second input,
-  a ``memref<KHxKWx..>`` (an uninitialised ``memref.alloc`` is fine), only gives the window its
-  shape;
+* ``linalg.pooling_nchw_max`` (``max``) and ``linalg.pooling_nchw_sum`` (``add``), any
+  window and stride, dilation 1; their second input, a ``memref<KHxKWx..>`` (an uninitialised
+  ``memref.alloc`` is fine), only gives the window its shape;
 * a reduction ``linalg.generic`` over H and W of the whole image into an N×C×1×1 output (maps
   ``(n, c, h, w) -> (n, c, h, w)`` and ``(n, c, h, w) -> (n, c, 0, 0)``, iterators
   ``[parallel, parallel, reduction, reduction]``), body ``addi(out, extsi(in))`` (a global
@@ -53,6 +53,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.upstream_fixes.linalg_pooling import PoolingNchwSumOp
 from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.expr import Const, Expr, Narrow, int_width, label, result_dims
 from vta_mlir.passes.pack.match_conv import Padding
@@ -65,8 +66,8 @@ __all__ = ["POOL_KINDS", "Pool", "PoolMatcher"]
 #: The arith op combining the accumulator with a window element, per pooling kind.
 POOL_KINDS: dict[type[Operation], AluKind] = {arith.MaxSIOp: AluKind.MAX, arith.AddiOp: AluKind.ADD}
 
-_SUPPORTED = ("VTA pools NCHW int8 data by maximum (linalg.pooling_nchw_max) or by sum over H "
-              "and W (a reduction linalg.generic: addi(out, extsi(in)))")
+_SUPPORTED = ("VTA pools NCHW int8 data by maximum or sum (linalg.pooling_nchw_max, "
+              "linalg.pooling_nchw_sum, or a reduction linalg.generic over H and W)")
 
 
 @dataclass(eq=False)
@@ -145,8 +146,8 @@ class PoolMatcher:
         if op.res or len(op.outputs) != 1:
             report_error(op, "is a pooling op on tensors or with several outputs: vta-pack "
                              "pools memrefs into one buffer")
-        if isinstance(op, linalg.PoolingNchwMaxOp):
-            kind = AluKind.MAX
+        if isinstance(op, linalg.PoolingNchwMaxOp | PoolingNchwSumOp):
+            kind = AluKind.MAX if isinstance(op, linalg.PoolingNchwMaxOp) else AluKind.ADD
             window, strides = self.named_window(op)
         elif isinstance(op, linalg.GenericOp) and _is_window_generic(op):
             kind = self.generic_kind(op)
@@ -192,7 +193,8 @@ class PoolMatcher:
         return init
 
     @staticmethod
-    def named_window(op: linalg.PoolingNchwMaxOp) -> tuple[tuple[int, int], tuple[int, int]]:
+    def named_window(op: linalg.PoolingNchwMaxOp | PoolingNchwSumOp
+                     ) -> tuple[tuple[int, int], tuple[int, int]]:
         window = op.inputs[1].type
         if not isinstance(window, MemRefType) or window.get_num_dims() != 2 \
                 or any(d < 0 for d in window.get_shape()):
