@@ -1,7 +1,8 @@
 """Pooling regions end to end: max-pool (``linalg.pooling_nchw_max``, its data padded with the
 memref idiom and any fill value), sum pool (``linalg.pooling_nchw_sum``) and global sum /
-average pool (a reduction ``linalg.generic`` over H and W) → ``vta_mlir.compile`` → the simulator, compared bit for bit with numpy written
-here, on every shipped configuration; and ``vta-run --check`` on a pooling program.
+average pool (a reduction ``linalg.generic`` over H and W) → ``vta_mlir.compile`` → the
+simulator, compared bit for bit with numpy written here, on every shipped configuration;
+``vta-run --check`` on a pooling program; one diagnostic at the op for what VTA cannot pool.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
 
 @dataclass(frozen=True)
 class MaxPool:
-    """A max-pool (or sum pool) of an ``n × c × h × w`` int8 tensor: a ``k × k`` window, ``stride``, ``pad``
-    rows and columns of ``pad_value`` on each side, the output initialised to ``init``;
+    """A max-pool (or sum pool) of an ``n × c × h × w`` int8 tensor: a ``k × k`` window,
+    ``stride``, ``pad`` rows and columns of ``pad_value`` on each side, the output initialised
+    to ``init``;
     ``epilogue``: into an i32 buffer, then ``trunci(min(x + 3, 100))`` into the i8 output."""
 
     n: int
