@@ -70,14 +70,16 @@ After (abridged; one middle row tile of 4 output rows)::
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType, MemRefType, i32
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from vta_mlir.config import VTAConfig
@@ -204,7 +206,7 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
                 position: dict[Operation, int]) -> PoolRegion:
     """The pooling region of ``output`` (collected by :mod:`.region`), checked."""
 
-    def fail(op: Operation, message: str) -> None:
+    def fail(op: Operation, message: str) -> NoReturn:
         report_error(op, _PREFIX + message)
 
     pool = next(o for o in ops if is_pool_op(o))
@@ -284,11 +286,10 @@ ALU_KINDS_INVERSE: dict[type[Operation], AluKind] = {
 
 
 def _padded_data(pool: linalg.GenericOp, x: SSAValue, cfg: VTAConfig,
-                 position: dict[Operation, int], fail: object
+                 position: dict[Operation, int], fail: Callable[[Operation, str], NoReturn]
                  ) -> tuple[SSAValue, tuple[int, int, int, int], int, list[Operation]]:
     """The unpadded DRAM data, the padding, its value and the ops building the padded buffer
     (alloc, fill, subview, copy, deallocs)."""
-    assert callable(fail)
     owner = x.owner
     if not isinstance(owner, memref.AllocOp):
         return x, (0, 0, 0, 0), 0, []
@@ -612,18 +613,10 @@ class _PoolEmitter(TileBuilder):
                 self.insert(_alu_op(g.kind, dst, src=src, strides=(g.sh, g.sw)))
 
 
-def _shape_of(value: SSAValue) -> tuple[int, ...]:
-    return _shape(value)
-
-
 def _alu_op(kind: AluKind, acc: SSAValue, *, imm: int | None = None, src: SSAValue | None = None,
             strides: tuple[int, int] = (1, 1)) -> linalg.GenericOp:
     """``acc = kind(acc, imm)``, or ``kind(acc, src)`` with ``src`` read ``strides`` apart
     along the rows and columns: ``(b, c, h, w, bb, cc) -> (b, c, h*sh, w*sw, bb, cc)``."""
-    from xdsl.dialects.builtin import i32
-    from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-    from xdsl.ir import Block, Region
-
     inputs = [acc] if src is None else [acc, src]
     block = Block(arg_types=[i32] * (len(inputs) + 1))
     if src is None:
@@ -643,10 +636,6 @@ def _alu_op(kind: AluKind, acc: SSAValue, *, imm: int | None = None, src: SSAVal
         maps[1] = AffineMapAttr(strided)
     return linalg.GenericOp(inputs, [acc], Region(block), maps,
                             [IteratorTypeAttr.parallel()] * 6)
-
-
-def _tiles(plan: PoolPlan) -> Iterator[int]:  # pragma: no cover - kept for symmetry
-    yield plan.tc
 
 
 def emit_pool(region: PoolRegion, plan: PoolPlan, cfg: VTAConfig) -> list[SSAValue]:
