@@ -11,7 +11,9 @@ sign-extends), the contraction, the ALU ops and the ``trunci`` output into a DRA
 element-wise operand held in a second accumulator gets its own accumulator tile.  A
 convolution region (rank-6 layouts) is tiled by :mod:`.conv` with the plan of
 :mod:`.conv_plan`: output channel, row and input channel tiles, the padding done by the
-input DMAs.
+input DMAs.  A pooling region (a max or sum pooling generic in place of the convolution) is
+tiled by :mod:`.pool`: channel and row tiles, the data tile in the accumulator SRAM, one ALU
+operation per window offset.
 
 **Choice.**  :mod:`.search` enumerates tilings (tile sizes, order of the ``b``/``o``
 loops, whether the input and weights are held per tile, per row of tiles or whole, double
