@@ -138,6 +138,9 @@ SMALL = (
     MaxPool(1, 16, 8, 8, 2, 2),
     MaxPool(1, 20, 9, 7, 3, 1, pad=1, pad_value=5, init=-3, epilogue=True),
     MaxPool(1, 48, 11, 13, 3, 2, pad=2, pad_value=-128, init=0),
+    # Windows wholly in the padding at the borders: their value is max(f, v).
+    MaxPool(1, 16, 6, 6, 3, 1, pad=3, pad_value=7, init=-5),
+    MaxPool(1, 16, 6, 5, 2, 3, pad=4, pad_value=-9, init=-20, epilogue=True),
     # Sum pooling: into an i8 output (wrapping, as MLIR's i8 addi), or i32 and an epilogue.
     MaxPool(1, 32, 8, 8, 2, 2, init=5, op="sum"),
     MaxPool(1, 16, 10, 9, 3, 2, pad=1, pad_value=0, init=-40, epilogue=True, op="sum"),
@@ -272,6 +275,9 @@ BAD = {
                  "has dilations [2, 2]: VTA pools with dilation 1"),
     "padded_sum": (maxpool_mlir(MaxPool(1, 16, 8, 8, 3, 2, pad=1, pad_value=-128, op="sum")),
                    "sums %xp, padded with -128: VTA sums padded data only when the padding is 0"),
+    "row_too_wide": (maxpool_mlir(MaxPool(1, 16, 4, 6000, 3, 1)),
+                     "cannot tile this pooling: one output row of one channel block and its "
+                     "data rows take"),
     "min_pool": (_GLOBAL.replace("arith.addi %out", "arith.minsi %out"),
                  "is a reduction that is not a pooling"),
     "pad_16": (maxpool_mlir(MaxPool(1, 16, 8, 8, 3, 2, pad=16, pad_value=-128)),

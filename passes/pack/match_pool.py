@@ -61,7 +61,7 @@ from vta_mlir.passes.pack.match_conv import Padding
 if TYPE_CHECKING:
     from vta_mlir.passes.pack.match import FunctionRecognizer
 
-__all__ = ["POOL_KINDS", "Pool", "PoolMatcher"]
+__all__ = ["POOL_KINDS", "Pool", "PoolMatcher", "is_pool"]
 
 #: The arith op combining the accumulator with a window element, per pooling kind.
 POOL_KINDS: dict[type[Operation], AluKind] = {arith.MaxSIOp: AluKind.MAX, arith.AddiOp: AluKind.ADD}
@@ -90,9 +90,10 @@ def _is_window_generic(op: Operation) -> bool:
             and any(it.data == IteratorType.REDUCTION for it in op.iterator_types.data))
 
 
-def is_pool(op: Operation) -> bool:
-    """``op`` is a pooling op this module takes (or reports)."""
-    return op.name.startswith("linalg.pooling") or _is_window_generic(op)
+def is_pool(op: Operation, rank: int) -> bool:
+    """``op`` is a pooling op this module takes (or reports) in a function of buffers of
+    ``rank`` (a reduction generic of one input on NCHW tensors)."""
+    return op.name.startswith("linalg.pooling") or (rank == 4 and _is_window_generic(op))
 
 
 @dataclass(eq=False)
@@ -110,7 +111,8 @@ class PoolMatcher:
         """Note the outputs of the pooling ops of ``block``, and the padded buffers they read
         (whose fill may be any value); after the padded buffers are found."""
         for op in block.ops:
-            if is_pool(op) and isinstance(op, linalg_abstract.LinalgStructuredOperation):
+            if is_pool(op, self.recognizer.rank) \
+                    and isinstance(op, linalg_abstract.LinalgStructuredOperation):
                 self.targets.update(op.outputs)
                 if op.inputs and op.inputs[0] in self.recognizer.conv.padding:
                     self.recognizer.conv.pooled.add(op.inputs[0])
@@ -123,7 +125,7 @@ class PoolMatcher:
                 and int_width(op.outputs[0].type.element_type) == 8:  # type: ignore[attr-defined]
             self.fill(op)
             return True
-        if is_pool(op):
+        if is_pool(op, self.recognizer.rank):
             assert isinstance(op, linalg_abstract.LinalgStructuredOperation)
             self.pool(op)
             return True

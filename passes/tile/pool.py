@@ -429,6 +429,14 @@ def _groups(lo_pad: int, span: int, hi_pad: int, kernel: int, stride: int,
     return groups
 
 
+def _common(lo_pad: int, span: int, hi_pad: int, kernel: int, stride: int,
+            count: int) -> tuple[int, int]:
+    """The outputs ``[first, last)`` for which every window offset lies in the image (empty
+    when ``first >= last``)."""
+    ranges = [_inside(lo_pad, span, hi_pad, k, stride, count) for k in range(kernel)]
+    return max(r[0] for r in ranges), min(r[1] for r in ranges)
+
+
 def _estimate(tiles: PoolTiles, cfg: VTAConfig) -> int:
     """Modelled cycles: the compute module loads each data tile (ACC_8BIT) and runs the ALU
     instructions one after the other; the store of a tile overlaps the next tile when
@@ -535,15 +543,18 @@ class _PoolEmitter(TileBuilder):
         # the pad fields (zeros, never read).
         row0 = rt * (p.th * g.sh) + (run.before - g.pads[0])
         col0 = crun.before - g.pads[2]
-        with self.loop(p.tc, "ci") if p.tc > 1 else nullcontext() as ci:
+        # A tile wholly in the padding (windows past the image's edges) reads nothing.
+        loaded = run.size > 0 and crun.size > 0
+        with self.loop(p.tc, "ci") if p.tc > 1 and loaded else nullcontext() as ci:
             cl = LinearForm.of(ci) if ci is not None else LinearForm()
             channel = b * g.cb + ct * p.tc + cl
             dram = (channel * g.h + row0) * g.w + col0
             sram = cl * (t.ht * t.wt)
-            self.insert(DmaCopyOp(r.x, self.win, x_size=crun.size, y_size=run.size,
-                                  x_stride=g.w, src_pos=self.position(dram, "x_pos"),
-                                  dst_pos=self.position(sram, "win_pos"),
-                                  pad=(run.before, run.after, crun.before, crun.after)))
+            if loaded:
+                self.insert(DmaCopyOp(r.x, self.win, x_size=crun.size, y_size=run.size,
+                                      x_stride=g.w, src_pos=self.position(dram, "x_pos"),
+                                      dst_pos=self.position(sram, "win_pos"),
+                                      pad=(run.before, run.after, crun.before, crun.after)))
         c0 = self.value(ct * p.tc, "c0")
         r0 = self.value(rt * p.th, "r0")
         b0 = self.value(b, "b0")
@@ -577,15 +588,15 @@ class _PoolEmitter(TileBuilder):
                 self.window_group((k0, k1), (first, last), (w0, w1), (cfirst, clast), win, acc)
         if g.kind != AluKind.MAX or g.pad_value <= g.init:
             return
-        # Rows (columns) whose window reaches the padding: outside what every offset reads.
-        top = max((first for _, _, first, _ in rows), default=p.th)
-        bottom = min((last for _, _, _, last in rows), default=0)
-        left = max((first for _, _, first, _ in cols), default=g.ow)
-        right = min((last for _, _, _, last in cols), default=0)
-        if not rows or not cols:
+        # The outputs whose window reaches the padding: those in a row (column) outside the
+        # rows (columns) every window offset reads in the image — all of them when an offset
+        # reads none.
+        top, bottom = _common(run.before, t.ht, run.after, g.kh, g.sh, p.th)
+        left, right = _common(crun.before, t.wt, crun.after, g.kw, g.sw, g.ow)
+        if top >= bottom or left >= right:
             top, bottom, left, right = p.th, p.th, g.ow, g.ow
-        bands = [(0, min(top, p.th), 0, g.ow), (max(bottom, top), p.th, 0, g.ow),
-                 (top, bottom, 0, min(left, g.ow)), (top, bottom, max(right, left), g.ow)]
+        bands = [(0, top, 0, g.ow), (bottom, p.th, 0, g.ow),
+                 (top, bottom, 0, left), (top, bottom, right, g.ow)]
         for r0, r1, c0, c1 in bands:
             if r1 > r0 and c1 > c0:
                 view = self.subview(acc, [0, 0, r0, c0, 0, 0],
