@@ -61,6 +61,16 @@ def linalg_bodies() -> bool:
     return fails(module.verify)
 
 
+def linalg_pooling_ops() -> bool:
+    # linalg.pooling_nchw_sum is not an op of the dialect: parsing it fails.
+    return fails(lambda: parse(
+        "func.func @f(%a: memref<1x1x4x4xi8>, %w: memref<2x2xi8>, %c: memref<1x1x3x3xi32>) {\n"
+        "  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : "
+        "tensor<2xi64>} ins(%a, %w : memref<1x1x4x4xi8>, memref<2x2xi8>)"
+        " outs(%c : memref<1x1x3x3xi32>)\n  return\n}"
+    ))
+
+
 def linalg_matmul_syntax() -> bool:
     maps = ", ".join(
         f"affine_map<(m, n, k) -> ({r})>" for r in ("k, m", "k, n", "m, n")
@@ -179,6 +189,7 @@ def dense_printing() -> bool:
 
 PROBES: dict[str, Callable[[], bool]] = {
     "linalg-bodies": linalg_bodies,
+    "linalg-pooling-ops": linalg_pooling_ops,
     "linalg-matmul-syntax": linalg_matmul_syntax,
     "linalg-spacing": linalg_spacing,
     "transpose-verifier": transpose_verifier,

@@ -146,6 +146,7 @@ from vta_mlir.passes.pack.intermediates import (
 )
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
 from vta_mlir.passes.pack.match_conv import Conv, Padding
+from vta_mlir.passes.pack.match_pool import Pool
 from vta_mlir.passes.pack.patterns import (
     ARG_ATTR_NAME,
     ROLE_NAMES,
@@ -159,6 +160,7 @@ from vta_mlir.passes.pack.patterns import (
     packed_acc_shape,
     packing_for,
     padded_copy_ops,
+    pool_ops,
     store_op,
 )
 
@@ -240,6 +242,16 @@ class Contract(Step):
     #: The strides of a convolution; None for a matrix contraction.
     strides: tuple[int, int] | None = None
     #: The zero-padded copy of ``act`` a convolution reads instead of ``act``.
+    padded: PaddedData | None = None
+
+
+@dataclass
+class PoolStep(Step):
+    """The pooling ``pool`` into ``acc`` (``passes/pack/match_pool.py``), reading ``padded``
+    instead of its argument when the data is padded."""
+
+    acc: AccBuffer
+    pool: Pool
     padded: PaddedData | None = None
 
 
@@ -333,7 +345,7 @@ class Planner:
         freed them: after the last step whose op comes before the ``memref.dealloc``."""
         region = self.steps[start:]
         for step in region:
-            if not isinstance(step, Contract) or step.padded is None:
+            if not isinstance(step, Contract | PoolStep) or step.padded is None:
                 continue
             dealloc = step.padded.source.dealloc
             if dealloc is None:
@@ -353,7 +365,7 @@ class Planner:
         biases at most; None for a region with a contraction (and for those 2-D programs),
         which keeps the layouts of its contraction."""
         parts = _subexpressions(out.value)
-        if any(isinstance(e, Gemm) for e in parts):
+        if any(isinstance(e, Gemm | Pool) for e in parts):
             return None
         biases = [e for e in parts if isinstance(e, Load) and e.broadcast]
         if len(shape) == 2 and all(b.kept == (1,) for b in biases):
@@ -461,6 +473,8 @@ class Planner:
             self.init(acc, e)
         elif isinstance(e, Gemm):
             self.gemm(acc, e, e.init)
+        elif isinstance(e, Pool):
+            self.pool(acc, e)
         else:
             assert isinstance(e, Alu)
             self.alu(acc, e)
@@ -516,6 +530,17 @@ class Planner:
         if bias_after is not None:
             self.steps.append(AluStep(bias_after.op, acc, AluKind.ADD,
                                       other=self.loaded(bias_after, acc)))
+
+    def pool(self, acc: AccBuffer, p: Pool) -> None:
+        """``acc = init``, then the pooling: its data is loaded into the accumulator SRAM, in
+        the accumulator's (tensor) layout."""
+        self.plan_into(acc, p.init)
+        self.use(p.act, Role.TENSOR, p.op)
+        padded = None
+        if p.padding is not None:
+            padded = PaddedData(p.act, p.padding)
+            self.steps.append(PadData(p.padding.alloc, padded))
+        self.steps.append(PoolStep(p.op, acc, p, padded))
 
     def alu(self, acc: AccBuffer, a: Alu) -> None:
         lhs, rhs = a.lhs, a.rhs
@@ -738,7 +763,8 @@ class _Emitter:
     before: Operation
     buffers: dict[AccBuffer, SSAValue] = field(default_factory=dict[AccBuffer, SSAValue])
     padded: dict[PaddedData, SSAValue] = field(default_factory=dict[PaddedData, SSAValue])
-    zeros: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
+    zeros: dict[tuple[int, int], SSAValue] = field(
+        default_factory=dict[tuple[int, int], SSAValue])
     reshaped: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = field(
         default_factory=dict[tuple[SSAValue, tuple[int, ...]], SSAValue])
 
@@ -746,21 +772,24 @@ class _Emitter:
         copy_location(source, ops)
         Rewriter.insert_op(list(ops), InsertPoint.before(self.before))
 
-    def zero_constant(self, width: int = 32) -> SSAValue:
-        """The function's ``arith.constant 0`` of ``i<width>`` (``%c0``, ``%c0_i8``)."""
-        if width not in self.zeros:
-            const = arith.ConstantOp.from_int_and_width(0, width)
-            const.result.name_hint = "c0" if width == 32 else f"c0_i{width}"
+    def zero_constant(self, width: int = 32, value: int = 0) -> SSAValue:
+        """The function's ``arith.constant 0`` (or ``value``) of ``i<width>`` (``%c0``,
+        ``%c0_i8``, ``%cm128_i8``)."""
+        if (width, value) not in self.zeros:
+            const = arith.ConstantOp.from_int_and_width(value, width)
+            name = f"c{value}" if value >= 0 else f"cm{-value}"
+            const.result.name_hint = name if width == 32 else f"{name}_i{width}"
             block = self.before.parent_block()
             assert block is not None
             Rewriter.insert_op(const, InsertPoint.at_start(block))
-            self.zeros[width] = const.result
-        return self.zeros[width]
+            self.zeros[width, value] = const.result
+        return self.zeros[width, value]
 
     def pad(self, data: PaddedData) -> None:
         """The padded buffer of ``data``: alloc, fill 0, subview, copy (module doc)."""
         src = data.source
-        ops = padded_copy_ops(self.args[data.arg], data.pads, self.zero_constant(8))
+        ops = padded_copy_ops(self.args[data.arg], data.pads,
+                              self.zero_constant(8, data.source.value))
         ops[0].results[0].name_hint = src.buffer.name_hint
         assert src.view is not None and src.fill is not None and src.copy is not None
         ops[2].results[0].name_hint = src.view.result.name_hint
@@ -821,6 +850,10 @@ class _Emitter:
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, conv_op(x, self.args[wgt], self.buffers[acc],
                                                      (sh, sw)))
+                case PoolStep(acc=acc, pool=pool, padded=padded):
+                    x = self.args[pool.act] if padded is None else self.padded[padded]
+                    self.insert(step.source, *pool_ops(x, self.buffers[acc], pool.kind,
+                                                       pool.window, pool.strides))
                 case AluStep(acc=acc, kind=kind, imm=imm, other=other):
                     second = None if other is None else self.buffers[other]
                     self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,

@@ -77,6 +77,7 @@ from vta_mlir.passes.pack.expr import (
     result_dims,
 )
 from vta_mlir.passes.pack.match_conv import ConvMatcher
+from vta_mlir.passes.pack.match_pool import PoolMatcher
 
 __all__ = [
     "ALU_KINDS",
@@ -163,6 +164,8 @@ class FunctionRecognizer:
     rank: int = 2
     #: The convolutions and zero-padded buffers of the function.
     conv: ConvMatcher = field(init=False)
+    #: The pooling ops of the function (``passes/pack/match_pool.py``).
+    pool: PoolMatcher = field(init=False)
     #: The stand-ins of the function's intermediate int8 buffers
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
@@ -170,6 +173,7 @@ class FunctionRecognizer:
 
     def __post_init__(self) -> None:
         self.conv = ConvMatcher(self)
+        self.pool = PoolMatcher(self)
 
     @property
     def block(self) -> Block:
@@ -182,13 +186,14 @@ class FunctionRecognizer:
         if any(isinstance(v.type, MemRefType) and v.type.get_num_dims() == 4 for v in values):
             self.rank = 4
         self.conv.find_padding(self.block)
+        self.pool.find_pools(self.block)
         for op in list(self.block.ops):
             self.visit(op)
         return list(self.outputs.values())
 
     # ---- ops of the function body ---------------------------------------------------------
     def visit(self, op: Operation) -> None:
-        if self.conv.visit(op):
+        if self.conv.visit(op) or self.pool.visit(op):
             return
         match op:
             case func.ReturnOp():

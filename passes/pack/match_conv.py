@@ -73,6 +73,8 @@ class Padding:
     copy: Operation | None = None
     arg: BlockArgument | None = None
     pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+    #: The fill value: 0, or any i8 for the data of a pooling op (``passes/pack/match_pool.py``).
+    value: int = 0
     reader: Operation | None = None
     dealloc: memref.DeallocOp | None = None
 
@@ -123,6 +125,9 @@ class ConvMatcher:
     padding: dict[SSAValue, Padding] = field(default_factory=dict[SSAValue, Padding])
     #: The interior view of each zero-padded buffer, to its buffer.
     views: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+    #: The padded buffers a pooling op reads: their fill may be any i8 (a pooling op's padding
+    #: is never read by the hardware, ``passes/pack/match_pool.py``).
+    pooled: set[SSAValue] = field(default_factory=set[SSAValue])
 
     def find_padding(self, block: Block) -> None:
         """Every i8 allocation of ``block`` a subview is taken of is a zero-padded buffer."""
@@ -219,6 +224,9 @@ class ConvMatcher:
                              "0 (linalg.fill) and receive a function argument in its interior "
                              "(memref.copy or linalg.copy into its subview)")
         fill = value.value if isinstance(value, Narrow) else value
+        if isinstance(fill, Const) and pad.buffer in self.pooled:
+            pad.fill, pad.value = op, fill.value
+            return
         if not isinstance(fill, Const) or fill.value != 0:
             shown = fill.value if isinstance(fill, Const) else "a computed value"
             report_error(op, f"fills the zero-padded buffer {name} with {shown}: VTA pads "

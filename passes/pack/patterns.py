@@ -82,6 +82,7 @@ __all__ = [
     "packed_acc_shape",
     "packing_for",
     "padded_copy_ops",
+    "pool_ops",
     "store_op",
 ]
 
@@ -407,3 +408,41 @@ def padded_copy_ops(
         alloc.memref, padded_type, (0, 0, top, left, 0, 0), shape, (1,) * 6)
     copy = memref.CopyOp(data, view.result)
     return alloc, fill, view, copy
+
+
+#: Pooling over (b, c, oh, ow, kh, kw, bb, cc).
+POOL_ITERATORS = (_PAR, _PAR, _PAR, _PAR, _RED, _RED, _PAR, _PAR)
+
+
+def pool_maps(strides: tuple[int, int]) -> tuple[AffineMapAttr, AffineMapAttr, AffineMapAttr]:
+    """``X(b, c, oh*sh + kh, ow*sw + kw, bb, cc)``, ``Window(kh, kw)``,
+    ``Acc(b, c, oh, ow, bb, cc)`` over (b, c, oh, ow, kh, kw, bb, cc)."""
+    b, c, oh, ow, kh, kw, bb, cc = _D[:8]
+    sh, sw = strides
+    return (
+        AffineMapAttr(AffineMap(8, 0, (b, c, oh * sh + kh, ow * sw + kw, bb, cc))),
+        AffineMapAttr(AffineMap(8, 0, (kh, kw))),
+        AffineMapAttr(AffineMap(8, 0, (b, c, oh, ow, bb, cc))),
+    )
+
+
+def pool_ops(data: SSAValue, acc: SSAValue, kind: AluKind, window: tuple[int, int],
+             strides: tuple[int, int]) -> tuple[memref.AllocOp, linalg.GenericOp]:
+    """The window (an alloc that only gives the window its shape) and the pooling
+    ``acc[b, c, oh, ow, bb, cc] = kind(acc[...], extsi(x[b, c, oh*sh + kh, ow*sw + kw, bb, cc]))``
+    over the window ``(kh, kw)`` of the packed i8 ``data`` (tensor layout)::
+
+        %window = memref.alloc() : memref<3x3xi8>
+        linalg.generic {(b, c, oh, ow, kh, kw, bb, cc): X(b, c, oh*2 + kh, ow*2 + kw, bb, cc),
+                        Window(kh, kw), Acc(b, c, oh, ow, bb, cc)}
+            ins(%xp, %window) outs(%acc) { extsi, maxsi }
+    """
+    alloc = memref.AllocOp.get(i8, shape=list(window))
+    alloc.memref.name_hint = "window"
+    op_class = ALU_KINDS[kind]
+
+    def body(block: Block, args: Sequence[BlockArgument]) -> SSAValue:
+        x = _add(block, arith.ExtSIOp(args[0], i32))
+        return _add(block, op_class(args[2], x))  # type: ignore[call-arg]
+
+    return alloc, _generic([data, alloc.memref], acc, pool_maps(strides), body, POOL_ITERATORS)

@@ -11,7 +11,9 @@ sign-extends), the contraction, the ALU ops and the ``trunci`` output into a DRA
 element-wise operand held in a second accumulator gets its own accumulator tile.  A
 convolution region (rank-6 layouts) is tiled by :mod:`.conv` with the plan of
 :mod:`.conv_plan`: output channel, row and input channel tiles, the padding done by the
-input DMAs.
+input DMAs.  A pooling region (a max or sum pooling generic in place of the convolution) is
+tiled by :mod:`.pool`: channel and row tiles, the data tile in the accumulator SRAM, one ALU
+operation per window offset.
 
 **Choice.**  :mod:`.search` enumerates tilings (tile sizes, order of the ``b``/``o``
 loops, whether the input and weights are held per tile, per row of tiles or whole, double
@@ -99,6 +101,7 @@ from .conv import emit_conv
 from .conv_plan import choose_conv_plan
 from .conv_region import ConvRegion
 from .cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
+from .pool import PoolRegion, choose_pool_plan, emit_pool
 from .region import VtaRegion, find_regions
 from .search import (
     check_dram_sizes,
@@ -351,9 +354,12 @@ class TilePass(ModulePass):
             used = sram_in_use(f)
             for k, region in enumerate(regions):
                 todo = regions[k:]
-                budget = share_srams(cfg, used, sum(not isinstance(r, VtaRegion)
-                                                    or r.contraction is not None for r in todo),
+                budget = share_srams(cfg, used, sum(isinstance(r, ConvRegion) or (
+                    isinstance(r, VtaRegion) and r.contraction is not None) for r in todo),
                                      len(todo))
+                if isinstance(region, PoolRegion):
+                    self.tile_pool(region, cfg, budget, used)
+                    continue
                 if isinstance(region, ConvRegion):
                     self.tile_conv(region, cfg, budget, tile, used)
                     continue
@@ -374,6 +380,22 @@ class TilePass(ModulePass):
                     used[space.value] += sram_elements(buf.type)
                 region.erase()
         verify_op(op)
+
+    def tile_pool(self, region: PoolRegion, cfg: VTAConfig, budget: Budget,
+                  used: dict[str, int]) -> None:
+        try:
+            plan = choose_pool_plan(region, cfg, budget)
+        except NoFit as exc:
+            report_error(region.output, f"vta-tile: cannot tile this pooling: {exc}")
+        if self.double_buffer is False:
+            plan = replace(plan, double_buffer=False)
+        if self.verbose:
+            emit_remark(region.output, f"vta-tile: {plan.describe()}")
+        for buf in emit_pool(region, plan, cfg):
+            space = sram_space(buf.type)
+            assert space is not None
+            used[space.value] += sram_elements(buf.type)
+        region.erase()
 
     def tile_conv(self, region: ConvRegion, cfg: VTAConfig, budget: Budget,
                   tile: tuple[int, int, int], used: dict[str, int]) -> None:

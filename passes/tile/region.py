@@ -27,6 +27,7 @@ from vta_mlir.ir.diagnostics import report_error
 
 from .conv_region import ConvRegion, conv_region, erase_region
 from .cost import RegionShape
+from .pool import PoolRegion, is_pool_op, pool_region
 
 __all__ = ["VtaRegion", "find_regions"]
 
@@ -159,7 +160,7 @@ class _Collector:
             for v in (out, *user.inputs):
                 self.add_acc(v, user)
 
-    def region(self) -> VtaRegion | ConvRegion:
+    def region(self) -> VtaRegion | ConvRegion | PoolRegion:
         self.add_acc(self.output.inputs[0], self.output)
         ops = sorted(self.ops, key=lambda o: self.position[o])
         contractions = [o for o in ops if isinstance(o, linalg.GenericOp)
@@ -172,6 +173,9 @@ class _Collector:
                                           "convolution but no convolution: vta-pack packs "
                                           "element-wise programs of any rank as matrices "
                                           "(rank-4 layout, docs/pipeline.md)")
+            if is_pool_op(contractions[0]):
+                return pool_region(self.accs, ops, self.output, self.deallocs, self.cfg,
+                                   self.position)
             return conv_region(self.accs, ops, self.output, self.deallocs, self.cfg,
                                self.position)
         if len(contractions) > 1:
@@ -268,11 +272,11 @@ class _Collector:
         return i
 
 
-def find_regions(f: Operation) -> list[VtaRegion | ConvRegion]:
+def find_regions(f: Operation) -> list[VtaRegion | ConvRegion | PoolRegion]:
     """The VTA regions of function ``f``, in program order."""
     cfg = get_config(f)
     claimed: set[SSAValue] = set()
-    regions: list[VtaRegion | ConvRegion] = []
+    regions: list[VtaRegion | ConvRegion | PoolRegion] = []
     for op in list(f.walk()):
         if _is_output(op):
             assert isinstance(op, linalg.GenericOp)

@@ -20,6 +20,7 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   ``arith.trunci``, ``arith.sitofp``, ``arith.extf``, ...) from the input element types to the
   output element type, so i8 x i8 -> i32 verifies and lowers to extending arithmetic;
   ``linalg.pooling_nchw_max`` takes the maximum with the accumulator instead of with the window.
+* ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``).
 * ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
   operands); the stock parser crashes on it and the stock printer drops the maps.
 * ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
@@ -61,6 +62,7 @@ from vta_mlir.ir.upstream_fixes.linalg import (
     fix_transpose_verifier,
     matmul_default_indexing_maps,
 )
+from vta_mlir.ir.upstream_fixes.linalg_pooling import add_pooling_ops
 from vta_mlir.ir.upstream_fixes.memref import fix_memory_space_printing, fix_memref_syntax
 
 __all__ = [
@@ -82,6 +84,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "linalg-bodies": (
         fix_linalg_bodies,
         "named linalg ops cast their inputs to the output element type (i8 x i8 -> i32)",
+    ),
+    "linalg-pooling-ops": (
+        add_pooling_ops,
+        "linalg.pooling_nchw_sum, which the linalg dialect lacks",
     ),
     "linalg-matmul-syntax": (
         fix_matmul_syntax,

@@ -1,0 +1,656 @@
+"""``vta-tile`` for pooling regions (stage 1 → 2 of ``docs/pipeline.md``): max-pool and sum
+(global average) pool, entirely on VTA's ALU.
+
+A pooling region has the parts of a convolution region (:mod:`.conv_region`) with a pooling
+``linalg.generic`` (``passes/pack/match_pool.py``) in place of the convolution: over
+``(b, c, oh, ow, kh, kw, bb, cc)``, maps ``X(b, c, oh*sh + kh, ow*sw + kw, bb, cc)``,
+``Window(kh, kw)`` (an alloc that only gives the window its shape), ``Acc(b, c, oh, ow, bb,
+cc)``, body ``maxsi`` or ``addi`` of the accumulator and ``extsi`` of the data.  The data is a
+packed ``i8`` DRAM tensor (tensor layout) or a padded copy of one (the convolution's idiom,
+filled with any ``i8`` value ``v``); the accumulator is initialised by a fill (``f``: a fill and
+an ``add`` of the immediate), the epilogue takes immediates.
+
+The tiles are ``tc`` channel blocks × ``th`` output rows × the whole width.  Per tile:
+
+1. the data tile, halo included, is loaded into the **accumulator** SRAM by one ACC_8BIT
+   ``vta.dma_copy`` per channel block (sign-extended, ``docs/isa.md`` §3.4), its ``pad``
+   fields placing it in the padded tile (the padding rows and columns are zeros, never read);
+2. the output tile is initialised to ``f`` (the region's fill and add);
+3. for each window offset ``(kh, kw)``, one ALU ``max`` (or ``add``) with the data tile as
+   source, ``vta.alu max %acc[d], %win[s]`` over the output rows and columns with source steps
+   ``sh·WT`` and ``sw``, **restricted to the outputs whose element (kh, kw) lies in the image**:
+   a rectangle per offset and per run of row tiles padded alike.  Offsets of equal rectangles
+   are one host loop; each is an element-wise generic on SRAM views
+   (``ins(%acc_view, %win_view)``, source map ``(b, c, h, w, bb, cc) -> (b, c, h*sh, w*sw,
+   bb, cc)``), so the window loops are host loops around one ALU instruction each and no
+   micro-op writes the element of the one before it (the write-hazard rule);
+4. for a max-pool whose padding value ``v`` exceeds ``f``, an ALU ``max v`` over the outputs
+   whose window touches the padding (the top and bottom rows, the left and right columns):
+   exactly MLIR's ``max(f, max over the padded window)``, whatever ``v``;
+5. the epilogue and the ``trunci`` store of the region, as for a convolution.
+
+A sum pooling reads padding only when it is 0 (``vta-pack`` checks), so skipping it is exact.
+
+The plan: the ``tc`` dividing the channel blocks and ``th`` dividing the output rows whose
+tiles (data and output, two copies of each when double-buffered) fit the accumulator SRAM share
+of the region, with the fewest modelled cycles (the compute module executes the ACC_8BIT loads
+and the ALU instructions one after the other; the store overlaps).  Before (3×3, stride 2,
+padding 1 filled with −128, 1×64×112×112, default configuration)::
+
+    %xp = memref.alloc() : memref<1x4x114x114x1x16xi8>
+    linalg.fill ins(%cm128_i8 : i8) outs(%xp : ...)
+    %xi = memref.subview %xp[0, 0, 1, 1, 0, 0] [1, 4, 112, 112, 1, 16] [1, 1, 1, 1, 1, 1] : ...
+    memref.copy %x, %xi : ...
+    linalg.fill ins(%c0 : i32) outs(%acc : memref<1x4x56x56x1x16xi32>)
+    linalg.generic ins(%acc) outs(%acc) { addi -128 }
+    %window = memref.alloc() : memref<3x3xi8>
+    linalg.generic {pooling maps} ins(%xp, %window) outs(%acc) { extsi, maxsi }
+    linalg.generic ins(%acc) outs(%y) { trunci }
+
+After (abridged; one middle row tile of 4 output rows)::
+
+    %win = memref.alloc() : memref<2x1x1x9x113x1x16xi32, #vta.sram<acc>>
+    %acc = memref.alloc() : memref<2x1x1x4x56x1x16xi32, #vta.sram<acc>>
+    affine.for %r = 0 to 12 {
+      ...
+      vta.dma_copy %x[%x_pos] -> %win[%win_pos] y 9 x 112 stride 112 pad [0, 0, 1, 0] : ...
+      linalg.fill ins(%c0 : i32) outs(%acc_view : ...)
+      linalg.generic ins(%acc_view) outs(%acc_view) { addi -128 }
+      affine.for %kh = 0 to 3 {
+        affine.for %kw = 0 to 2 {                 // kw = 1, 2: every output column
+          %src = memref.subview %win_view[0, 0, %kh, %kw1, 0, 0] [1, 1, 7, 111, 1, 16] ...
+          linalg.generic {(b, c, h, w, bb, cc) -> (b, c, h * 2, w * 2, bb, cc)}
+              ins(%acc_view, %src) outs(%acc_view) { maxsi }
+        }
+      }
+      ...                                         // kw = 0: the output columns 1 .. 55
+      linalg.generic ins(%acc_view) outs(%y_tile) { trunci }
+    } {vta.double_buffer}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType, MemRefType, i32
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta import DmaCopyOp
+from vta_mlir.dialects.vta_positions import Sram, sram_space
+from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.locations import copy_location
+from vta_mlir.isa import AluKind
+from vta_mlir.passes.analysis.alu_ops import ALU_KINDS, ARITH_ALU_OPS
+
+from ..analysis.sram_views import LinearForm, affine_of_form
+from .builder import Index, TileBuilder
+from .conv_plan import Run, padding_runs
+from .conv_region import erase_region
+from .cost import Budget, NoFit
+from .search import divisors
+
+__all__ = ["PoolGeometry", "PoolPlan", "PoolRegion", "choose_pool_plan", "emit_pool",
+           "is_pool_op", "pool_region"]
+
+_PREFIX = "vta-tile: "
+_IDENTITY6 = AffineMap.identity(6)
+_D = [AffineExpr.dimension(k) for k in range(8)]
+
+
+def is_pool_op(op: Operation) -> bool:
+    """``op`` is the pooling generic of a stage-1 region: its second input is the rank-2
+    window."""
+    if not isinstance(op, linalg.GenericOp) or len(op.inputs) != 2:
+        return False
+    t = op.inputs[1].type
+    return isinstance(t, MemRefType) and t.get_num_dims() == 2
+
+
+@dataclass(frozen=True)
+class PoolGeometry:
+    """The shape of a pooling region, in tensor elements (channels in blocks)."""
+
+    nb: int
+    cb: int
+    h: int
+    w: int
+    pads: tuple[int, int, int, int]  # top, bottom, left, right
+    kh: int
+    kw: int
+    sh: int
+    sw: int
+    oh: int
+    ow: int
+    kind: AluKind
+    #: The value of the padding (0 without padding).
+    pad_value: int
+    #: The value the output starts from.
+    init: int
+
+
+@dataclass(eq=False)
+class PoolRegion:
+    """One pooling region: its accumulator, ops in program order (output last)."""
+
+    accs: list[SSAValue]
+    ops: list[Operation]
+    output: linalg.GenericOp
+    pool: linalg.GenericOp
+    #: The packed, unpadded DRAM data.
+    x: SSAValue
+    geo: PoolGeometry
+    padding: list[Operation] = field(default_factory=list[Operation])
+    deallocs: list[Operation] = field(default_factory=list[Operation])
+
+    def erase(self) -> None:
+        """Remove the region's original ops, its accumulator, the padded data and the
+        window."""
+        window = self.pool.inputs[1].owner
+        erase_region(self.ops, self.deallocs, self.accs)
+        constants = [f.inputs[0].owner for f in self.padding if isinstance(f, linalg.FillOp)]
+        for op in [*reversed(self.padding)]:
+            op.detach()
+            op.erase()
+        if isinstance(window, memref.AllocOp) and not window.memref.uses:
+            window.detach()
+            window.erase()
+        for const in constants:
+            if isinstance(const, arith.ConstantOp) and not const.result.uses:
+                const.detach()
+                const.erase()
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, MemRefType)
+    return tuple(t.get_shape())
+
+
+def _is_dram(value: SSAValue, width: int) -> bool:
+    t = value.type
+    return (isinstance(t, MemRefType) and sram_space(t) is None
+            and t.element_type == IntegerType(width))
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _alu(op: Operation) -> tuple[AluKind, int | None] | None:
+    """The ALU operation of a one-op in-place generic and its immediate (None: a tensor)."""
+    if not isinstance(op, linalg.GenericOp):
+        return None
+    body = [o for o in op.body.block.ops if not isinstance(o, linalg.YieldOp | arith.ConstantOp)]
+    if len(body) != 1 or type(body[0]) not in ARITH_ALU_OPS:
+        return None
+    kind, negated = ARITH_ALU_OPS[type(body[0])]
+    imm = next((_constant(v) for v in body[0].operands if _constant(v) is not None), None)
+    if imm is not None and negated:
+        imm = -imm
+    return kind, imm
+
+
+def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.GenericOp,
+                deallocs: list[Operation], cfg: VTAConfig,
+                position: dict[Operation, int]) -> PoolRegion:
+    """The pooling region of ``output`` (collected by :mod:`.region`), checked."""
+
+    def fail(op: Operation, message: str) -> NoReturn:
+        report_error(op, _PREFIX + message)
+
+    pool = next(o for o in ops if is_pool_op(o))
+    assert isinstance(pool, linalg.GenericOp)
+    shape = _shape(accs[0])
+    elem = (cfg.batch, cfg.block_out)
+    if len(shape) != 6 or shape[4:] != elem or _shape(output.outputs[0]) != shape:
+        fail(output, f"the accumulator {accs[0].type} and output {output.outputs[0].type} of "
+                     f"a pooling region have the packed tensor layout ?x?x?x?x{elem[0]}x"
+                     f"{elem[1]}")
+    if len(accs) > 1 or pool.outputs[0] is not accs[0]:
+        fail(pool, "a pooling region has one accumulator: its epilogue takes immediates only")
+    init: int | None = None
+    for op in ops:
+        if op is pool or op is output:
+            continue
+        if isinstance(op, linalg.FillOp):
+            value = _constant(op.inputs[0])
+            if init is not None or value is None or position[op] > position[pool]:
+                fail(op, "the accumulator of a pooling region is filled once with a constant, "
+                         "before the pooling")
+            assert value is not None
+            init = value
+            continue
+        alu = _alu(op)
+        if alu is None or alu[1] is None or not isinstance(op, linalg.GenericOp) \
+                or any(m.data != _IDENTITY6 for m in op.indexing_maps.data):
+            fail(op, "the element-wise ops of a pooling region are ALU operations with an "
+                     "immediate, in place on the accumulator")
+        assert alu is not None and alu[1] is not None
+        if position[op] < position[pool]:
+            # The initial value: the fill, then additions of immediates.
+            if init is None or alu[0] != AluKind.ADD:
+                fail(op, "the accumulator of a pooling region starts from a constant: a fill, "
+                         "then additions")
+            assert init is not None
+            init += alu[1]
+    if init is None:
+        fail(pool, "the accumulator of a pooling region is never initialised")
+    assert init is not None
+    maps = [m.data for m in pool.indexing_maps.data]
+    body = [o for o in pool.body.block.ops if not isinstance(o, linalg.YieldOp)]
+    kind = ALU_KINDS_INVERSE.get(type(body[-1])) if body else None
+    mx = maps[0]
+    strides = (mx.results[2].eval([0, 0, 1, 0, 0, 0, 0, 0], []),
+               mx.results[3].eval([0, 0, 0, 1, 0, 0, 0, 0], [])) if mx.num_dims == 8 else (0, 0)
+    if (kind is None or mx.num_dims != 8
+            or maps[0] != AffineMap(8, 0, (_D[0], _D[1], _D[2] * strides[0] + _D[4],
+                                           _D[3] * strides[1] + _D[5], _D[6], _D[7]))
+            or maps[1] != AffineMap(8, 0, (_D[4], _D[5]))
+            or maps[2] != AffineMap(8, 0, (_D[0], _D[1], _D[2], _D[3], _D[6], _D[7]))
+            or min(strides) < 1):
+        fail(pool, "the pooling iterates over (b, c, oh, ow, kh, kw, bb, cc) with maps X(b, c, "
+                   "oh * sh + kh, ow * sw + kw, bb, cc), Window(kh, kw), Acc(b, c, oh, ow, bb, "
+                   "cc) and combines the accumulator by maxsi or addi")
+    assert kind is not None
+    x, pads, pad_value, padding = _padded_data(pool, pool.inputs[0], cfg, position, fail)
+    xs = _shape(x)
+    if (not _is_dram(x, cfg.inp_width) or len(xs) != 6 or xs[:2] != shape[:2]
+            or xs[4:] != elem):
+        fail(pool, f"the data {x.type} of the pooling is an int8 DRAM tensor in the layout of "
+                   f"its accumulator {accs[0].type}")
+    kh, kw = _shape(pool.inputs[1])
+    nb, cb, oh, ow = shape[:4]
+    h, w = xs[2:4]
+    if (oh - 1) * strides[0] + kh > h + pads[0] + pads[1] \
+            or (ow - 1) * strides[1] + kw > w + pads[2] + pads[3]:
+        fail(pool, "the pooling reads beyond its (padded) data")
+    geo = PoolGeometry(nb, cb, h, w, pads, kh, kw, strides[0], strides[1], oh, ow, kind,
+                       pad_value, init)
+    return PoolRegion(accs, ops, output, pool, x, geo, padding, deallocs)
+
+
+#: The pooling kind of each combining arith op.
+ALU_KINDS_INVERSE: dict[type[Operation], AluKind] = {
+    ALU_KINDS[AluKind.MAX]: AluKind.MAX, ALU_KINDS[AluKind.ADD]: AluKind.ADD}
+
+
+def _padded_data(pool: linalg.GenericOp, x: SSAValue, cfg: VTAConfig,
+                 position: dict[Operation, int], fail: Callable[[Operation, str], NoReturn]
+                 ) -> tuple[SSAValue, tuple[int, int, int, int], int, list[Operation]]:
+    """The unpadded DRAM data, the padding, its value and the ops building the padded buffer
+    (alloc, fill, subview, copy, deallocs)."""
+    owner = x.owner
+    if not isinstance(owner, memref.AllocOp):
+        return x, (0, 0, 0, 0), 0, []
+    fills, views, others, deallocs = [], [], [], []
+    for use in x.uses:
+        user = use.operation
+        if user is pool:
+            continue
+        if isinstance(user, linalg.FillOp) and x in user.outputs:
+            fills.append(user)
+        elif isinstance(user, memref.SubviewOp):
+            views.append(user)
+        elif isinstance(user, memref.DeallocOp):
+            deallocs.append(user)
+        else:
+            others.append(user)
+    if others:
+        fail(others[0], "the padded data of a pooling is written only by a fill and a copy "
+                        "into its interior, and read only by the pooling")
+    value = _constant(fills[0].inputs[0]) if len(fills) == 1 else None
+    if value is None or len(views) != 1:
+        fail(pool, "the data of the pooling is a padded buffer: memref.alloc, linalg.fill "
+                   "with a constant, memref.copy into a subview")
+    assert value is not None
+    fill, view = fills[0], views[0]
+    copies = [u.operation for u in view.result.uses]
+    copy = copies[0] if len(copies) == 1 else None
+    src: SSAValue | None = None
+    if isinstance(copy, memref.CopyOp) and copy.destination is view.result:
+        src = copy.source
+    if copy is None or src is None or not _is_dram(src, cfg.inp_width):
+        fail(view, "the interior of the padded data is written by one memref.copy of an int8 "
+                   "DRAM tensor")
+    assert copy is not None and src is not None
+    offsets = list(view.static_offsets.get_values())
+    sizes = list(view.static_sizes.get_values())
+    strides = list(view.static_strides.get_values())
+    full = _shape(x)
+    if (view.offsets or any(s != 1 for s in strides) or _shape(src) != tuple(sizes)
+            or any(offsets[k] != 0 or sizes[k] != full[k] for k in (0, 1, 4, 5))):
+        fail(view, "the padded data pads only the rows and columns (static offsets, unit "
+                   "strides, the whole batch and channels)")
+    if not position[fill] < position[copy] < position[pool]:
+        fail(copy, "the fill, then the copy into the interior, come before the pooling")
+    pads = (offsets[2], full[2] - offsets[2] - sizes[2], offsets[3],
+            full[3] - offsets[3] - sizes[3])
+    limit = (1 << cfg.mem_fields["y_pad_0"].width) - 1
+    if max(pads) > limit:
+        fail(view, f"padding {pads} (top, bottom, left, right) exceeds {limit}, the largest a "
+                   "DMA pads")
+    return src, pads, value, [owner, fill, view, copy, *deallocs]
+
+
+# --------------------------------------------------------------------------------------------
+# The plan
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """A tiling of a pooling region: ``tc`` channel blocks × ``th`` output rows per tile."""
+
+    tc: int
+    th: int
+    double_buffer: bool
+
+    def describe(self) -> str:
+        db = "double-buffered" if self.double_buffer else "single-buffered"
+        return f"pooling tile {self.tc} channel blocks x {self.th} rows, {db}"
+
+
+@dataclass(frozen=True)
+class PoolTiles:
+    """What a plan implies for the tiles' shapes."""
+
+    geo: PoolGeometry
+    plan: PoolPlan
+
+    @property
+    def ht(self) -> int:
+        """Rows of a data tile (halo included)."""
+        return (self.plan.th - 1) * self.geo.sh + self.geo.kh
+
+    @property
+    def wt(self) -> int:
+        """Columns of a data tile (halo included)."""
+        return (self.geo.ow - 1) * self.geo.sw + self.geo.kw
+
+    @property
+    def n_c(self) -> int:
+        return self.geo.cb // self.plan.tc
+
+    @property
+    def n_r(self) -> int:
+        return self.geo.oh // self.plan.th
+
+    def row_runs(self) -> list[Run]:
+        g = self.geo
+        return padding_runs(self.n_r, self.plan.th * g.sh, g.pads[0], self.ht, g.h)
+
+    def col_run(self) -> Run:
+        g = self.geo
+        (run,) = padding_runs(1, 1, g.pads[2], self.wt, g.w)
+        return run
+
+    def acc_elements(self) -> int:
+        """The data tile (one copy: the compute module loads it and reads it, in order) and
+        the output tile (two copies when double-buffered: the store of one overlaps the next
+        tile)."""
+        p = self.plan
+        return p.tc * (self.ht * self.wt + (2 if p.double_buffer else 1) * p.th * self.geo.ow)
+
+
+def _inside(lo_pad: int, span: int, hi_pad: int, k: int, stride: int,
+            count: int) -> tuple[int, int]:
+    """The outputs ``j`` (``0 <= j < count``) whose element ``k`` of the window, at
+    ``j * stride + k`` in a tile of ``span`` rows with ``lo_pad`` / ``hi_pad`` padding rows,
+    lies in the image: ``[first, last)`` (empty when ``first >= last``)."""
+    first = max(0, -(-(lo_pad - k) // stride))
+    last = min(count, (span - hi_pad - 1 - k) // stride + 1) if span - hi_pad - 1 - k >= 0 else 0
+    return first, last
+
+
+def _groups(lo_pad: int, span: int, hi_pad: int, kernel: int, stride: int,
+            count: int) -> list[tuple[int, int, int, int]]:
+    """Window offsets of equal output ranges: ``(k0, k1, first, last)`` for the offsets
+    ``k0 <= k < k1``, each restricted to the outputs ``first <= j < last`` (non-empty)."""
+    groups: list[tuple[int, int, int, int]] = []
+    for k in range(kernel):
+        first, last = _inside(lo_pad, span, hi_pad, k, stride, count)
+        if first >= last:
+            continue
+        if groups and groups[-1][1] == k and groups[-1][2:] == (first, last):
+            groups[-1] = (groups[-1][0], k + 1, first, last)
+        else:
+            groups.append((k, k + 1, first, last))
+    return groups
+
+
+def _common(lo_pad: int, span: int, hi_pad: int, kernel: int, stride: int,
+            count: int) -> tuple[int, int]:
+    """The outputs ``[first, last)`` for which every window offset lies in the image (empty
+    when ``first >= last``)."""
+    ranges = [_inside(lo_pad, span, hi_pad, k, stride, count) for k in range(kernel)]
+    return max(r[0] for r in ranges), min(r[1] for r in ranges)
+
+
+def _estimate(tiles: PoolTiles, cfg: VTAConfig) -> int:
+    """Modelled cycles: the compute module loads each data tile (ACC_8BIT) and runs the ALU
+    instructions one after the other; the store of a tile overlaps the next tile when
+    double-buffered."""
+    g, p, t = tiles.geo, tiles.plan, cfg.timing
+    lanes = cfg.batch * cfg.block_out
+    count = g.nb * tiles.n_c * tiles.n_r
+    load = p.tc * (t.dma_latency + -(-tiles.ht * tiles.wt * lanes // t.dram_bytes_per_cycle))
+    uops = p.tc * p.th * g.ow
+    windows = g.kh * g.kw
+    alu = (2 + 2 * windows) * uops + t.pipeline_depth * p.tc * (2 + windows + 4)
+    store = t.dma_latency + -(-uops * lanes // t.dram_bytes_per_cycle)
+    return count * (load + alu) + (store if p.double_buffer else count * store)
+
+
+def choose_pool_plan(region: PoolRegion, cfg: VTAConfig, budget: Budget) -> PoolPlan:
+    """The plan of fewest modelled cycles whose tiles fit the accumulator SRAM share."""
+    g = region.geo
+    best: tuple[int, PoolPlan] | None = None
+    for db in (True, False):
+        for tc in divisors(g.cb):
+            for th in divisors(g.oh):
+                tiles = PoolTiles(g, PoolPlan(tc, th, db))
+                if tiles.acc_elements() > budget.acc:
+                    continue
+                cost = _estimate(tiles, cfg)
+                if best is None or cost < best[0]:
+                    best = (cost, tiles.plan)
+    if best is None:
+        one = PoolTiles(g, PoolPlan(1, 1, False)).acc_elements()
+        raise NoFit(f"one output row of one channel block and its data rows take {one} "
+                    f"accumulator elements, more than the {budget.acc} available")
+    return best[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Emission
+# --------------------------------------------------------------------------------------------
+
+
+class _PoolEmitter(TileBuilder):
+    """Builds the loop nest of one pooling region before its output op."""
+
+    def __init__(self, region: PoolRegion, plan: PoolPlan, cfg: VTAConfig) -> None:
+        super().__init__(region.output, plan.double_buffer)
+        self.r, self.plan, self.cfg = region, plan, cfg
+        self.t = PoolTiles(region.geo, plan)
+        acc_t = region.accs[0].type
+        assert isinstance(acc_t, MemRefType)
+        lead = [2] if plan.double_buffer else []
+        elem = [cfg.batch, cfg.block_out]
+        self.win = self.alloc(Sram.ACC, [1, plan.tc, self.t.ht, self.t.wt, *elem], acc_t)
+        self.win.name_hint = "win"
+        self.acc = self.alloc(Sram.ACC, [*lead, 1, plan.tc, plan.th, region.geo.ow, *elem],
+                              acc_t)
+
+    def value(self, lin: LinearForm, name: str) -> Index:
+        if lin.is_constant:
+            return lin.const
+        values = [v for v in lin.terms if isinstance(v, SSAValue)]
+        expr = affine_of_form(LinearForm(lin.terms), values)
+        return self.apply_n(values, expr + lin.const if lin.const else expr, name)
+
+    def position(self, lin: LinearForm, name: str) -> tuple[SSAValue, int] | int:
+        if lin.is_constant:
+            return lin.const
+        value = self.value(LinearForm(lin.terms), name)
+        assert isinstance(value, SSAValue)
+        return value, lin.const
+
+    def copy_view(self, buf: SSAValue, copy: Index) -> SSAValue:
+        if not self.plan.double_buffer:
+            return buf
+        shape = list(_shape(buf))
+        return self.subview(buf, [copy, *[0] * (len(shape) - 1)], [1, *shape[1:]],
+                            f"{buf.name_hint}_view", drop_first=True)
+
+    def emit(self) -> None:
+        g = self.r.geo
+        with self.loop(g.nb, "b") if g.nb > 1 else nullcontext() as bv:
+            b = LinearForm.of(bv) if bv is not None else LinearForm()
+            with self.loop(self.t.n_c, "c") if self.t.n_c > 1 else nullcontext() as cv:
+                ct = LinearForm.of(cv) if cv is not None else LinearForm()
+                for run in self.t.row_runs():
+                    with self.loop(run.count, "r") if run.count > 1 else nullcontext() as rv:
+                        rt = LinearForm({rv: 1}, run.first) if rv is not None \
+                            else LinearForm(const=run.first)
+                        self.tile(b, ct, rt, run)
+
+    def tile(self, b: LinearForm, ct: LinearForm, rt: LinearForm, run: Run) -> None:
+        g, p, t, cfg, r = self.r.geo, self.plan, self.t, self.cfg, self.r
+        counter = (b * t.n_c + ct) * t.n_r + rt
+        copy: Index = 0
+        if p.double_buffer:
+            if counter.is_constant:
+                copy = counter.const % 2
+            else:
+                values = [v for v in counter.terms if isinstance(v, SSAValue)]
+                expr = affine_of_form(LinearForm(counter.terms), values) + counter.const
+                copy = self.apply_n(values, expr % 2, "copy")
+        win, acc = self.win, self.copy_view(self.acc, copy)
+        crun = t.col_run()
+        # The data tile: one ACC_8BIT load per channel block, the halo outside the image from
+        # the pad fields (zeros, never read).
+        row0 = rt * (p.th * g.sh) + (run.before - g.pads[0])
+        col0 = crun.before - g.pads[2]
+        # A tile wholly in the padding (windows past the image's edges) reads nothing.
+        loaded = run.size > 0 and crun.size > 0
+        with self.loop(p.tc, "ci") if p.tc > 1 and loaded else nullcontext() as ci:
+            cl = LinearForm.of(ci) if ci is not None else LinearForm()
+            channel = b * g.cb + ct * p.tc + cl
+            dram = (channel * g.h + row0) * g.w + col0
+            sram = cl * (t.ht * t.wt)
+            if loaded:
+                self.insert(DmaCopyOp(r.x, self.win, x_size=crun.size, y_size=run.size,
+                                      x_stride=g.w, src_pos=self.position(dram, "x_pos"),
+                                      dst_pos=self.position(sram, "win_pos"),
+                                      pad=(run.before, run.after, crun.before, crun.after)))
+        c0 = self.value(ct * p.tc, "c0")
+        r0 = self.value(rt * p.th, "r0")
+        b0 = self.value(b, "b0")
+        for op in r.ops:
+            if op is r.pool:
+                self.windows(win, acc, run, crun)
+                continue
+            operands: list[SSAValue] = []
+            for v in op.operands:
+                if v is r.accs[0]:
+                    operands.append(acc)
+                elif isinstance(v.type, MemRefType):
+                    operands.append(self.subview(v, [b0, c0, r0, 0, 0, 0],
+                                                 [1, p.tc, p.th, g.ow, cfg.batch, cfg.block_out],
+                                                 f"{v.name_hint or 'dram'}_tile"))
+                else:
+                    operands.append(v)
+            new = op.clone()
+            new.operands = operands
+            self.insert(new)
+            copy_location(op, new)
+
+    def windows(self, win: SSAValue, acc: SSAValue, run: Run, crun: Run) -> None:
+        """One ALU instruction per window offset, on the outputs whose element of the window
+        lies in the image; then ``max v`` where the padding ``v`` wins (module doc)."""
+        g, p, t = self.r.geo, self.plan, self.t
+        rows = _groups(run.before, t.ht, run.after, g.kh, g.sh, p.th)
+        cols = _groups(crun.before, t.wt, crun.after, g.kw, g.sw, g.ow)
+        for k0, k1, first, last in rows:
+            for w0, w1, cfirst, clast in cols:
+                self.window_group((k0, k1), (first, last), (w0, w1), (cfirst, clast), win, acc)
+        if g.kind != AluKind.MAX or g.pad_value <= g.init:
+            return
+        # The outputs whose window reaches the padding: those in a row (column) outside the
+        # rows (columns) every window offset reads in the image — all of them when an offset
+        # reads none.
+        top, bottom = _common(run.before, t.ht, run.after, g.kh, g.sh, p.th)
+        left, right = _common(crun.before, t.wt, crun.after, g.kw, g.sw, g.ow)
+        if top >= bottom or left >= right:
+            top, bottom, left, right = p.th, p.th, g.ow, g.ow
+        bands = [(0, top, 0, g.ow), (bottom, p.th, 0, g.ow),
+                 (top, bottom, 0, left), (top, bottom, right, g.ow)]
+        for r0, r1, c0, c1 in bands:
+            if r1 > r0 and c1 > c0:
+                view = self.subview(acc, [0, 0, r0, c0, 0, 0],
+                                    [1, p.tc, r1 - r0, c1 - c0, *_shape(acc)[4:]], "acc_border")
+                self.insert(_alu_op(AluKind.MAX, view, imm=g.pad_value))
+
+    def window_group(self, ks: tuple[int, int], rows: tuple[int, int], ws: tuple[int, int],
+                     cols: tuple[int, int], win: SSAValue, acc: SSAValue) -> None:
+        g, p = self.r.geo, self.plan
+        (k0, k1), (first, last), (w0, w1), (cfirst, clast) = ks, rows, ws, cols
+        nr, nc = last - first, clast - cfirst
+        elem = list(_shape(acc)[4:])
+        dst = self.subview(acc, [0, 0, first, cfirst, 0, 0], [1, p.tc, nr, nc, *elem],
+                           "acc_rect") if (nr, nc) != (p.th, g.ow) else acc
+        with self.loop(k1 - k0, "kh") if k1 - k0 > 1 else nullcontext() as khv:
+            with self.loop(w1 - w0, "kw") if w1 - w0 > 1 else nullcontext() as kwv:
+                row = LinearForm({khv: 1}, first * g.sh + k0) if khv is not None \
+                    else LinearForm(const=first * g.sh + k0)
+                col = LinearForm({kwv: 1}, cfirst * g.sw + w0) if kwv is not None \
+                    else LinearForm(const=cfirst * g.sw + w0)
+                src = self.subview(win, [0, 0, self.value(row, "kh0"), self.value(col, "kw0"),
+                                         0, 0],
+                                   [1, p.tc, (nr - 1) * g.sh + 1, (nc - 1) * g.sw + 1, *elem],
+                                   "win_view")
+                self.insert(_alu_op(g.kind, dst, src=src, strides=(g.sh, g.sw)))
+
+
+def _alu_op(kind: AluKind, acc: SSAValue, *, imm: int | None = None, src: SSAValue | None = None,
+            strides: tuple[int, int] = (1, 1)) -> linalg.GenericOp:
+    """``acc = kind(acc, imm)``, or ``kind(acc, src)`` with ``src`` read ``strides`` apart
+    along the rows and columns: ``(b, c, h, w, bb, cc) -> (b, c, h*sh, w*sw, bb, cc)``."""
+    inputs = [acc] if src is None else [acc, src]
+    block = Block(arg_types=[i32] * (len(inputs) + 1))
+    if src is None:
+        assert imm is not None
+        const = arith.ConstantOp.from_int_and_width(imm, 32)
+        block.add_op(const)
+        rhs = const.result
+    else:
+        rhs = block.args[1]
+    result = ALU_KINDS[kind](block.args[0], rhs)  # type: ignore[call-arg]
+    block.add_op(result)
+    block.add_op(linalg.YieldOp(result.results[0]))
+    sh, sw = strides
+    strided = AffineMap(6, 0, (_D[0], _D[1], _D[2] * sh, _D[3] * sw, _D[4], _D[5]))
+    maps = [AffineMapAttr(_IDENTITY6)] * (len(inputs) + 1)
+    if src is not None:
+        maps[1] = AffineMapAttr(strided)
+    return linalg.GenericOp(inputs, [acc], Region(block), maps,
+                            [IteratorTypeAttr.parallel()] * 6)
+
+
+def emit_pool(region: PoolRegion, plan: PoolPlan, cfg: VTAConfig) -> list[SSAValue]:
+    """Tile ``region`` with ``plan`` (before its output op); returns the SRAM buffers."""
+    emitter = _PoolEmitter(region, plan, cfg)
+    emitter.emit()
+    return [emitter.win, emitter.acc]
