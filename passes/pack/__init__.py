@@ -101,7 +101,6 @@ arguments already carry ``vta.arg`` is left as it is.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -123,33 +122,17 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import copy_location
-from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
-from vta_mlir.passes.pack.expr import (
-    Alu,
-    Const,
-    Expr,
-    Gemm,
-    Load,
-    Narrow,
-    Output,
-    error_with_note,
-    label,
-)
-from vta_mlir.passes.pack.flatten import MatrixView
-from vta_mlir.passes.pack.fold_window import folded_packings
+from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import (
     Intermediate,
     collapse_reassociation,
     same_element_order,
     stand_in_intermediates,
 )
-from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN, FunctionRecognizer
-from vta_mlir.passes.pack.match_conv import Conv, Padding
-from vta_mlir.passes.pack.match_pool import Pool
+from vta_mlir.passes.pack.match import FunctionRecognizer
 from vta_mlir.passes.pack.patterns import (
     ARG_ATTR_NAME,
-    ROLE_NAMES,
     Packing,
     Role,
     alu_op,
@@ -158,7 +141,6 @@ from vta_mlir.passes.pack.patterns import (
     fill_op,
     init_op,
     packed_acc_shape,
-    packing_for,
     padded_copy_ops,
     pool_ops,
     store_op,
@@ -167,469 +149,21 @@ from vta_mlir.passes.pack.patterns import (
 __all__ = ["PackPass", "pack_function"]
 
 
-# --------------------------------------------------------------------------------------------
-# Region plans: the ops of the normal form, before the signature changes
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(eq=False)
-class AccBuffer:
-    """A packed i32 accumulator of a ``rows × cols`` or ``N × O × H × W`` result."""
-
-    shape: tuple[int, ...]
-    name: str
-
-    @property
-    def cols(self) -> int:
-        """The columns of a matrix, the channels of a tensor: what a bias runs along."""
-        return self.shape[1]
-
-
-@dataclass
-class Step:
-    """One op of a region; ``source`` gives it its location."""
-
-    source: Operation
-
-
-@dataclass
-class NewAcc(Step):
-    acc: AccBuffer
-
-
-@dataclass
-class Fill(Step):
-    acc: AccBuffer
-
-
-@dataclass
-class Init(Step):
-    acc: AccBuffer
-    arg: BlockArgument
-    broadcast: bool
-
-
-@dataclass(eq=False)
-class PaddedData:
-    """A zero-padded copy of the packed convolution data ``arg``: ``pads`` rows and columns
-    (top, bottom, left, right) around it; ``source`` the stage-0 idiom it comes from."""
-
-    arg: BlockArgument
-    source: Padding
-
-    @property
-    def pads(self) -> tuple[int, int, int, int]:
-        return self.source.pads
-
-
-@dataclass
-class PadData(Step):
-    """Allocate the padded buffer, fill it with 0, copy the argument into its interior."""
-
-    data: PaddedData
-
-
-@dataclass
-class FreePadded(Step):
-    data: PaddedData
-
-
-@dataclass
-class Contract(Step):
-    acc: AccBuffer
-    act: BlockArgument
-    wgt: BlockArgument
-    #: The strides of a convolution; None for a matrix contraction.
-    strides: tuple[int, int] | None = None
-    #: The zero-padded copy of ``act`` a convolution reads instead of ``act``.
-    padded: PaddedData | None = None
-
-
-@dataclass
-class PoolStep(Step):
-    """The pooling ``pool`` into ``acc`` (``passes/pack/match_pool.py``), reading ``padded``
-    instead of its argument when the data is padded."""
-
-    acc: AccBuffer
-    pool: Pool
-    padded: PaddedData | None = None
-
-
-@dataclass
-class AluStep(Step):
-    acc: AccBuffer
-    kind: AluKind
-    imm: int | None = None
-    other: AccBuffer | None = None
-
-
-@dataclass
-class Store(Step):
-    acc: AccBuffer
-    out: BlockArgument
-
-
-def _subexpressions(e: Expr | Narrow) -> list[Expr]:
-    """``e`` and every expression under it."""
-    if isinstance(e, Narrow):
-        return _subexpressions(e.value)
-    found: list[Expr] = [e]
-    if isinstance(e, Alu):
-        found += _subexpressions(e.lhs) + _subexpressions(e.rhs)
-    elif isinstance(e, Gemm):
-        found += _subexpressions(e.init)
-    return found
-
-
-def _imm_chain(e: Expr) -> list[Expr]:
-    """``e``, the tensor operand of ``e`` when ``e`` is an ALU op with an immediate, and so on:
-    the last one is the value the chain of immediate ops starts from."""
-    chain = [e]
-    while isinstance(e, Alu) and (isinstance(e.lhs, Const) or isinstance(e.rhs, Const)):
-        e = e.lhs if isinstance(e.rhs, Const) else e.rhs
-        chain.append(e)
-    return chain
-
-
-def _immediate(a: Expr) -> int:
-    assert isinstance(a, Alu)
-    imm = a.rhs if isinstance(a.rhs, Const) else a.lhs
-    assert isinstance(imm, Const)
-    return imm.value
-
-
-@dataclass
-class Planner:
-    """Turns the outputs of a function into the steps of its VTA regions and the packing of
-    every argument they use."""
-
-    cfg: VTAConfig
-    outputs: list[Output]
-    #: The stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``).
-    intermediates: Collection[BlockArgument] = ()
-    steps: list[Step] = field(default_factory=list[Step])
-    packings: dict[BlockArgument, tuple[Packing, Role, Operation]] = field(
-        default_factory=dict[BlockArgument, tuple[Packing, Role, Operation]])
-    _current: Output | None = None
-    _loaded: dict[tuple[BlockArgument, bool], AccBuffer] = field(
-        default_factory=dict[tuple[BlockArgument, bool], AccBuffer])
-    #: The logical shape of the current region's result, and its matrix view when the region
-    #: is flattened (``passes/pack/flatten.py``).
-    _shape: tuple[int, ...] = ()
-    _view: MatrixView | None = None
-    #: The position of every op of the function body, and the op writing each output.
-    _order: dict[Operation, int] = field(default_factory=dict[Operation, int])
-    _writers: dict[BlockArgument, Operation] = field(
-        default_factory=dict[BlockArgument, Operation])
-
-    def plan(self) -> None:
-        block = self.outputs[0].writer.parent_block() if self.outputs else None
-        self._order = {op: k for k, op in enumerate(block.ops)} if block is not None else {}
-        self._writers = {out.arg: out.writer for out in self.outputs}
-        for out in self.outputs:
-            self._current = out
-            self._loaded = {}
-            shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
-            self._shape = shape
-            self._view = self.choose_view(out, shape)
-            acc = AccBuffer(shape if self._view is None else self._view.matrix, "acc")
-            start = len(self.steps)
-            self.steps.append(NewAcc(out.writer, acc))
-            self.plan_into(acc, out.value.value)
-            self.use(out.arg, self.whole_role(acc), out.writer, self.view_packing(out.arg))
-            self.steps.append(Store(out.writer, acc, out.arg))
-            self.place_deallocs(start)
-
-    def place_deallocs(self, start: int) -> None:
-        """Free the padded buffers of the region starting at step ``start`` where the function
-        freed them: after the last step whose op comes before the ``memref.dealloc``."""
-        region = self.steps[start:]
-        for step in region:
-            if not isinstance(step, Contract | PoolStep) or step.padded is None:
-                continue
-            dealloc = step.padded.source.dealloc
-            if dealloc is None:
-                continue
-            block = dealloc.parent_block()
-            assert block is not None
-            at = 0
-            for i, other in enumerate(region):
-                ancestor = block.find_ancestor_op_in_block(other.source)
-                if ancestor is not None and ancestor.is_before_in_block(dealloc):
-                    at = i + 1
-            region.insert(at, FreePadded(dealloc, step.padded))
-        self.steps[start:] = region
-
-    def choose_view(self, out: Output, shape: tuple[int, ...]) -> MatrixView | None:
-        """The matrix view of an element-wise region that is not a 2-D program with per-column
-        biases at most; None for a region with a contraction (and for those 2-D programs),
-        which keeps the layouts of its contraction."""
-        parts = _subexpressions(out.value)
-        if any(isinstance(e, Gemm | Pool) for e in parts):
-            return None
-        biases = [e for e in parts if isinstance(e, Load) and e.broadcast]
-        if len(shape) == 2 and all(b.kept == (1,) for b in biases):
-            return None
-        touched = [out.arg, *(e.arg for e in parts if isinstance(e, Load))]
-        if len(shape) == 4 and not biases and any(a in self.intermediates for a in touched):
-            # Layers before and after read and write these buffers as NCHW tensors.
-            return MatrixView.tensor_layout(shape, self.cfg)
-        for b in biases:
-            if not b.kept:
-                report_error(b.op, f"broadcasts {label(b.arg)} as a single value: VTA's ALU "
-                                   "takes a scalar as an immediate, an arith.constant")
-            if b.kept != biases[0].kept:
-                error_with_note(b.op, f"broadcasts {label(b.arg)} along the dimensions "
-                                      f"{list(b.kept)} of the result and {label(biases[0].arg)} "
-                                      f"along {list(biases[0].kept)}: the broadcast operands "
-                                      "of a VTA region vary along the same dimensions",
-                                biases[0].op, "the other broadcast")
-        return MatrixView.choose(shape, biases[0].kept if biases else (), self.cfg)
-
-    # ---- arguments ------------------------------------------------------------------------
-    @staticmethod
-    def whole_role(acc: AccBuffer) -> Role:
-        """The role of an argument read or written element for element with ``acc``."""
-        return Role.MATRIX if len(acc.shape) == 2 else Role.TENSOR
-
-    @staticmethod
-    def bias_role(acc: AccBuffer) -> Role:
-        return Role.BIAS if len(acc.shape) == 2 else Role.CHANNEL_BIAS
-
-    def view_packing(self, arg: BlockArgument, load: Load | None = None) -> Packing | None:
-        """The packing of ``arg`` (read by ``load``) in the flattened region being planned;
-        None outside one."""
-        if self._view is None:
-            return None
-        t = arg.type
-        assert isinstance(t, MemRefType)
-        dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
-        if load is not None and load.broadcast:
-            return self._view.bias_packing(t.get_shape(), load.axes, dtype)
-        return self._view.packing(dtype)
-
-    def use(self, arg: BlockArgument, role: Role, op: Operation,
-            packing: Packing | None = None) -> None:
-        """``op`` uses ``arg`` in ``role`` (with ``packing``, else the role's packing); an
-        argument has a single packed layout."""
-        assert self._current is not None
-        writer = self._writers.get(arg)
-        if arg is not self._current.arg and writer is not None \
-                and self._order.get(op, -1) < self._order.get(writer, -1) \
-                and self._order.get(writer, -1) < self._order.get(self._current.writer, -1):
-            # The layers run in the order of the ops writing their results: this one runs
-            # after the layer writing `arg`, but reads what `arg` held before.
-            error_with_note(op, f"reads {label(arg)} before the op writing it, in a layer "
-                                 "that ends after that op: VTA runs the layers one after the "
-                                 "other, so a layer reads a buffer before it is written only "
-                                 "when the whole layer comes first", writer,
-                             f"{label(arg)} is written here")
-        t = arg.type
-        assert isinstance(t, MemRefType)
-        dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
-        if packing is None:
-            packing = packing_for(role, t.get_shape(), dtype, self.cfg)
-        known = self.packings.get(arg)
-        if known is None:
-            self.packings[arg] = (packing, role, op)
-        elif arg in self.intermediates and not known[0].same_layout(packing) \
-                and same_element_order(known[0], packing):
-            # The same bytes viewed with other axes (a tensor read by an element-wise layer
-            # as a matrix): the buffer gets the shape with the most axes, and the others
-            # read it through a memref.collapse_shape.
-            if len(packing.memref_type().get_shape()) > len(known[0].memref_type().get_shape()):
-                self.packings[arg] = (packing, role, op)
-        elif not known[0].same_layout(packing):
-            error_with_note(op, f"uses {label(arg)} as {ROLE_NAMES[role]}, which is packed "
-                                 f"differently from {ROLE_NAMES[known[1]]}: an argument has "
-                                 "one packed layout", known[2], "first used here")
-
-    def check_shape(self, load: Load, acc: AccBuffer) -> None:
-        shape = tuple(load.arg.type.get_shape())  # type: ignore[attr-defined]
-        if self._view is not None and load.broadcast:
-            return  # the recognizer matched its axes with the result's
-        if load.broadcast and load.kept != (1,):
-            if len(acc.shape) == 2:
-                report_error(load.op, f"broadcasts {label(load.arg)} along the columns (a "
-                                      "per-row operand): VTA adds per-column biases only, "
-                                      "broadcast over the rows")
-            report_error(load.op, f"broadcasts {label(load.arg)} along the result dimensions "
-                                  f"{list(load.kept)}: a convolution's epilogue adds "
-                                  "per-channel biases only (n, c, h, w) -> (c)")
-        result = self._shape if self._view is not None else acc.shape
-        expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [result]
-        if shape not in expected:
-            report_error(load.op, f"reads {label(load.arg)} ({load.arg.type}) into a "
-                                  f"{'×'.join(map(str, result))} result")
-
-    # ---- expressions ----------------------------------------------------------------------
-    def plan_into(self, acc: AccBuffer, e: Expr) -> None:
-        """Steps leaving the value of ``e`` in ``acc``."""
-        if isinstance(e, Const):
-            self.steps.append(Fill(e.op, acc))
-            if e.value:
-                self.imm(acc, AluKind.ADD, e.value, e.op)
-        elif isinstance(e, Load):
-            self.init(acc, e)
-        elif isinstance(e, Gemm):
-            self.gemm(acc, e, e.init)
-        elif isinstance(e, Pool):
-            self.pool(acc, e)
-        else:
-            assert isinstance(e, Alu)
-            self.alu(acc, e)
-
-    def init(self, acc: AccBuffer, load: Load) -> None:
-        self.check_shape(load, acc)
-        role = self.bias_role(acc) if load.broadcast else self.whole_role(acc)
-        self.use(load.arg, role, load.op, self.view_packing(load.arg, load))
-        self.steps.append(Init(load.op, acc, load.arg, load.broadcast))
-
-    def gemm(self, acc: AccBuffer, g: Gemm, init: Expr) -> None:
-        """``acc = init + act · wgt``: VTA's accumulator starts from 0 or from a load."""
-        bias_after: Load | None = None
-        if isinstance(init, Const):
-            self.steps.append(Fill(init.op, acc))
-        elif isinstance(init, Load) and init.broadcast and isinstance(g, Conv):
-            # A convolution's per-channel bias is added after the convolution (the same sum:
-            # i32 addition wraps, in any order): one bias element row in SRAM and an ALU add,
-            # where starting the accumulator from the bias would load it into every
-            # accumulator element of every tile.
-            self.steps.append(Fill(init.op, acc))
-            bias_after = init
-        elif isinstance(init, Load):
-            self.init(acc, init)
-        else:
-            error_with_note(g.op, "accumulates onto a computed value: a VTA contraction "
-                                   "starts from 0, a copy of a function argument or a "
-                                   "broadcast bias", init.op, "the value is computed here")
-        # Folding the window makes the host lay out the data as patches, which an
-        # intermediate buffer, written by an earlier layer on the device, cannot be.
-        folded = folded_packings(g, self.cfg) \
-            if isinstance(g, Conv) and g.act not in self.intermediates else None
-        if isinstance(g, Conv) and folded is not None:
-            # A 1×1 convolution of the data's patches (passes/pack/fold_window.py): the host
-            # applies the window, so the zero-padded buffer is not needed.
-            self.use(g.act, Role.DATA, g.op, folded[0])
-            self.use(g.wgt, Role.KERNEL, g.op, folded[1])
-            self.steps.append(Contract(g.op, acc, g.act, g.wgt, (1, 1)))
-        elif isinstance(g, Conv):
-            self.use(g.act, Role.DATA, g.op)
-            self.use(g.wgt, Role.KERNEL, g.op)
-            padded = None
-            if g.padding is not None:
-                padded = PaddedData(g.act, g.padding)
-                self.steps.append(PadData(g.padding.alloc, padded))
-            self.steps.append(Contract(g.op, acc, g.act, g.wgt, g.strides, padded))
-        else:
-            self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
-            self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
-            self.steps.append(Contract(g.op, acc, g.act, g.wgt))
-        if isinstance(init, Const) and init.value:
-            self.imm(acc, AluKind.ADD, init.value, init.op)
-        if bias_after is not None:
-            self.steps.append(AluStep(bias_after.op, acc, AluKind.ADD,
-                                      other=self.loaded(bias_after, acc)))
-
-    def pool(self, acc: AccBuffer, p: Pool) -> None:
-        """``acc = init``, then the pooling: its data is loaded into the accumulator SRAM, in
-        the accumulator's (tensor) layout."""
-        self.plan_into(acc, p.init)
-        self.use(p.act, Role.TENSOR, p.op)
-        padded = None
-        if p.padding is not None:
-            padded = PaddedData(p.act, p.padding)
-            self.steps.append(PadData(p.padding.alloc, padded))
-        self.steps.append(PoolStep(p.op, acc, p, padded))
-
-    def alu(self, acc: AccBuffer, a: Alu) -> None:
-        lhs, rhs = a.lhs, a.rhs
-        if a.kind == AluKind.ADD:
-            # `gemm + bias`: the bias becomes the accumulator's initial value.
-            for g, other in ((lhs, rhs), (rhs, lhs)):
-                if isinstance(g, Gemm) and isinstance(g.init, Const) \
-                        and isinstance(other, Load):
-                    self.gemm(acc, g, other)
-                    if g.init.value:
-                        self.imm(acc, AluKind.ADD, g.init.value, g.init.op)
-                    return
-        if isinstance(rhs, Const) or isinstance(lhs, Const):
-            # Only commutative ops can have the constant first (shifts and subtractions
-            # were checked when they were recognized).
-            tensor, imm = (lhs, rhs) if isinstance(rhs, Const) else (rhs, lhs)
-            assert isinstance(imm, Const)
-            self.plan_into(acc, tensor)
-            self.imm(acc, a.kind, imm.value, a.op)
-            return
-        if rhs is lhs:
-            self.plan_into(acc, lhs)
-            self.steps.append(AluStep(a.op, acc, a.kind, other=acc))
-            return
-        if isinstance(rhs, Load):
-            first, second = lhs, rhs
-        elif isinstance(lhs, Load) and a.kind in COMMUTATIVE:
-            first, second = rhs, lhs
-        else:
-            self.combine(acc, a)
-            return
-        self.plan_into(acc, first)
-        self.steps.append(AluStep(a.op, acc, a.kind, other=self.loaded(second, acc)))
-
-    def combine(self, acc: AccBuffer, a: Alu) -> None:
-        """``a`` of two computed tensors, each a chain of immediate ALU ops: on one value both
-        start from (``max(x, x >> k)``: a leaky ReLU), or the second on a function argument.
-        The second is computed in its own accumulator buffer: a copy of the first's starting
-        value (VTA has no copy between accumulators: a reset to 0 and an add), or a fresh load
-        of the argument."""
-        # Every tensor-tensor ALU op is commutative (shifts and subtractions take immediates).
-        assert a.kind in COMMUTATIVE
-        lchain, rchain = _imm_chain(a.lhs), _imm_chain(a.rhs)
-        shared = next((e for e in lchain if any(e is r for r in rchain)), None)
-        if shared is None and not isinstance(rchain[-1], Load):
-            lchain, rchain = rchain, lchain
-        if shared is None and not isinstance(rchain[-1], Load):
-            report_error(a.op, "combines two computed tensors: VTA's ALU takes its second "
-                               "tensor operand from an accumulator buffer, loaded from a "
-                               "function argument or copied from the value both operands are "
-                               "computed from by immediate ALU ops")
-        other = AccBuffer(acc.shape, "acc_copy" if shared is not None else
-                          f"{rchain[-1].arg.name_hint or 'arg'}_acc")  # type: ignore[attr-defined]
-        if shared is not None:
-            lchain = lchain[:next(k for k, e in enumerate(lchain) if e is shared)]
-            rchain = rchain[:next(k for k, e in enumerate(rchain) if e is shared)]
-            self.plan_into(acc, shared)
-            self.steps += [NewAcc(a.op, other), Fill(a.op, other),
-                           AluStep(a.op, other, AluKind.ADD, other=acc)]
-        else:
-            load = rchain.pop()
-            assert isinstance(load, Load)
-            self.plan_into(acc, lchain.pop())
-            self.steps.append(NewAcc(load.op, other))
-            self.init(other, load)
-        for e in reversed(rchain):
-            assert isinstance(e, Alu)
-            self.imm(other, e.kind, _immediate(e), e.op)
-        for e in reversed(lchain):
-            assert isinstance(e, Alu)
-            self.imm(acc, e.kind, _immediate(e), e.op)
-        self.steps.append(AluStep(a.op, acc, a.kind, other=other))
-
-    def loaded(self, load: Load, like: AccBuffer) -> AccBuffer:
-        """A second accumulator holding ``load`` (one per argument and region)."""
-        key = (load.arg, load.broadcast)
-        if key not in self._loaded:
-            buf = AccBuffer(like.shape, f"{load.arg.name_hint or 'arg'}_acc")
-            self.steps.append(NewAcc(load.op, buf))
-            self.init(buf, load)
-            self._loaded[key] = buf
-        return self._loaded[key]
-
-    def imm(self, acc: AccBuffer, kind: AluKind, value: int, op: Operation) -> None:
-        if not IMM_MIN <= value <= IMM_MAX:
-            report_error(op, f"needs the immediate {value}, which does not fit VTA's signed "
-                             f"16-bit ALU immediate ({IMM_MIN}…{IMM_MAX})")
-        self.steps.append(AluStep(op, acc, kind, imm=value))
-
+from vta_mlir.passes.pack.plan import (
+    AccBuffer,
+    AluStep,
+    Contract,
+    Fill,
+    FreePadded,
+    Init,
+    NewAcc,
+    PadData,
+    PaddedData,
+    Planner,
+    PoolStep,
+    Step,
+    Store,
+)
 
 # --------------------------------------------------------------------------------------------
 # Rewriting
