@@ -24,6 +24,11 @@ total:
   network's input at its original size (read once by ``conv1``) and the output written once;
 * compile seconds, simulation seconds and the process's peak memory (maximum resident set).
 
+With ``--layers-alone`` it also compiles and runs every layer as a function of its own
+(``network_mlir.layer_mlir``: its input activations as arguments, fed with the numpy model's
+buffers) and prints the same figures per layer: what today's single-layer pipeline makes of
+each layer, comparable with the whole network's per-layer figures.
+
 A step that fails prints one line (the first line of the compiler's diagnostic); the exit
 status is 1 when any configuration failed or differed from the model.
 
@@ -31,8 +36,8 @@ Usage::
 
     python benchmarks/resnet18_network.py [--config default|block32|batch2|all]
                                           [--weights globals|args] [--size 224] [--seed 0]
-                                          [--network resnet18|small_cnn] [--json FILE]
-                                          [--no-progress]
+                                          [--network resnet18|small_cnn] [--layers-alone]
+                                          [--json FILE] [--no-progress]
 """
 
 from __future__ import annotations
@@ -150,6 +155,42 @@ def generate(network: str, *, size: int, seed: int, weights: str) -> Generated:
     return load_generator("small_cnn").generate(seed, weights)
 
 
+@dataclass(eq=False)
+class LayerAlone:
+    """One layer of a network as a function of its own (``network_mlir.layer_mlir``), with
+    the numpy model's buffers as its inputs: what :func:`measure` takes."""
+
+    network: nm.Network
+    layer: nm.Layer
+    buffers: dict[str, np.ndarray]
+    weights: str
+
+    @property
+    def text(self) -> str:
+        from network_mlir import layer_mlir
+
+        return layer_mlir(self.network, self.layer.name, weights=self.weights)
+
+    def arguments(self) -> list[np.ndarray]:
+        from network_mlir import layer_inputs
+
+        arrays = [self.buffers[src].reshape(shape)
+                  for src, shape in layer_inputs(self.network, self.layer.name).items()]
+        if self.weights == "args" and isinstance(self.layer, nm.Conv | nm.Dense):
+            arrays += [self.layer.weight, self.layer.bias]
+        return arrays
+
+    def expected(self) -> np.ndarray:
+        return self.buffers[self.layer.name]
+
+
+def layers_alone(generated: Generated) -> list[LayerAlone]:
+    """Every layer of the generated network alone, fed with the numpy model's buffers."""
+    buffers = nm.evaluate(generated.network, generated.input)
+    return [LayerAlone(generated.network, layer, buffers, generated.weights)
+            for layer in generated.network.layers]
+
+
 def first_line(exc: BaseException) -> str:
     """The first non-empty line of an error (a diagnostic's ``file:line:col: error: ...``)."""
     from vta_mlir.errors import VTAError
@@ -199,7 +240,7 @@ def _check(binary_outputs: tuple[np.ndarray, ...], expected: np.ndarray) -> str:
     return "PASS"
 
 
-def measure(generated: Generated, config: str, bar: Any = None) -> Measurement:
+def measure(generated: Generated | LayerAlone, config: str, bar: Any = None) -> Measurement:
     """Compile, run and check ``generated`` on the configuration ``config``."""
     from vta_mlir import lower, parse
     from vta_mlir.binary_checks import sram_index_problems
@@ -215,7 +256,9 @@ def measure(generated: Generated, config: str, bar: Any = None) -> Measurement:
     try:
         step("compile")
         start = time.perf_counter()
-        module = parse(generated.text, filename=f"{generated.network.name}.mlir", config=cfg)
+        name = (generated.layer.name if isinstance(generated, LayerAlone)
+                else generated.network.name)
+        module = parse(generated.text, filename=f"{name}.mlir", config=cfg)
         binary = lower(module)
         m.compile_seconds = time.perf_counter() - start
         if bar is not None:
@@ -225,8 +268,11 @@ def measure(generated: Generated, config: str, bar: Any = None) -> Measurement:
         if problems:
             raise RuntimeError(f"{problems[0]} ({len(problems)} such instructions)")
         # As vta-run binds --input files: the arrays the function reads, in signature order.
-        inputs = [spec.check_array(array)
-                  for spec, array in zip(binary.inputs, generated.arguments(), strict=True)]
+        arrays = generated.arguments()
+        if len(arrays) != len(binary.inputs):
+            raise RuntimeError(f"the program reads {len(binary.inputs)} argument(s), "
+                               f"{len(arrays)} given")
+        inputs = [spec.check_array(a) for spec, a in zip(binary.inputs, arrays, strict=True)]
         start = time.perf_counter()
         record = run_program(binary, cfg, inputs)
         m.sim_seconds = time.perf_counter() - start
@@ -314,6 +360,36 @@ def format_report(net: nm.Network, m: Measurement) -> str:
     return "\n".join(out)
 
 
+def format_layers_alone(net: nm.Network, config: str, rows: list[Measurement]) -> str:
+    """The table of the layers compiled one at a time (a failed layer: its first line)."""
+    from vta_mlir.config import VTAConfig
+
+    bounds = layer_bounds(net, VTAConfig.load(config))
+    heads = ["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "DRAM bytes", "compulsory",
+             "x DRAM", "check"]
+    table: list[list[str]] = []
+    failures: list[str] = []
+    ran = [(b, m) for b, m in zip(bounds, rows, strict=True) if m.error is None]
+    for b, m in zip(bounds, rows, strict=True):
+        if m.error is not None:
+            failures.append(f"{b.name}: failed: {m.error}")
+            continue
+        table.append([b.name, _int(b.macs), _int(b.gemm_bound), _int(m.cycles),
+                      _ratio(m.cycles, b.gemm_bound), _int(m.dram_bytes), _int(b.compulsory),
+                      _ratio(m.dram_bytes, b.compulsory), str(m.check)])
+    if ran:
+        cycles = sum(m.cycles or 0 for _, m in ran)
+        gemm = sum(b.gemm_bound for b, _ in ran)
+        moved = sum(m.dram_bytes or 0 for _, m in ran)
+        needed = sum(b.compulsory for b, _ in ran)
+        table.append([f"total ({len(ran)})", _int(sum(b.macs for b, _ in ran)), _int(gemm),
+                      _int(cycles), _ratio(cycles, gemm), _int(moved), _int(needed),
+                      _ratio(moved, needed),
+                      "PASS" if all(m.check == "PASS" for _, m in ran) else "FAIL"])
+    out = [f"{net.name} on {config}, each layer compiled alone (inputs from the numpy model)"]
+    return "\n".join([*out, *(_table(heads, table) if table else []), *failures])
+
+
 def as_json(net: nm.Network, m: Measurement) -> dict[str, Any]:
     from vta_mlir.config import VTAConfig
 
@@ -335,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the weights and input")
     parser.add_argument("--network", default="resnet18", choices=NETWORK_NAMES,
                         help="the network (small_cnn: the small example, for quick runs)")
+    parser.add_argument("--layers-alone", action="store_true",
+                        help="also compile and run each layer as a function of its own")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (there is none either when stderr is no terminal)")
@@ -343,8 +421,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from tqdm import tqdm
 
-    bar = tqdm(total=1 + 3 * len(configs), file=sys.stderr, unit="step", desc=args.network,
-               disable=args.no_progress or not sys.stderr.isatty(), leave=False)
+    bar = tqdm(total=1 + len(STEPS[1:]) * len(configs), file=sys.stderr, unit="step",
+               desc=args.network, disable=args.no_progress or not sys.stderr.isatty(),
+               leave=False)
     bar.set_postfix_str("generate")
     start = time.perf_counter()
     try:
@@ -354,10 +433,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     generate_seconds = time.perf_counter() - start
     bar.update()
+    programs = layers_alone(generated) if args.layers_alone else []
+    bar.total += len(STEPS[1:]) * len(programs) * len(configs)
+    done = 1
     results = []
+    alone: dict[str, list[Measurement]] = {}
     for config in configs:
-        results.append(measure(generated, config, bar))
-        bar.update(1 + 3 * len(results) - bar.n)  # the steps a failure skipped
+        alone[config] = []
+        for program in [generated, *programs]:
+            m = measure(program, config, bar)
+            (alone[config] if program is not generated else results).append(m)
+            done += len(STEPS[1:])
+            bar.update(done - bar.n)  # the steps a failure skipped
     bar.close()
 
     net = generated.network
@@ -368,9 +455,13 @@ def main(argv: list[str] | None = None) -> int:
     for m in results:
         print()
         print(format_report(net, m))
+        if args.layers_alone:
+            print()
+            print(format_layers_alone(net, m.config, alone[m.config]))
     if args.json:
         payload = {"network": net.name, "weights": args.weights, "seed": args.seed,
-                   "results": [as_json(net, m) for m in results]}
+                   "results": [as_json(net, m) for m in results],
+                   "layers_alone": {c: [vars(m) for m in rows] for c, rows in alone.items()}}
         Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
     return 1 if any(m.failed for m in results) else 0
 

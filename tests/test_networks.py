@@ -20,6 +20,8 @@ module ``resnet18``).
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 import subprocess
 import sys
@@ -123,6 +125,16 @@ def test_dense_flattens_its_input() -> None:
     assert np.array_equal(nm.run_layer(layer, {nm.INPUT: x}), want)
 
 
+def test_numpy_model_uses_nothing_of_the_compiler() -> None:
+    tree = ast.parse((NETWORKS / "numpy_model.py").read_text())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module or "" for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom)}
+    assert imported == {"__future__", "collections.abc", "dataclasses", "numpy",
+                        "numpy.lib.stride_tricks"}
+
+
 @pytest.mark.parametrize("form", WEIGHT_FORMS)
 def test_small_cnn_model_is_the_reference_evaluation(form: str) -> None:
     generated = SMALL[form]
@@ -224,16 +236,36 @@ def _layer_cases() -> list[object]:
     return cases
 
 
+def _run_layer_alone(net: nm.Network, buffers: dict[str, np.ndarray], name: str,
+                     config: str) -> None:
+    """Compile the layer ``name`` alone, run it on the model's buffers, compare."""
+    layer = next(lay for lay in net.layers if lay.name == name)
+    arrays = {src.replace(".", "_"): buffers[src].reshape(shape)
+              for src, shape in layer_inputs(net, name).items()}
+    if isinstance(layer, nm.Conv | nm.Dense):
+        symbol = name.replace(".", "_")
+        arrays |= {f"{symbol}_w": layer.weight, f"{symbol}_b": layer.bias}
+    module = compile(layer_mlir(net, name), config=config)
+    # A max-pool's output is filled before the pooling reads it: should the module take it as
+    # an input as well, its initial contents do not matter.
+    inputs = [arrays.get(spec.name, np.zeros(spec.shape, spec.dtype)) for spec in module.inputs]
+    (got,) = module(*inputs)
+    assert np.array_equal(got, buffers[name]), name
+
+
 @pytest.mark.parametrize(("config", "name"), _layer_cases())
 def test_small_cnn_layer_on_vta(config: str, name: str) -> None:
     net = SMALL["args"].network
-    buffers = nm.evaluate(net, SMALL["args"].input)
-    layer = next(lay for lay in net.layers if lay.name == name)
-    inputs = [buffers[src].reshape(shape) for src, shape in layer_inputs(net, name).items()]
-    if isinstance(layer, nm.Conv | nm.Dense):
-        inputs += [layer.weight, layer.bias]
-    (got,) = compile(layer_mlir(net, name), config=config)(*inputs)
-    assert np.array_equal(got, buffers[name])
+    _run_layer_alone(net, nm.evaluate(net, SMALL["args"].input), name, config)
+
+
+@pytest.mark.slow
+def test_resnet18_layers_one_at_a_time_on_vta() -> None:
+    """The convolutions and the FC layer of ResNet-18 at 224×224, each compiled alone."""
+    net, x = resnet18.build(224, seed=0)
+    buffers = nm.evaluate(net, x)
+    for layer in net.weighted():
+        _run_layer_alone(net, buffers, layer.name, "default")
 
 
 def _vta_run_network(path: Path, generated: Generated, config: str, tmp_path: Path,
@@ -318,14 +350,24 @@ def test_benchmark_report_per_layer() -> None:
                            "compute"]
 
 
-def test_benchmark_command_line(capsys: pytest.CaptureFixture[str]) -> None:
-    status = bench.main(["--network", "small_cnn", "--no-progress"])
+def test_benchmark_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = bench.main(["--network", "small_cnn", "--no-progress", "--layers-alone",
+                         "--json", str(tmp_path / "figures.json")])
     out = capsys.readouterr().out
     assert out.startswith("small_cnn: 9 layers, one function")
     if status == 0:
         assert "check: PASS" in out
     else:
         assert status == 1 and re.search(r"failed: small_cnn\.mlir:\d+:\d+: error: ", out), out
+    # Each layer alone: the convolutions and the FC layer run today, bit-exact.
+    alone = out[out.index("each layer compiled alone"):].splitlines()
+    for name in ("conv1", "block1.conv2", "block2.downsample", "fc"):
+        row = next(line for line in alone if line.startswith(name + " "))
+        assert row.endswith("PASS"), row
+    assert re.search(r"^total \((7|9)\) .* PASS$", "\n".join(alone), re.M)
+    figures = json.loads((tmp_path / "figures.json").read_text())
+    assert figures["results"][0]["bounds"]["macs"] == 1_114_432
+    assert len(figures["layers_alone"]["default"]) == 9
 
 
 @pytest.mark.slow
