@@ -24,8 +24,8 @@ The principal op of each layer carries the layer's name as its location (``loc("
 
 :func:`layer_mlir` writes one layer as a function of its own: the buffers it reads are
 arguments (the network's activations given by the host; a fully connected layer's input
-flattened), then its weights, then its output. Such single layers compile with today's
-``vta-to-isa`` where the layer's kind does on its own (convolutions, fully connected).
+flattened), then its weights, then its output: convolutions and fully connected layers
+compile this way one at a time, without the compiler chaining layers.
 """
 
 from __future__ import annotations
@@ -299,8 +299,7 @@ def _function(name: str, layers: Sequence[Layer], inputs: Sequence[str],
             if src not in inputs and last_reader[src] == layer.name:
                 emitter.lines.append(f"  memref.dealloc {_ssa(src)} : "
                                      f"{_memref(shapes[src], 'i8')}")
-    head = [*globals_, "" if globals_ else None]
-    lines = [line for line in head if line is not None]
+    lines = [*globals_, ""] if globals_ else []
     lines += [
         f"func.func @{name}({', '.join(params)}) {{",
         *fetch,

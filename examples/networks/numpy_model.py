@@ -150,14 +150,6 @@ class Network:
             shapes[layer.name] = layer.out_shape(shapes[layer.src])
         return shapes
 
-    def consumers(self) -> dict[str, list[str]]:
-        """For every buffer, the layers reading it, in order."""
-        readers: dict[str, list[str]] = {INPUT: [], **{lay.name: [] for lay in self.layers}}
-        for layer in self.layers:
-            for src in layer.sources:
-                readers[src].append(layer.name)
-        return readers
-
     def weighted(self) -> Iterator[Conv | Dense]:
         """The layers with weights and biases, in order."""
         return (lay for lay in self.layers if isinstance(lay, Conv | Dense))
