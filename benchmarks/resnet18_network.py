@@ -56,9 +56,12 @@ from typing import TYPE_CHECKING, Any
 
 HERE = Path(__file__).resolve().parent
 NETWORKS = HERE.parent / "examples" / "networks"
-for folder in (HERE, NETWORKS):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+# After this folder: its resnet18.py (the layer benchmark) keeps the name `resnet18`; the
+# generator examples/networks/resnet18.py is loaded from its file (load_generator).
+if str(NETWORKS) not in sys.path:
+    sys.path.append(str(NETWORKS))
 
 import numpy_model as nm  # noqa: E402
 

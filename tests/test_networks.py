@@ -37,9 +37,10 @@ from vta_mlir.tools import vta_run
 
 ROOT = Path(__file__).resolve().parent.parent
 NETWORKS = ROOT / "examples" / "networks"
-for folder in (NETWORKS, ROOT / "benchmarks"):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+if str(ROOT / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+if str(NETWORKS) not in sys.path:  # after benchmarks/, whose resnet18.py is `resnet18`
+    sys.path.append(str(NETWORKS))
 
 import numpy_model as nm  # noqa: E402
 import resnet18_network as bench  # noqa: E402

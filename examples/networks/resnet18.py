@@ -25,8 +25,10 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+# Appended, not prepended: benchmarks/resnet18.py is the module `resnet18` where both are on
+# the path.
 if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+    sys.path.append(str(HERE))
 
 from builder import Builder  # noqa: E402
 from generated import Generated, main, render  # noqa: E402
