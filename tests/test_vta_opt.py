@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, UnknownLoc
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, NameLoc, UnknownLoc
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -549,6 +549,16 @@ def test_explicit_locations_are_kept() -> None:
     module = parse_module('"test.op"() : () -> () loc("orig.py":7:9)\n', filename="x.mlir")
     op = module.body.block.first_op
     assert op is not None and location_of(op) == SourceLocation("orig.py", 7, 9)
+
+
+def test_a_name_location_keeps_the_name_and_gains_the_position() -> None:
+    module = parse_module('\n  "test.op"() : () -> () loc("conv1")\n', filename="x.mlir")
+    op = module.body.block.first_op
+    assert op is not None and isinstance(op.location, NameLoc)
+    assert op.location.desc.data == "conv1"
+    assert location_of(op) == SourceLocation("x.mlir", 2, 3)
+    placed = parse_module('"test.op"() : () -> () loc("conv1"("orig.py":7:9))\n')
+    assert location_of(placed.body.block.first_op) == SourceLocation("orig.py", 7, 9)
 
 
 def test_location_helpers() -> None:

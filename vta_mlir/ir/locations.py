@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     ModuleOp,
     NameLoc,
+    NoneAttr,
     StringAttr,
     UnknownLoc,
 )
@@ -155,6 +156,11 @@ class LocatedParser(Parser):
             raise ParseError(start, message) from exc
         if isinstance(op.location, UnknownLoc):
             op.location = self.location_at(start.start).to_attr()
+        elif isinstance(op.location, NameLoc) and isinstance(op.location.location,
+                                                             NoneAttr | UnknownLoc):
+            # `loc("conv1")` names the op without placing it: keep the name (a layer's name)
+            # and add where the op is, so that diagnostics still point at its line.
+            op.location = NameLoc(op.location.desc, self.location_at(start.start).to_attr())
         return op
 
     def resolve_operand(  # type: ignore[override]

@@ -1,0 +1,473 @@
+"""Whole ResNet-18 (224×224, int8, random weights) compiled to one binary, run on the simulator
+and checked bit for bit against the independent numpy model of ``examples/networks/``.
+
+Steps, for each configuration asked for:
+
+1. generate: ``examples/networks/resnet18.py`` writes the network as one ``func.func`` (weights
+   as ``memref.global`` constants by default, ``--weights args`` as function arguments) and the
+   numpy model (``examples/networks/numpy_model.py``, plain numpy) computes the expected output;
+2. compile: ``vta_mlir.lower`` — parsing, ``vta-to-isa`` and linking — to one binary module;
+3. run: on a new simulated device through ``vta-run``'s own path (``run_program``: the arrays
+   the function reads, in signature order, as its ``--input`` files would be; the output as
+   ``--output`` writes it), after ``vta-run``'s check of SRAM indices;
+4. check: the output equal to the numpy model's, element for element.
+
+It prints, per layer (when the run statistics carry ``vta-run --stats``'s ``layers``) and in
+total:
+
+* cycles against the GEMM bound of the network's *true* multiply-accumulates: MACs /
+  (BATCH · BLOCK_IN · BLOCK_OUT) of the configuration, without rounding channels up to whole
+  blocks, so channel padding counts as waste (ResNet-18: 1,814,073,344 MACs, 7,086,224 cycles
+  on the default configuration);
+* DRAM bytes moved (the load and store counters) against the compulsory bytes: every weight
+  and bias once, every activation written once and read once per layer reading it, the
+  network's input at its original size (read once by ``conv1``) and the output written once;
+* compile seconds, simulation seconds and the process's peak memory (maximum resident set).
+
+With ``--layers-alone`` it also compiles and runs every layer as a function of its own
+(``network_mlir.layer_mlir``: its input activations as arguments, fed with the numpy model's
+buffers) and prints the same figures per layer: what today's single-layer pipeline makes of
+each layer, comparable with the whole network's per-layer figures.
+
+A step that fails prints one line (the first line of the compiler's diagnostic); the exit
+status is 1 when any configuration failed or differed from the model.
+
+Usage::
+
+    python benchmarks/resnet18_network.py [--config default|block32|batch2|all]
+                                          [--weights globals|args] [--size 224] [--seed 0]
+                                          [--network resnet18|small_cnn] [--layers-alone]
+                                          [--json FILE] [--no-progress]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+HERE = Path(__file__).resolve().parent
+NETWORKS = HERE.parent / "examples" / "networks"
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+# After this folder: its resnet18.py (the layer benchmark) keeps the name `resnet18`; the
+# generator examples/networks/resnet18.py is loaded from its file (load_generator).
+if str(NETWORKS) not in sys.path:
+    sys.path.append(str(NETWORKS))
+
+import numpy_model as nm  # noqa: E402
+
+if TYPE_CHECKING:
+    import numpy as np
+    from generated import Generated
+
+    from vta_mlir.config import VTAConfig
+
+CONFIGS = ("default", "block32", "batch2")
+NETWORK_NAMES = ("resnet18", "small_cnn")
+#: The counters of data moved between DRAM and the SRAMs.
+DRAM_COUNTERS = ("inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "out_store_nbytes")
+STEPS = ("generate", "compile", "run", "check")
+
+__all__ = ["LayerBounds", "generate", "layer_bounds", "load_generator", "main", "measure",
+           "network_bounds"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounds from the network and the configuration
+
+
+@dataclass(frozen=True)
+class LayerBounds:
+    """What a layer has to do, whatever the schedule: its true MACs, the GEMM cycles they take
+    at full occupancy, and the DRAM bytes it must move."""
+
+    name: str
+    macs: int
+    gemm_bound: float
+    compulsory: int
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)
+
+
+def layer_bounds(net: nm.Network, cfg: VTAConfig) -> list[LayerBounds]:
+    """:class:`LayerBounds` of every layer of ``net`` on ``cfg``: MACs of the convolutions
+    (``N·O·OH·OW·C·KH·KW``) and fully connected layers (``N·K·N_out``), the GEMM bound MACs /
+    (BATCH · BLOCK_IN · BLOCK_OUT), and the compulsory bytes: weights (int8) and biases (int32)
+    once, each buffer read once (the network input at its original size) and the output
+    written once."""
+    shapes = net.shapes()
+    per_cycle = cfg.batch * cfg.block_in * cfg.block_out
+    rows = []
+    for layer in net.layers:
+        out = shapes[layer.name]
+        reads = sum(_size(shapes[src]) for src in layer.sources)
+        macs = 0
+        weights = 0
+        if isinstance(layer, nm.Conv):
+            macs = _size(out) * _size(layer.weight.shape[1:])
+            weights = layer.weight.size + 4 * layer.bias.size
+        elif isinstance(layer, nm.Dense):
+            macs = out[0] * layer.weight.size
+            weights = layer.weight.size + 4 * layer.bias.size
+        rows.append(LayerBounds(layer.name, macs, macs / per_cycle,
+                                weights + reads + _size(out)))
+    return rows
+
+
+def network_bounds(net: nm.Network, cfg: VTAConfig) -> dict[str, int]:
+    """The totals of :func:`layer_bounds`: MACs, GEMM bound (cycles, rounded up) and
+    compulsory DRAM bytes."""
+    rows = layer_bounds(net, cfg)
+    macs = sum(r.macs for r in rows)
+    return {"macs": macs, "gemm_bound": -(-macs // (cfg.batch * cfg.block_in * cfg.block_out)),
+            "compulsory": sum(r.compulsory for r in rows)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Steps
+
+
+def load_generator(name: str) -> ModuleType:
+    """The generator script ``examples/networks/<name>.py`` as the module ``networks_<name>``
+    (``benchmarks/resnet18.py`` already is ``resnet18`` on the path)."""
+    module_name = f"networks_{name}"
+    if module_name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(module_name, NETWORKS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[module_name]
+
+
+def generate(network: str, *, size: int, seed: int, weights: str) -> Generated:
+    """The network's MLIR text, its constants and its input (``examples/networks``)."""
+    if network == "resnet18":
+        return load_generator("resnet18").generate(size, seed, weights)
+    return load_generator("small_cnn").generate(seed, weights)
+
+
+@dataclass(eq=False)
+class LayerAlone:
+    """One layer of a network as a function of its own (``network_mlir.layer_mlir``), with
+    the numpy model's buffers as its inputs: what :func:`measure` takes."""
+
+    network: nm.Network
+    layer: nm.Layer
+    buffers: dict[str, np.ndarray]
+    weights: str
+
+    @property
+    def text(self) -> str:
+        from network_mlir import layer_mlir
+
+        return layer_mlir(self.network, self.layer.name, weights=self.weights)
+
+    def arguments(self) -> list[np.ndarray]:
+        from network_mlir import layer_inputs
+
+        arrays = [self.buffers[src].reshape(shape)
+                  for src, shape in layer_inputs(self.network, self.layer.name).items()]
+        if self.weights == "args" and isinstance(self.layer, nm.Conv | nm.Dense):
+            arrays += [self.layer.weight, self.layer.bias]
+        return arrays
+
+    def expected(self) -> np.ndarray:
+        return self.buffers[self.layer.name]
+
+
+def layers_alone(generated: Generated) -> list[LayerAlone]:
+    """Every layer of the generated network alone, fed with the numpy model's buffers."""
+    buffers = nm.evaluate(generated.network, generated.input)
+    return [LayerAlone(generated.network, layer, buffers, generated.weights)
+            for layer in generated.network.layers]
+
+
+def first_line(exc: BaseException) -> str:
+    """The first non-empty line of an error (a diagnostic's ``file:line:col: error: ...``)."""
+    from vta_mlir.errors import VTAError
+
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    return text if isinstance(exc, VTAError) else f"{type(exc).__name__}: {text}"
+
+
+def peak_memory_mb() -> float:
+    """The process's peak resident set so far, in MB (``ru_maxrss`` is in KB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@dataclass
+class Measurement:
+    """The figures of one configuration (``error`` set when a step failed)."""
+
+    config: str
+    compile_seconds: float | None = None
+    sim_seconds: float | None = None
+    cycles: int | None = None
+    dram_bytes: int | None = None
+    uop_bytes: int | None = None
+    busy: dict[str, int] = field(default_factory=dict)
+    layers: list[dict[str, Any]] | None = None
+    check: str | None = None
+    error: str | None = None
+    peak_mb: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None or self.check != "PASS"
+
+
+def _check(binary_outputs: tuple[np.ndarray, ...], expected: np.ndarray) -> str:
+    import numpy as np
+
+    if len(binary_outputs) != 1:
+        return f"FAIL: {len(binary_outputs)} outputs, expected 1"
+    got = binary_outputs[0]
+    if got.shape != expected.shape:
+        return f"FAIL: output shape {got.shape}, expected {expected.shape}"
+    differ = np.flatnonzero(got.astype(np.int64) != expected.astype(np.int64))
+    if differ.size:
+        return f"FAIL: {differ.size} of {expected.size} elements differ (first at {differ[0]})"
+    return "PASS"
+
+
+def measure(generated: Generated | LayerAlone, config: str, bar: Any = None) -> Measurement:
+    """Compile, run and check ``generated`` on the configuration ``config``."""
+    from vta_mlir import lower, parse
+    from vta_mlir.binary_checks import sram_index_problems
+    from vta_mlir.config import VTAConfig
+    from vta_mlir.tools.vta_run import run_program, stats_json
+
+    def step(name: str) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"{config}: {name}")
+
+    m = Measurement(config)
+    cfg = VTAConfig.load(config)
+    try:
+        step("compile")
+        start = time.perf_counter()
+        name = (generated.layer.name if isinstance(generated, LayerAlone)
+                else generated.network.name)
+        module = parse(generated.text, filename=f"{name}.mlir", config=cfg)
+        binary = lower(module)
+        m.compile_seconds = time.perf_counter() - start
+        if bar is not None:
+            bar.update()
+        step("run")
+        problems = sram_index_problems(binary.program, cfg)
+        if problems:
+            raise RuntimeError(f"{problems[0]} ({len(problems)} such instructions)")
+        # As vta-run binds --input files: the arrays the function reads, in signature order.
+        arrays = generated.arguments()
+        if len(arrays) != len(binary.inputs):
+            raise RuntimeError(f"the program reads {len(binary.inputs)} argument(s), "
+                               f"{len(arrays)} given")
+        inputs = [spec.check_array(a) for spec, a in zip(binary.inputs, arrays, strict=True)]
+        start = time.perf_counter()
+        record = run_program(binary, cfg, inputs)
+        m.sim_seconds = time.perf_counter() - start
+        if bar is not None:
+            bar.update()
+        stats = stats_json(record.stats)
+        m.cycles = stats["cycles"]
+        m.busy = dict(stats["busy"])
+        m.dram_bytes = sum(stats["counters"][c] for c in DRAM_COUNTERS)
+        m.uop_bytes = stats["counters"].get("uop_load_nbytes")
+        m.layers = stats.get("layers")
+        step("check")
+        m.check = _check(tuple(record.outputs), generated.expected())
+        if bar is not None:
+            bar.update()
+    except Exception as exc:  # one line per failed configuration; the others still run
+        m.error = first_line(exc)
+    m.peak_mb = peak_memory_mb()
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def _int(v: float | None) -> str:
+    return "-" if v is None else f"{round(v):,}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "-" if a is None or not b else f"{a / b:.2f}"
+
+
+def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) + 2 for i, h in enumerate(heads)]
+    widths[0] -= 2
+    lines = [heads[0].ljust(widths[0]) + "".join(h.rjust(w) for h, w in
+                                                 zip(heads[1:], widths[1:], strict=True))]
+    for r in rows:
+        lines.append(r[0].ljust(widths[0]) + "".join(c.rjust(w) for c, w in
+                                                     zip(r[1:], widths[1:], strict=True)))
+    return lines
+
+
+def _layer_bytes(entry: dict[str, Any]) -> int | None:
+    value = entry.get("dram_bytes")
+    if isinstance(value, dict):
+        return sum(int(v) for v in value.values())
+    return None if value is None else int(value)
+
+
+def format_report(net: nm.Network, m: Measurement) -> str:
+    """The figures of one configuration: per layer when the run has them, then the totals."""
+    from vta_mlir.config import VTAConfig
+
+    cfg = VTAConfig.load(m.config)
+    heads = ["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "DRAM bytes", "compulsory",
+             "x DRAM", "bound by"]
+    out = [f"{net.name} on {m.config} ({cfg.bitstream})"]
+    if m.error is not None:
+        return "\n".join([*out, f"  failed: {m.error}"])
+    bounds = {b.name: b for b in layer_bounds(net, cfg)}
+    total = network_bounds(net, cfg)
+    rows: list[list[str]] = []
+    for entry in m.layers or ():
+        b = bounds.get(str(entry.get("name")))
+        cycles = entry.get("cycles")
+        moved = _layer_bytes(entry)
+        rows.append([str(entry.get("name")), _int(b.macs if b else None),
+                     _int(b.gemm_bound if b else None), _int(cycles),
+                     _ratio(cycles, b.gemm_bound if b else None), _int(moved),
+                     _int(b.compulsory if b else None),
+                     _ratio(moved, b.compulsory if b else None),
+                     str(entry.get("bound_by", "-"))])
+    rows.append(["total", _int(total["macs"]), _int(total["gemm_bound"]), _int(m.cycles),
+                 _ratio(m.cycles, total["gemm_bound"]), _int(m.dram_bytes),
+                 _int(total["compulsory"]), _ratio(m.dram_bytes, total["compulsory"]), "-"])
+    out += _table(heads, rows)
+    if m.layers is None:
+        out.append("(per-layer figures: the run statistics have no `layers`)")
+    busy = ", ".join(f"{k} {_ratio(v, m.cycles)}" for k, v in m.busy.items())
+    out.append(f"busy / cycles: {busy}; micro-op bytes loaded {_int(m.uop_bytes)}")
+    out.append(f"compile {m.compile_seconds:.2f} s, simulation {m.sim_seconds:.2f} s, "
+               f"peak memory {m.peak_mb:,.0f} MB; check: {m.check}")
+    return "\n".join(out)
+
+
+def format_layers_alone(net: nm.Network, config: str, rows: list[Measurement]) -> str:
+    """The table of the layers compiled one at a time (a failed layer: its first line)."""
+    from vta_mlir.config import VTAConfig
+
+    bounds = layer_bounds(net, VTAConfig.load(config))
+    heads = ["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "DRAM bytes", "compulsory",
+             "x DRAM", "check"]
+    table: list[list[str]] = []
+    failures: list[str] = []
+    ran = [(b, m) for b, m in zip(bounds, rows, strict=True) if m.error is None]
+    for b, m in zip(bounds, rows, strict=True):
+        if m.error is not None:
+            failures.append(f"{b.name}: failed: {m.error}")
+            continue
+        table.append([b.name, _int(b.macs), _int(b.gemm_bound), _int(m.cycles),
+                      _ratio(m.cycles, b.gemm_bound), _int(m.dram_bytes), _int(b.compulsory),
+                      _ratio(m.dram_bytes, b.compulsory), str(m.check)])
+    if ran:
+        cycles = sum(m.cycles or 0 for _, m in ran)
+        gemm = sum(b.gemm_bound for b, _ in ran)
+        moved = sum(m.dram_bytes or 0 for _, m in ran)
+        needed = sum(b.compulsory for b, _ in ran)
+        table.append([f"total ({len(ran)})", _int(sum(b.macs for b, _ in ran)), _int(gemm),
+                      _int(cycles), _ratio(cycles, gemm), _int(moved), _int(needed),
+                      _ratio(moved, needed),
+                      "PASS" if all(m.check == "PASS" for _, m in ran) else "FAIL"])
+    out = [f"{net.name} on {config}, each layer compiled alone (inputs from the numpy model)"]
+    return "\n".join([*out, *(_table(heads, table) if table else []), *failures])
+
+
+def as_json(net: nm.Network, m: Measurement) -> dict[str, Any]:
+    from vta_mlir.config import VTAConfig
+
+    cfg = VTAConfig.load(m.config)
+    return {**vars(m), "bounds": network_bounds(net, cfg),
+            "layer_bounds": [vars(b) for b in layer_bounds(net, cfg)]}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="default", choices=[*CONFIGS, "all"],
+                        help="a shipped configuration, or all three (default: default)")
+    parser.add_argument("--weights", default="globals", choices=("globals", "args"),
+                        help="weights as memref.global constants or as function arguments")
+    parser.add_argument("--size", type=int, default=224, help="ResNet-18 input size")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the weights and input")
+    parser.add_argument("--network", default="resnet18", choices=NETWORK_NAMES,
+                        help="the network (small_cnn: the small example, for quick runs)")
+    parser.add_argument("--layers-alone", action="store_true",
+                        help="also compile and run each layer as a function of its own")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (there is none either when stderr is no terminal)")
+    args = parser.parse_args(argv)
+    configs = list(CONFIGS) if args.config == "all" else [args.config]
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=1 + len(STEPS[1:]) * len(configs), file=sys.stderr, unit="step",
+               desc=args.network, disable=args.no_progress or not sys.stderr.isatty(),
+               leave=False)
+    bar.set_postfix_str("generate")
+    start = time.perf_counter()
+    try:
+        generated = generate(args.network, size=args.size, seed=args.seed, weights=args.weights)
+    except ValueError as exc:
+        bar.close()
+        parser.error(str(exc))
+    generate_seconds = time.perf_counter() - start
+    bar.update()
+    programs = layers_alone(generated) if args.layers_alone else []
+    bar.total += len(STEPS[1:]) * len(programs) * len(configs)
+    done = 1
+    results = []
+    alone: dict[str, list[Measurement]] = {}
+    for config in configs:
+        alone[config] = []
+        for program in [generated, *programs]:
+            m = measure(program, config, bar)
+            (alone[config] if program is not generated else results).append(m)
+            done += len(STEPS[1:])
+            bar.update(done - bar.n)  # the steps a failure skipped
+    bar.close()
+
+    net = generated.network
+    print(f"{net.name}: {len(net.layers)} layers, one function, weights as "
+          f"{'memref.global constants' if args.weights == 'globals' else 'arguments'}, "
+          f"seed {args.seed}; generated in {generate_seconds:.2f} s; outputs checked against "
+          "examples/networks/numpy_model.py")
+    for m in results:
+        print()
+        print(format_report(net, m))
+        if args.layers_alone:
+            print()
+            print(format_layers_alone(net, m.config, alone[m.config]))
+    if args.json:
+        payload = {"network": net.name, "weights": args.weights, "seed": args.seed,
+                   "results": [as_json(net, m) for m in results],
+                   "layers_alone": {c: [vars(m) for m in rows] for c, rows in alone.items()}}
+        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+    return 1 if any(m.failed for m in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
