@@ -291,7 +291,10 @@ def _padded_data(pool: linalg.GenericOp, x: SSAValue, cfg: VTAConfig,
     """The unpadded DRAM data, the padding, its value and the ops building the padded buffer
     (alloc, fill, subview, copy, deallocs)."""
     owner = x.owner
-    if not isinstance(owner, memref.AllocOp):
+    # A DRAM buffer no subview is taken of is not a padded buffer but an intermediate
+    # activation an earlier layer wrote (``passes/pack/intermediates.py``).
+    if not isinstance(owner, memref.AllocOp) \
+            or not any(isinstance(use.operation, memref.SubviewOp) for use in x.uses):
         return x, (0, 0, 0, 0), 0, []
     fills, views, others, deallocs = [], [], [], []
     for use in x.uses:
