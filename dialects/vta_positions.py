@@ -37,6 +37,7 @@ __all__ = [
     "Linearizer",
     "OperandPosition",
     "Position",
+    "SRAM_OFFSET_ATTR",
     "Sram",
     "SramAttr",
     "check_field",
@@ -55,6 +56,7 @@ __all__ = [
     "split_position",
     "sram_element_shape",
     "sram_element_type",
+    "sram_offset",
     "sram_space",
     "static_position",
     "static_shape",
@@ -92,6 +94,21 @@ class SramAttr(EnumAttribute[Sram]):
 
 # ---------------------------------------------------------------------------------------------
 # Buffer and index helpers
+
+
+#: The attribute of an SRAM ``memref.alloc`` fixing its first element in its SRAM.  ``vta-tile``
+#: sets it so that the regions of a function (the layers of a network) each use the whole SRAM
+#: one after the other; ``vta-coproc-sync`` orders commands on overlapping element ranges of
+#: such buffers, and ``vta-lower-to-isa`` places them there.
+SRAM_OFFSET_ATTR = "vta.sram_offset"
+
+
+def sram_offset(op: Operation) -> int | None:
+    """The element offset ``op`` (an SRAM allocation) fixes, if any."""
+    attr = op.attributes.get(SRAM_OFFSET_ATTR)
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    return None
 
 
 def sram_space(type_: Attribute) -> Sram | None:

@@ -28,7 +28,7 @@ from vta_mlir.passes.tile.conv_plan import ConvPlan, ConvTiles, choose_conv_plan
 from vta_mlir.passes.tile.conv_region import ConvRegion
 from vta_mlir.passes.tile.cost import InsnCosts
 from vta_mlir.passes.tile.region import find_regions
-from vta_mlir.passes.tile.search import share_srams, sram_in_use
+from vta_mlir.passes.tile.search import sram_budget, sram_in_use
 
 from .mlir_programs import mac_region
 
@@ -92,7 +92,7 @@ def test_resnet_layer_plans_fit_and_stay_near_compulsory_traffic(
     (not the original input) is then what any schedule has to read."""
     f = packed(layer, default_cfg)
     region = region_of(f)
-    budget = share_srams(default_cfg, sram_in_use(f), 1, 1)
+    budget = sram_budget(default_cfg, sram_in_use(f))
     plan = choose_conv_plan(region, default_cfg, budget, (0, 0, 0), None)
     tiles = ConvTiles(region.geo, plan)
     accs = [region.inits[a][1] for a in region.accs]

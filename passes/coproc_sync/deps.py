@@ -43,7 +43,13 @@ from vta_mlir.dialects.vta import (
     linear_position,
     module_of,
 )
-from vta_mlir.dialects.vta_positions import Sram, list_loop_bounds, sram_element_shape, sram_space
+from vta_mlir.dialects.vta_positions import (
+    Sram,
+    list_loop_bounds,
+    sram_element_shape,
+    sram_offset,
+    sram_space,
+)
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import IndexArithError, evaluate, evaluate_map, is_index_op
 
@@ -397,6 +403,19 @@ def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
     return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
 
+def placed_sram(root: Hashable) -> tuple[Hashable, int]:
+    """Where ``root`` lives for the dependence test: an SRAM buffer with a fixed element
+    offset (``vta.sram_offset``: the regions of a function reuse the same SRAM elements) is its
+    SRAM from that offset, so buffers of consecutive regions that overlap are ordered; any
+    other buffer is itself from 0."""
+    if isinstance(root, SSAValue) and isinstance(root.owner, memref.AllocOp):
+        base = sram_offset(root.owner)
+        space = sram_space(root.type)
+        if base is not None and space is not None:
+            return ("sram", space.value), base
+    return root, 0
+
+
 def dram_root(value: SSAValue) -> SSAValue:
     """The DRAM buffer a reshaped view (``memref.collapse_shape`` / ``expand_shape``: the same
     bytes) is of; positions in a view are positions in the buffer."""
@@ -524,11 +543,13 @@ class _Accesses:
         for t in touches:
             pos = None if t.whole else ev.index(t.index, env)
             for root, exact in ev.roots(t.buf, env):
+                key, base = placed_sram(root)
                 if pos is None or not exact:
                     lo, hi = _ALL
                 else:
-                    lo, hi = (pos + t.offset) * t.scale, (pos + t.offset + t.size) * t.scale
-                fp.add(module, root, lo, hi, t.write)
+                    lo = (base + pos + t.offset) * t.scale
+                    hi = (base + pos + t.offset + t.size) * t.scale
+                fp.add(module, key, lo, hi, t.write)
         return fp
 
 

@@ -92,7 +92,7 @@ from xdsl.passes import ModulePass
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
-from vta_mlir.dialects.vta_positions import Sram, sram_space
+from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
 from vta_mlir.ir.locations import copy_location
 
@@ -106,8 +106,8 @@ from .region import VtaRegion, find_regions
 from .search import (
     check_dram_sizes,
     choose_plan,
-    share_srams,
-    sram_elements,
+    place_region_buffers,
+    sram_budget,
     sram_in_use,
 )
 
@@ -351,17 +351,17 @@ class TilePass(ModulePass):
                 continue
             check_dram_sizes(f)
             cfg = get_config(f)
-            used = sram_in_use(f)
-            for k, region in enumerate(regions):
-                todo = regions[k:]
-                budget = share_srams(cfg, used, sum(isinstance(r, ConvRegion) or (
-                    isinstance(r, VtaRegion) and r.contraction is not None) for r in todo),
-                                     len(todo))
+            # The regions run one after the other: each may use what the function does not
+            # already hold of every SRAM, and its buffers start there (vta.sram_offset), where
+            # the previous region's did; vta-coproc-sync orders the two.
+            held = sram_in_use(f)
+            budget = sram_budget(cfg, held)
+            for region in regions:
                 if isinstance(region, PoolRegion):
-                    self.tile_pool(region, cfg, budget, used)
+                    place_region_buffers(self.tile_pool(region, cfg, budget), held)
                     continue
                 if isinstance(region, ConvRegion):
-                    self.tile_conv(region, cfg, budget, tile, used)
+                    place_region_buffers(self.tile_conv(region, cfg, budget, tile), held)
                     continue
                 try:
                     plan, est = choose_plan(region.shape, cfg, budget, tile, self.double_buffer)
@@ -374,15 +374,11 @@ class TilePass(ModulePass):
                                 f"{est.acc_bytes}, out {est.out_bytes}")
                 emitter = _Emitter(region, plan)
                 emitter.emit()
-                for buf, _ in emitter.bufs.values():
-                    space = sram_space(buf.type)
-                    assert space is not None
-                    used[space.value] += sram_elements(buf.type)
+                place_region_buffers([buf for buf, _ in emitter.bufs.values()], held)
                 region.erase()
         verify_op(op)
 
-    def tile_pool(self, region: PoolRegion, cfg: VTAConfig, budget: Budget,
-                  used: dict[str, int]) -> None:
+    def tile_pool(self, region: PoolRegion, cfg: VTAConfig, budget: Budget) -> list[SSAValue]:
         try:
             plan = choose_pool_plan(region, cfg, budget)
         except NoFit as exc:
@@ -391,14 +387,12 @@ class TilePass(ModulePass):
             plan = replace(plan, double_buffer=False)
         if self.verbose:
             emit_remark(region.output, f"vta-tile: {plan.describe()}")
-        for buf in emit_pool(region, plan, cfg):
-            space = sram_space(buf.type)
-            assert space is not None
-            used[space.value] += sram_elements(buf.type)
+        buffers = list(emit_pool(region, plan, cfg))
         region.erase()
+        return buffers
 
     def tile_conv(self, region: ConvRegion, cfg: VTAConfig, budget: Budget,
-                  tile: tuple[int, int, int], used: dict[str, int]) -> None:
+                  tile: tuple[int, int, int]) -> list[SSAValue]:
         try:
             # ``double-buffer=false`` keeps the tiles and accumulator tiles the default would
             # choose, with one copy of the input and weight buffers (so the two can be
@@ -410,8 +404,6 @@ class TilePass(ModulePass):
             report_error(region.output, f"vta-tile: cannot tile this convolution: {exc}")
         if self.verbose:
             emit_remark(region.output, f"vta-tile: {plan.describe()}")
-        for buf in emit_conv(region, plan, cfg):
-            space = sram_space(buf.type)
-            assert space is not None
-            used[space.value] += sram_elements(buf.type)
+        buffers = list(emit_conv(region, plan, cfg))
         region.erase()
+        return buffers

@@ -11,25 +11,25 @@ spellings of one schedule are costed once (:func:`_normalise`).  Plans are ranke
 (:func:`~.cost.replay`).  A plan with a remainder tile must be faster by more than
 :data:`REMAINDER_MARGIN` to be preferred to one whose tiles divide the dimensions.
 
-SRAM buffers are allocated in program order and never freed within a function
-(``vta_mlir.host.layout``), so the regions of one function share each SRAM: a region may use
-what the earlier ones left, divided among the regions still to come that need it
-(:func:`share_srams`).
+The regions of one function (the layers of a network) run one after the other, so each may
+use the whole of every SRAM the function does not already hold (:func:`sram_budget`); its
+buffers get element ranges from there (:func:`place_region_buffers`, ``vta.sram_offset``),
+which the next region's buffers reuse.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerType, MemRefType
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from vta_mlir.binary_checks import MAX_FOOTPRINT_BYTES, dram_footprint
 from vta_mlir.config import LOOP_ITER_WIDTH, VTAConfig
-from vta_mlir.dialects.vta_positions import sram_space
+from vta_mlir.dialects.vta_positions import SRAM_OFFSET_ATTR, sram_space
 from vta_mlir.ir.diagnostics import report_error
 
 from .cost import (
@@ -56,7 +56,8 @@ __all__ = [
     "check_dram_sizes",
     "choose_plan",
     "divisors",
-    "share_srams",
+    "place_region_buffers",
+    "sram_budget",
     "sram_elements",
     "sram_in_use",
 ]
@@ -267,7 +268,7 @@ def check_dram_sizes(f: func.FuncOp) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# SRAM budgets: the buffers of a function are never freed, so its regions share each SRAM
+# SRAM budgets: the regions of a function use the SRAMs one after the other
 
 
 def sram_elements(t: Attribute) -> int:
@@ -287,10 +288,21 @@ def sram_in_use(f: Operation) -> dict[str, int]:
     return used
 
 
-def share_srams(cfg: VTAConfig, used: dict[str, int], gemms: int, regions: int) -> Budget:
-    """What the next region may use: what is left of each SRAM, divided among the regions
-    still to tile that need it (``gemms`` of the ``regions`` have a contraction)."""
-    def part(sram: str, needs: int) -> int:
-        return max(cfg.sram_depth(sram) - used[sram], 0) // max(needs, 1)
+def sram_budget(cfg: VTAConfig, held: dict[str, int]) -> Budget:
+    """What one region may use of each SRAM: all that the function does not already hold."""
+    def part(sram: str) -> int:
+        return max(cfg.sram_depth(sram) - held[sram], 0)
 
-    return Budget(part("inp", gemms), part("wgt", gemms), part("acc", regions))
+    return Budget(part("inp"), part("wgt"), part("acc"))
+
+
+def place_region_buffers(buffers: Sequence[SSAValue], held: dict[str, int]) -> None:
+    """Give the SRAM buffers of one region consecutive element ranges of their SRAMs, from
+    the end of what the function already ``held`` (``vta.sram_offset``): every region starts
+    there, so the regions of a function share the SRAMs one after the other."""
+    nxt = dict(held)
+    for buf in buffers:
+        space = sram_space(buf.type)
+        assert space is not None and isinstance(buf.owner, Operation)
+        buf.owner.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(nxt[space.value], i64)
+        nxt[space.value] += sram_elements(buf.type)

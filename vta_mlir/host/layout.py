@@ -3,7 +3,9 @@
 :func:`plan_layout` gives every buffer of a host function its place before the program runs:
 
 * each ``memref.alloc`` in a ``#vta.sram<inp|wgt|acc>`` space gets a range of elements of its
-  SRAM, by bump allocation in program order (elements = product of the leading dimensions, the
+  SRAM: from its ``vta.sram_offset`` when it has one (``vta-tile`` gives the buffers of each
+  region of a function the same start: the regions use the SRAMs one after the other), else by
+  bump allocation in program order (elements = product of the leading dimensions, the
   trailing ones being one tensor element, ``docs/isa.md`` §1.6); overflowing the SRAM's depth is
   an error at the allocation;
 * DRAM buffers get page-aligned segments from a :class:`~vta_mlir.binary.Linker`: one per
@@ -48,7 +50,7 @@ from vta_mlir.abi import WINDOW_FIELDS, ArgSpec, windowed_shape
 from vta_mlir.binary import Linker
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import DmaCopyOp
-from vta_mlir.dialects.vta_positions import Sram, SramAttr, sram_element_shape
+from vta_mlir.dialects.vta_positions import Sram, SramAttr, sram_element_shape, sram_offset
 from vta_mlir.errors import BinaryFormatError
 from vta_mlir.host.dram_reuse import place_temporaries
 from vta_mlir.ir.diagnostics import report_error
@@ -289,13 +291,15 @@ def plan_layout(
                 if isinstance(t, MemRefType) and isinstance(t.memory_space, SramAttr):
                     space = t.memory_space.data
                     count = _sram_count(op, t, space, cfg)
-                    base = layout.sram_used.get(space, 0)
+                    fixed = sram_offset(op)
+                    base = layout.sram_used.get(space, 0) if fixed is None else fixed
                     depth = cfg.sram_depth(space.value)
-                    if base + count > depth:
+                    if base < 0 or base + count > depth:
                         report_error(op, f"{space.value} buffer of {count} elements at element "
                                          f"{base} overflows the {space.value.upper()} SRAM: "
                                          f"{base + count} elements requested, depth {depth}")
-                    layout.sram_used[space] = base + count
+                    if fixed is None:
+                        layout.sram_used[space] = base + count
                     layout.sram[op.memref] = SramBuffer(space, base, count)
                 else:
                     t, _ = _dram_type(op, t, "a DRAM temporary")
