@@ -12,10 +12,10 @@
 
 // CHECK-LABEL: func.func @c(
 // CHECK-NOT:     memref.alloc() : memref<1x2x10x10x1x16xi8>
-// CHECK:         %inp = memref.alloc() : memref<2x1x1x6x10x1x16xi8, #vta.sram<inp>>
-// CHECK-NEXT:    %wgt = memref.alloc() : memref<2x2x1x3x3x16x16xi8, #vta.sram<wgt>>
-// CHECK-NEXT:    %acc = memref.alloc() : memref<2x1x2x4x8x1x16xi32, #vta.sram<acc>>
-// CHECK-NEXT:    %acc_1 = memref.alloc() : memref<1x2x1x1x1x16xi32, #vta.sram<acc>>
+// CHECK:         %inp = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x1x1x6x10x1x16xi8, #vta.sram<inp>>
+// CHECK-NEXT:    %wgt = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x2x1x3x3x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:    %acc = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x1x2x4x8x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    %acc_1 = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x2x1x1x1x16xi32, #vta.sram<acc>>
 // CHECK:         memref.copy %bias_tile, %acc_1
 // CHECK:         vta.dma_copy %x[0] -> %inp[0] y 5 x 8 stride 8 pad [1, 0, 1, 1]
 // CHECK:         memref.copy %w_tile, %wgt_slice
@@ -28,8 +28,8 @@
 // double-buffer=false: the same tiles and accumulator tiles, one copy of the input tile, no
 // loop marked for two-deep tokens.
 // SB-LABEL: func.func @c(
-// SB:         %inp = memref.alloc() : memref<1x1x6x10x1x16xi8, #vta.sram<inp>>
-// SB:         %acc = memref.alloc() : memref<2x1x2x4x8x1x16xi32, #vta.sram<acc>>
+// SB:         %inp = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x1x6x10x1x16xi8, #vta.sram<inp>>
+// SB:         %acc = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x1x2x4x8x1x16xi32, #vta.sram<acc>>
 // SB-NOT:     vta.double_buffer
 
 

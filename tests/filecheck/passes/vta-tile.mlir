@@ -17,9 +17,9 @@
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:      %[[X:.*]]: memref<1x64x1x16xi8>, %[[W:.*]]: memref<64x64x16x16xi8>, %[[Y:.*]]: memref<1x64x1x16xi8>)
 // CHECK-NEXT:    %[[C0:.*]] = arith.constant 0 : i32
-// CHECK-NEXT:    %[[INP:.*]] = memref.alloc() : memref<1x64x1x16xi8, #vta.sram<inp>>
-// CHECK-NEXT:    %[[WGT:.*]] = memref.alloc() : memref<2x4x64x16x16xi8, #vta.sram<wgt>>
-// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<1x4x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    %[[INP:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x64x1x16xi8, #vta.sram<inp>>
+// CHECK-NEXT:    %[[WGT:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x4x64x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x4x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    %[[XT:.*]] = memref.subview %[[X]][0, 0, 0, 0] [1, 64, 1, 16] [1, 1, 1, 1] : memref<1x64x1x16xi8> to memref<1x64x1x16xi8, strided<[1024, 16, 16, 1]>>
 // CHECK-NEXT:    memref.copy %[[XT]], %[[INP]] : memref<1x64x1x16xi8, strided<[1024, 16, 16, 1]>> to memref<1x64x1x16xi8, #vta.sram<inp>>
 // CHECK-NEXT:    affine.for %[[O:.*]] = 0 to 16 {
@@ -47,9 +47,9 @@
 // its 16-element sub-tile; the weight tile is loaded in the i loop, whose parity picks the copy.
 
 // T16-LABEL: func.func @dense(
-// T16:         %[[INP:.*]] = memref.alloc() : memref<1x64x1x16xi8, #vta.sram<inp>>
-// T16-NEXT:    %[[WGT:.*]] = memref.alloc() : memref<2x16x16x16x16xi8, #vta.sram<wgt>>
-// T16-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
+// T16:         %[[INP:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x64x1x16xi8, #vta.sram<inp>>
+// T16-NEXT:    %[[WGT:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x16x16x16x16xi8, #vta.sram<wgt>>
+// T16-NEXT:    %[[ACC:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x16x1x16xi32, #vta.sram<acc>>
 // T16:         memref.copy %{{.*}}, %[[INP]]
 // T16-NEXT:    affine.for %[[O:.*]] = 0 to 4 {
 // T16-NEXT:      %[[O0:.*]] = affine.apply affine_map<(d0) -> ((d0 * 16))> (%[[O]])
@@ -69,9 +69,9 @@
 // Single buffering: the weight buffer holds one tile, of twice the size.
 
 // SB-LABEL: func.func @dense(
-// SB:         memref.alloc() : memref<1x64x1x16xi8, #vta.sram<inp>>
-// SB-NEXT:    %[[WGT:.*]] = memref.alloc() : memref<16x64x16x16xi8, #vta.sram<wgt>>
-// SB-NEXT:    memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
+// SB:         memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x64x1x16xi8, #vta.sram<inp>>
+// SB-NEXT:    %[[WGT:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<16x64x16x16xi8, #vta.sram<wgt>>
+// SB-NEXT:    memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x16x1x16xi32, #vta.sram<acc>>
 // SB:         affine.for %{{.*}} = 0 to 4 {
 // SB:           memref.copy %{{.*}}, %[[WGT]] : memref<16x64x16x16xi8, strided<[16384, 256, 16, 1], offset: ?>> to memref<16x64x16x16xi8, #vta.sram<wgt>>
 // SB-NOT:     vta.double_buffer
@@ -81,8 +81,8 @@
 // contiguous prefixes of the buffers (its weights in copy 12 mod 2 = 0).
 
 // REM-LABEL: func.func @dense(
-// REM:         %[[WGT:.*]] = memref.alloc() : memref<2x5x64x16x16xi8, #vta.sram<wgt>>
-// REM-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<1x5x1x16xi32, #vta.sram<acc>>
+// REM:         %[[WGT:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x5x64x16x16xi8, #vta.sram<wgt>>
+// REM-NEXT:    %[[ACC:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x5x1x16xi32, #vta.sram<acc>>
 // REM:         affine.for %[[O:.*]] = 0 to 12 {
 // REM-NEXT:      affine.apply affine_map<(d0) -> ((d0 * 5))> (%[[O]])
 // REM:         } {vta.double_buffer}
@@ -145,9 +145,9 @@ func.func @dense(%x: memref<1x64x1x16xi8>, %w: memref<64x64x16x16xi8>, %y: memre
 
 // CHECK-LABEL: func.func @dense_bias(
 // CHECK-SAME:      %[[X:.*]]: memref<8x4x1x16xi8>, %[[W:.*]]: memref<3x4x16x16xi8>, %[[BIAS:.*]]: memref<1x3x1x16xi32>, %[[Y:.*]]: memref<8x3x1x16xi8>)
-// CHECK-NEXT:    %[[INP:.*]] = memref.alloc() : memref<8x4x1x16xi8, #vta.sram<inp>>
-// CHECK-NEXT:    %[[WGT:.*]] = memref.alloc() : memref<1x4x16x16xi8, #vta.sram<wgt>>
-// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<8x1x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    %[[INP:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<8x4x1x16xi8, #vta.sram<inp>>
+// CHECK-NEXT:    %[[WGT:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x4x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<8x1x1x16xi32, #vta.sram<acc>>
 // CHECK:         memref.copy %{{.*}}, %[[INP]]
 // CHECK-NEXT:    affine.for %[[O:.*]] = 0 to 3 {
 // CHECK-NEXT:      %[[WT:.*]] = memref.subview %[[W]][%[[O]], 0, 0, 0] [1, 4, 16, 16] [1, 1, 1, 1]
@@ -214,8 +214,8 @@ func.func @dense_bias(%x: memref<8x4x1x16xi8>, %w: memref<3x4x16x16xi8>,
 
 // CHECK-LABEL: func.func @vector_add(
 // CHECK-SAME:      %[[A:.*]]: memref<1x64x1x16xi32>, %[[B:.*]]: memref<1x64x1x16xi32>, %[[C:.*]]: memref<1x64x1x16xi8>)
-// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<1x64x1x16xi32, #vta.sram<acc>>
-// CHECK-NEXT:    %[[ACC2:.*]] = memref.alloc() : memref<1x64x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x64x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    %[[ACC2:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x64x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    %[[AT:.*]] = memref.subview %[[A]][0, 0, 0, 0] [1, 64, 1, 16] [1, 1, 1, 1]
 // CHECK-NEXT:    memref.copy %[[AT]], %[[ACC]]
 // CHECK-NEXT:    %[[BT:.*]] = memref.subview %[[B]][0, 0, 0, 0] [1, 64, 1, 16] [1, 1, 1, 1]
@@ -231,8 +231,8 @@ func.func @dense_bias(%x: memref<8x4x1x16xi8>, %w: memref<3x4x16x16xi8>,
 // CHECK:         func.return
 
 // T16-LABEL: func.func @vector_add(
-// T16:         %[[ACC:.*]] = memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
-// T16-NEXT:    %[[ACC2:.*]] = memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
+// T16:         %[[ACC:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x16x1x16xi32, #vta.sram<acc>>
+// T16-NEXT:    %[[ACC2:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x16x1x16xi32, #vta.sram<acc>>
 // T16-NEXT:    affine.for %[[O:.*]] = 0 to 4 {
 // T16-NEXT:      %[[O0:.*]] = affine.apply affine_map<(d0) -> ((d0 * 16))> (%[[O]])
 // T16-NEXT:      %[[AT:.*]] = memref.subview %{{.*}}[0, %[[O0]], 0, 0] [1, 16, 1, 16]
@@ -276,3 +276,62 @@ func.func @vector_add(%a: memref<1x64x1x16xi32>, %b: memref<1x64x1x16xi32>,
   }
   func.return
 }
+
+// -----
+
+// Two layers in one function (docs/pipeline.md, "Layers"): they run one after the other, so each
+// gets the whole of every SRAM and its buffers start at element 0 (vta.sram_offset); the
+// second layer reads the first one's result %h from device DRAM.
+
+// CHECK-LABEL: func.func @two_layers(
+// CHECK:         %inp = memref.alloc() {vta.sram_offset = 0 : i64} : memref<2x2x1x16xi8, #vta.sram<inp>>
+// CHECK:         %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<2x1x1x16xi32, #vta.sram<acc>>
+// CHECK:         %inp_1 = memref.alloc() {vta.sram_offset = 0 : i64} : memref<4x1x1x16xi8, #vta.sram<inp>>
+// CHECK:         %acc_1 = memref.alloc() {vta.sram_offset = 0 : i64} : memref<4x1x1x16xi32, #vta.sram<acc>>
+  func.func @two_layers(%x: memref<4x2x1x16xi8> {vta.arg = {shape = array<i64: 4, 32>, dtype = "int8", padded_shape = array<i64: 4, 32>, split_shape = array<i64: 4, 1, 2, 16>, perm = array<i64: 0, 2, 1, 3>}}, %w1: memref<1x2x16x16xi8> {vta.arg = {shape = array<i64: 32, 16>, dtype = "int8", padded_shape = array<i64: 32, 16>, split_shape = array<i64: 2, 16, 1, 16>, perm = array<i64: 2, 0, 3, 1>}}, %w2: memref<1x1x16x16xi8> {vta.arg = {shape = array<i64: 16, 16>, dtype = "int8", padded_shape = array<i64: 16, 16>, split_shape = array<i64: 1, 16, 1, 16>, perm = array<i64: 2, 0, 3, 1>}}, %y: memref<4x1x1x16xi8> {vta.arg = {shape = array<i64: 4, 16>, dtype = "int8", padded_shape = array<i64: 4, 16>, split_shape = array<i64: 4, 1, 1, 16>, perm = array<i64: 0, 2, 1, 3>}}) {
+    %c0 = arith.constant 0 : i32
+    %h = memref.alloc() : memref<4x1x1x16xi8>
+    %acc = memref.alloc() : memref<4x1x1x16xi32>
+    linalg.fill ins(%c0 : i32) outs(%acc : memref<4x1x1x16xi32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4)>], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]} ins(%x, %w1 : memref<4x2x1x16xi8>, memref<1x2x16x16xi8>) outs(%acc : memref<4x1x1x16xi32>) {
+    ^bb0(%0: i8, %1: i8, %2: i32):
+      %3 = arith.extsi %0 : i8 to i32
+      %4 = arith.extsi %1 : i8 to i32
+      %5 = arith.muli %3, %4 : i32
+      %6 = arith.addi %2, %5 : i32
+      linalg.yield %6 : i32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<4x1x1x16xi32>) outs(%acc : memref<4x1x1x16xi32>) {
+    ^bb0(%7: i32, %8: i32):
+      %9 = arith.constant 7 : i32
+      %10 = arith.shrsi %7, %9 : i32
+      linalg.yield %10 : i32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<4x1x1x16xi32>) outs(%h : memref<4x1x1x16xi8>) {
+    ^bb0(%11: i32, %12: i8):
+      %13 = arith.trunci %11 : i32 to i8
+      linalg.yield %13 : i8
+    }
+    %acc_1 = memref.alloc() : memref<4x1x1x16xi32>
+    linalg.fill ins(%c0 : i32) outs(%acc_1 : memref<4x1x1x16xi32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4)>], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel", "reduction"]} ins(%h, %w2 : memref<4x1x1x16xi8>, memref<1x1x16x16xi8>) outs(%acc_1 : memref<4x1x1x16xi32>) {
+    ^bb0(%14: i8, %15: i8, %16: i32):
+      %17 = arith.extsi %14 : i8 to i32
+      %18 = arith.extsi %15 : i8 to i32
+      %19 = arith.muli %17, %18 : i32
+      %20 = arith.addi %16, %19 : i32
+      linalg.yield %20 : i32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc_1 : memref<4x1x1x16xi32>) outs(%acc_1 : memref<4x1x1x16xi32>) {
+    ^bb0(%21: i32, %22: i32):
+      %23 = arith.constant 6 : i32
+      %24 = arith.shrsi %21, %23 : i32
+      linalg.yield %24 : i32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc_1 : memref<4x1x1x16xi32>) outs(%y : memref<4x1x1x16xi8>) {
+    ^bb0(%25: i32, %26: i8):
+      %27 = arith.trunci %25 : i32 to i8
+      linalg.yield %27 : i8
+    }
+    func.return
+  }
