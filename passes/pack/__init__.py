@@ -113,7 +113,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
-from vta_mlir.ir.locations import copy_location
+from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
 from vta_mlir.passes.pack.expr import (
@@ -618,9 +618,12 @@ class _Emitter:
     buffers: dict[AccBuffer, SSAValue] = field(default_factory=dict[AccBuffer, SSAValue])
     padded: dict[PaddedData, SSAValue] = field(default_factory=dict[PaddedData, SSAValue])
     zeros: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
+    #: Locates every op of a region as its layer (``NameLoc``, vta_mlir/ir/locations.py).
+    layers: RegionLayers = field(default_factory=RegionLayers)
 
     def insert(self, source: Operation, *ops: Operation) -> None:
         copy_location(source, ops)
+        self.layers.add(source, ops)
         Rewriter.insert_op(list(ops), InsertPoint.before(self.before))
 
     def zero_constant(self, width: int = 32) -> SSAValue:
@@ -675,6 +678,7 @@ class _Emitter:
                                                     other=second))
                 case Store(acc=acc, out=out):
                     self.insert(step.source, store_op(self.buffers[acc], self.args[out]))
+                    self.layers.close(step.source)
                 case _:
                     raise AssertionError(f"unknown step {step}")
 
