@@ -6,8 +6,9 @@ model's start and end of every instruction (:mod:`vta_mlir.sim.timing`, absolute
 program's runs timed back to back), :func:`layer_figures` describes each layer:
 
 * ``cycles``: from the start of its first instruction to the end of its last (``start_cycle``,
-  ``end_cycle``); neighbouring layers may overlap by a few instructions, since the modules run
-  concurrently;
+  ``end_cycle``), NOPs not counted for the start (a NOP that waits for nothing runs as soon as
+  its module is idle, which may be long before the layer's work); neighbouring layers may
+  overlap by a few instructions, since the modules run concurrently;
 * ``busy``: the cycles each module (``load``, ``compute``, ``store``: DMA loads, GEMM / ALU and
   the compute module's own loads, DMA stores) spends on the layer's instructions, and
   ``utilisation``, those cycles over the layer's ``cycles``;
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.isa import MemInsn, MemType, module_of
+from vta_mlir.isa import Insn, MemInsn, MemType, module_of
 from vta_mlir.program import Program
 
 __all__ = ["MODULES", "layer_figures", "layer_spans", "layer_trace_events"]
@@ -50,16 +51,24 @@ def _dram_elem_bytes(cfg: VTAConfig) -> dict[int, int]:
     }
 
 
-def layer_spans(tags: np.ndarray, start: Sequence[int], end: Sequence[int],
-                count: int) -> list[tuple[int, int]]:
-    """``(first start, last end)`` cycle of each of ``count`` layers, given the layer of every
-    instruction and their start and end cycles."""
+def layer_spans(insns: Sequence[Insn], tags: Sequence[int] | np.ndarray,
+                start: Sequence[int], end: Sequence[int], count: int) -> list[tuple[int, int]]:
+    """``(start, end)`` cycle of each of ``count`` layers, given every instruction (in stream
+    order), its layer and its start and end cycle: the first start of a layer's instructions
+    other than NOPs (of any, for a layer of NOPs only) and the last end of all of them."""
+    layer = np.asarray(tags, dtype=np.int64)
     starts = np.asarray(start, dtype=np.int64)
     ends = np.asarray(end, dtype=np.int64)
-    first = np.full(count, np.iinfo(np.int64).max, dtype=np.int64)
+    nop = np.fromiter((isinstance(i, MemInsn) and i.x_size == 0 for i in insns), dtype=bool,
+                      count=len(insns))
+    never = np.iinfo(np.int64).max
+    first = np.full(count, never, dtype=np.int64)
+    np.minimum.at(first, layer[~nop], starts[~nop])
+    any_first = np.full(count, never, dtype=np.int64)
+    np.minimum.at(any_first, layer, starts)
+    first = np.where(first == never, any_first, first)
     last = np.zeros(count, dtype=np.int64)
-    np.minimum.at(first, tags, starts)
-    np.maximum.at(last, tags, ends)
+    np.maximum.at(last, layer, ends)
     return [(int(a), int(b)) for a, b in zip(first, last, strict=True)]
 
 
@@ -73,7 +82,8 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
     tags = program.insn_layers().astype(np.int64)
     if tags.size != len(start) or tags.size != len(end):
         raise ValueError(f"{tags.size} instruction(s) but {len(start)} timed")
-    spans = layer_spans(tags, start, end, len(names))
+    insns = [insn for run in program.runs for insn in run.insns]
+    spans = layer_spans(insns, tags, start, end, len(names))
     busy = [dict.fromkeys(MODULES, 0) for _ in names]
     counts = np.bincount(tags, minlength=len(names))
     traffic: list[dict[str, dict[str, int]]] = [{} for _ in names]
@@ -111,16 +121,16 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
     return figures
 
 
-def layer_trace_events(names: Sequence[str], tags: Sequence[int] | np.ndarray,
-                       start: Sequence[int],
+def layer_trace_events(names: Sequence[str], insns: Sequence[Insn],
+                       tags: Sequence[int] | np.ndarray, start: Sequence[int],
                        end: Sequence[int], cfg: VTAConfig, *, pid: int = 1,
                        first_tid: int = 4) -> list[dict[str, Any]]:
     """Chrome trace events marking each layer: one complete slice per layer spanning its
-    instructions, on a "layers" track (a second, "layers 2", ... when spans overlap, since
-    the slices of one track must not)."""
+    instructions (:func:`layer_spans`), on a "layers" track (a second, "layers 2", ... where
+    spans overlap, since the slices of one track must not)."""
     if not names:
         return []
-    spans = layer_spans(np.asarray(tags, dtype=np.int64), start, end, len(names))
+    spans = layer_spans(insns, tags, start, end, len(names))
     us_per_cycle = 1.0 / cfg.timing.clock_mhz
     track_ends: list[int] = []
     slices: list[dict[str, Any]] = []

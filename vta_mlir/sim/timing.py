@@ -443,7 +443,7 @@ def chrome_trace(insns: Sequence[Insn], result: TimingResult, cfg: VTAConfig, *,
             "args": args,
         })
     if layers:
-        events += layer_trace_events(layers, insn_layers, result.start, result.end, cfg,
+        events += layer_trace_events(layers, insns, insn_layers, result.start, result.end, cfg,
                                      pid=pid, first_tid=len(MODULES) + 1)
     return {
         "traceEvents": events,
