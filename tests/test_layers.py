@@ -432,3 +432,23 @@ func.func @f(%A: memref<1x2x1x16xi32>, %C: memref<1x2x1x16xi8>) {
               if isinstance(i, MemInsn) and i.x_size and i.is_store]
     assert loads == [0, 0, 0] and stores == [1, 1, 1]
     assert to_bytes(from_bytes(to_bytes(binary))) == to_bytes(binary)
+
+
+def test_documented_version_2_example_matches_the_writer() -> None:
+    from .test_binary import doc_example_module
+
+    module = doc_example_module()
+    module.program.layers = ["add"]
+    module.program.runs[0].layers = np.zeros(len(module.program.runs[0].insns), dtype=np.int32)
+    data = to_bytes(module)
+    _, off, size, count = _section(data, LAYER_SECTION)
+    assert (len(data), struct.unpack_from("<I", data, 24)[0]) == (635, 0x9C32F273)
+    assert (off, size, count) == (0x26A, 17, 1)
+    assert data[off:].hex(" ") == "03 00 61 64 64 01 00 00 00 07 00 00 00 00 00 00 00"
+    doc = Path(__file__).resolve().parents[1] / "docs" / "binary-format.md"
+    if doc.is_file():
+        text = doc.read_text(encoding="utf-8")
+        assert "CRC `0x9c32f273`" in text and "`LAYR` is at\n`0x26a` (17 bytes" in text
+        header = data[:32].hex()
+        spaced = " ".join(header[i:i + 4] for i in range(0, len(header), 4))
+        assert spaced.replace(" 0000 1000", "\n0000 1000") in text
