@@ -272,6 +272,7 @@ def test_vtab_round_trip_keeps_the_layers(cfg: VTAConfig) -> None:
     assert back.program.layers == LAYER_NAMES
     np.testing.assert_array_equal(back.program.insn_layers(), binary.program.insn_layers())
     assert to_bytes(back) == data
+    assert back.describe().endswith("2 layer(s): dense1, elementwise@34")
     # Through vtaisa IR and back: the same bytes.
     again = module_to_program(program_to_module(back))
     assert to_bytes(again) == data

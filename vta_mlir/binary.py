@@ -125,7 +125,7 @@ class BinaryModule:
         raise BinaryFormatError(f"module has no segment named {name!r}")
 
     def describe(self) -> str:
-        """A short multi-line summary: configuration, runs, segments and arguments."""
+        """A short multi-line summary: configuration, runs, segments, arguments and layers."""
         prog = self.program
         lines = [
             f"VTA module for {self.config.bitstream}, linked at {self.base:#x}",
@@ -137,6 +137,8 @@ class BinaryModule:
             lines.append(f"  segment {seg.name}: {seg.phys:#x} +{seg.nbytes} ({kind})")
         for arg in self.args:
             lines.append(f"  arg {arg.describe()}")
+        if prog.layers:
+            lines.append(f"  {len(prog.layers)} layer(s): {', '.join(prog.layers)}")
         return "\n".join(lines)
 
     # ---- checks and serialization -----------------------------------------------------------
