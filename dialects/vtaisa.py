@@ -59,7 +59,7 @@ from .vtaisa_insns import (
     op_to_insn,
 )
 from .vtaisa_program import module_to_program, program_op, program_to_module
-from .vtaisa_program_ops import ArgOp, ProgramOp, RunOp, SegmentOp, UopsOp
+from .vtaisa_program_ops import ArgOp, LayerOp, ProgramOp, RunOp, SegmentOp, UopsOp
 
 __all__ = [
     "ALU_FIELDS",
@@ -73,6 +73,7 @@ __all__ = [
     "FinishInsnOp",
     "GemmInsnOp",
     "InsnOp",
+    "LayerOp",
     "LoadInsnOp",
     "ProgramOp",
     "RunOp",
@@ -88,7 +89,7 @@ __all__ = [
 
 VTAISA = Dialect(
     "vtaisa",
-    [LoadInsnOp, StoreInsnOp, GemmInsnOp, AluInsnOp, FinishInsnOp, UopsOp, RunOp, SegmentOp,
-     ArgOp, ProgramOp],
+    [LoadInsnOp, StoreInsnOp, GemmInsnOp, AluInsnOp, FinishInsnOp, UopsOp, LayerOp, RunOp,
+     SegmentOp, ArgOp, ProgramOp],
     [],
 )

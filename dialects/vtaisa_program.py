@@ -2,8 +2,9 @@
 
 :func:`program_op` builds the ``vtaisa.program`` op of a :class:`vta_mlir.binary.BinaryModule`
 (its segments, argument table and runs, each run's micro-op words decoded into a
-``vtaisa.uops`` table); :func:`program_to_module` wraps it in a module carrying the
-configuration as ``vta.config``.  :func:`module_to_program` goes back through
+``vtaisa.uops`` table, and a ``vtaisa.layer`` marker where the layer of the instructions changes
+and at the start of each run of a program with layers); :func:`program_to_module` wraps it in
+a module carrying the configuration as ``vta.config``.  :func:`module_to_program` goes back through
 :meth:`ProgramOp.to_binary <vta_mlir.dialects.vtaisa_program_ops.ProgramOp.to_binary>` and
 validates the result.  ``.vtab → vtaisa → .vtab`` is byte-identical.  All three are re-exported by
 :mod:`vta_mlir.dialects.vtaisa`.
@@ -22,7 +23,7 @@ from vta_mlir.isa import Uop, decode_uops, encode_uops
 
 from .vta_config_attr import set_module_config
 from .vtaisa_insns import insn_to_op
-from .vtaisa_program_ops import ArgOp, ProgramOp, RunOp, SegmentOp, UopsOp
+from .vtaisa_program_ops import ArgOp, LayerOp, ProgramOp, RunOp, SegmentOp, UopsOp
 
 __all__ = ["module_to_program", "program_op", "program_to_module"]
 
@@ -47,11 +48,21 @@ def program_op(binary: BinaryModule) -> ProgramOp:
         for s in binary.program.segments
     ]
     body += [ArgOp.from_spec(a) for a in binary.args]
+    names = binary.program.layers
     for r, run in enumerate(binary.program.runs):
         ops: list[Operation] = []
         if len(run.uop_words):
             ops.append(UopsOp(_uops_of(run.uop_words, cfg, f"run {r}")))
-        ops += [insn_to_op(i) for i in run.insns]
+        if not names:
+            ops += [insn_to_op(i) for i in run.insns]
+        else:
+            # A marker where the layer changes, and at the start of every run.
+            previous = -1
+            for insn, layer in zip(run.insns, run.layers.tolist(), strict=True):
+                if layer != previous:
+                    ops.append(LayerOp(names[layer]))
+                    previous = layer
+                ops.append(insn_to_op(insn))
         body.append(RunOp(ops, run.uop_base))
     return ProgramOp(binary.base, body)
 

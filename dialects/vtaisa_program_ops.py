@@ -1,6 +1,7 @@
 """The ops of a linked program in the ``vtaisa`` dialect (:mod:`vta_mlir.dialects.vtaisa`):
-``vtaisa.uops`` (a run's micro-op table), ``vtaisa.run``, ``vtaisa.segment``, ``vtaisa.arg`` and
-``vtaisa.program``, which together describe one :class:`vta_mlir.binary.BinaryModule`.
+``vtaisa.uops`` (a run's micro-op table), ``vtaisa.layer`` (a layer marker), ``vtaisa.run``,
+``vtaisa.segment``, ``vtaisa.arg`` and ``vtaisa.program``, which together describe one
+:class:`vta_mlir.binary.BinaryModule`.
 
 Their syntax is hand-written rather than an ``assembly_format``: addresses print in
 hexadecimal (``phys 0x40000``), segment contents as a hex string, shapes as bracketed lists
@@ -49,7 +50,7 @@ from vta_mlir.isa import (
     Uop,
     encode_uops,
 )
-from vta_mlir.program import Program, Run, Segment
+from vta_mlir.program import Program, Run, Segment, number_layers
 
 from .vta_config_attr import get_config
 from .vtaisa_insns import FinishInsnOp, InsnOp, op_to_insn
@@ -62,7 +63,7 @@ from .vtaisa_syntax import (
     parse_region,
 )
 
-__all__ = ["ArgOp", "ProgramOp", "RunOp", "SegmentOp", "UopsOp"]
+__all__ = ["ArgOp", "LayerOp", "ProgramOp", "RunOp", "SegmentOp", "UopsOp"]
 
 _ZERO = IntegerAttr(0, i64)
 
@@ -143,6 +144,40 @@ class UopsOp(IRDLOperation):
             printer.print_op_attributes(self.attributes)
 
 
+@irdl_op_definition
+class LayerOp(IRDLOperation):
+    """A layer marker: the instructions after it, up to the next marker (in this run or a later
+    one), belong to the layer it names (:attr:`vta_mlir.program.Program.layers`)::
+
+        vtaisa.layer "conv1"
+    """
+
+    name = "vtaisa.layer"
+
+    layer_name = prop_def(StringAttr, prop_name="name")
+
+    traits = lazy_traits_def(lambda: (HasParent(RunOp),))
+
+    def __init__(self, name: str) -> None:
+        super().__init__(properties={"name": StringAttr(name)})
+
+    @property
+    def layer(self) -> str:
+        return self.layer_name.data
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LayerOp:
+        op = cls(parser.parse_str_literal("a layer name"))
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.layer_name)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+
 # ---------------------------------------------------------------------------------------------
 # Runs, segments, arguments and the program
 
@@ -187,10 +222,14 @@ class RunOp(IRDLOperation):
             if isinstance(op, UopsOp):
                 if i != 0:
                     raise VerifyException("vtaisa.uops must be the first op of its vtaisa.run")
-            elif not isinstance(op, InsnOp):
+            elif not isinstance(op, InsnOp | LayerOp):
                 raise VerifyException(
-                    f"a vtaisa.run holds a vtaisa.uops table and instructions, not {op.name}"
+                    f"a vtaisa.run holds a vtaisa.uops table, instructions and vtaisa.layer "
+                    f"markers, not {op.name}"
                 )
+        if isinstance(ops[-1] if ops else None, LayerOp):
+            raise VerifyException("a vtaisa.layer marker must be followed by an instruction of "
+                                  "its run")
         insns = [op for op in ops if isinstance(op, InsnOp)]
         if not insns or not isinstance(insns[-1], FinishInsnOp):
             raise VerifyException("a vtaisa.run must end with vtaisa.finish")
@@ -495,6 +534,8 @@ class ProgramOp(IRDLOperation):
         segments: list[Segment] = []
         args: list[ArgSpec] = []
         runs: list[Run] = []
+        names: dict[str, int] = {}
+        layer = -1
         for op in self.body.block.ops:
             if isinstance(op, SegmentOp):
                 segments.append(op.to_segment())
@@ -504,9 +545,17 @@ class ProgramOp(IRDLOperation):
                 table = op.uops_op
                 words = encode_uops(table.uops, cfg) if table is not None and len(table) \
                     else np.zeros(0, dtype=np.uint32)
-                runs.append(Run([op_to_insn(i) for i in op.instructions],
-                                np.asarray(words, dtype=np.uint32), int_field(op, "uop_base")))
-        return BinaryModule(cfg, Program(runs, segments), args, self.base_address)
+                insns, tags = [], []
+                for inner in op.body.block.ops:
+                    if isinstance(inner, LayerOp):
+                        layer = names.setdefault(inner.layer, len(names))
+                    elif isinstance(inner, InsnOp):
+                        insns.append(op_to_insn(inner))
+                        tags.append(layer)
+                runs.append(Run(insns, np.asarray(words, dtype=np.uint32),
+                                int_field(op, "uop_base"), np.asarray(tags, dtype=np.int32)))
+        layers = number_layers(runs, list(names))
+        return BinaryModule(cfg, Program(runs, segments, layers), args, self.base_address)
 
     def verify_(self) -> None:
         for op in self.body.block.ops:

@@ -28,6 +28,7 @@ STATS_KEYS = {
     "runs",
     "cycles",
     "busy",
+    "layers",
 }
 
 

@@ -95,6 +95,7 @@ STATS_KEYS: tuple[str, ...] = (
     "runs",
     "cycles",
     "busy",
+    "layers",
 )
 #: Module names of the ``busy`` object.
 MODULES: tuple[str, ...] = ("load", "compute", "store")
@@ -282,16 +283,20 @@ def stats_json(stats: Any) -> dict[str, Any]:
         "runs": int(stats.runs),
         "cycles": None if stats.cycles is None else int(stats.cycles),
         "busy": busy,
+        "layers": [dict(layer) for layer in getattr(stats, "layers", [])],
     }
 
 
 def trace_json(binary: BinaryModule, cfg: VTAConfig) -> dict[str, Any]:
-    """The Chrome trace of the program's runs, timed back to back by the cycle model."""
+    """The Chrome trace of the program's runs, timed back to back by the cycle model, with a
+    track of layer slices when the program has layers."""
     from vta_mlir.sim.timing import chrome_trace, time_runs
 
     runs = [run.insns for run in binary.program.runs]
     result = time_runs(runs, cfg)
-    return chrome_trace([insn for run in runs for insn in run], result, cfg)
+    program = binary.program
+    return chrome_trace([insn for run in runs for insn in run], result, cfg,
+                        layers=program.layers, insn_layers=program.insn_layers().tolist())
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ format version, section count, base address, file size, CRC-32), a directory of 
 and the sections themselves — ``CONF`` (the configuration JSON), ``RUNS`` (per run: instruction
 count, micro-op count, staging address), ``INSN`` (16-byte instruction words), ``UOPS`` (4-byte
 micro-op words), ``SEGS`` (segment table), ``DATA`` (constant segment contents) and ``ARGS`` (the
-versioned argument table).
+versioned argument table).  A program with layers (:attr:`vta_mlir.program.Program.layers`) is
+written as format version 2, which adds an eighth section, ``LAYR`` (the layer names and the
+layer of each instruction, as runs of consecutive instructions); one without is written as
+version 1, as before.  Both versions are read.
 
 :func:`from_bytes` checks every size, offset and count against the buffer and the configuration
 before it trusts it, never reads outside the buffer, never allocates more than the buffer holds,
@@ -41,6 +44,7 @@ __all__ = [
     "ARG_TABLE_VERSION",
     "DEFAULT_BASE",
     "FORMAT_VERSION",
+    "LAYER_SECTION",
     "MAGIC",
     "SECTION_TAGS",
     "BinaryModule",
@@ -52,8 +56,10 @@ __all__ = [
 ]
 
 MAGIC = b"\x89VTAB\r\n\x1a"
-#: Version of the container (header, directory, sections).
-FORMAT_VERSION = 1
+#: Newest version of the container (header, directory, sections) this code reads and writes:
+#: version 2 adds the ``LAYR`` section, written only for a program with layers (without, the
+#: file is version 1, byte for byte as before).
+FORMAT_VERSION = 2
 #: Newest version of the argument table this code reads and the one it writes (version 2
 #: appends the repeat dimensions to each argument record, version 3 the window).
 ARG_TABLE_VERSION = 3
@@ -61,6 +67,11 @@ ARG_TABLE_VERSION = 3
 DEFAULT_BASE = 0x0100_0000
 #: Sections of a version-1 file, in their mandatory order.
 SECTION_TAGS: tuple[bytes, ...] = (b"CONF", b"RUNS", b"INSN", b"UOPS", b"SEGS", b"DATA", b"ARGS")
+#: The section of a version-2 file after those: layer names and per-instruction layers.
+LAYER_SECTION = b"LAYR"
+#: Sections of each format version, in their mandatory order.
+VERSION_SECTIONS: dict[int, tuple[bytes, ...]] = {1: SECTION_TAGS,
+                                                  2: (*SECTION_TAGS, LAYER_SECTION)}
 
 #: Largest file accepted (all offsets and sizes are unsigned 32-bit).
 MAX_FILE_BYTES = (1 << 32) - 1
@@ -75,6 +86,8 @@ _ARGS_HEAD = struct.Struct("<HH")  # table version, reserved
 _ARG = struct.Struct("<BBBBBBHII")  # dir dtype packed rank srank res8 res16 segment phys
 _REPEAT_RANK = struct.Struct("<B")  # table version 2: number of repeat dimensions
 _WINDOW_RANK = struct.Struct("<B")  # table version 3: number of window fields (0 or 8)
+_RANGE_COUNT = struct.Struct("<I")  # LAYR: number of layer ranges
+_RANGE = struct.Struct("<II")  # LAYR: instruction count, layer index
 _CRC_AT = 24
 _INSN_BYTES = 16
 _UOP_BYTES = 4
@@ -112,7 +125,7 @@ class BinaryModule:
         raise BinaryFormatError(f"module has no segment named {name!r}")
 
     def describe(self) -> str:
-        """A short multi-line summary: configuration, runs, segments and arguments."""
+        """A short multi-line summary: configuration, runs, segments, arguments and layers."""
         prog = self.program
         lines = [
             f"VTA module for {self.config.bitstream}, linked at {self.base:#x}",
@@ -124,6 +137,8 @@ class BinaryModule:
             lines.append(f"  segment {seg.name}: {seg.phys:#x} +{seg.nbytes} ({kind})")
         for arg in self.args:
             lines.append(f"  arg {arg.describe()}")
+        if prog.layers:
+            lines.append(f"  {len(prog.layers)} layer(s): {', '.join(prog.layers)}")
         return "\n".join(lines)
 
     # ---- checks and serialization -----------------------------------------------------------
@@ -248,17 +263,32 @@ def to_bytes(module: BinaryModule) -> bytes:
         (b"".join(data_parts), 0),
         (b"".join(arg_parts), len(module.args)),
     ]
-    offset = _HEADER.size + _DIRENT.size * len(SECTION_TAGS)
+    version = 2 if prog.layers else 1
+    if prog.layers:
+        bodies.append((_layer_section(prog), len(prog.layers)))
+    tags = VERSION_SECTIONS[version]
+    offset = _HEADER.size + _DIRENT.size * len(tags)
     directory = bytearray()
-    for tag, (body, count) in zip(SECTION_TAGS, bodies, strict=True):
+    for tag, (body, count) in zip(tags, bodies, strict=True):
         directory += _DIRENT.pack(tag, offset, len(body), count)
         offset += len(body)
     if offset > MAX_FILE_BYTES:
         raise BinaryFormatError(f"module of {offset} bytes exceeds the 4 GiB format limit")
-    header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(SECTION_TAGS), 0, module.base, offset, 0, 0)
+    header = _HEADER.pack(MAGIC, version, len(tags), 0, module.base, offset, 0, 0)
     image = bytearray(header + directory + b"".join(b for b, _ in bodies))
     struct.pack_into("<I", image, _CRC_AT, _crc(image))
     return bytes(image)
+
+
+def _layer_section(prog: Program) -> bytes:
+    """The ``LAYR`` body: the names, then the layer of the instructions as ranges of
+    consecutive instructions of one layer (in stream order, across runs)."""
+    tags = prog.insn_layers().astype(np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], tags[1:] != tags[:-1]]))
+    counts = np.diff(np.concatenate([starts, [tags.size]]))
+    ranges = np.stack([counts, tags[starts]], axis=1).astype("<u4")
+    return (b"".join(_name_bytes(n) for n in prog.layers) + _RANGE_COUNT.pack(len(starts))
+            + ranges.tobytes())
 
 
 def _crc(image: bytes | bytearray | memoryview) -> int:
@@ -344,11 +374,12 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
     magic, version, nsec, flags, base, size, crc, reserved = _HEADER.unpack_from(buf, 0)
     if magic != MAGIC:
         raise BinaryFormatError("not a VTA module (bad magic)")
-    if version != FORMAT_VERSION:
+    if version not in VERSION_SECTIONS:
         raise BinaryFormatError(
             f"unsupported module format version {version} (this reader understands "
-            f"version {FORMAT_VERSION})"
+            f"versions 1 to {FORMAT_VERSION})"
         )
+    tags = VERSION_SECTIONS[version]
     if size > n:
         raise BinaryFormatError(f"truncated module: header says {size} bytes, got {n}")
     if size < n:
@@ -360,15 +391,15 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         )
     if flags != 0 or reserved != 0:
         raise BinaryFormatError(f"unknown header flags {flags:#x} / reserved field {reserved:#x}")
-    if nsec != len(SECTION_TAGS):
+    if nsec != len(tags):
         raise BinaryFormatError(
-            f"{nsec} sections, a version-{FORMAT_VERSION} module has {len(SECTION_TAGS)}"
+            f"{nsec} sections, a version-{version} module has {len(tags)}"
         )
     sections: dict[bytes, tuple[int, int, int]] = {}
     expect = _HEADER.size + _DIRENT.size * nsec
     if expect > size:
         raise BinaryFormatError(f"truncated module: the section directory ends at {expect}")
-    for i, want in enumerate(SECTION_TAGS):
+    for i, want in enumerate(tags):
         tag, off, length, count = _DIRENT.unpack_from(buf, _HEADER.size + i * _DIRENT.size)
         if tag != want:
             raise BinaryFormatError(f"section {i} is {tag!r}, expected {want.decode()}")
@@ -549,9 +580,58 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
                             repeat, window))
     cur.done()
 
-    module = BinaryModule(cfg, Program(runs, segments), args, base)
+    layers = _read_layers(buf, sections[LAYER_SECTION], runs) if version >= 2 else []
+    module = BinaryModule(cfg, Program(runs, segments, layers), args, base)
     check_module(module, encode=False)
     return module
+
+
+def _read_layers(buf: bytes, section: tuple[int, int, int], runs: list[Run]) -> list[str]:
+    """The layer names of a ``LAYR`` section; sets each run's layer tags."""
+    off, length, nlayers = section
+    cur = _Cursor(buf, off, off + length, "LAYR")
+    if nlayers == 0:
+        raise BinaryFormatError("section LAYR: a version-2 module names at least one layer")
+    minimum = nlayers * (_NAME_LEN.size + 1) + _RANGE_COUNT.size
+    if minimum > length:
+        raise BinaryFormatError(
+            f"section LAYR: {nlayers} layers need at least {minimum} bytes, section has {length}"
+        )
+    names = [cur.name(f"layer {i}") for i in range(nlayers)]
+    (nranges,) = cur.unpack(_RANGE_COUNT, "range count")
+    if nranges * _RANGE.size != cur.end - cur.pos:
+        raise BinaryFormatError(
+            f"section LAYR: {nranges} ranges need {nranges * _RANGE.size} bytes, "
+            f"{cur.end - cur.pos} are left"
+        )
+    ranges = np.frombuffer(buf, dtype="<u4", count=2 * nranges, offset=cur.pos)
+    ranges = ranges.reshape(nranges, 2).astype(np.int64)
+    counts, layer_of = ranges[:, 0], ranges[:, 1]
+    total = sum(len(r.insns) for r in runs)
+    if nranges and int(counts.min()) == 0:
+        raise BinaryFormatError(f"section LAYR: range {int(np.argmin(counts))} is empty")
+    if int(counts.sum()) != total:
+        raise BinaryFormatError(
+            f"section LAYR: the ranges cover {int(counts.sum())} instructions, the module has "
+            f"{total}"
+        )
+    if nranges and int(layer_of.max()) >= nlayers:
+        bad = int(np.argmax(layer_of >= nlayers))
+        raise BinaryFormatError(
+            f"section LAYR: range {bad} has layer {int(layer_of[bad])}, only {nlayers} are named"
+        )
+    same = np.flatnonzero(layer_of[1:] == layer_of[:-1])
+    if same.size:
+        raise BinaryFormatError(
+            f"section LAYR: ranges {int(same[0])} and {int(same[0]) + 1} are of the same layer "
+            "(consecutive instructions of one layer are one range)"
+        )
+    flat = np.repeat(layer_of, counts).astype(np.int32)
+    at = 0
+    for run in runs:
+        run.layers = flat[at:at + len(run.insns)]
+        at += len(run.insns)
+    return names
 
 
 def read_vtab(path_or_file: str | os.PathLike[str] | IO[bytes],

@@ -13,7 +13,9 @@ A module is consistent when
   holds no argument (or no image and staging address 0);
 * every LOAD / STORE that moves data touches DRAM inside one segment (LOAD UOP: inside its run's
   staging image), stores only OUT and loads only loadable buffers;
-* every instruction fits its encoding.
+* every instruction fits its encoding;
+* its layers, if any, have unique printable names of at most 255 bytes, and every instruction
+  has one, the layers numbered in the order of their first instruction, each with at least one.
 
 Whether every instruction stays inside the SRAMs and the micro-op table is another question,
 answered by :func:`sram_index_problems` (``vta-run`` refuses such a module, ``vta-translate
@@ -54,6 +56,7 @@ __all__ = [
     "MAX_FOOTPRINT_BYTES",
     "MAX_XFER_BYTES",
     "IndexProblem",
+    "check_layers",
     "check_module",
     "dram_footprint",
     "encode_run",
@@ -256,6 +259,53 @@ def check_module(module: BinaryModule, *, encode: bool = True) -> None:
                 _check_mem(insn, f"{where} instruction {i}", elem_bytes, cfg, find, staging)
         if encode:
             encode_run(insns, cfg, where)
+    check_layers(prog)
+
+
+def check_layers(prog: Program) -> None:
+    """Raise :class:`BinaryFormatError` unless the layer tags of ``prog`` are consistent: no
+    tags without names; otherwise unique names and one tag per instruction, numbered in the
+    order of each layer's first instruction, every layer tagging at least one."""
+    names = prog.layers
+    if not isinstance(names, list):
+        raise BinaryFormatError("program layers must be a list of names")
+    for name in names:
+        check_name(name, "layer")
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise BinaryFormatError(f"layer '{dup}' is named twice")
+    seen = 0
+    for r, run in enumerate(prog.runs):
+        tags = run.layers
+        if not isinstance(tags, np.ndarray) or tags.ndim != 1 or tags.dtype.kind not in "iu":
+            raise BinaryFormatError(f"run {r}: layer tags must be a 1-D integer array")
+        if not names:
+            if tags.size:
+                raise BinaryFormatError(f"run {r}: layer tags in a program without layers")
+            continue
+        if tags.size != len(run.insns):
+            raise BinaryFormatError(
+                f"run {r}: {tags.size} layer tag(s) for {len(run.insns)} instruction(s)"
+            )
+        if tags.size and (int(tags.min()) < 0 or int(tags.max()) >= len(names)):
+            wrong = int(tags[(tags < 0) | (tags >= len(names))][0])
+            raise BinaryFormatError(
+                f"run {r}: layer index {wrong} is out of range ({len(names)} layers)"
+            )
+        # Layers first appear in index order: a tag above every earlier one is the next index.
+        wide = tags.astype(np.int64)
+        running = np.maximum.accumulate(np.concatenate([[seen - 1], wide]))
+        bad = np.flatnonzero(wide > running[:-1] + 1)
+        if bad.size:
+            at = int(bad[0])
+            raise BinaryFormatError(
+                f"run {r} instruction {at}: layer {int(wide[at])} appears before layer "
+                f"{int(running[at]) + 1}: layers are numbered in the order of their first "
+                "instruction"
+            )
+        seen = int(running[-1]) + 1
+    if names and seen != len(names):
+        raise BinaryFormatError(f"layer '{names[seen]}' has no instructions")
 
 
 def encode_run(insns: list[Insn], cfg: VTAConfig, where: str) -> bytes:

@@ -121,7 +121,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
-from vta_mlir.ir.locations import copy_location
+from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
 from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import (
@@ -301,9 +301,12 @@ class _Emitter:
         default_factory=dict[tuple[int, int], SSAValue])
     reshaped: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = field(
         default_factory=dict[tuple[SSAValue, tuple[int, ...]], SSAValue])
+    #: Locates every op of a region as its layer (``NameLoc``, vta_mlir/ir/locations.py).
+    layers: RegionLayers = field(default_factory=RegionLayers)
 
     def insert(self, source: Operation, *ops: Operation) -> None:
         copy_location(source, ops)
+        self.layers.add(source, ops)
         Rewriter.insert_op(list(ops), InsertPoint.before(self.before))
 
     def zero_constant(self, width: int = 32, value: int = 0) -> SSAValue:
@@ -395,6 +398,7 @@ class _Emitter:
                 case Store(acc=acc, out=out):
                     self.insert(step.source, store_op(self.buffers[acc],
                                                       self.shaped(step, out, acc)))
+                    self.layers.close(step.source)
                 case _:
                     raise AssertionError(f"unknown step {step}")
 

@@ -19,7 +19,11 @@ into the source of one Python function, which CPython then runs at the speed of 
   the host values it depends on (:mod:`.kernels`); its micro-op list loops (``affine.for``
   inside it, ``docs/isa.md`` §4.4) are enumerated there, not run as host loops;
 * ``vta.dep_push`` / ``vta.dep_pop`` are ``dep_push`` / ``dep_pop`` calls (stages load 1,
-  compute 2, store 3).
+  compute 2, store 3);
+* a command whose location (or an enclosing op's) names a layer (a ``NameLoc``, which
+  ``vta-pack`` gives every op of a VTA region: :mod:`vta_mlir.ir.locations`) is preceded by a
+  ``layer`` call when the layer changes, so the builder tags its instructions with the layer;
+  :attr:`HostProgram.layers` lists the names.
 
 Every generated line remembers the op it came from, so an error the builder raises while the
 program runs (a field that does not fit, a division by zero in an index) is reported at that op.
@@ -61,6 +65,7 @@ from vta_mlir.ir.index_arith import (
     source,
     source_map,
 )
+from vta_mlir.ir.locations import clean_layer_name, given_layer_name
 from vta_mlir.isa import MemType
 from vta_mlir.runtime.uop_kernel import KernelMode
 
@@ -77,6 +82,8 @@ _SUPPORTED = ("host loops (affine.for, scf.for), index arithmetic (arith, affine
               "vta commands")
 
 _BOUND = "has a loop bound that depends on"
+#: The ops that become builder calls (and so instructions).
+_COMMANDS = (DmaCopyOp, GemmOp, AluOp, UopLoopOp, DepPushOp, DepPopOp)
 
 
 def offset(value: Operand, constant: int) -> Operand:
@@ -109,6 +116,11 @@ class _Compiler:
         self.loop_depth = 0
         self.commands = 0
         self.names = 0
+        #: Layer names by index, and the layer the generated code is in here (None: unknown,
+        #: as at the top of a loop body whose commands belong to several layers).
+        self.layers: list[str] = []
+        self.layer_ids: dict[str, int] = {}
+        self.current_layer: int | None = None
 
     # ---- emission ----------------------------------------------------------------------------
     def emit(self, text: str, op: Operation) -> None:
@@ -191,6 +203,29 @@ class _Compiler:
                                "memref.alloc or a memref.get_global of the lowered function")
         return buf
 
+    # ---- layers ------------------------------------------------------------------------------
+    def layer_of(self, op: Operation) -> int | None:
+        """The index of the layer ``op`` (or the nearest enclosing op) names; None if none."""
+        current: Operation | None = op
+        while current is not None and current is not self.f:
+            name = given_layer_name(current)
+            if name is not None:
+                name = clean_layer_name(name)
+                if name not in self.layer_ids:
+                    self.layer_ids[name] = len(self.layers)
+                    self.layers.append(name)
+                return self.layer_ids[name]
+            current = current.parent_op()
+        return None
+
+    def enter_layer(self, op: Operation) -> None:
+        """Switch the builder to the layer of command ``op`` if it names another one; a command
+        naming none stays in the current layer."""
+        layer = self.layer_of(op)
+        if layer is not None and layer != self.current_layer:
+            self.emit(f"_layer({layer})", op)
+            self.current_layer = layer
+
     # ---- structure ---------------------------------------------------------------------------
     def block(self, block: Block, stage: Module | None) -> None:
         for op in block.ops:
@@ -240,11 +275,23 @@ class _Compiler:
         last = ub - 1 if isinstance(ub, int) else ub.hi - 1
         self.values[block.args[0]] = Code(var, first, max(first, last))
         start_line, start_commands = len(self.lines), self.commands
+        layers = {self.layer_of(c) for c in op.walk() if isinstance(c, _COMMANDS)} - {None}
+        if len(layers) == 1:
+            # One layer: switch before the loop, not in every iteration.
+            (layer,) = layers
+            if layer != self.current_layer:
+                self.emit(f"_layer({layer})", op)
+                self.current_layer = layer
         bounds = f"{lb}, {ub}" if step == 1 else f"{lb}, {ub}, {step}"
         self.emit(f"for {var} in range({bounds}):", op)
         self.indent += 1
         self.loop_depth += 1
+        if len(layers) > 1:
+            # The next iteration starts in the layer this one ends in.
+            self.current_layer = None
         self.block(block, stage)
+        if len(layers) > 1:
+            self.current_layer = None
         self.indent -= 1
         self.loop_depth -= 1
         if self.commands == start_commands:
@@ -322,6 +369,7 @@ class _Compiler:
             report_error(op, f"{dram.label} holds {dram.scalars} scalars, not a whole number of "
                              f"{lanes}-scalar tensor elements")
         count = dram.scalars // lanes
+        self.enter_layer(op)
         y, x, stride = op.field("y_size"), op.field("x_size"), op.field("x_stride")
         y0, y1, x0, x1 = op.pads
         if x < 1 or y < 1:
@@ -375,6 +423,7 @@ class _Compiler:
                                         "loops (affine.for), one nested vta.uop_loop and index "
                                         "arithmetic")
         template = kernel_template(op, self.resolve, self.sram_of)
+        self.enter_layer(op)
         number = len(self.kernels)
         self.kernels.append(template)
         push = "_gemm" if template.mode == KernelMode.GEMM else "_alu"
@@ -398,6 +447,7 @@ class _Compiler:
         runs_on = src if push else dst
         self.check_stage(op, runs_on, stage, f"vta.{'dep_push' if push else 'dep_pop'}")
         call = "_push" if push else "_pop"
+        self.enter_layer(op)
         self.emit(f"{call}({STAGE_IDS[src]}, {STAGE_IDS[dst]})", op)
         self.commands += 1
 
@@ -408,13 +458,14 @@ class _Compiler:
         self.line_ops = [f]
         for local, method in (("_load", "load_buffer_2d"), ("_store", "store_buffer_2d"),
                               ("_gemm", "push_gemm"), ("_alu", "push_alu"),
-                              ("_push", "dep_push"), ("_pop", "dep_pop")):
+                              ("_push", "dep_push"), ("_pop", "dep_pop"),
+                              ("_layer", "layer")):
             self.emit(f"{local} = B.{method}", f)
         self.block(f.body.block, None)
         source = "\n".join(self.lines) + "\n"
         exec(compile(source, FILENAME, "exec"), self.namespace)
         return HostProgram(self.namespace["_host_program"], self.line_ops,  # type: ignore[arg-type]
-                           source)
+                           source, self.layers)
 
 
 def compile_host_program(f: func.FuncOp, layout: Layout, cfg: VTAConfig) -> HostProgram:

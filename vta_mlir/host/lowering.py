@@ -30,7 +30,7 @@ from vta_mlir.errors import BinaryFormatError, RuntimeBuildError
 from vta_mlir.host.compiler import compile_host_program
 from vta_mlir.host.layout import plan_layout, value_label
 from vta_mlir.ir.diagnostics import report_error
-from vta_mlir.program import Program
+from vta_mlir.program import Program, number_layers
 from vta_mlir.runtime.command_builder import CommandBuilder
 
 __all__ = ["STAGING_SEGMENT", "lower_to_binary", "select_function"]
@@ -124,4 +124,6 @@ def lower_to_binary(
         report_error(f, str(e))
     # Not validated here: writing a .vtab, loading it on a device and the vtaisa.program
     # verifier each check the whole module anyway.
-    return BinaryModule(cfg, Program(runs, list(linker.segments)), layout.args, linker.base)
+    layers = number_layers(runs, program.layers)
+    return BinaryModule(cfg, Program(runs, list(linker.segments), layers), layout.args,
+                        linker.base)

@@ -9,7 +9,7 @@ error is reported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 
 from xdsl.ir import Operation
@@ -30,6 +30,8 @@ class HostProgram:
     function: Callable[..., None]
     line_ops: list[Operation]
     source: str
+    #: The names of the layers its ``layer`` calls select, by index.
+    layers: list[str] = field(default_factory=list)
 
     def op_at(self, tb: TracebackType | None) -> Operation:
         """The op whose generated line was executing in traceback ``tb``."""

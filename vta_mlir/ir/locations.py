@@ -8,6 +8,12 @@ printed only with ``--print-debuginfo``, ignored by verification and CSE, and co
 ``Operation.clone``, so an op keeps its position through passes that clone it.  Ops that
 passes create are unknown until given one; :func:`copy_location` does that, and
 :func:`location_of` can fall back to the nearest located ancestor.
+
+Locations also name **layers** (:func:`layer_name`): a ``NameLoc`` (``loc("conv1")``, or
+``loc("conv1"("net.mlir":3:4))``) names the layer of its op, otherwise the file and line do.
+``vta-pack`` gives every op of a VTA region ``NameLoc(layer, <the op's own position>)``
+(:class:`RegionLayers`), so every later op, and every command of the host program, carries the
+layer of the region it comes from while diagnostics keep their ``file:line:col``.
 """
 
 from __future__ import annotations
@@ -37,8 +43,12 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 __all__ = [
     "LocatedParser",
+    "RegionLayers",
     "SourceLocation",
+    "clean_layer_name",
     "copy_location",
+    "given_layer_name",
+    "layer_name",
     "location_of",
     "set_location",
 ]
@@ -100,6 +110,125 @@ def copy_location(source: Operation, targets: Operation | Iterable[Operation]) -
     """Give the ops a pass creates the location of the op they replace, as MLIR rewrites do."""
     for target in [targets] if isinstance(targets, Operation) else targets:
         target.location = source.location
+
+
+def _name_in(loc: Attribute) -> str | None:
+    """The name of the outermost ``NameLoc`` in a location attribute, if any."""
+    match loc:
+        case NameLoc():
+            return loc.desc.data
+        case CallSiteLoc():
+            return _name_in(loc.callee) or _name_in(loc.caller)
+        case FusedLoc():
+            for inner in loc.locations.data:  # type: ignore[union-attr]
+                if (found := _name_in(inner)) is not None:
+                    return found
+            return None
+        case _:
+            return None
+
+
+def given_layer_name(op: Operation) -> str | None:
+    """The name a ``NameLoc`` in ``op``'s location gives its layer (outermost first), if any."""
+    return _name_in(op.location)
+
+
+def layer_name(op: Operation) -> str | None:
+    """The layer ``op`` belongs to: the name of the outermost ``NameLoc`` of its location, else
+    ``file:line`` of its position; None for an op without a location."""
+    if (name := given_layer_name(op)) is not None:
+        return name
+    found = _from_attr(op.location)
+    return None if found is None else f"{found.file}:{found.line}"
+
+
+#: Longest layer name in bytes (names are stored like segment names in a ``.vtab``).
+MAX_LAYER_NAME_BYTES = 255
+
+
+def clean_layer_name(name: str) -> str:
+    """``name`` as a layer name of a binary: printable (other characters become ``?``), not
+    empty, at most :data:`MAX_LAYER_NAME_BYTES` bytes of UTF-8."""
+    text = "".join(c if c.isprintable() else "?" for c in name) or "?"
+    raw = text.encode("utf-8")[:MAX_LAYER_NAME_BYTES]
+    return raw.decode("utf-8", errors="ignore")
+
+
+#: How a layer named after its principal op calls that op (``conv2d@12``, ``matmul@30``).
+_OP_KINDS = {
+    "linalg.matmul": "matmul",
+    "linalg.conv_2d_nchw_fchw": "conv2d",
+    "linalg.pooling_nchw_max": "maxpool",
+    "linalg.pooling_nchw_sum": "sumpool",
+}
+
+
+def _reduces(op: Operation) -> bool:
+    """A contraction, convolution or pooling: a linalg op with a reduction iterator."""
+    get = getattr(op, "get_iterator_types", None)
+    if get is None or not op.name.startswith("linalg."):
+        return False
+    return any(str(getattr(it, "data", it)).endswith("reduction") for it in get())
+
+
+def _op_kind(op: Operation) -> str:
+    if op.name in _OP_KINDS:
+        return _OP_KINDS[op.name]
+    if op.name == "linalg.generic":
+        if not _reduces(op):
+            return "elementwise"
+        # A generic contraction on NCHW tensors is a convolution, on matrices a matmul.
+        ranks = {len(t.get_shape()) for t in (o.type for o in op.operands)
+                 if hasattr(t, "get_shape")}
+        return "conv2d" if 4 in ranks else "matmul" if ranks == {2} else "reduction"
+    return op.name.split(".")[-1]
+
+
+class RegionLayers:
+    """The layers of one function's VTA regions, for ``vta-pack``: :meth:`add` the ops created
+    for each op of a region, then :meth:`close` the region with the op writing its output.
+
+    The region's *principal* op names the layer: its contraction, convolution or pooling, else
+    the output's writer.  A ``NameLoc`` on that op gives the name (``loc("conv1")``); otherwise
+    it is the op's kind and line (``conv2d@12``, ``elementwise@30``).  Names are unique within
+    the function (``#2``, ``#3`` appended).  Every op of the region then gets the location
+    ``NameLoc(layer, <the position of the op it was created for>)``.
+    """
+
+    def __init__(self) -> None:
+        self._taken: set[str] = set()
+        self._pending: list[tuple[Operation, tuple[Operation, ...]]] = []
+
+    def add(self, source: Operation, ops: Sequence[Operation]) -> None:
+        """``ops`` were created for ``source``, in the region being emitted."""
+        self._pending.append((source, tuple(ops)))
+
+    def name_for(self, principal: Operation) -> str:
+        """A layer name for the region ``principal`` leads, unique within the function."""
+        name = given_layer_name(principal)
+        if name is None:
+            where = location_of(principal)
+            kind = _op_kind(principal)
+            name = kind if where is None else f"{kind}@{where.line}"
+        name = clean_layer_name(name)
+        unique, n = name, 1
+        while unique in self._taken:
+            n += 1
+            unique = clean_layer_name(f"{name[:240]}#{n}")
+        self._taken.add(unique)
+        return unique
+
+    def close(self, writer: Operation) -> str:
+        """End the region whose output ``writer`` computes; returns the layer's name."""
+        principal = next((s for s, _ in self._pending if _reduces(s)), writer)
+        name = StringAttr(self.name_for(principal))
+        for source, ops in self._pending:
+            found = _from_attr(source.location)
+            inner = found.to_attr() if found is not None else UnknownLoc()
+            for op in ops:
+                op.location = NameLoc(name, inner)
+        self._pending = []
+        return name.data
 
 
 class LineIndex:

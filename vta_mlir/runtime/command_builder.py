@@ -16,6 +16,11 @@ from the reference; both only matter in situations the reference gets wrong:
 * automatic synchronisation (§4.8): the reference checks the instruction count *after* a call and
   can end a run above its limit when a call added more than one instruction; the builder checks
   *before* each instruction-emitting call, so a run never exceeds ``max_insns``.
+
+:meth:`CommandBuilder.layer` says which layer of the program the following calls belong to
+(the reference has no such call); every instruction is tagged with the layer current when it
+is created, the ones the builder adds itself (NOPs, ``LOAD UOP``, FINISH) included, and each
+run carries the tags (:attr:`vta_mlir.program.Run.layers`).
 """
 
 from __future__ import annotations
@@ -155,6 +160,9 @@ class CommandBuilder:
         self._pending_next = {s: False for s in Stage}
         self._runs: list[Run] = []
         self._finished = False
+        #: The current layer (-1: none yet) and the layer of each instruction of the run.
+        self._layer = -1
+        self._tags: list[int] = []
 
     # ---- state ------------------------------------------------------------------------------
     @property
@@ -204,12 +212,22 @@ class CommandBuilder:
         if self._recorder.recording:
             raise RuntimeBuildError(f"{call} called while a micro-kernel is being recorded")
 
+    def layer(self, index: int) -> None:
+        """The following calls belong to layer ``index`` (``>= 0``) of the program."""
+        if not _is_int(index) or index < 0:
+            raise RuntimeBuildError(f"layer: index must be an integer >= 0, got {index!r}")
+        self._layer = index
+
     # ---- instruction queue (docs/isa.md §4.6) ----------------------------------------------
+    def _append(self, insn: Insn) -> None:
+        self._insns.append(insn)
+        self._tags.append(self._layer)
+
     def _create(self, stage: Stage, insn: Insn) -> Insn:
         insn.pop_prev_dep = int(self._pending_prev[stage])
         insn.pop_next_dep = int(self._pending_next[stage])
         self._pending_prev[stage] = self._pending_next[stage] = False
-        self._insns.append(insn)
+        self._append(insn)
         return insn
 
     def _nop(self, stage: Stage) -> MemInsn:
@@ -218,7 +236,7 @@ class CommandBuilder:
         else:
             mt = MemType.INP if stage == Stage.LOAD else MemType.UOP
             insn = MemInsn(memory_type=mt)
-        self._insns.append(insn)
+        self._append(insn)
         return insn
 
     def _commit(self, stage: Stage) -> None:
@@ -504,14 +522,17 @@ class CommandBuilder:
                 f"{self._max_insns}"
             )
         staging = self._cache.staging
+        tagged = any(t >= 0 for t in self._tags)
         run = Run(
             insns=self._insns,
             uop_words=encode_uops(staging, self._cfg) if staging
             else np.zeros(0, dtype=np.uint32),
             uop_base=self._uop_phys if staging else 0,
+            layers=np.asarray(self._tags if tagged else [], dtype=np.int32),
         )
         self._runs.append(run)
         self._insns = []
+        self._tags = []
         self._cache.reset()
         return run
 

@@ -32,6 +32,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.isa import Insn
 from vta_mlir.program import COUNTER_NAMES
+from vta_mlir.sim.layers import layer_figures
 from vta_mlir.sim.simulator import Simulator
 
 __all__ = ["Device", "LoadedModule", "RunStats"]
@@ -46,7 +47,9 @@ class RunStats:
 
     ``counters`` are the seven profiling counters (``docs/isa.md`` §3.9); ``cycles``, ``busy`` and
     ``utilisation`` (busy / cycles per module) come from the timing model (``None`` / empty when
-    timing is off); ``by_opcode`` counts executed instructions by name.
+    timing is off); ``by_opcode`` counts executed instructions by name.  ``layers`` describes
+    each layer of a program that has layers, when it was timed (a list of dictionaries, see
+    :func:`vta_mlir.sim.layers.layer_figures`; empty otherwise).
     """
 
     counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTER_NAMES, 0))
@@ -58,6 +61,7 @@ class RunStats:
     uop_words_loaded: int = 0
     runs: int = 0
     warnings: list[str] = field(default_factory=list)
+    layers: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, result: Any, prefix: str = "") -> None:
         """Accumulate one simulator ``RunResult`` (``prefix`` goes before its warnings)."""
@@ -96,6 +100,7 @@ class RunStats:
             "uop_words_loaded": self.uop_words_loaded,
             "runs": self.runs,
             "warnings": list(self.warnings),
+            "layers": [dict(layer) for layer in self.layers],
         }
 
 
@@ -267,15 +272,31 @@ class LoadedModule:
         for spec, image in zip(specs, images, strict=True):
             dram.write(spec.phys, image)
         stats = RunStats(cycles=0 if self.device.timing else None)
+        timings = []
         for r, stream in enumerate(self._streams):
             if self._restage:
                 self._write_uops([r])
             prefix = f"run {r}: " if len(self._streams) > 1 else ""
-            stats.add(self.device.sim.run(stream, timing=self.device.timing), prefix)
+            result = self.device.sim.run(stream, timing=self.device.timing)
+            timings.append(result.timing)
+            stats.add(result, prefix)
+        if self.module.program.layers and all(t is not None for t in timings):
+            stats.layers = self._layer_figures(timings)
         self.last_run = stats
         self.device.last_run = stats
         return tuple(spec.unpack(self.device.read(spec.phys, spec.packed_nbytes))
                      for spec in self.outputs)
+
+    def _layer_figures(self, timings: Sequence[Any]) -> list[dict[str, Any]]:
+        """Per-layer figures from each run's timing (runs timed back to back, as ``cycles``)."""
+        start: list[int] = []
+        end: list[int] = []
+        offset = 0
+        for t in timings:
+            start.extend(s + offset for s in t.start)
+            end.extend(e + offset for e in t.end)
+            offset += int(t.cycles)
+        return layer_figures(self.module.program, start, end, self.device.cfg)
 
     # ---- lifetime ---------------------------------------------------------------------------
     def unload(self) -> None:

@@ -42,6 +42,7 @@ from typing import Any
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import DeadlockError, SimulatorError
 from vta_mlir.isa import AluInsn, AluKind, FinishInsn, GemmInsn, Insn, MemInsn, MemType, module_of
+from vta_mlir.sim.layers import layer_trace_events
 
 __all__ = [
     "MODULES",
@@ -395,13 +396,17 @@ def time_runs(
 # Chrome trace
 
 
-def chrome_trace(insns: Sequence[Insn], result: TimingResult, cfg: VTAConfig) -> dict[str, Any]:
+def chrome_trace(insns: Sequence[Insn], result: TimingResult, cfg: VTAConfig, *,
+                 layers: Sequence[str] = (), insn_layers: Sequence[int] = ()
+                 ) -> dict[str, Any]:
     """A Chrome trace-event JSON object (Perfetto, chrome://tracing) of a timed stream.
 
     One process ("VTA <model>") with one thread track per module, named by metadata events, and
     one complete (``"X"``) slice per instruction, named by :func:`insn_name`, with the decoded
     fields, stream index, cost and cycle times as args.  Times are in microseconds at
-    ``cfg.timing.clock_mhz``.
+    ``cfg.timing.clock_mhz``.  With ``layers`` (names) and ``insn_layers`` (the layer of each
+    instruction), a "layers" track below the modules has one slice per layer, named after it,
+    spanning its instructions (:func:`vta_mlir.sim.layers.layer_trace_events`).
     """
     if len(insns) != len(result.start) or len(insns) != len(result.end):
         raise SimulatorError(
@@ -437,6 +442,9 @@ def chrome_trace(insns: Sequence[Insn], result: TimingResult, cfg: VTAConfig) ->
             "dur": (e - s) * us_per_cycle,
             "args": args,
         })
+    if layers:
+        events += layer_trace_events(layers, insns, insn_layers, result.start, result.end, cfg,
+                                     pid=pid, first_tid=len(MODULES) + 1)
     return {
         "traceEvents": events,
         "displayTimeUnit": "ns",

@@ -177,12 +177,38 @@ vtaisa.program base 0x40000 {
 // -----
 
 vtaisa.program base 0x40000 {
-  // expected-error @+1 {{a vtaisa.run holds a vtaisa.uops table and instructions, not arith.constant}}
+  // expected-error @+1 {{a vtaisa.run holds a vtaisa.uops table, instructions and vtaisa.layer markers, not arith.constant}}
   vtaisa.run {
     %c = arith.constant 0 : i32
     vtaisa.finish
   }
 }
+
+// -----
+
+vtaisa.program base 0x40000 {
+  // expected-error @+1 {{a vtaisa.layer marker must be followed by an instruction of its run}}
+  vtaisa.run {
+    vtaisa.layer "conv1"
+    vtaisa.finish
+    vtaisa.layer "conv2"
+  }
+}
+
+// -----
+
+// expected-error @+1 {{layer name must be a non-empty string, got ''}}
+vtaisa.program base 0x40000 {
+  vtaisa.run {
+    vtaisa.layer ""
+    vtaisa.finish
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'vtaisa.layer' expects parent op 'vtaisa.run'}}
+vtaisa.layer "conv1"
 
 // -----
 

@@ -1,5 +1,6 @@
 // --stats (JSON, to a file or stdout), --export-case (a conformance case the replay tool
-// accepts) and --trace (a Chrome trace: one slice per instruction).
+// accepts) and --trace (a Chrome trace: one slice per instruction).  A program without layers
+// has an empty "layers" list (stats-layers.mlir has one with layers).
 
 // RUN: vta-run %s --random-inputs --stats - | filecheck %s --check-prefix=STATS
 // RUN: vta-run %s --random-inputs --stats %t.stats.json --output %t.y.npy
@@ -30,7 +31,8 @@
 // STATS-NEXT:     "load": {{[0-9]+}},
 // STATS-NEXT:     "compute": {{[0-9]+}},
 // STATS-NEXT:     "store": {{[0-9]+}}
-// STATS-NEXT:   }
+// STATS-NEXT:   },
+// STATS-NEXT:   "layers": []
 // STATS-NEXT: }
 // STATS-NOT:  {{.}}
 
