@@ -220,6 +220,8 @@ class Measurement:
     uop_bytes: int | None = None
     busy: dict[str, int] = field(default_factory=dict)
     layers: list[dict[str, Any]] | None = None
+    #: The micro-op staging segments of the binary (left out of the DRAM bytes).
+    staging: set[str] = field(default_factory=set)
     check: str | None = None
     error: str | None = None
     peak_mb: float = 0.0
@@ -284,9 +286,10 @@ def measure(generated: Generated | LayerAlone, config: str, bar: Any = None) -> 
         stats = stats_json(record.stats)
         m.cycles = stats["cycles"]
         m.busy = dict(stats["busy"])
-        m.dram_bytes = sum(stats["counters"][c] for c in DRAM_COUNTERS)
         m.uop_bytes = stats["counters"].get("uop_load_nbytes")
         m.layers = stats.get("layers")
+        m.staging = _staging_segments(binary)
+        m.dram_bytes = dram_bytes(stats, m.staging)
         step("check")
         m.check = _check(tuple(record.outputs), generated.expected())
         if bar is not None:
@@ -320,10 +323,30 @@ def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def _layer_bytes(entry: dict[str, Any]) -> int | None:
+def _staging_segments(binary: Any) -> set[str]:
+    """The micro-op staging segments: micro-op traffic is not data traffic."""
+    from vta_mlir.host.lowering import STAGING_SEGMENT
+
+    return {s.name for s in binary.program.segments if s.name.startswith(STAGING_SEGMENT)
+            and s.data is None and s.name not in {a.name for a in binary.args}}
+
+
+def dram_bytes(stats: dict[str, Any], staging: set[str]) -> int:
+    """The data bytes the run moved between DRAM and the SRAMs, counted on the DRAM side: the
+    layers' per-segment bytes without micro-ops when the run has layers, else the load and
+    store counters (which count an int8 load into the accumulator at its SRAM width)."""
+    layers = stats.get("layers")
+    if layers:
+        return sum(_layer_bytes(entry, staging) or 0 for entry in layers)
+    return sum(stats["counters"][c] for c in DRAM_COUNTERS)
+
+
+def _layer_bytes(entry: dict[str, Any], staging: set[str] = frozenset()) -> int | None:
+    """A layer's DRAM bytes read and written, micro-op staging segments left out."""
     value = entry.get("dram_bytes")
     if isinstance(value, dict):
-        return sum(int(v) for v in value.values())
+        return sum(int(v["read"]) + int(v["written"]) if isinstance(v, dict) else int(v)
+                   for seg, v in value.items() if seg not in staging)
     return None if value is None else int(value)
 
 
@@ -343,7 +366,7 @@ def format_report(net: nm.Network, m: Measurement) -> str:
     for entry in m.layers or ():
         b = bounds.get(str(entry.get("name")))
         cycles = entry.get("cycles")
-        moved = _layer_bytes(entry)
+        moved = _layer_bytes(entry, m.staging)
         rows.append([str(entry.get("name")), _int(b.macs if b else None),
                      _int(b.gemm_bound if b else None), _int(cycles),
                      _ratio(cycles, b.gemm_bound if b else None), _int(moved),
