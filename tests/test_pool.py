@@ -252,8 +252,9 @@ def test_global_pools_match_numpy(pool: GlobalPool, name: str) -> None:
 
 @pytest.mark.parametrize("text", [
     maxpool_mlir(MaxPool(1, 16, 9, 9, 3, 2, pad=1, pad_value=-128)),
+    maxpool_mlir(MaxPool(1, 16, 9, 9, 3, 2, pad=1, init=-7, epilogue=True, op="sum")),
     global_pool_mlir(GlobalPool(1, 32, 7, 7)),
-], ids=["maxpool", "global"])
+], ids=["maxpool", "sum", "global"])
 def test_vta_run_checks_a_pooling_program(text: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "pool.mlir"

@@ -22,8 +22,9 @@ The tiles are ``tc`` channel blocks × ``th`` output rows × the whole width.  P
    a rectangle per offset and per run of row tiles padded alike.  Offsets of equal rectangles
    are one host loop; each is an element-wise generic on SRAM views
    (``ins(%acc_view, %win_view)``, source map ``(b, c, h, w, bb, cc) -> (b, c, h*sh, w*sw,
-   bb, cc)``), so the window loops are host loops around one ALU instruction each and no
-   micro-op writes the element of the one before it (the write-hazard rule);
+   bb, cc)``); the window loops carry :data:`WINDOW_LOOP_ATTR` and stay host loops around one
+   ALU instruction each, so no micro-op writes the element of one of the two before it (the
+   write-hazard rule);
 4. for a max-pool whose padding value ``v`` exceeds ``f``, an ALU ``max v`` over the outputs
    whose window touches the padding (the top and bottom rows, the left and right columns):
    exactly MLIR's ``max(f, max over the padded window)``, whatever ``v``;
@@ -32,10 +33,13 @@ The tiles are ``tc`` channel blocks × ``th`` output rows × the whole width.  P
 A sum pooling reads padding only when it is 0 (``vta-pack`` checks), so skipping it is exact.
 
 The plan: the ``tc`` dividing the channel blocks and ``th`` dividing the output rows whose
-tiles (data and output, two copies of each when double-buffered) fit the accumulator SRAM share
-of the region, with the fewest modelled cycles (the compute module executes the ACC_8BIT loads
-and the ALU instructions one after the other; the store overlaps).  Before (3×3, stride 2,
-padding 1 filled with −128, 1×64×112×112, default configuration)::
+tiles fit the accumulator SRAM share of the region — one data tile (the compute module loads
+and reads it, in order) and two output tiles when double-buffered (the store of one overlaps
+the next tile; a region of one tile has one) — with the fewest modelled cycles (the compute
+module executes the ACC_8BIT loads and the ALU instructions one after the other).  A tile of
+whole unpadded channel blocks (a global pooling) is one DMA of ``tc·H`` rows.
+
+Before (3×3, stride 2, padding 1 filled with −128, 1×64×112×112, default configuration)::
 
     %xp = memref.alloc() : memref<1x4x114x114x1x16xi8>
     linalg.fill ins(%cm128_i8 : i8) outs(%xp : ...)
@@ -49,20 +53,20 @@ padding 1 filled with −128, 1×64×112×112, default configuration)::
 
 After (abridged; one middle row tile of 4 output rows)::
 
-    %win = memref.alloc() : memref<2x1x1x9x113x1x16xi32, #vta.sram<acc>>
+    %win = memref.alloc() : memref<1x1x9x113x1x16xi32, #vta.sram<acc>>
     %acc = memref.alloc() : memref<2x1x1x4x56x1x16xi32, #vta.sram<acc>>
     affine.for %r = 0 to 12 {
       ...
-      vta.dma_copy %x[%x_pos] -> %win[%win_pos] y 9 x 112 stride 112 pad [0, 0, 1, 0] : ...
+      vta.dma_copy %x[%x_pos] -> %win[0] y 9 x 112 stride 112 pad [0, 0, 1, 0] : ...
       linalg.fill ins(%c0 : i32) outs(%acc_view : ...)
       linalg.generic ins(%acc_view) outs(%acc_view) { addi -128 }
       affine.for %kh = 0 to 3 {
         affine.for %kw = 0 to 2 {                 // kw = 1, 2: every output column
-          %src = memref.subview %win_view[0, 0, %kh, %kw1, 0, 0] [1, 1, 7, 111, 1, 16] ...
+          %src = memref.subview %win[0, 0, %kh, %kw1, 0, 0] [1, 1, 7, 111, 1, 16] ...
           linalg.generic {(b, c, h, w, bb, cc) -> (b, c, h * 2, w * 2, bb, cc)}
               ins(%acc_view, %src) outs(%acc_view) { maxsi }
-        }
-      }
+        } {vta.window}
+      } {vta.window}
       ...                                         // kw = 0: the output columns 1 .. 55
       linalg.generic ins(%acc_view) outs(%y_tile) { trunci }
     } {vta.double_buffer}
@@ -76,7 +80,14 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, IntegerType, MemRefType, i32
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    UnitAttr,
+    i32,
+)
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -97,10 +108,13 @@ from .conv_region import erase_region
 from .cost import Budget, NoFit
 from .search import divisors
 
-__all__ = ["PoolGeometry", "PoolPlan", "PoolRegion", "choose_pool_plan", "emit_pool",
-           "is_pool_op", "pool_region"]
+__all__ = ["WINDOW_LOOP_ATTR", "PoolGeometry", "PoolPlan", "PoolRegion", "choose_pool_plan",
+           "emit_pool", "is_pool_op", "pool_region"]
 
 _PREFIX = "vta-tile: "
+#: Unit attribute on the window-offset loops of a pooling region: host loops, one ALU
+#: instruction per offset (``vta-fold-uop-loops`` folds no loop that has attributes).
+WINDOW_LOOP_ATTR = "vta.window"
 _IDENTITY6 = AffineMap.identity(6)
 _D = [AffineExpr.dimension(k) for k in range(8)]
 
@@ -398,6 +412,14 @@ class PoolTiles:
         (run,) = padding_runs(1, 1, g.pads[2], self.wt, g.w)
         return run
 
+    @property
+    def whole_channels(self) -> bool:
+        """A tile holds whole channel blocks, unpadded: its channel blocks are one run of rows
+        in DRAM and in SRAM, one DMA."""
+        run, crun = self.row_runs()[0], self.col_run()
+        return (self.n_r == 1 and (run.before, run.after, run.size) == (0, 0, self.geo.h)
+                and (crun.before, crun.after, crun.size) == (0, 0, self.geo.w))
+
     def acc_elements(self) -> int:
         """The data tile (one copy: the compute module loads it and reads it, in order) and
         the output tile (two copies when double-buffered: the store of one overlaps the next
@@ -447,10 +469,15 @@ def _estimate(tiles: PoolTiles, cfg: VTAConfig) -> int:
     g, p, t = tiles.geo, tiles.plan, cfg.timing
     lanes = cfg.batch * cfg.block_out
     count = g.nb * tiles.n_c * tiles.n_r
-    load = p.tc * (t.dma_latency + -(-tiles.ht * tiles.wt * lanes // t.dram_bytes_per_cycle))
+    dmas = 1 if tiles.whole_channels else p.tc
+    load = dmas * t.dma_latency + -(-p.tc * tiles.ht * tiles.wt * lanes
+                                     // t.dram_bytes_per_cycle)
     uops = p.tc * p.th * g.ow
     windows = g.kh * g.kw
-    alu = (2 + 2 * windows) * uops + t.pipeline_depth * p.tc * (2 + windows + 4)
+    # An ALU instruction covers two loop levels: the channel blocks stay a host loop when the
+    # output rows and columns take both.
+    per_window = p.tc if p.th > 1 and g.ow > 1 else 1
+    alu = (2 + 2 * windows) * uops + t.pipeline_depth * per_window * (2 + windows + 4)
     store = t.dma_latency + -(-uops * lanes // t.dram_bytes_per_cycle)
     return count * (load + alu) + (store if p.double_buffer else count * store)
 
@@ -462,6 +489,8 @@ def choose_pool_plan(region: PoolRegion, cfg: VTAConfig, budget: Budget) -> Pool
     for db in (True, False):
         for tc in divisors(g.cb):
             for th in divisors(g.oh):
+                if db and g.nb * g.cb * g.oh == tc * th:
+                    continue  # a single tile: nothing to overlap its store with
                 tiles = PoolTiles(g, PoolPlan(tc, th, db))
                 if tiles.acc_elements() > budget.acc:
                     continue
@@ -546,15 +575,19 @@ class _PoolEmitter(TileBuilder):
         # the pad fields (zeros, never read).
         row0 = rt * (p.th * g.sh) + (run.before - g.pads[0])
         col0 = crun.before - g.pads[2]
-        # A tile wholly in the padding (windows past the image's edges) reads nothing.
+        # A tile wholly in the padding (windows past the image's edges) reads nothing; a tile
+        # of whole unpadded channel blocks is one run of rows.
         loaded = run.size > 0 and crun.size > 0
-        with self.loop(p.tc, "ci") if p.tc > 1 and loaded else nullcontext() as ci:
+        rows, blocks = run.size, p.tc
+        if t.whole_channels and p.tc * g.h < 1 << self.cfg.mem_fields["y_size"].width:
+            rows, blocks = p.tc * g.h, 1
+        with self.loop(blocks, "ci") if blocks > 1 and loaded else nullcontext() as ci:
             cl = LinearForm.of(ci) if ci is not None else LinearForm()
             channel = b * g.cb + ct * p.tc + cl
             dram = (channel * g.h + row0) * g.w + col0
             sram = cl * (t.ht * t.wt)
             if loaded:
-                self.insert(DmaCopyOp(r.x, self.win, x_size=crun.size, y_size=run.size,
+                self.insert(DmaCopyOp(r.x, self.win, x_size=crun.size, y_size=rows,
                                       x_stride=g.w, src_pos=self.position(dram, "x_pos"),
                                       dst_pos=self.position(sram, "win_pos"),
                                       pad=(run.before, run.after, crun.before, crun.after)))
@@ -583,6 +616,14 @@ class _PoolEmitter(TileBuilder):
     def windows(self, win: SSAValue, acc: SSAValue, run: Run, crun: Run) -> None:
         """One ALU instruction per window offset, on the outputs whose element of the window
         lies in the image; then ``max v`` where the padding ``v`` wins (module doc)."""
+        # The window loops are not tile loops: vta.double_buffer marks only those.
+        saved, self.double_buffer = self.double_buffer, False
+        try:
+            self.window_ops(win, acc, run, crun)
+        finally:
+            self.double_buffer = saved
+
+    def window_ops(self, win: SSAValue, acc: SSAValue, run: Run, crun: Run) -> None:
         g, p, t = self.r.geo, self.plan, self.t
         rows = _groups(run.before, t.ht, run.after, g.kh, g.sh, p.th)
         cols = _groups(crun.before, t.wt, crun.after, g.kw, g.sw, g.ow)
@@ -616,6 +657,14 @@ class _PoolEmitter(TileBuilder):
                            "acc_rect") if (nr, nc) != (p.th, g.ow) else acc
         with self.loop(k1 - k0, "kh") if k1 - k0 > 1 else nullcontext() as khv:
             with self.loop(w1 - w0, "kw") if w1 - w0 > 1 else nullcontext() as kwv:
+                for iv in (khv, kwv):
+                    if iv is not None:
+                        # A host loop: vta-fold-uop-loops keeps loops with attributes, so each
+                        # window offset stays one instruction and no micro-op writes the
+                        # element of the one before it.
+                        loop = iv.owner.parent_op()  # type: ignore[union-attr]
+                        assert loop is not None
+                        loop.attributes[WINDOW_LOOP_ATTR] = UnitAttr()
                 row = LinearForm({khv: 1}, first * g.sh + k0) if khv is not None \
                     else LinearForm(const=first * g.sh + k0)
                 col = LinearForm({kwv: 1}, cfirst * g.sw + w0) if kwv is not None \
