@@ -221,7 +221,7 @@ class Measurement:
     busy: dict[str, int] = field(default_factory=dict)
     layers: list[dict[str, Any]] | None = None
     #: The micro-op staging segments of the binary (left out of the DRAM bytes).
-    staging: set[str] = field(default_factory=set)
+    staging: list[str] = field(default_factory=list)
     check: str | None = None
     error: str | None = None
     peak_mb: float = 0.0
@@ -288,8 +288,8 @@ def measure(generated: Generated | LayerAlone, config: str, bar: Any = None) -> 
         m.busy = dict(stats["busy"])
         m.uop_bytes = stats["counters"].get("uop_load_nbytes")
         m.layers = stats.get("layers")
-        m.staging = _staging_segments(binary)
-        m.dram_bytes = dram_bytes(stats, m.staging)
+        m.staging = sorted(_staging_segments(binary))
+        m.dram_bytes = dram_bytes(stats, set(m.staging))
         step("check")
         m.check = _check(tuple(record.outputs), generated.expected())
         if bar is not None:
@@ -366,7 +366,7 @@ def format_report(net: nm.Network, m: Measurement) -> str:
     for entry in m.layers or ():
         b = bounds.get(str(entry.get("name")))
         cycles = entry.get("cycles")
-        moved = _layer_bytes(entry, m.staging)
+        moved = _layer_bytes(entry, set(m.staging))
         rows.append([str(entry.get("name")), _int(b.macs if b else None),
                      _int(b.gemm_bound if b else None), _int(cycles),
                      _ratio(cycles, b.gemm_bound if b else None), _int(moved),

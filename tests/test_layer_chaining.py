@@ -12,11 +12,13 @@ import pytest
 import vta_mlir
 from tests.layer_programs import Network, conv_layer
 from tests.mlir_programs import memref
+from tools.vta_run import temporaries_bytes
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import set_module_config
 from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
+from vta_mlir.sim.hazards import program_hazards
 
 
 def _weights(rng: np.random.Generator, cout: int, cin: int, k: int) -> list[np.ndarray]:
@@ -51,7 +53,10 @@ def test_downsampling_block(cfg: VTAConfig, size: int) -> None:
     text, shapes = downsampling_block(16, size)
     x = rng.integers(-128, 128, (1, 16, size, size), dtype=np.int8)
     params = [p for cout, cin, k, _ in shapes for p in _weights(rng, cout, cin, k)]
-    module = vta_mlir.compile(text, config=cfg)
+    binary = vta_mlir.lower(text, config=cfg)
+    # The layers reuse the SRAMs and hand buffers over through DRAM: no unordered access.
+    assert program_hazards(binary.program, cfg) == []
+    module = vta_mlir.Device(cfg).load_module(binary)
     (y,) = module(x, *params)
     wa, ba, wb, bb, wd, bd, wc, bc = params
     h1 = conv_layer(x, wa, ba, 1, 1, 6)
@@ -124,6 +129,7 @@ def test_dead_buffers_share_device_dram(default_cfg: VTAConfig) -> None:
     binary = vta_mlir.lower(text, config=default_cfg)
     segments = {s.name: s for s in binary.program.segments}
     assert segments["temporaries"].nbytes == 2 * 16 * 16 * 16
+    assert temporaries_bytes(binary) == 2 * 16 * 16 * 16  # vta-run --stats reports it
     rng = np.random.default_rng(5)
     x = rng.integers(-128, 128, shape, dtype=np.int8)
     params = [p for _ in range(4) for p in _weights(rng, 16, 16, 3)]

@@ -295,12 +295,15 @@ def test_residual_form(cfg: VTAConfig) -> None:
     add = next(g for g in generics if len(g.inputs) == 2 and g.inputs[1] is res_acc)
     acc = add.inputs[0]
     assert add.outputs[0] is acc
+    # The bias the convolution accumulates onto is added right after it (a tensor add of the
+    # broadcast bias buffer), then the shift, the residual and the clip.
     kinds = [type(g.body.block.ops.first) for g in generics
              if g.outputs[0] is acc and g.inputs and g.inputs[0] is acc]
-    assert kinds == [arith.ConstantOp, arith.AddiOp, arith.ConstantOp, arith.ConstantOp]
+    assert kinds == [arith.AddiOp, arith.ConstantOp, arith.AddiOp, arith.ConstantOp,
+                     arith.ConstantOp]
     order = [type(list(g.body.block.ops)[-2]) for g in generics
              if g.outputs[0] is acc and g.inputs and g.inputs[0] is acc]
-    assert order == [arith.ShRSIOp, arith.AddiOp, arith.MinSIOp, arith.MaxSIOp]
+    assert order == [arith.AddiOp, arith.ShRSIOp, arith.AddiOp, arith.MinSIOp, arith.MaxSIOp]
 
 
 # --------------------------------------------------------------------------------------------

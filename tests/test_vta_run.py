@@ -29,6 +29,7 @@ STATS_KEYS = {
     "cycles",
     "busy",
     "layers",
+    "temporaries_bytes",
 }
 
 

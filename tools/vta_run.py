@@ -82,6 +82,7 @@ __all__ = [
     "main",
     "random_inputs",
     "stats_json",
+    "temporaries_bytes",
 ]
 
 PROG = "vta-run"
@@ -96,6 +97,7 @@ STATS_KEYS: tuple[str, ...] = (
     "cycles",
     "busy",
     "layers",
+    "temporaries_bytes",
 )
 #: Module names of the ``busy`` object.
 MODULES: tuple[str, ...] = ("load", "compute", "store")
@@ -272,9 +274,22 @@ def run_program(binary: BinaryModule, cfg: VTAConfig, inputs: Sequence[np.ndarra
     return RunRecord(binary, cfg, list(inputs), outputs, loaded.last_run, before, after)
 
 
-def stats_json(stats: Any) -> dict[str, Any]:
-    """The ``--stats`` object of a :class:`~vta_mlir.runtime.device.RunStats`."""
+def temporaries_bytes(binary: BinaryModule) -> int:
+    """The device DRAM of the program's temporaries — the intermediate activations of a
+    network, placed by lifetime in one scratch segment (``vta_mlir/host/dram_reuse.py``): the
+    peak of what is live at once, 0 without any."""
+    from vta_mlir.host.layout import TEMPORARIES_SEGMENT
+
+    args = {a.name for a in binary.args}
+    return sum(s.nbytes for s in binary.program.segments
+               if s.name == TEMPORARIES_SEGMENT and s.data is None and s.name not in args)
+
+
+def stats_json(stats: Any, binary: BinaryModule | None = None) -> dict[str, Any]:
+    """The ``--stats`` object of a :class:`~vta_mlir.runtime.device.RunStats`; with the
+    ``binary`` that ran, also its ``temporaries_bytes``."""
     busy = {m: int(stats.busy.get(m, 0)) for m in MODULES}
+    extra = {} if binary is None else {"temporaries_bytes": temporaries_bytes(binary)}
     return {
         "counters": {k: int(stats.counters.get(k, 0)) for k in COUNTER_NAMES},
         "instructions": int(stats.instructions),
@@ -284,6 +299,7 @@ def stats_json(stats: Any) -> dict[str, Any]:
         "cycles": None if stats.cycles is None else int(stats.cycles),
         "busy": busy,
         "layers": [dict(layer) for layer in getattr(stats, "layers", [])],
+        **extra,
     }
 
 
@@ -605,7 +621,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if trace is not None:
         _write_json(args.trace, trace)
     if args.stats is not None:
-        _write_json(args.stats, stats_json(record.stats), indent=2)
+        _write_json(args.stats, stats_json(record.stats, record.binary), indent=2)
     # stdout belongs to the JSON when it carries --stats/--trace.
     stream = sys.stderr if "-" in (args.stats, args.trace) else sys.stdout
     if not args.output:

@@ -14,8 +14,8 @@
 // CHECK-LABEL: func.func @maxpool(
 // CHECK-SAME:    %[[X:[a-z0-9_]+]]: memref<1x1x8x8x1x16xi8> {vta.arg = {{.*}}},
 // CHECK-SAME:    %[[Y:[a-z0-9_]+]]: memref<1x1x4x4x1x16xi8> {vta.arg = {{.*}}}) {
-// CHECK:         %[[WIN:.*]] = memref.alloc() : memref<1x1x9x9x1x16xi32, #vta.sram<acc>>
-// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<1x1x4x4x1x16xi32, #vta.sram<acc>>
+// CHECK:         %[[WIN:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x1x9x9x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x1x4x4x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    vta.dma_copy %[[X]][0] -> %[[WIN]][0] y 8 x 8 stride 8 pad [1, 0, 1, 0] : memref<1x1x8x8x1x16xi8> -> memref<1x1x9x9x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    linalg.fill ins(%{{.*}} : i32) outs(%[[ACC]] : memref<1x1x4x4x1x16xi32, #vta.sram<acc>>)
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%[[ACC]] : {{.*}}) outs(%[[ACC]] : {{.*}}) {

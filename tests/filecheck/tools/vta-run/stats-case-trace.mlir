@@ -32,7 +32,8 @@
 // STATS-NEXT:     "compute": {{[0-9]+}},
 // STATS-NEXT:     "store": {{[0-9]+}}
 // STATS-NEXT:   },
-// STATS-NEXT:   "layers": []
+// STATS-NEXT:   "layers": [],
+// STATS-NEXT:   "temporaries_bytes": 0
 // STATS-NEXT: }
 // STATS-NOT:  {{.}}
 

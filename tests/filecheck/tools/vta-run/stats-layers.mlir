@@ -32,20 +32,21 @@
 // STATS-NEXT:     }
 // STATS-NEXT:   },
 // STATS-NEXT:   {
-// STATS-NEXT:     "name": "elementwise@63",
+// STATS-NEXT:     "name": "elementwise@64",
 // STATS:            "c": {
 // STATS-NEXT:         "read": 128,
 // STATS:            "z": {
 // STATS-NEXT:         "read": 0,
 // STATS-NEXT:         "written": 32
-// STATS:        ]
+// STATS:        ],
+// STATS-NEXT:   "temporaries_bytes": 0
 // STATS-NEXT: }
 
-// TRACE: ['add1', 'elementwise@63']
+// TRACE: ['add1', 'elementwise@64']
 
 // ISA:      vtaisa.run
 // ISA:        vtaisa.layer "add1"
-// ISA:        vtaisa.layer "elementwise@63"
+// ISA:        vtaisa.layer "elementwise@64"
 // ISA-NOT:    vtaisa.layer
 // ISA:        vtaisa.finish
 
