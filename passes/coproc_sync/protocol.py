@@ -136,9 +136,14 @@ class ProtocolError(Exception):
 
 class _Violation(Exception):
     def __init__(self, node: Node, req: Req) -> None:
-        super().__init__(f"{req} of {node.op}")
+        # The message prints the loop only if it is shown: violations are expected, one per
+        # token the synthesis adds, and printing a layer's loop nest each time is slow.
+        super().__init__()
         self.node = node
         self.req = req
+
+    def __str__(self) -> str:
+        return f"{self.req} of {self.node.op}"
 
 
 @dataclass
@@ -161,6 +166,9 @@ class _Sim:
         self.tokens: dict[Queue, deque[tuple[int, ...]]] = {q: deque() for q in QUEUES}
         self.ends: dict[tuple[int, int, tuple[int, ...]], list[int | None]] = {}
         self.open: list[_Instance] = []
+        #: node → its requirements by target item (a node's requirements do not change while
+        #: it executes; without the index every item would scan all of them).
+        self.by_dst: dict[int, dict[int, list[Req]]] = {}
 
     def token_ops(self, ops: Sequence[tuple[str, Queue, int]]) -> None:
         for kind, q, n in ops:
@@ -210,9 +218,12 @@ class _Sim:
                 self.token_ops(events.get(_post(i), ()))
 
     def _arm(self, node: Node, inst: _Instance, i: int, p: tuple[int, ...], k: int) -> None:
-        for req in node.reqs:
-            if req.dst != i:
-                continue
+        by_dst = self.by_dst.get(id(node))
+        if by_dst is None:
+            by_dst = self.by_dst[id(node)] = {}
+            for r in node.reqs:
+                by_dst.setdefault(r.dst, []).append(r)
+        for req in by_dst.get(i, ()):
             if req.dist == 0:
                 src = (id(node), req.src, p)
             elif k - req.dist < 0:

@@ -356,12 +356,14 @@ class TilePass(ModulePass):
             # the previous region's did; vta-coproc-sync orders the two.
             held = sram_in_use(f)
             budget = sram_budget(cfg, held)
+            after: dict[str, int] = {}
             for region in regions:
                 if isinstance(region, PoolRegion):
-                    place_region_buffers(self.tile_pool(region, cfg, budget), held)
+                    place_region_buffers(self.tile_pool(region, cfg, budget), held, cfg, after)
                     continue
                 if isinstance(region, ConvRegion):
-                    place_region_buffers(self.tile_conv(region, cfg, budget, tile), held)
+                    place_region_buffers(self.tile_conv(region, cfg, budget, tile), held, cfg,
+                                         after)
                     continue
                 try:
                     plan, est = choose_plan(region.shape, cfg, budget, tile, self.double_buffer)
@@ -374,7 +376,8 @@ class TilePass(ModulePass):
                                 f"{est.acc_bytes}, out {est.out_bytes}")
                 emitter = _Emitter(region, plan)
                 emitter.emit()
-                place_region_buffers([buf for buf, _ in emitter.bufs.values()], held)
+                place_region_buffers([buf for buf, _ in emitter.bufs.values()], held, cfg,
+                                     after)
                 region.erase()
         verify_op(op)
 

@@ -13,8 +13,9 @@ spellings of one schedule are costed once (:func:`_normalise`).  Plans are ranke
 
 The regions of one function (the layers of a network) run one after the other, so each may
 use the whole of every SRAM the function does not already hold (:func:`sram_budget`); its
-buffers get element ranges from there (:func:`place_region_buffers`, ``vta.sram_offset``),
-which the next region's buffers reuse.
+buffers get element ranges after the previous region's when they fit there, else from the
+start again, reusing the earlier regions' elements (:func:`place_region_buffers`,
+``vta.sram_offset``).
 """
 
 from __future__ import annotations
@@ -296,13 +297,24 @@ def sram_budget(cfg: VTAConfig, held: dict[str, int]) -> Budget:
     return Budget(part("inp"), part("wgt"), part("acc"))
 
 
-def place_region_buffers(buffers: Sequence[SSAValue], held: dict[str, int]) -> None:
-    """Give the SRAM buffers of one region consecutive element ranges of their SRAMs, from
-    the end of what the function already ``held`` (``vta.sram_offset``): every region starts
-    there, so the regions of a function share the SRAMs one after the other."""
-    nxt = dict(held)
+def place_region_buffers(buffers: Sequence[SSAValue], held: dict[str, int],
+                         cfg: VTAConfig, after: dict[str, int]) -> None:
+    """Give the SRAM buffers of one region consecutive element ranges of their SRAMs
+    (``vta.sram_offset``): right after the previous region's (``after``, updated) when they fit
+    there, so small regions do not wait for each other, else from the end of what the function
+    already ``held`` — the regions then share the SRAM one after the other."""
+    need: dict[str, int] = {}
+    for buf in buffers:
+        space = sram_space(buf.type)
+        assert space is not None
+        need[space.value] = need.get(space.value, 0) + sram_elements(buf.type)
+    nxt = {}
+    for space, n in need.items():
+        start = after.get(space, held[space])
+        nxt[space] = start if start + n <= cfg.sram_depth(space) else held[space]
     for buf in buffers:
         space = sram_space(buf.type)
         assert space is not None and isinstance(buf.owner, Operation)
         buf.owner.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(nxt[space.value], i64)
         nxt[space.value] += sram_elements(buf.type)
+    after.update({space: nxt[space] for space in need})
