@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import i32
+from xdsl.dialects.memref import AllocOp
 
 import vta_mlir
 from tests.layer_programs import Network, conv_layer
@@ -15,9 +17,11 @@ from tests.mlir_programs import memref
 from tools.vta_run import temporaries_bytes
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import set_module_config
+from vta_mlir.dialects.vta_positions import Sram, SramAttr, sram_offset
 from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.pack import PackPass
+from vta_mlir.passes.tile.search import place_region_buffers
 from vta_mlir.sim.hazards import program_hazards
 
 
@@ -200,3 +204,25 @@ def test_elementwise_layer_on_intermediates(cfg: VTAConfig) -> None:
     h2 = conv_layer(h1, params[2], params[3], 1, 1, 6)
     h3 = np.minimum(h1.astype(np.int64) + h2, 127).astype(np.int8)
     np.testing.assert_array_equal(y, conv_layer(h3, params[4], params[5], 1, 1, 6))
+
+
+def test_regions_follow_each_other_in_sram_or_start_again(default_cfg: VTAConfig) -> None:
+    """A region's buffers go right after the previous region's when they fit, else back to
+    the start (after what the function already holds): consecutive layers reuse the SRAM."""
+    depth = default_cfg.sram_depth("acc")
+
+    def acc_buffer(elements: int) -> AllocOp:
+        return AllocOp.get(i32, shape=[elements, 1, 16],
+                                  memory_space=SramAttr(Sram.ACC))
+
+    held = {"inp": 0, "wgt": 0, "acc": 8}
+    after: dict[str, int] = {}
+    first = [acc_buffer(100), acc_buffer(50)]
+    place_region_buffers([op.memref for op in first], held, default_cfg, after)
+    assert [sram_offset(op) for op in first] == [8, 108]
+    small = acc_buffer(10)
+    place_region_buffers([small.memref], held, default_cfg, after)
+    assert sram_offset(small) == 158
+    large = acc_buffer(depth - 8)
+    place_region_buffers([large.memref], held, default_cfg, after)
+    assert sram_offset(large) == 8  # does not fit after the others: starts again

@@ -23,9 +23,11 @@ model's instruction costs.  Weights used once are therefore loaded exactly once,
 is kept in SRAM across output tiles when it fits.  Tile sizes divide the dimensions where a
 divisor is good; elsewhere a ``b`` or ``o`` tile may leave a smaller last tile, emitted as a
 second copy of the loop body (a peeled remainder, not a clamped tile: every SRAM view keeps a
-static shape and is a contiguous prefix of its buffer); the ``i`` tile always divides.  Regions
-of one function share each SRAM: a region may use what the earlier ones left, divided among
-the regions still to come.
+static shape and is a contiguous prefix of its buffer); the ``i`` tile always divides.  The
+regions of one function (the layers of a network) run one after the other: each may use the
+whole of every SRAM, and its buffers carry their element offsets (``vta.sram_offset``): after
+the previous region's when they fit there, else from the start again, where
+``vta-coproc-sync`` orders the two regions' accesses.
 
 **Options.**  ``tile=b,o,i`` fixes the tile sizes in tensor elements (``0`` or a missing entry:
 chosen; larger than the dimension: the whole dimension); a tile that does not fit is an error

@@ -279,15 +279,15 @@ func.func @vector_add(%a: memref<1x64x1x16xi32>, %b: memref<1x64x1x16xi32>,
 
 // -----
 
-// Two layers in one function (docs/pipeline.md, "Layers"): they run one after the other, so each
-// gets the whole of every SRAM and its buffers start at element 0 (vta.sram_offset); the
-// second layer reads the first one's result %h from device DRAM.
+// Two layers in one function (docs/pipeline.md, "Layers"): each may plan with the whole of every
+// SRAM; the second layer's buffers follow the first's (vta.sram_offset) since they fit there.
+// The second layer reads the first one's result %h from device DRAM.
 
 // CHECK-LABEL: func.func @two_layers(
 // CHECK:         %inp = memref.alloc() {vta.sram_offset = 0 : i64} : memref<2x2x1x16xi8, #vta.sram<inp>>
 // CHECK:         %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<2x1x1x16xi32, #vta.sram<acc>>
-// CHECK:         %inp_1 = memref.alloc() {vta.sram_offset = 0 : i64} : memref<4x1x1x16xi8, #vta.sram<inp>>
-// CHECK:         %acc_1 = memref.alloc() {vta.sram_offset = 0 : i64} : memref<4x1x1x16xi32, #vta.sram<acc>>
+// CHECK:         %inp_1 = memref.alloc() {vta.sram_offset = 4 : i64} : memref<4x1x1x16xi8, #vta.sram<inp>>
+// CHECK:         %acc_1 = memref.alloc() {vta.sram_offset = 2 : i64} : memref<4x1x1x16xi32, #vta.sram<acc>>
   func.func @two_layers(%x: memref<4x2x1x16xi8> {vta.arg = {shape = array<i64: 4, 32>, dtype = "int8", padded_shape = array<i64: 4, 32>, split_shape = array<i64: 4, 1, 2, 16>, perm = array<i64: 0, 2, 1, 3>}}, %w1: memref<1x2x16x16xi8> {vta.arg = {shape = array<i64: 32, 16>, dtype = "int8", padded_shape = array<i64: 32, 16>, split_shape = array<i64: 2, 16, 1, 16>, perm = array<i64: 2, 0, 3, 1>}}, %w2: memref<1x1x16x16xi8> {vta.arg = {shape = array<i64: 16, 16>, dtype = "int8", padded_shape = array<i64: 16, 16>, split_shape = array<i64: 1, 16, 1, 16>, perm = array<i64: 2, 0, 3, 1>}}, %y: memref<4x1x1x16xi8> {vta.arg = {shape = array<i64: 4, 16>, dtype = "int8", padded_shape = array<i64: 4, 16>, split_shape = array<i64: 4, 1, 1, 16>, perm = array<i64: 0, 2, 1, 3>}}) {
     %c0 = arith.constant 0 : i32
     %h = memref.alloc() : memref<4x1x1x16xi8>
