@@ -226,3 +226,16 @@ def test_regions_follow_each_other_in_sram_or_start_again(default_cfg: VTAConfig
     large = acc_buffer(depth - 8)
     place_region_buffers([large.memref], held, default_cfg, after)
     assert sram_offset(large) == 8  # does not fit after the others: starts again
+
+
+def test_use_after_dealloc_is_diagnosed(default_cfg: VTAConfig) -> None:
+    """A buffer's lifetime ends at its memref.dealloc: its DRAM may then hold another one."""
+    net = Network()
+    shape = (1, 16, 8, 8)
+    net.buffer("h", shape)
+    net.conv("a", "x", shape, 16, 3, 1, 1, 6, "h")
+    net.body.append(f"  memref.dealloc %h : {memref(shape, 'i8')}")
+    net.conv("b", "h", shape, 16, 3, 1, 1, 6, "y")
+    text = net.function("freed", [f"%x: {memref(shape, 'i8')}"], [f"%y: {memref(shape, 'i8')}"])
+    message = _pack_error(text, default_cfg)
+    assert "'memref.copy' op uses %h after it is deallocated" in message

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerType, MemRefType, NoneAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.patterns import Packing
 
 __all__ = ["Intermediate", "collapse_reassociation", "same_element_order",
@@ -101,6 +102,7 @@ def stand_in_intermediates(f: func.FuncOp) -> dict[BlockArgument, Intermediate]:
     found: dict[BlockArgument, Intermediate] = {}
     for alloc in _intermediate_allocs(f):
         value = alloc.memref
+        _check_not_used_after_dealloc(block, value)
         arg = block.insert_arg(value.type, len(block.args))
         arg.name_hint = value.name_hint
         found[arg] = Intermediate(arg, alloc)
@@ -123,6 +125,30 @@ def stand_in_intermediates(f: func.FuncOp) -> dict[BlockArgument, Intermediate]:
         value.replace_all_uses_with(arg)
         Rewriter.erase_op(alloc)
     return found
+
+
+def _check_not_used_after_dealloc(block: Block, value: SSAValue) -> None:
+    """``value`` (or a view of it) is not used after a ``memref.dealloc`` of it: its lifetime
+    ends there, and its device DRAM may already hold another buffer."""
+    deallocs = [u.operation for u in value.uses if isinstance(u.operation, memref.DeallocOp)]
+    if not deallocs:
+        return
+    first = min(deallocs, key=lambda op: block.get_operation_index(op))
+    end = block.get_operation_index(first)
+    pending = [value]
+    while pending:
+        v = pending.pop()
+        for use in v.uses:
+            user = use.operation
+            if isinstance(user, memref.CollapseShapeOp):
+                pending.extend(user.results)
+            if isinstance(user, memref.DeallocOp) and user.memref is value:
+                continue
+            top = block.find_ancestor_op_in_block(user)
+            if top is not None and block.get_operation_index(top) > end:
+                error_with_note(user, f"uses {label(value)} after it is deallocated: a "
+                                      "buffer's lifetime ends at its memref.dealloc", first,
+                                "deallocated here")
 
 
 def _element_order(packing: Packing) -> np.ndarray:
