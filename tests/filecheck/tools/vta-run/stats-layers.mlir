@@ -39,7 +39,8 @@
 // STATS-NEXT:         "read": 0,
 // STATS-NEXT:         "written": 32
 // STATS:        ],
-// STATS-NEXT:   "temporaries_bytes": 0
+// STATS-NEXT:   "temporaries_bytes": 0,
+// STATS-NEXT:   "host_steps": []
 // STATS-NEXT: }
 
 // TRACE: ['add1', 'elementwise@64']
