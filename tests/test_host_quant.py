@@ -405,3 +405,22 @@ def test_the_host_layout_reads_and_checks_the_attribute() -> None:
     with pytest.raises(DiagnosticError, match=r"argument 0 \(%A\): vta.quant is on an argument "
                                               r"of type memref<1x64x1x16xi32>; only int8"):
         vta_mlir.lower(bad)
+
+
+def test_documented_quantized_example_matches_the_writer() -> None:
+    """docs/binary-format.md §5, "The same module with a quantized argument"."""
+    import dataclasses
+
+    from .test_binary import doc_example_module
+
+    module = doc_example_module()
+    module.args = [dataclasses.replace(module.args[0], quant=Quantization(0.5, 1))]
+    data = to_bytes(module)
+    assert len(data) == 615 and struct.unpack_from("<HHIIII", data, 8)[4:] == (615, 0xAE4675EF)
+    assert section(data, b"ARGS")[1:3] == (0x21D, 74)
+    assert data[0x21D:0x221] == bytes.fromhex("04000000")
+    assert data[0x25A:] == bytes.fromhex("01" "000000000000e03f" "01000000")
+    x = np.linspace(-3, 3, 20, dtype=np.float32).reshape(1, 20)
+    (y,) = vta_mlir.compile(module)(x)
+    same_bits(y, np_dequantize((np_quantize(x, 0.5, 1).astype(np.int16) + 1).astype(np.int8),
+                               0.5, 1))
