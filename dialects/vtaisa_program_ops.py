@@ -20,11 +20,14 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float64Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     Signedness,
     StringAttr,
     TensorType,
+    f64,
     i32,
     i64,
 )
@@ -43,7 +46,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, ArgSpec
+from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, ArgSpec, Quantization
 from vta_mlir.binary import BinaryModule
 from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.isa import (
@@ -359,13 +362,25 @@ def _dims_attr(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, [int(v) for v in values])
 
 
+def _float_literal(value: float) -> str:
+    """``value`` as an MLIR float literal that parses back to the same double (``repr`` is
+    exact; MLIR needs a ``.`` in the mantissa: ``1e-05`` is spelt ``1.0e-05``)."""
+    text = repr(float(value))
+    if "." not in text:
+        mantissa, _, exponent = text.partition("e")
+        text = f"{mantissa}.0" + (f"e{exponent}" if exponent else "")
+    return text
+
+
 @irdl_op_definition
 class ArgOp(IRDLOperation):
     """An entry of the argument table (:class:`vta_mlir.abi.ArgSpec`): name, direction
     (``in``/``out``/``inout``), dtype, logical shape, the repeat dimensions it is broadcast over
     (printed only when there are any), its window (likewise; the convolution patches replace
     the array, ``vta_mlir.abi.window_patches``), padded shape, the split shape and permutation
-    that pack it, the packed dtype, and the segment and address of its buffer::
+    that pack it, the packed dtype, and the segment and address of its buffer; a quantized
+    argument (a float edge, :class:`vta_mlir.abi.Quantization`) shows its scale and zero point
+    after them (``quant scale 0.0078125 zero_point -3``)::
 
         vtaisa.arg "x" in int8 [1, 1024] padded [1, 1024] split [1, 1, 64, 16]
             perm [0, 2, 1, 3] packed int8 segment "x" phys 0x40000
@@ -387,6 +402,8 @@ class ArgOp(IRDLOperation):
     phys = prop_def(IntegerAttr[I64])
     repeat = opt_prop_def(DenseArrayBase.constr(i64))
     window = opt_prop_def(DenseArrayBase.constr(i64))
+    scale = opt_prop_def(FloatAttr[Float64Type])
+    zero_point = opt_prop_def(IntegerAttr[I64])
 
     traits = lazy_traits_def(lambda: (HasParent(ProgramOp),))
 
@@ -404,6 +421,7 @@ class ArgOp(IRDLOperation):
         phys: int,
         repeat: Sequence[int] = (),
         window: Sequence[int] = (),
+        quant: Quantization | None = None,
     ) -> None:
         props: dict[str, Attribute] = {
             "name": StringAttr(name),
@@ -422,6 +440,9 @@ class ArgOp(IRDLOperation):
             props["repeat"] = _dims_attr(repeat)
         if window:
             props["window"] = _dims_attr(window)
+        if quant is not None:
+            props["scale"] = FloatAttr(quant.scale, f64)
+            props["zero_point"] = int_attr(quant.zero_point)
         super().__init__(properties=props)
 
     @classmethod
@@ -429,7 +450,7 @@ class ArgOp(IRDLOperation):
         """The op of an :class:`~vta_mlir.abi.ArgSpec`."""
         return cls(spec.name, spec.direction, spec.dtype, spec.shape, spec.padded_shape,
                    spec.split_shape, spec.perm, spec.packed_dtype, spec.segment, spec.phys,
-                   spec.repeat, spec.window)
+                   spec.repeat, spec.window, spec.quant)
 
     def to_spec(self) -> ArgSpec:
         """The :class:`~vta_mlir.abi.ArgSpec` (raises ``BinaryFormatError`` if inconsistent)."""
@@ -443,7 +464,19 @@ class ArgOp(IRDLOperation):
             self.packed_dtype.data, self.segment.data, int_field(self, "phys"),
             () if self.repeat is None else dims(self.repeat),
             () if self.window is None else dims(self.window),
+            self.quantization(),
         )
+
+    def quantization(self) -> Quantization | None:
+        """The argument's quantization (raises ``BinaryFormatError`` for half of one)."""
+        if self.scale is None and self.zero_point is None:
+            return None
+        if self.scale is None or self.zero_point is None:
+            raise BinaryFormatError(
+                f"argument '{self.sym_name.data}': a quantization needs both a scale and a "
+                "zero point"
+            )
+        return Quantization(self.scale.value.data, int_field(self, "zero_point"))
 
     def verify_(self) -> None:
         try:
@@ -463,6 +496,16 @@ class ArgOp(IRDLOperation):
         window: list[int] = []
         if parser.parse_optional_keyword("window") is not None:
             window = parse_int_list(parser, "window")
+        quant: Quantization | None = None
+        if parser.parse_optional_keyword("quant") is not None:
+            parser.parse_keyword("scale")
+            scale = parser.parse_float()
+            parser.parse_keyword("zero_point")
+            zero_point = parse_int(parser, "zero_point")
+            try:
+                quant = Quantization(scale, zero_point)
+            except BinaryFormatError as e:
+                parser.raise_error(str(e))
         parser.parse_keyword("padded")
         padded = parse_int_list(parser, "padded")
         parser.parse_keyword("split")
@@ -476,7 +519,7 @@ class ArgOp(IRDLOperation):
         parser.parse_keyword("phys")
         phys = parse_int(parser, "phys")
         op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys,
-                 repeat, window)
+                 repeat, window, quant)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
 
@@ -489,6 +532,9 @@ class ArgOp(IRDLOperation):
         repeat = "" if self.repeat is None else f"repeat {dims(self.repeat)} "
         if self.window is not None:
             repeat += f"window {dims(self.window)} "
+        if self.scale is not None and self.zero_point is not None:
+            repeat += (f"quant scale {_float_literal(self.scale.value.data)} zero_point "
+                       f"{int_field(self, 'zero_point')} ")
         printer.print_string(
             f" {self.direction.data} {self.dtype.data} {dims(self.shape)} {repeat}"
             f"padded {dims(self.padded_shape)} split {dims(self.split_shape)} "

@@ -30,6 +30,7 @@ STATS_KEYS = {
     "busy",
     "layers",
     "temporaries_bytes",
+    "host_steps",
 }
 
 

@@ -15,9 +15,13 @@ takes both.  ``--random-inputs`` generates the inputs instead (numpy's ``default
 values in [-128, 127] whatever the integer type, so sums and products stay meaningful after the
 8-bit truncation of the results).  Without ``--output``, a summary of each output (shape, dtype,
 first values) is printed — on stdout, or on stderr when stdout carries ``--stats -``.
+An argument with ``vta.quant`` (a float edge of the model) takes and returns float32 arrays:
+the host quantizes the input and dequantizes the output (:mod:`vta_mlir.abi`); its random
+inputs are floats drawn uniformly from the values that quantize into [-128, 127].
 
 ``--config`` names the configuration (default: the program's own, else the default one).
-``--stats FILE|-`` writes the run's statistics as JSON (:data:`STATS_KEYS`); ``--trace FILE``
+``--stats FILE|-`` writes the run's statistics as JSON (:data:`STATS_KEYS`; ``host_steps`` lists
+the quantize / dequantize steps the host ran and their seconds); ``--trace FILE``
 a Chrome/Perfetto trace of the cycle model; ``--export-case FILE.npz`` the run as a conformance
 case that ``python -m vta_mlir.sim.conformance`` replays (see :func:`conformance_case`).
 ``--check`` evaluates an input-level program on the same inputs with the numpy reference
@@ -53,7 +57,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from vta_mlir import __version__
-from vta_mlir.abi import ArgSpec
+from vta_mlir.abi import ArgSpec, dequantize, quantize
 from vta_mlir.binary import BinaryModule
 from vta_mlir.binary_checks import sram_index_problems
 from vta_mlir.config import VTAConfig
@@ -98,6 +102,7 @@ STATS_KEYS: tuple[str, ...] = (
     "busy",
     "layers",
     "temporaries_bytes",
+    "host_steps",
 )
 #: Module names of the ``busy`` object.
 MODULES: tuple[str, ...] = ("load", "compute", "store")
@@ -178,7 +183,7 @@ def _arg_parser() -> argparse.ArgumentParser:
 
 def _signature(binary: BinaryModule) -> str:
     def one(a: ArgSpec) -> str:
-        return f"{a.name}: {'x'.join(map(str, a.shape))}x{a.dtype}"
+        return f"{a.name}: {'x'.join(map(str, a.shape))}x{a.host_dtype}"
 
     ins = ", ".join(one(a) for a in binary.inputs)
     outs = ", ".join(one(a) for a in binary.outputs)
@@ -187,10 +192,17 @@ def _signature(binary: BinaryModule) -> str:
 
 def random_inputs(specs: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
     """Deterministic random arrays for ``specs``: integers in :data:`RANDOM_RANGE` (clipped to
-    each dtype's range), drawn in signature order from ``numpy.random.default_rng(seed)``."""
+    each dtype's range), drawn in signature order from ``numpy.random.default_rng(seed)``;
+    for a quantized argument, float32 values uniform over those that quantize into
+    :data:`RANDOM_RANGE`, ``[(-128 - zero_point) * scale, (127 - zero_point) * scale]``."""
     rng = np.random.default_rng(seed)
     arrays = []
     for spec in specs:
+        if spec.quant is not None:
+            scale, zero_point = spec.quant.scale, spec.quant.zero_point
+            lo, hi = (RANDOM_RANGE[0] - zero_point) * scale, (RANDOM_RANGE[1] - zero_point) * scale
+            arrays.append(rng.uniform(lo, hi, size=spec.shape).astype(np.float32))
+            continue
         info = np.iinfo(np.dtype(spec.dtype))
         lo, hi = max(RANDOM_RANGE[0], info.min), min(RANDOM_RANGE[1], info.max)
         arrays.append(rng.integers(lo, hi, size=spec.shape, dtype=spec.dtype, endpoint=True))
@@ -287,9 +299,12 @@ def temporaries_bytes(binary: BinaryModule) -> int:
 
 def stats_json(stats: Any, binary: BinaryModule | None = None) -> dict[str, Any]:
     """The ``--stats`` object of a :class:`~vta_mlir.runtime.device.RunStats`; with the
-    ``binary`` that ran, also its ``temporaries_bytes``."""
+    ``binary`` that ran, also its ``temporaries_bytes`` and the call's ``host_steps``."""
     busy = {m: int(stats.busy.get(m, 0)) for m in MODULES}
-    extra = {} if binary is None else {"temporaries_bytes": temporaries_bytes(binary)}
+    extra: dict[str, Any] = {}
+    if binary is not None:
+        extra["temporaries_bytes"] = temporaries_bytes(binary)
+        extra["host_steps"] = [dict(step) for step in getattr(stats, "host_steps", [])]
     return {
         "counters": {k: int(stats.counters.get(k, 0)) for k in COUNTER_NAMES},
         "instructions": int(stats.instructions),
@@ -475,9 +490,12 @@ def _write_npz(path: str, arrays: dict[str, Any]) -> None:
 def summary(spec: ArgSpec, array: np.ndarray) -> str:
     """One line about an output: name, dtype, shape, the first values, the range."""
     flat = array.reshape(-1)
-    shown = ", ".join(str(int(v)) for v in flat[:SUMMARY_VALUES])
+    # Floats (a dequantized output) print as numpy's shortest repr of the float32, integers
+    # as ints.
+    value: Any = str if np.issubdtype(array.dtype, np.floating) else int
+    shown = ", ".join(str(value(v)) for v in flat[:SUMMARY_VALUES])
     more = ", ..." if flat.size > SUMMARY_VALUES else ""
-    span = f" min {int(flat.min())} max {int(flat.max())}" if flat.size else ""
+    span = f" min {value(flat.min())} max {value(flat.max())}" if flat.size else ""
     shape = "x".join(map(str, array.shape))
     return f"{spec.name}: {shape}x{array.dtype} [{shown}{more}]{span}"
 
@@ -512,7 +530,10 @@ def check_outputs(
     ``module`` on the same ``inputs``; returns one description per output that differs.
 
     The binary module's arguments are the function's memref arguments in signature order; an
-    argument the program does not read starts as zeros, as it does on the device.
+    argument the program does not read starts as zeros, as it does on the device.  The host
+    steps of a ``vta.quant`` argument, read from the input program, apply around the
+    evaluation as around the run: float inputs are quantized, outputs dequantized, and float
+    outputs compared bit for bit.
     """
     from vta_mlir.reference import arguments, find_function, run_function
 
@@ -523,27 +544,45 @@ def check_outputs(
             f"--check: the arguments of @{f.sym_name.data} do not match the compiled module's "
             f"{_signature(binary)}"
         )
+    for arg, spec in zip(args, binary.args, strict=True):
+        if arg.quant != spec.quant:
+            raise VTAError(
+                f"--check: argument '{spec.name}' has quantization {arg.quant} in the input "
+                f"program and {spec.quant} in the compiled module"
+            )
     given = iter(inputs)
     arrays = []
     for arg, spec in zip(args, binary.args, strict=True):
         if spec.is_input:
-            arrays.append(np.asarray(next(given)).astype(arg.dtype))
+            value = np.asarray(next(given))
+            arrays.append(value.astype(arg.dtype) if arg.quant is None
+                          else quantize(value, arg.quant))
         else:
             arrays.append(np.zeros(arg.shape, dtype=arg.dtype))
     run_function(f, arrays)
-    expected = [array for array, spec in zip(arrays, binary.args, strict=True) if spec.is_output]
-    problems = []
-    for spec, want, got in zip(binary.outputs, expected, outputs, strict=True):
-        want64 = want.astype(np.int64).reshape(-1)
-        got64 = np.asarray(got).astype(np.int64).reshape(-1)
-        differ = np.flatnonzero(want64 != got64)
-        if differ.size:
-            first = int(differ[0])
-            problems.append(
-                f"{differ.size} of {want64.size} elements of '{spec.name}' differ, first at "
-                f"{_index(first, want.shape)}: expected {want64[first]}, got {got64[first]}"
-            )
-    return problems
+    expected = [array if arg.quant is None else dequantize(array, arg.quant)
+                for array, arg, spec in zip(arrays, args, binary.args, strict=True)
+                if spec.is_output]
+    return [problem for spec, want, got in zip(binary.outputs, expected, outputs, strict=True)
+            if (problem := _difference(spec.name, want, np.asarray(got))) is not None]
+
+
+def _difference(name: str, want: np.ndarray, got: np.ndarray) -> str | None:
+    """How ``got`` differs from ``want`` (integers by value, floats bit for bit), None if it
+    does not."""
+    if np.issubdtype(want.dtype, np.floating):
+        if got.dtype != want.dtype:
+            return f"'{name}' is {got.dtype}, expected {want.dtype}"
+        differ = np.flatnonzero(want.reshape(-1).view(np.uint32) != got.reshape(-1).view(np.uint32))
+        values: tuple[np.ndarray, np.ndarray] = (want.reshape(-1), got.reshape(-1))
+    else:
+        values = (want.astype(np.int64).reshape(-1), got.astype(np.int64).reshape(-1))
+        differ = np.flatnonzero(values[0] != values[1])
+    if not differ.size:
+        return None
+    first = int(differ[0])
+    return (f"{differ.size} of {want.size} elements of '{name}' differ, first at "
+            f"{_index(first, want.shape)}: expected {values[0][first]}, got {values[1][first]}")
 
 
 def _pipeline_option(args: argparse.Namespace) -> str:

@@ -25,6 +25,13 @@ and :func:`layout_tiles` gives the block sizes of the standard layouts for a con
 
 The packed buffer lives in one DRAM segment of the module (``segment``, at physical address
 ``phys``); :meth:`ArgSpec.pack` and :meth:`ArgSpec.unpack` convert between the two forms.
+
+An int8 argument may carry a :class:`Quantization` (``vta.quant`` in the IR, read by
+``vta_mlir/ir/quant.py``): a *host step* at a float edge of the program.  The caller then passes
+float arrays for it, which :meth:`ArgSpec.quantize` turns into int8 before packing
+(ONNX's ``QuantizeLinear``), and receives float32 arrays, which :meth:`ArgSpec.dequantize`
+computes from the unpacked int8 values (``DequantizeLinear``); :func:`quantize` and
+:func:`dequantize` give the exact formulas.
 """
 
 from __future__ import annotations
@@ -49,7 +56,10 @@ __all__ = [
     "WINDOW_FIELDS",
     "ArgSpec",
     "ArgumentError",
+    "Quantization",
+    "dequantize",
     "layout_tiles",
+    "quantize",
     "tiled_packing",
     "window_patches",
     "windowed_shape",
@@ -88,6 +98,49 @@ LAYOUTS: tuple[str, ...] = ("NC", "OI", "KN", "NCHW", "OIHW", "flat")
 
 class ArgumentError(VTAError):
     """An array passed for an argument does not match its specification (count, dtype, shape)."""
+
+
+#: The int8 range quantized values are clipped to.
+QUANT_MIN, QUANT_MAX = -128, 127
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """The per-tensor int8 quantization of an argument at a float edge of the program: a
+    positive finite ``scale`` and a ``zero_point`` in [-128, 127] (ONNX's
+    ``QuantizeLinear`` / ``DequantizeLinear`` parameters)."""
+
+    scale: float
+    zero_point: int
+
+    def __post_init__(self) -> None:
+        scale, zp = self.scale, self.zero_point
+        real = float | int | np.floating | np.integer
+        if isinstance(scale, bool) or not isinstance(scale, real) \
+                or not math.isfinite(float(scale)) or float(scale) <= 0:
+            raise BinaryFormatError(
+                f"quantization scale {scale!r} is not a positive finite number"
+            )
+        if isinstance(zp, bool) or not isinstance(zp, int | np.integer) \
+                or not QUANT_MIN <= int(zp) <= QUANT_MAX:
+            raise BinaryFormatError(
+                f"quantization zero point {zp!r} is not an integer in [{QUANT_MIN}, {QUANT_MAX}]"
+            )
+        object.__setattr__(self, "scale", float(scale))
+        object.__setattr__(self, "zero_point", int(zp))
+
+
+def quantize(x: np.ndarray, quant: Quantization) -> np.ndarray:
+    """ONNX ``QuantizeLinear`` to int8: ``clip(round_half_to_even(x / scale) + zero_point,
+    -128, 127)``, the division in float32 as onnxruntime computes it."""
+    scaled = np.rint(x.astype(np.float32) / np.float32(quant.scale))
+    return np.clip(scaled + quant.zero_point, QUANT_MIN, QUANT_MAX).astype(np.int8)
+
+
+def dequantize(q: np.ndarray, quant: Quantization) -> np.ndarray:
+    """ONNX ``DequantizeLinear`` of int8 values to float32: ``(q - zero_point) * scale``,
+    in float32."""
+    return (q.astype(np.float32) - np.float32(quant.zero_point)) * np.float32(quant.scale)
 
 
 def _dims(value: Any, what: str, *, minimum: int = 1) -> tuple[int, ...]:
@@ -147,7 +200,8 @@ class ArgSpec:
     for ``in`` arguments of rank ≥ 3 without ``repeat``: patches overlap) is empty or the
     eight fields of :data:`WINDOW_FIELDS`; the array is then replaced by its convolution
     patches (:func:`window_patches`) before padding, so ``padded_shape`` has the rank of
-    :func:`windowed_shape`.
+    :func:`windowed_shape`.  ``quant`` (only for ``int8`` arguments) makes the argument a float
+    edge: :meth:`pack` takes float arrays and quantizes them, :meth:`unpack` returns float32.
     """
 
     name: str
@@ -162,6 +216,7 @@ class ArgSpec:
     phys: int = 0
     repeat: tuple[int, ...] = ()
     window: tuple[int, ...] = ()
+    quant: Quantization | None = None
     _inverse: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -224,6 +279,15 @@ class ArgSpec:
             raise BinaryFormatError(f"{what}: address {self.phys!r} is not a 32-bit address")
         if not isinstance(self.segment, str):
             raise BinaryFormatError(f"{what}: segment must be a name, got {self.segment!r}")
+        if self.quant is not None:
+            if not isinstance(self.quant, Quantization):
+                raise BinaryFormatError(
+                    f"{what}: quantization must be a Quantization, got {self.quant!r}"
+                )
+            if self.dtype != "int8":
+                raise BinaryFormatError(
+                    f"{what}: only an int8 argument can be quantized, not {self.dtype}"
+                )
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "padded_shape", padded)
         object.__setattr__(self, "split_shape", split)
@@ -250,6 +314,7 @@ class ArgSpec:
         phys: int = 0,
         repeat: Sequence[int] = (),
         window: Sequence[int] = (),
+        quant: Quantization | None = None,
     ) -> ArgSpec:
         """An argument packed by :func:`tiled_packing` (see there for the parameters).
 
@@ -269,7 +334,7 @@ class ArgSpec:
             )
         pdt: Any = "" if packed_dtype is None else packed_dtype
         return cls(name, direction, dtype, shape, padded[len(rep):], split, perm, pdt, segment,
-                   phys, rep, win)  # type: ignore[arg-type]  # normalized by __post_init__
+                   phys, rep, win, quant)  # type: ignore[arg-type]  # normalized by __post_init__
 
     @classmethod
     def for_layout(
@@ -286,6 +351,7 @@ class ArgSpec:
         phys: int = 0,
         repeat: Sequence[int] = (),
         window: Sequence[int] = (),
+        quant: Quantization | None = None,
     ) -> ArgSpec:
         """An argument in one of the standard packed layouts (:data:`LAYOUTS`) of ``cfg``; with
         ``repeat``, the layout is that of the replicated array ``repeat + shape`` (a per-column
@@ -296,7 +362,7 @@ class ArgSpec:
         tiles, outer, inner = layout_tiles(layout, cfg, len(tuple(repeat)) + len(shape))
         return cls.tiled(name, direction, dtype, shape, tiles, outer_order=outer,
                          inner_order=inner, packed_dtype=packed_dtype, segment=segment, phys=phys,
-                         repeat=repeat, window=window)
+                         repeat=repeat, window=window, quant=quant)
 
     def placed(self, segment: str, phys: int) -> ArgSpec:
         """This argument, living in DRAM segment ``segment`` at physical address ``phys``."""
@@ -322,6 +388,12 @@ class ArgSpec:
         return self.direction in ("out", "inout")
 
     @property
+    def host_dtype(self) -> str:
+        """The dtype of the arrays the caller exchanges: ``float32`` for a quantized argument
+        (any float dtype is accepted as input), else :attr:`dtype`."""
+        return "float32" if self.quant is not None else self.dtype
+
+    @property
     def replicated_shape(self) -> tuple[int, ...]:
         """``repeat + padded_shape``: the replicated, padded array that is reshaped."""
         return self.repeat + self.padded_shape
@@ -335,12 +407,15 @@ class ArgSpec:
         if self.window:
             kh, kw, sh, sw, *pads = self.window
             repeated += f" windowed {kh}x{kw}/{sh}x{sw} pad {'x'.join(map(str, pads))}"
+        if self.quant is not None:
+            repeated += f" quant {self.quant.scale!r}, {self.quant.zero_point}"
         return (f"{self.direction} {self.name}: {shape}x{self.dtype}{repeated} -> "
                 f"{packed}x{self.packed_dtype}{where}")
 
     # ---- packing --------------------------------------------------------------------------
     def check_array(self, array: Any) -> np.ndarray:
-        """``array`` as an ndarray after checking its dtype and shape (raises ArgumentError)."""
+        """``array`` as an ndarray after checking its dtype and shape (raises ArgumentError):
+        :attr:`dtype`, or any float dtype for a quantized argument."""
         if not isinstance(array, np.ndarray):
             if isinstance(array, np.generic) or hasattr(array, "__array__"):
                 array = np.asarray(array)
@@ -348,6 +423,21 @@ class ArgSpec:
                 raise ArgumentError(
                     f"argument '{self.name}': expected a numpy array, got {type(array).__name__}"
                 )
+        if self.quant is not None:
+            # Integers are refused rather than quantized again: an int8 array given for a
+            # float edge is most likely already quantized.
+            if not np.issubdtype(array.dtype, np.floating):
+                raise ArgumentError(
+                    f"argument '{self.name}': quantized (vta.quant), expects a float array "
+                    f"(float32) of the model's values, got {array.dtype} (convert with "
+                    ".astype(np.float32))"
+                )
+            if tuple(array.shape) != self.shape:
+                raise ArgumentError(f"argument '{self.name}': expected shape {self.shape}, "
+                                    f"got {tuple(array.shape)}")
+            if np.isnan(array).any():
+                raise ArgumentError(f"argument '{self.name}': NaN cannot be quantized")
+            return array
         if array.dtype != np.dtype(self.dtype):
             raise ArgumentError(
                 f"argument '{self.name}': expected dtype {self.dtype}, got {array.dtype} "
@@ -359,10 +449,30 @@ class ArgSpec:
             )
         return array
 
-    def pack(self, array: Any) -> bytes:
-        """The packed DRAM image of ``array``: replicate, zero-pad, reshape, transpose,
-        contiguous."""
+    def quantize(self, array: Any) -> np.ndarray:
+        """The host step before packing: ``array`` checked and, for a quantized argument,
+        quantized to int8 (:func:`quantize`); other arguments' arrays are returned as they
+        are."""
         arr = self.check_array(array)
+        return arr if self.quant is None else quantize(arr, self.quant)
+
+    def dequantize(self, values: np.ndarray) -> np.ndarray:
+        """The host step after unpacking: for a quantized argument, the float32 values of its
+        int8 ``values`` (:func:`dequantize`); other arguments' values as they are."""
+        return values if self.quant is None else dequantize(values, self.quant)
+
+    def pack(self, array: Any) -> bytes:
+        """The packed DRAM image of ``array``: quantize (a quantized argument), replicate,
+        zero-pad, reshape, transpose, contiguous."""
+        return self.pack_values(self.quantize(array))
+
+    def pack_values(self, values: np.ndarray) -> bytes:
+        """The packed DRAM image of the logical values of :attr:`dtype` (for a quantized
+        argument, after :meth:`quantize`)."""
+        arr = values
+        if arr.dtype != np.dtype(self.dtype) or tuple(arr.shape) != self.shape:
+            raise ArgumentError(f"argument '{self.name}': expected {self.dtype} values of shape "
+                                f"{self.shape}, got {arr.dtype} {tuple(arr.shape)}")
         if self.window:
             arr = window_patches(arr, self.window)
         padded = np.zeros(self.replicated_shape, dtype=self.dtype)
@@ -375,11 +485,16 @@ class ArgSpec:
             .tobytes()
 
     def unpack(self, data: bytes | bytearray | memoryview | np.ndarray) -> np.ndarray:
-        """The logical array of a packed image: the inverse of :meth:`pack` (padding cropped).
+        """The logical array of a packed image: the inverse of :meth:`pack` (padding cropped),
+        float32 for a quantized argument (:meth:`dequantize`).
 
         Not defined for a repeated argument (its replicas need not agree), which raises
         :class:`ArgumentError`.
         """
+        return self.dequantize(self.unpack_values(data))
+
+    def unpack_values(self, data: bytes | bytearray | memoryview | np.ndarray) -> np.ndarray:
+        """The logical values of :attr:`dtype` of a packed image, before :meth:`dequantize`."""
         if self.repeat or self.window:
             how = f"repeated over {self.repeat}" if self.repeat else "a set of patches"
             raise ArgumentError(

@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, DTYPE_NAMES, ArgSpec
+from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, DTYPE_NAMES, ArgSpec, Quantization
 from vta_mlir.binary_checks import ADDRESS_LIMIT, check_module, encode_run
 from vta_mlir.config import PAGE_BYTES, VTAConfig
 from vta_mlir.errors import BinaryFormatError, ConfigError, EncodingError, VTAError
@@ -60,9 +60,12 @@ MAGIC = b"\x89VTAB\r\n\x1a"
 #: version 2 adds the ``LAYR`` section, written only for a program with layers (without, the
 #: file is version 1, byte for byte as before).
 FORMAT_VERSION = 2
-#: Newest version of the argument table this code reads and the one it writes (version 2
-#: appends the repeat dimensions to each argument record, version 3 the window).
-ARG_TABLE_VERSION = 3
+#: Newest version of the argument table this code reads (version 2 appends the repeat
+#: dimensions to each argument record, version 3 the window, version 4 the quantization).  A
+#: table without a quantized argument is written as version 3, byte for byte as before.
+ARG_TABLE_VERSION = 4
+#: The table version written when no argument is quantized.
+_UNQUANTIZED_TABLE_VERSION = 3
 #: Base physical address used when none is given (16 MiB: clear of small ad-hoc allocations).
 DEFAULT_BASE = 0x0100_0000
 #: Sections of a version-1 file, in their mandatory order.
@@ -86,6 +89,8 @@ _ARGS_HEAD = struct.Struct("<HH")  # table version, reserved
 _ARG = struct.Struct("<BBBBBBHII")  # dir dtype packed rank srank res8 res16 segment phys
 _REPEAT_RANK = struct.Struct("<B")  # table version 2: number of repeat dimensions
 _WINDOW_RANK = struct.Struct("<B")  # table version 3: number of window fields (0 or 8)
+_QUANT_FLAG = struct.Struct("<B")  # table version 4: 1 if quantized, else 0
+_QUANT = struct.Struct("<di")  # table version 4, after a flag 1: scale, zero point
 _RANGE_COUNT = struct.Struct("<I")  # LAYR: number of layer ranges
 _RANGE = struct.Struct("<II")  # LAYR: instruction count, layer index
 _CRC_AT = 24
@@ -241,7 +246,9 @@ def to_bytes(module: BinaryModule) -> bytes:
         if s.data is not None:
             data_parts.append(s.data.tobytes())
         data_off += size
-    arg_parts = [_ARGS_HEAD.pack(ARG_TABLE_VERSION, 0)]
+    quantized = any(a.quant is not None for a in module.args)
+    table_version = ARG_TABLE_VERSION if quantized else _UNQUANTIZED_TABLE_VERSION
+    arg_parts = [_ARGS_HEAD.pack(table_version, 0)]
     for a in module.args:
         arg_parts.append(_name_bytes(a.name))
         arg_parts.append(_ARG.pack(DIRECTIONS.index(a.direction), DTYPE_CODES[a.dtype],
@@ -254,6 +261,10 @@ def to_bytes(module: BinaryModule) -> bytes:
         arg_parts.append(struct.pack(f"<{len(a.repeat)}I", *a.repeat))
         arg_parts.append(_WINDOW_RANK.pack(len(a.window)))
         arg_parts.append(struct.pack(f"<{len(a.window)}I", *a.window))
+        if quantized:
+            arg_parts.append(_QUANT_FLAG.pack(a.quant is not None))
+            if a.quant is not None:
+                arg_parts.append(_QUANT.pack(a.quant.scale, a.quant.zero_point))
     bodies = [
         (conf, 0),
         (runs, len(prog.runs)),
@@ -541,6 +552,8 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         minimum += _REPEAT_RANK.size
     if table_version >= 3:
         minimum += _WINDOW_RANK.size
+    if table_version >= 4:
+        minimum += _QUANT_FLAG.size
     if nargs * minimum > alen - _ARGS_HEAD.size:
         raise BinaryFormatError(
             f"section ARGS: {nargs} arguments need at least {nargs * minimum} bytes, "
@@ -571,13 +584,24 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         if table_version >= 3:
             (nwindow,) = cur.unpack(_WINDOW_RANK, f"{what} window rank")
             window = cur.dims(nwindow, f"{what} window")
+        quant: Quantization | None = None
+        if table_version >= 4:
+            (flag,) = cur.unpack(_QUANT_FLAG, f"{what} quantization flag")
+            if flag > 1:
+                raise BinaryFormatError(f"{what}: quantization flag {flag} is not 0 or 1")
+            if flag:
+                scale, zero_point = cur.unpack(_QUANT, f"{what} quantization")
+                try:
+                    quant = Quantization(scale, zero_point)
+                except BinaryFormatError as e:
+                    raise BinaryFormatError(f"{what}: {e}") from None
         if seg_i >= len(segments):
             raise BinaryFormatError(
                 f"{what}: segment index {seg_i} is out of range ({len(segments)} segments)"
             )
         args.append(ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded,
                             split, perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys,
-                            repeat, window))
+                            repeat, window, quant))
     cur.done()
 
     layers = _read_layers(buf, sections[LAYER_SECTION], runs) if version >= 2 else []

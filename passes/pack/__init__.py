@@ -95,6 +95,10 @@ instead of arguments (``passes/pack/constants.py``): planned as arguments, packe
 time the same way into new constant globals (``@w_packed``), so the signature keeps only the
 real arguments.
 
+Other argument attributes stay where they were, beside ``vta.arg``: an int8 argument at a float
+edge keeps its ``vta.quant`` (checked here, ``vta_mlir/ir/quant.py``), which the host layout
+reads.
+
 The block sizes come from the module's configuration (``vta.config``).  A function whose
 arguments already carry ``vta.arg`` is left as it is.
 """
@@ -122,6 +126,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
+from vta_mlir.ir.quant import argument_quantization
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
 from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import (
@@ -181,6 +186,10 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None
     (``passes/pack/constants.py``); by default those of the module around ``f``."""
     if f.is_declaration or _already_packed(f):
         return
+    # A float edge (vta.quant) is checked on the original program, where its argument's
+    # element type is still the logical one; packing keeps the attribute beside vta.arg.
+    for index in range(len(f.body.block.args)):
+        argument_quantization(f, index)
     # Stand-ins replace buffers before anything is recognized: keep the original to put back.
     original = f.clone()
     try:

@@ -21,7 +21,8 @@ An argument's direction is read off its uses: read by a load DMA → ``in``, wri
 DMA → ``out``, both → ``inout``.  Its host-side packing is the identity unless it carries a
 ``vta.arg`` dictionary (``docs/dialects.md``, "Argument packing") with its logical ``shape``,
 ``dtype``, ``repeat``, ``window``, ``padded_shape``, ``split_shape`` and ``perm``, the fields of
-``ArgSpec``.
+``ArgSpec``.  A ``vta.quant`` attribute (``vta_mlir/ir/quant.py``) on an int8 argument gives
+its ``ArgSpec`` the quantization of a float edge.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from vta_mlir.dialects.vta_positions import Sram, SramAttr, sram_element_shape, 
 from vta_mlir.errors import BinaryFormatError
 from vta_mlir.host.dram_reuse import place_temporaries
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.quant import argument_quantization
 
 __all__ = ["ARG_ATTR_NAME", "TEMPORARIES_SEGMENT", "DramBuffer", "Layout", "SramBuffer",
            "plan_layout"]
@@ -161,9 +163,11 @@ def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
     attrs = f.arg_attrs.data[index] if f.arg_attrs is not None else None
     desc = attrs.data.get(ARG_ATTR_NAME) if isinstance(attrs, DictionaryAttr) else None
     packed = dtype
+    quant = argument_quantization(f, index)
     try:
         if desc is None:
-            return ArgSpec(name, direction, dtype, shape, shape, shape, tuple(range(len(shape))))
+            return ArgSpec(name, direction, dtype, shape, shape, shape, tuple(range(len(shape))),
+                           quant=quant)
         if not isinstance(desc, DictionaryAttr):
             report_error(f, f"{what}: {ARG_ATTR_NAME} must be a dictionary, got {desc}")
         unknown = sorted(set(desc.data) - set(_ARG_KEYS))
@@ -196,7 +200,7 @@ def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
         if "perm" in desc.data:
             perm = _int_list(f, desc.data["perm"], f"{what}: perm")
         spec = ArgSpec(name, direction, dtype, logical, padded, split, perm, packed,
-                       repeat=repeat, window=window)
+                       repeat=repeat, window=window, quant=quant)
     except BinaryFormatError as e:
         report_error(f, f"{what}: {e}")
     nbytes = math.prod(shape) * np.dtype(packed).itemsize

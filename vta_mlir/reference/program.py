@@ -21,7 +21,9 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, SSAValue
 
+from vta_mlir.abi import Quantization, dequantize, quantize
 from vta_mlir.errors import VTAError
+from vta_mlir.ir.quant import argument_quantization
 from vta_mlir.reference.elementwise import storage_type, type_width, wrap
 from vta_mlir.reference.machine import Machine
 
@@ -31,8 +33,10 @@ from vta_mlir.reference.machine import Machine
 
 @dataclass(frozen=True)
 class Argument:
-    """A memref argument of the evaluated function: position, name, shape, numpy dtype, and
-    whether the function reads and writes it."""
+    """A memref argument of the evaluated function: position, name, shape, numpy dtype,
+    whether the function reads and writes it, and its ``vta.quant`` quantization (a float edge:
+    the host quantizes the float values given for it and dequantizes what the function
+    writes)."""
 
     index: int
     name: str
@@ -40,6 +44,7 @@ class Argument:
     dtype: str
     reads: bool
     writes: bool
+    quant: Quantization | None = None
 
 
 def _as_module(source: Any) -> ModuleOp | func.FuncOp:
@@ -138,7 +143,8 @@ def arguments(source: Any, *, function: str | None = None) -> list[Argument]:
             raise VTAError(f"@{f.sym_name.data}: argument {i} ({t}) has a dynamic shape")
         dtype = np.dtype(storage_type(f, t)).name
         reads, writes = _accesses(arg)
-        found.append(Argument(i, arg.name_hint or f"arg{i}", shape, dtype, reads, writes))
+        found.append(Argument(i, arg.name_hint or f"arg{i}", shape, dtype, reads, writes,
+                              argument_quantization(f, i)))
     return found
 
 
@@ -146,6 +152,11 @@ def _convert_input(arg: Argument, value: Any) -> np.ndarray:
     array = np.asarray(value)
     if array.shape != arg.shape:
         raise VTAError(f"argument '{arg.name}': expected shape {arg.shape}, got {array.shape}")
+    if arg.quant is not None:
+        if not np.issubdtype(array.dtype, np.floating):
+            raise VTAError(f"argument '{arg.name}': quantized (vta.quant), expects floats, got "
+                           f"{array.dtype}")
+        return quantize(array, arg.quant)
     if not np.issubdtype(array.dtype, np.integer):
         raise VTAError(f"argument '{arg.name}': expected integers ({arg.dtype}), got "
                        f"{array.dtype}")
@@ -164,9 +175,10 @@ def evaluate(
 
     ``source`` is MLIR text, a path, a parsed module or a ``func.func``; ``inputs`` are the
     arrays of the arguments the function reads, in signature order (integer arrays of the
-    argument's shape; values are converted to its element type).  Every other argument starts
-    as zeros.  Returns the arguments the function writes, in signature order.  ``function``
-    names the function when the module has several.
+    argument's shape; values are converted to its element type; float arrays for an argument
+    with ``vta.quant``, quantized as the host does).  Every other argument starts as zeros.
+    Returns the arguments the function writes, in signature order (float32 for one with
+    ``vta.quant``, dequantized).  ``function`` names the function when the module has several.
     """
     f = find_function(_as_module(source), function)
     args = arguments(f)
@@ -179,7 +191,8 @@ def evaluate(
     for a, value in zip(read, inputs, strict=True):
         arrays[a.index] = _convert_input(a, value)
     run_function(f, arrays)
-    return [arrays[a.index] for a in args if a.writes]
+    return [arrays[a.index] if a.quant is None else dequantize(arrays[a.index], a.quant)
+            for a in args if a.writes]
 
 
 def run_function(f: func.FuncOp, arrays: Sequence[Any]) -> None:

@@ -20,7 +20,8 @@ returns the ``out`` and ``inout`` ones.  Mismatched arguments raise
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -49,7 +50,9 @@ class RunStats:
     ``utilisation`` (busy / cycles per module) come from the timing model (``None`` / empty when
     timing is off); ``by_opcode`` counts executed instructions by name.  ``layers`` describes
     each layer of a program that has layers, when it was timed (a list of dictionaries, see
-    :func:`vta_mlir.sim.layers.layer_figures`; empty otherwise).
+    :func:`vta_mlir.sim.layers.layer_figures`; empty otherwise).  ``host_steps`` lists the
+    steps the host ran for the call's quantized arguments, in order: ``{"argument": name,
+    "step": "quantize" | "dequantize", "seconds": wall time}`` (empty without any).
     """
 
     counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTER_NAMES, 0))
@@ -62,6 +65,7 @@ class RunStats:
     runs: int = 0
     warnings: list[str] = field(default_factory=list)
     layers: list[dict[str, Any]] = field(default_factory=list)
+    host_steps: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, result: Any, prefix: str = "") -> None:
         """Accumulate one simulator ``RunResult`` (``prefix`` goes before its warnings)."""
@@ -101,7 +105,21 @@ class RunStats:
             "runs": self.runs,
             "warnings": list(self.warnings),
             "layers": [dict(layer) for layer in self.layers],
+            "host_steps": [dict(step) for step in self.host_steps],
         }
+
+
+def _host_step(spec: ArgSpec, step: str, function: Callable[[Any], np.ndarray], value: Any,
+               steps: list[dict[str, Any]]) -> np.ndarray:
+    """``function(value)``, a host step of ``spec`` (checking an input, quantizing it or
+    dequantizing an output); timed and recorded in ``steps`` when ``spec`` is quantized."""
+    if spec.quant is None:
+        return function(value)
+    start = time.perf_counter()
+    result = function(value)
+    steps.append({"argument": spec.name, "step": step,
+                  "seconds": time.perf_counter() - start})
+    return result
 
 
 class Device:
@@ -223,9 +241,10 @@ class LoadedModule:
         return self in self.device._modules
 
     def signature(self) -> str:
-        """``(x: 1x64xint8, w: ...) -> (y: ...)``."""
+        """``(x: 1x64xint8, w: ...) -> (y: ...)``; a quantized argument shows the float32 the
+        caller exchanges."""
         def one(a: ArgSpec) -> str:
-            return f"{a.name}: {'x'.join(map(str, a.shape))}x{a.dtype}"
+            return f"{a.name}: {'x'.join(map(str, a.shape))}x{a.host_dtype}"
         ins = ", ".join(one(a) for a in self.inputs)
         outs = ", ".join(one(a) for a in self.outputs)
         return f"({ins}) -> ({outs})"
@@ -267,7 +286,9 @@ class LoadedModule:
             values = list(inputs)
         else:
             raise ArgumentError("inputs must be a sequence of arrays or a mapping of names")
-        images = [spec.pack(value) for spec, value in zip(specs, values, strict=True)]
+        host_steps: list[dict[str, Any]] = []
+        images = [spec.pack_values(_host_step(spec, "quantize", spec.quantize, value, host_steps))
+                  for spec, value in zip(specs, values, strict=True)]
         dram = self.device.dram
         for spec, image in zip(specs, images, strict=True):
             dram.write(spec.phys, image)
@@ -282,10 +303,15 @@ class LoadedModule:
             stats.add(result, prefix)
         if self.module.program.layers and all(t is not None for t in timings):
             stats.layers = self._layer_figures(timings)
+        outputs = tuple(
+            _host_step(spec, "dequantize", spec.dequantize,
+                       spec.unpack_values(self.device.read(spec.phys, spec.packed_nbytes)),
+                       host_steps)
+            for spec in self.outputs)
+        stats.host_steps = host_steps
         self.last_run = stats
         self.device.last_run = stats
-        return tuple(spec.unpack(self.device.read(spec.phys, spec.packed_nbytes))
-                     for spec in self.outputs)
+        return outputs
 
     def _layer_figures(self, timings: Sequence[Any]) -> list[dict[str, Any]]:
         """Per-layer figures from each run's timing (runs timed back to back, as ``cycles``)."""

@@ -278,6 +278,30 @@ vtaisa.program base 0x40000 {
 
 // -----
 
+vtaisa.program base 0x40000 {
+  vtaisa.segment "x" phys 0x40000 size 64
+  // expected-error @+1 {{quantization scale 0.0 is not a positive finite number}}
+  vtaisa.arg "x" in int8 [64] quant scale 0.0 zero_point 0 padded [64] split [64] perm [0] packed int8 segment "x" phys 0x40000
+}
+
+// -----
+
+vtaisa.program base 0x40000 {
+  vtaisa.segment "x" phys 0x40000 size 64
+  // expected-error @+1 {{quantization zero point 128 is not an integer in [-128, 127]}}
+  vtaisa.arg "x" in int8 [64] quant scale 0.5 zero_point 128 padded [64] split [64] perm [0] packed int8 segment "x" phys 0x40000
+}
+
+// -----
+
+vtaisa.program base 0x40000 {
+  vtaisa.segment "x" phys 0x40000 size 256
+  // expected-error @+1 {{argument 'x': only an int8 argument can be quantized, not int32}}
+  vtaisa.arg "x" in int32 [64] quant scale 0.5 zero_point 0 padded [64] split [64] perm [0] packed int32 segment "x" phys 0x40000
+}
+
+// -----
+
 // expected-error @+1 {{'vtaisa.segment' expects parent op 'vtaisa.program'}}
 vtaisa.segment "x" phys 0x40000 size 64
 

@@ -33,7 +33,8 @@
 // STATS-NEXT:     "store": {{[0-9]+}}
 // STATS-NEXT:   },
 // STATS-NEXT:   "layers": [],
-// STATS-NEXT:   "temporaries_bytes": 0
+// STATS-NEXT:   "temporaries_bytes": 0,
+// STATS-NEXT:   "host_steps": []
 // STATS-NEXT: }
 // STATS-NOT:  {{.}}
 

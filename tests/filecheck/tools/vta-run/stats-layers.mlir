@@ -32,21 +32,22 @@
 // STATS-NEXT:     }
 // STATS-NEXT:   },
 // STATS-NEXT:   {
-// STATS-NEXT:     "name": "elementwise@64",
+// STATS-NEXT:     "name": "elementwise@65",
 // STATS:            "c": {
 // STATS-NEXT:         "read": 128,
 // STATS:            "z": {
 // STATS-NEXT:         "read": 0,
 // STATS-NEXT:         "written": 32
 // STATS:        ],
-// STATS-NEXT:   "temporaries_bytes": 0
+// STATS-NEXT:   "temporaries_bytes": 0,
+// STATS-NEXT:   "host_steps": []
 // STATS-NEXT: }
 
-// TRACE: ['add1', 'elementwise@64']
+// TRACE: ['add1', 'elementwise@65']
 
 // ISA:      vtaisa.run
 // ISA:        vtaisa.layer "add1"
-// ISA:        vtaisa.layer "elementwise@64"
+// ISA:        vtaisa.layer "elementwise@65"
 // ISA-NOT:    vtaisa.layer
 // ISA:        vtaisa.finish
 
