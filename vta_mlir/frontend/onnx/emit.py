@@ -6,6 +6,7 @@ argument attributes (``docs/onnx.md`` §1).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,7 +43,7 @@ def _immediates(value: int) -> list[int]:
         step = IMM_MAX if value > 0 else -IMM_MAX
         parts.append(step)
         value -= step
-    return [*parts, value] if value or not parts else parts
+    return [*parts, value] if value else parts
 
 
 class _Emitter:
@@ -291,17 +292,20 @@ class _Emitter:
             types.append(_memref(self.shape(layer.b), "i8"))
             block.append("%b: i8")
         const = layer.const
-        axis = 1 if rank == 4 or layer.b is None else rank - 1
-        if const.size > 1 or not -IMM_MAX <= int(const[0]) <= IMM_MAX:
-            vector = np.broadcast_to(const, (shape[axis],)).astype(np.int32)
-            ins.append(self.constant(f"{layer.name}_c", np.ascontiguousarray(vector)))
+        add_const: list[str] = []
+        if const.size > 1:
+            axis = rank - 1
+            ins.append(self.constant(f"{layer.name}_c", const))
             maps.append(f"affine_map<({dims}) -> (d{axis})>")
             types.append(_memref((shape[axis],), "i32"))
             block.append("%c: i32")
             add_const = ["%v2 = arith.addi %v1, %c : i32"]
         else:
-            add_const = [f"%kc = arith.constant {int(const[0])} : i32",
-                         "%v2 = arith.addi %v1, %kc : i32"] if int(const[0]) else []
+            # A scalar as immediates: a broadcast operand would give an element-wise layer
+            # another layout than the layers whose outputs it reads.
+            for i, part in enumerate(_immediates(int(const[0]))):
+                add_const += [f"%kc{i} = arith.constant {part} : i32",
+                              f"%v{2 + i} = arith.addi %v{1 + i}, %kc{i} : i32"]
         steps = ["%ae = arith.extsi %a : i8 to i32",
                  f"%ma = arith.constant {layer.ma} : i32",
                  "%v0 = arith.muli %ae, %ma : i32"]
@@ -312,7 +316,7 @@ class _Emitter:
                       "%v1 = arith.addi %v0, %bm : i32"]
             steps += add_const
         else:
-            steps += [line.replace("%v1", "%v0").replace("%v2", "%v1") for line in add_const]
+            steps += [_renumber(line, -1) for line in add_const]
         self.round_shift(steps, layer.shift)
         if layer.zero_point:
             self.step(steps, "addi", layer.zero_point)
@@ -372,6 +376,11 @@ def emit_program(program: Program) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _renumber(line: str, delta: int) -> str:
+    """``line`` with every ``%v<k>`` made ``%v<k + delta>``."""
+    return re.sub(r"%v(\d+)", lambda m: f"%v{int(m.group(1)) + delta}", line)
 
 
 def _last(steps: list[str]) -> int:
