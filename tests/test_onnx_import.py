@@ -14,6 +14,8 @@ the ``vta.quant`` contract. Bad inputs go through the command line.
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -399,6 +401,16 @@ def _save(tmp_path: Path, nodes: list[onnx.NodeProto], x_shape: list[int | str],
                                                       helper.make_opsetid("com.microsoft", 1)]),
               path)
     return path
+
+
+def test_core_does_not_import_onnx() -> None:
+    """Importing vta_mlir, its API and the tool's module does not load onnx (the core install
+    stays light: only ``vta_mlir.frontend.onnx`` needs it)."""
+    code = ("import sys, vta_mlir, vta_mlir.api, vta_mlir.frontend, vta_mlir.tools.vta_run, "
+            "vta_mlir.tools.vta_import_onnx; assert 'onnx' not in sys.modules, 'onnx loaded'")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_cli_writes_module(tmp_path: Path) -> None:
