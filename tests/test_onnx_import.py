@@ -33,7 +33,12 @@ from onnxruntime.quantization import (
 
 from vta_mlir import compile
 from vta_mlir.config import SHIPPED_CONFIGS
-from vta_mlir.frontend.onnx import choose_requant, import_program, import_text
+from vta_mlir.frontend.onnx import (
+    choose_requant,
+    choose_requant_channels,
+    import_program,
+    import_text,
+)
 from vta_mlir.frontend.onnx.qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer
 from vta_mlir.tools import vta_import_onnx
 
@@ -140,7 +145,7 @@ def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17) -> 
 
 
 def quantized(tmp: Path, builder: Builder, symmetric: bool, seed: int = 0,
-              opset: int = 17) -> Path:
+              opset: int = 17, per_channel: bool = False) -> Path:
     rng = np.random.default_rng(seed)
     model = float_model(builder, rng, opset)
     fpath, qpath = tmp / f"{builder.__name__}.f.onnx", tmp / f"{builder.__name__}.onnx"
@@ -148,7 +153,7 @@ def quantized(tmp: Path, builder: Builder, symmetric: bool, seed: int = 0,
     shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
     quantize_static(str(fpath), str(qpath), _Calibration(shape, rng),
                     quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
-                    weight_type=QuantType.QInt8, per_channel=False,
+                    weight_type=QuantType.QInt8, per_channel=per_channel,
                     extra_options={"ActivationSymmetric": symmetric})
     return qpath
 
@@ -157,7 +162,7 @@ def quantized(tmp: Path, builder: Builder, symmetric: bool, seed: int = 0,
 # The documented integer semantics, independently (docs/onnx.md §2-§4)
 
 
-def _requant(acc: np.ndarray, s1: int, m: int, s2: int, clip: int) -> np.ndarray:
+def _requant(acc: np.ndarray, s1: int, m: int | np.ndarray, s2: int, clip: int) -> np.ndarray:
     t = np.clip(acc >> s1, -clip, clip) * m
     return t if s2 == 0 else ((t >> (s2 - 1)) + 1) >> 1
 
@@ -211,8 +216,9 @@ def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
                 codes[node.output[0]] = q_input.astype(np.int64)
             continue
         if op == "DequantizeLinear":
-            s, z = float(inits[ins[1]].reshape(-1)[0]), int(inits[ins[2]].reshape(-1)[0]) \
-                if len(ins) > 2 else 0
+            scale = inits[ins[1]]
+            s = float(scale.reshape(-1)[0]) if scale.size == 1 else scale
+            z = int(inits[ins[2]].reshape(-1)[0]) if len(ins) > 2 else 0
             src = inits[ins[0]] if ins[0] in inits else codes[ins[0]]
             vals[node.output[0]] = (src.astype(np.int64), s, z)
             continue
@@ -238,9 +244,14 @@ def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
             layer = next(layers)
             assert isinstance(layer, ConvLayer | DenseLayer)
             rq = layer.rq
-            assert (rq.s1, rq.m, rq.s2, rq.clip) == tuple(
-                getattr(choose_requant(sx * sw / sy), f) for f in ("s1", "m", "s2", "clip"))
-            y = _requant(acc, rq.s1, rq.m, rq.s2, rq.clip) + zy
+            w_scale = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), (acc.shape[1],))
+            if np.all(w_scale == w_scale[0]):
+                assert rq == choose_requant(sx * float(w_scale[0]) / sy)
+                m: int | np.ndarray = rq.m
+            else:  # per channel: one multiplier per output channel, along axis 1
+                assert rq == choose_requant_channels(sx * w_scale / sy)
+                m = np.array(rq.channel_m, np.int64).reshape((-1,) + (1,) * (acc.ndim - 2))
+            y = _requant(acc, rq.s1, m, rq.s2, rq.clip) + zy
             codes[out_q.output[0]] = np.clip(y, lo, 127)
         elif op == "MaxPool":
             x, _, _ = vals[ins[0]]
@@ -321,6 +332,16 @@ def check(path: Path, config: str, worst: float, seed: int = 1) -> None:
 @pytest.mark.parametrize("name", ["dense", "matmul_add", "conv_relu", "small_cnn", "gap_fc"])
 def test_models(tmp_path: Path, name: str, symmetric: bool, config: str) -> None:
     check(quantized(tmp_path, MODELS[name], symmetric), config, worst=1.0)
+
+
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+@pytest.mark.parametrize("name", ["dense", "conv_relu", "small_cnn"])
+def test_per_channel_weights(tmp_path: Path, name: str, config: str) -> None:
+    """Per-channel weight scales: one shift pair, a multiplier per output channel."""
+    path = quantized(tmp_path, MODELS[name], symmetric=False, per_channel=True)
+    layer = import_program(path).layers[0]
+    assert isinstance(layer, ConvLayer | DenseLayer) and len(layer.rq.channel_m) > 1
+    check(path, config, worst=1.0)
 
 
 @pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])

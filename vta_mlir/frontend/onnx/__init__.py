@@ -14,10 +14,10 @@ from xdsl.dialects.builtin import ModuleOp
 from .emit import emit_program
 from .load import OnnxImportError, load_model
 from .qdq import Program, recognize
-from .requant import MODES, Requant, choose_requant
+from .requant import MODES, Requant, choose_requant, choose_requant_channels
 
-__all__ = ["MODES", "OnnxImportError", "Program", "Requant", "choose_requant", "import_model",
-           "import_program", "import_text"]
+__all__ = ["MODES", "OnnxImportError", "Program", "Requant", "choose_requant",
+           "choose_requant_channels", "import_model", "import_program", "import_text"]
 
 
 def import_program(path: str | Path, *, requant: str = "fixed") -> Program:

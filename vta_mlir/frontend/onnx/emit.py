@@ -106,13 +106,22 @@ class _Emitter:
                        f"  linalg.fill ins(%c0_i32 : i32) outs({prefix}_acc : {acc_t})"]
         return acc_t
 
-    def requant_steps(self, steps: list[str], rq: Requant, zero_point: int) -> None:
-        """Append the fixed-point requantization of ``docs/onnx.md`` §3 to ``steps``."""
+    def requant_steps(self, steps: list[str], rq: Requant, zero_point: int,
+                      operands: list[tuple[str, str, str, str]] | None = None,
+                      name: str = "") -> None:
+        """Append the fixed-point requantization of ``docs/onnx.md`` §3 to ``steps``; per-channel
+        multipliers become a constant vector read along ``d1`` (added to ``operands``)."""
         if rq.s1:
             self.step(steps, "shrsi", rq.s1)
         self.step(steps, "minsi", rq.clip)
         self.step(steps, "maxsi", -rq.clip)
-        if rq.m != 1:
+        if rq.channel_m and operands is not None:
+            vector = np.array(rq.channel_m, np.int32)
+            operands.append((self.constant(f"{name}_m", vector), _memref(vector.shape, "i32"),
+                             "d1", "%mc: i32"))
+            k = _last(steps)
+            steps.append(f"%v{k + 1} = arith.muli {_value(k)}, %mc : i32")
+        elif rq.m != 1:
             self.step(steps, "muli", rq.m)
         self.round_shift(steps, rq.s2)
         if zero_point:
@@ -195,9 +204,9 @@ class _Emitter:
             f"  linalg.matmul ins({data}, {w} : {_memref(flat, 'i8')}, {_memref((k, n), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
         steps = ["%v0 = arith.addi %a, %b : i32"]
-        self.requant_steps(steps, layer.rq, layer.zero_point)
-        self.epilogue(prefix, shape, out, steps,
-                      [(b, _memref((n,), "i32"), "d1", "%b: i32")], layer.lo, layer.hi)
+        operands = [(b, _memref((n,), "i32"), "d1", "%b: i32")]
+        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
+        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
     def conv(self, layer: ConvLayer, prefix: str, out: str) -> None:
@@ -227,7 +236,7 @@ class _Emitter:
             f"      ins({data}, {w} : {data_t}, {_memref((o, c, kh, kw), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
-        self.requant_steps(steps, layer.rq, layer.zero_point)
+        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
         self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
         if any(layer.pads):

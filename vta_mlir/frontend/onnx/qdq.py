@@ -17,7 +17,7 @@ import onnx
 from onnx import numpy_helper
 
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
-from .requant import Requant, choose_requant
+from .requant import Requant, choose_requant, choose_requant_channels
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
            "Program", "QTensor", "recognize"]
@@ -274,30 +274,51 @@ class _Recognizer:
         self.readers[src] = self.readers.get(src, 0) + 1
 
     # -- ops -------------------------------------------------------------------------------
-    def _check_weight(self, where: str, w: _Const) -> None:
+    def _check_weight(self, where: str, w: _Const, channel_axis: int) -> np.ndarray:
+        """The weight scale of each output channel (``channel_axis`` of the weight)."""
         if w.q.dtype != np.int8:
             raise OnnxImportError(f"{where}: weights of type {w.q.dtype}; int8 weights "
                                   "(QuantType.QInt8) are supported")
         if np.any(w.zero_point != 0):
             raise OnnxImportError(f"{where}: asymmetric weights (zero point ≠ 0) are not "
                                   "supported")
-        if w.scale.size != 1:
-            raise OnnxImportError(f"{where}: per-channel weight scales are not supported yet "
-                                  "(quantize with per_channel=False)")
+        channels = w.q.shape[channel_axis]
+        if w.scale.size == 1:
+            return np.full(channels, float(w.scale.reshape(-1)[0]))
+        if w.scale.size != channels or w.axis % w.q.ndim != channel_axis:
+            raise OnnxImportError(f"{where}: weight scales along axis {w.axis}; per-channel "
+                                  f"scales are supported along the output channels (axis "
+                                  f"{channel_axis})")
+        return w.scale.reshape(channels)
 
-    def _bias(self, where: str, name: str | None, x: QTensor, w: _Const,
-              channels: int) -> np.ndarray:
+    def _bias(self, where: str, name: str | None, x: QTensor, w_scale: np.ndarray) -> np.ndarray:
         """The int32 bias at the accumulator's scale ``x_scale · w_scale`` (zeros if none)."""
+        channels = w_scale.size
         if not name:
             return np.zeros(channels, np.int64)
         b = self._weight(where, name)
         if b.q.dtype != np.int32 or np.any(b.zero_point != 0):
             raise OnnxImportError(f"{where}: bias '{name}' is not int32 with zero point 0")
-        expected = x.scale * float(w.scale.reshape(-1)[0])
-        if not np.allclose(b.scale, expected, rtol=1e-6, atol=0):
-            raise OnnxImportError(f"{where}: bias scale {float(b.scale.reshape(-1)[0]):g} is "
-                                  f"not input scale × weight scale ({expected:g})")
+        expected = x.scale * w_scale
+        if b.q.size != channels or not np.allclose(np.broadcast_to(b.scale.reshape(-1), (
+                channels,)), expected, rtol=1e-6, atol=0):
+            raise OnnxImportError(f"{where}: bias '{name}' is not {channels} values at the scale "
+                                  "input scale × weight scale")
         return b.q.reshape(channels).astype(np.int64)
+
+    def _requant_acc(self, where: str, x: QTensor, w_scale: np.ndarray, y: QTensor) -> Requant:
+        """The requantization of an accumulator at ``x_scale · w_scale`` (per channel when the
+        weight scales differ) to ``y``."""
+        multipliers = x.scale * w_scale / y.scale
+        if np.all(w_scale == w_scale[0]):
+            return self._requant(where, float(multipliers[0]))
+        if self.mode != "fixed":
+            raise OnnxImportError(f"{where}: per-channel weight scales need the fixed-point "
+                                  "requantization (not --requant=pow2)")
+        try:
+            return choose_requant_channels(multipliers.tolist())
+        except ValueError as exc:
+            raise OnnxImportError(f"{where}: {exc}") from None
 
     def _requant(self, where: str, multiplier: float) -> Requant:
         try:
@@ -319,17 +340,17 @@ class _Recognizer:
     def _dense(self, where: str, node: onnx.NodeProto, trans_b: bool) -> None:
         x = self._source(where, node.input[0])
         w = self._weight(where, node.input[1])
-        self._check_weight(where, w)
+        w_scale = self._check_weight(where, w, 0 if trans_b else 1)
         weight = w.q.T if trans_b else w.q
         if len(x.shape) != 2 or weight.ndim != 2 or weight.shape[0] != x.shape[1]:
             raise OnnxImportError(f"{where}: operands {x.shape} and {tuple(weight.shape)} are "
                                   "not a matrix product of 2-D tensors")
         n = weight.shape[1]
-        bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w, n)
+        bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
         # The input zero point, exactly: Σ (qx − zx)·w = Σ qx·w − zx·Σ_k w.
         bias = bias - x.zero_point * weight.astype(np.int64).sum(axis=0)
         y = self._output(where, node, (x.shape[0], n))
-        rq = self._requant(where, x.scale * float(w.scale.reshape(-1)[0]) / y.scale)
+        rq = self._requant_acc(where, x, w_scale, y)
         self._add_layer(DenseLayer(self.layer_name, x.name, np.ascontiguousarray(weight),
                                    _int32(where, bias), rq, y.zero_point, -128, 127, y.name), y)
 
@@ -337,7 +358,7 @@ class _Recognizer:
         attrs = _attrs(node)
         x = self._source(where, node.input[0])
         w = self._weight(where, node.input[1])
-        self._check_weight(where, w)
+        w_scale = self._check_weight(where, w, 0)
         if len(x.shape) != 4 or w.q.ndim != 4:
             raise OnnxImportError(f"{where}: only 2-D convolutions (NCHW) are supported")
         if attrs.get("group", 1) != 1 or any(d != 1 for d in attrs.get("dilations", [1, 1])):
@@ -349,7 +370,7 @@ class _Recognizer:
         pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
         n, _, h, wd = x.shape
         oh, ow = (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1
-        bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w, o)
+        bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
         wsum = w.q.astype(np.int64)
         if x.zero_point != 0 and (pt or pl or pb or pr):
             # The padding holds the zero point, but the compiler pads with 0: the zero point
@@ -366,7 +387,7 @@ class _Recognizer:
         else:
             bias = bias - x.zero_point * wsum.sum(axis=(1, 2, 3))
         y = self._output(where, node, (n, o, oh, ow))
-        rq = self._requant(where, x.scale * float(w.scale.reshape(-1)[0]) / y.scale)
+        rq = self._requant_acc(where, x, w_scale, y)
         self._add_layer(ConvLayer(self.layer_name, x.name, w.q, _int32(where, bias),
                                   (sh, sw), (pt, pl, pb, pr), rq, y.zero_point, -128, 127,
                                   y.name), y)

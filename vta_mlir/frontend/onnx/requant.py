@@ -15,9 +15,10 @@ no result and ``|u| ≤ C·m < 2^30`` never wraps in int32.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["IMM_MAX", "MODES", "Requant", "choose_requant"]
+__all__ = ["IMM_MAX", "MODES", "Requant", "choose_requant", "choose_requant_channels"]
 
 #: The largest ALU immediate (16-bit two's complement).
 IMM_MAX = (1 << 15) - 1
@@ -41,6 +42,14 @@ class Requant:
     m: int
     s2: int
     clip: int
+    #: Per-channel multipliers (per-channel weight scales), ``()`` when ``m`` applies to all;
+    #: ``m`` is then the largest of them.
+    channel_m: tuple[int, ...] = ()
+
+    @property
+    def multipliers(self) -> tuple[int, ...]:
+        """The multiplier of each channel (one for all when per tensor)."""
+        return self.channel_m or (self.m,)
 
     @property
     def multiplier(self) -> float:
@@ -93,4 +102,29 @@ def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
     if best is None:
         raise ValueError(f"requantization multiplier {multiplier:g} has no 16-bit fixed-point "
                          "form")
+    return best[1]
+
+
+def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
+    """One ``(s1, s2)`` and a multiplier ``m`` per channel (per-channel weight scales): the
+    pair minimising the worst channel's :func:`_error`, ``clip`` the largest channel's bound.
+    The multipliers are a broadcast operand of the ``muli``, the shifts and clip immediates."""
+    values = [float(v) for v in multipliers]
+    if not values or not all(v > 0 and math.isfinite(v) for v in values):
+        raise ValueError("requantization multipliers must be positive numbers")
+    best: tuple[float, Requant] | None = None
+    for s1 in range(_MAX_SHIFT + 1):
+        for s2 in range(_MAX_SHIFT + 1 - s1):
+            ms = [round(v * 2.0 ** (s1 + s2)) for v in values]
+            if not all(1 <= m <= IMM_MAX for m in ms):
+                continue
+            clip = max(_clip_bound(m, s2) for m in ms)
+            if clip > IMM_MAX:
+                continue
+            err = max(_error(v, s1, m, s2) for v, m in zip(values, ms, strict=True))
+            if best is None or err < best[0] - 1e-12:
+                best = (err, Requant(s1, max(ms), s2, clip, tuple(ms)))
+    if best is None:
+        raise ValueError(f"per-channel multipliers {min(values):g}..{max(values):g} have no "
+                         "common 16-bit fixed-point form")
     return best[1]
