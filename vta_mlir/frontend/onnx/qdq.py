@@ -218,6 +218,10 @@ class _Recognizer:
         for index, node in nodes:
             if node.op_type == "QuantizeLinear":
                 self.quant_of[node.input[0]] = (index, node)
+            elif node.op_type == "DequantizeLinear":
+                # Counted over the whole graph first: a ReLU folds into the layer before it
+                # only when no other node, earlier or later in the list, reads that layer.
+                self.readers[node.input[0]] = self.readers.get(node.input[0], 0) + 1
         input_q: QTensor | None = None
         for index, node in nodes:
             where = node_label(node, index)
@@ -271,7 +275,6 @@ class _Recognizer:
             raise OnnxImportError(f"{where}: dequantizes '{src}' with other parameters than "
                                   "it was quantized with")
         self.act[node.output[0]] = tensor
-        self.readers[src] = self.readers.get(src, 0) + 1
 
     # -- ops -------------------------------------------------------------------------------
     def _check_weight(self, where: str, w: _Const, channel_axis: int) -> np.ndarray:
