@@ -81,6 +81,11 @@ def test_install_and_run_outside_checkout(tmp_path: Path, source_copy: Path,
     _run([bin_dir / "vta-translate", "--emit=bin", EXAMPLE.name, "-o", "add.vtab"], outside)
     stats = _run([bin_dir / "vta-run", "add.vtab", "--random-inputs", "--stats", "-"], outside)
     assert '"alu_counter": 64' in stats.stdout
+    # The core install has no onnx: the importer says which extra to install.
+    onnx_cli = subprocess.run([str(bin_dir / "vta-import-onnx"), "model.onnx"], cwd=outside,
+                              env=_env(), capture_output=True, text=True, timeout=300)
+    assert onnx_cli.returncode == 1 and "vta-mlir[onnx]" in onnx_cli.stderr, onnx_cli.stderr
+    assert "Traceback" not in onnx_cli.stderr
 
     # Run from the checkout root, the source ``vta_mlir/`` comes first on sys.path; the mapped
     # packages must still resolve.

@@ -1,0 +1,532 @@
+"""The ONNX frontend (``docs/onnx.md``): QDQ models built with ``onnx.helper`` and quantized by
+``onnxruntime.quantization.quantize_static`` on random calibration data, symmetric and
+asymmetric activations, imported, compiled and run on the simulator of every shipped
+configuration.
+
+Each run is compared (a) bit for bit with :func:`integer_model`, a numpy model of the
+documented integer semantics that walks the ONNX graph itself (only the requantization
+constants the importer chose are read from its program), and (b) after dequantizing, with
+onnxruntime on the same float input (CPU provider, ``ORT_DISABLE_ALL``: the QDQ graph's own
+semantics). The float input is quantized and the output dequantized here with the formulas of
+the ``vta.quant`` contract. Bad inputs go through the command line.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnxruntime.quantization import (
+    CalibrationDataReader,
+    QuantFormat,
+    QuantType,
+    quantize_static,
+)
+
+from vta_mlir import compile
+from vta_mlir.config import SHIPPED_CONFIGS
+from vta_mlir.frontend.onnx import (
+    choose_requant,
+    choose_requant_channels,
+    import_program,
+    import_text,
+)
+from vta_mlir.frontend.onnx.qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer
+from vta_mlir.tools import vta_import_onnx
+
+logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
+
+Builder = Callable[[np.random.Generator], tuple[list[onnx.NodeProto], list[onnx.TensorProto],
+                                                 tuple[int, ...], tuple[int, ...]]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Models
+
+
+def _init(rng: np.random.Generator, name: str, shape: tuple[int, ...],
+          scale: float) -> onnx.TensorProto:
+    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def dense(rng: np.random.Generator) -> tuple:
+    """Gemm with transB=1 and a bias."""
+    inits = [_init(rng, "w", (24, 40), 0.2), _init(rng, "b", (24,), 1.0)]
+    return [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")], inits, \
+        (2, 40), (2, 24)
+
+
+def matmul_add(rng: np.random.Generator) -> tuple:
+    """MatMul, then the Add of a constant bias (quantized to int8 by the quantizer)."""
+    inits = [_init(rng, "w", (40, 20), 0.2), _init(rng, "b", (20,), 1.0)]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="mm"),
+             helper.make_node("Add", ["mm", "b"], ["y"], name="bias")]
+    return nodes, inits, (3, 40), (3, 20)
+
+
+def conv_relu(rng: np.random.Generator) -> tuple:
+    """A padded, strided 3×3 convolution with bias, then ReLU."""
+    inits = [_init(rng, "w", (16, 3, 3, 3), 0.3), _init(rng, "b", (16,), 0.5)]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1],
+                              strides=[2, 2], kernel_shape=[3, 3], name="conv"),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    return nodes, inits, (1, 3, 10, 10), (1, 16, 5, 5)
+
+
+def small_cnn(rng: np.random.Generator) -> tuple:
+    """conv + ReLU, a padded max-pool, conv + ReLU, global average pool, Flatten, Gemm."""
+    inits = [_init(rng, "w1", (16, 3, 3, 3), 0.3), _init(rng, "b1", (16,), 0.3),
+             _init(rng, "w2", (32, 16, 3, 3), 0.1), _init(rng, "b2", (32,), 0.3),
+             _init(rng, "w3", (10, 32), 0.3), _init(rng, "b3", (10,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], name="pool"),
+        helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], axis=1, name="flatten"),
+        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1, name="fc"),
+    ]
+    return nodes, inits, (1, 3, 12, 12), (1, 10)
+
+
+def residual(rng: np.random.Generator) -> tuple:
+    """Two convolutions and the Add of the second's output to the first's (a ResNet block)."""
+    inits = [_init(rng, "w1", (16, 3, 3, 3), 0.3), _init(rng, "b1", (16,), 0.3),
+             _init(rng, "w2", (16, 16, 3, 3), 0.1), _init(rng, "b2", (16,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Add", ["c2", "r1"], ["s"], name="add"),
+        helper.make_node("Relu", ["s"], ["y"], name="relu2"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 16, 8, 8)
+
+
+def downsample(rng: np.random.Generator) -> tuple:
+    """A ResNet downsampling block: a strided 3×3 path and a strided 1×1 shortcut, both
+    reading the stem's output, added."""
+    inits = [_init(rng, "w0", (16, 3, 3, 3), 0.3), _init(rng, "b0", (16,), 0.3),
+             _init(rng, "w1", (32, 16, 3, 3), 0.1), _init(rng, "b1", (32,), 0.3),
+             _init(rng, "ws", (32, 16, 1, 1), 0.2), _init(rng, "bs", (32,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1], name="stem"),
+        helper.make_node("Relu", ["c0"], ["r0"], name="relu0"),
+        helper.make_node("Conv", ["r0", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1],
+                         strides=[2, 2], name="conv"),
+        helper.make_node("Conv", ["r0", "ws", "bs"], ["sc"], strides=[2, 2], name="shortcut"),
+        helper.make_node("Add", ["c1", "sc"], ["s"], name="add"),
+        helper.make_node("Relu", ["s"], ["y"], name="relu1"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 32, 4, 4)
+
+
+def gap_fc(rng: np.random.Generator) -> tuple:
+    """Global average pool, Flatten and a fully connected layer."""
+    inits = [_init(rng, "w", (10, 32), 0.3), _init(rng, "b", (10,), 0.3)]
+    nodes = [helper.make_node("GlobalAveragePool", ["x"], ["g"], name="gap"),
+             helper.make_node("Flatten", ["g"], ["f"], axis=1, name="flatten"),
+             helper.make_node("Gemm", ["f", "w", "b"], ["y"], transB=1, name="fc")]
+    return nodes, inits, (2, 32, 4, 4), (2, 10)
+
+
+MODELS: dict[str, Builder] = {
+    "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
+    "residual": residual, "downsample": downsample, "gap_fc": gap_fc}
+
+
+class _Calibration(CalibrationDataReader):
+    def __init__(self, shape: tuple[int, ...], rng: np.random.Generator) -> None:
+        self.batches: Iterator[dict[str, np.ndarray]] = iter(
+            [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(8)])
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self.batches, None)
+
+
+def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17) -> onnx.ModelProto:
+    nodes, inits, in_shape, out_shape = builder(rng)
+    graph = helper.make_graph(nodes, builder.__name__, [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)], [
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def quantized(tmp: Path, builder: Builder, symmetric: bool, seed: int = 0,
+              opset: int = 17, per_channel: bool = False) -> Path:
+    rng = np.random.default_rng(seed)
+    model = float_model(builder, rng, opset)
+    fpath, qpath = tmp / f"{builder.__name__}.f.onnx", tmp / f"{builder.__name__}.onnx"
+    onnx.save(model, fpath)
+    shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
+    quantize_static(str(fpath), str(qpath), _Calibration(shape, rng),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
+                    weight_type=QuantType.QInt8, per_channel=per_channel,
+                    extra_options={"ActivationSymmetric": symmetric})
+    return qpath
+
+
+# ---------------------------------------------------------------------------------------------
+# The documented integer semantics, independently (docs/onnx.md §2-§4)
+
+
+def _requant(acc: np.ndarray, s1: int, m: int | np.ndarray, s2: int, clip: int) -> np.ndarray:
+    t = np.clip(acc >> s1, -clip, clip) * m
+    return t if s2 == 0 else ((t >> (s2 - 1)) + 1) >> 1
+
+
+def _round_shift(v: np.ndarray, s: int) -> np.ndarray:
+    return v if s == 0 else ((v >> (s - 1)) + 1) >> 1
+
+
+def _conv(x: np.ndarray, w: np.ndarray, stride: tuple[int, int]) -> np.ndarray:
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride[0] + 1, (wd - kw) // stride[1] + 1
+    out = np.zeros((n, o, oh, ow), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i:i + stride[0] * oh:stride[0], j:j + stride[1] * ow:stride[1]]
+            out += np.einsum("nchw,oc->nohw", patch, w[:, :, i, j])
+    return out
+
+
+def _pool_max(x: np.ndarray, k: tuple[int, int], stride: tuple[int, int]) -> np.ndarray:
+    n, c, h, wd = x.shape
+    oh, ow = (h - k[0]) // stride[0] + 1, (wd - k[1]) // stride[1] + 1
+    out = np.full((n, c, oh, ow), -(1 << 40), np.int64)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            out = np.maximum(out, x[:, :, i:i + stride[0] * oh:stride[0],
+                                    j:j + stride[1] * ow:stride[1]])
+    return out
+
+
+def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
+    """The int8 output codes of the QDQ model at ``path`` for the int8 input ``q_input``."""
+    model = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    layers = iter(import_program(path).layers)
+    # float name -> (codes, scale, zero point) for activations, (q, scale, zp) for constants
+    vals: dict[str, tuple[np.ndarray, float, int]] = {}
+    pending: dict[str, tuple[str, np.ndarray]] = {}  # Relu output -> (input, codes)
+    quant = {n.input[0]: n for n in model.graph.node if n.op_type == "QuantizeLinear"}
+
+    def qp(node: onnx.NodeProto) -> tuple[float, int]:
+        return float(inits[node.input[1]]), int(inits[node.input[2]])
+
+    codes: dict[str, np.ndarray] = {}
+    for node in model.graph.node:
+        op, ins = node.op_type, list(node.input)
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        if op == "QuantizeLinear":
+            if ins[0] == "x":
+                codes[node.output[0]] = q_input.astype(np.int64)
+            continue
+        if op == "DequantizeLinear":
+            scale = inits[ins[1]]
+            s = float(scale.reshape(-1)[0]) if scale.size == 1 else scale
+            z = int(inits[ins[2]].reshape(-1)[0]) if len(ins) > 2 else 0
+            src = inits[ins[0]] if ins[0] in inits else codes[ins[0]]
+            vals[node.output[0]] = (src.astype(np.int64), s, z)
+            continue
+        out_q = quant[node.output[0]]
+        sy, zy = qp(out_q)
+        lo = -128
+        if op == "Relu":
+            x, _, zx = vals[ins[0]]
+            codes[out_q.output[0]] = np.maximum(x, zy)
+            continue
+        if op in ("Conv", "Gemm", "MatMul"):
+            (x, sx, zx), (w, sw, _) = vals[ins[0]], vals[ins[1]]
+            bias = vals[ins[2]][0] if len(ins) > 2 else np.zeros((), np.int64)
+            xd = x - zx                       # (q − zx): padding holds the zero point
+            if op == "Conv":
+                pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+                xd = np.pad(xd, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+                acc = _conv(xd, w, tuple(attrs.get("strides", [1, 1]))) + \
+                    bias.reshape(1, -1, 1, 1)
+            else:
+                wm = w.T if attrs.get("transB", 0) else w
+                acc = xd @ wm + bias
+            layer = next(layers)
+            assert isinstance(layer, ConvLayer | DenseLayer)
+            rq = layer.rq
+            w_scale = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), (acc.shape[1],))
+            if np.all(w_scale == w_scale[0]):
+                assert rq == choose_requant(sx * float(w_scale[0]) / sy)
+                m: int | np.ndarray = rq.m
+            else:  # per channel: one multiplier per output channel, along axis 1
+                assert rq == choose_requant_channels(sx * w_scale / sy)
+                m = np.array(rq.channel_m, np.int64).reshape((-1,) + (1,) * (acc.ndim - 2))
+            y = _requant(acc, rq.s1, m, rq.s2, rq.clip) + zy
+            codes[out_q.output[0]] = np.clip(y, lo, 127)
+        elif op == "MaxPool":
+            x, _, _ = vals[ins[0]]
+            pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+            xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=-128)
+            codes[out_q.output[0]] = _pool_max(xp, tuple(attrs["kernel_shape"]),
+                                               tuple(attrs.get("strides", [1, 1])))
+            next(layers)
+        elif op == "GlobalAveragePool":
+            x, sx, zx = vals[ins[0]]
+            layer = next(layers)
+            assert isinstance(layer, AvgPoolLayer)
+            acc = (x - zx).sum(axis=(2, 3), keepdims=True)
+            rq = layer.rq
+            y = _requant(acc, rq.s1, rq.m, rq.s2, rq.clip) + zy
+            codes[out_q.output[0]] = np.clip(y, -128, 127)
+        elif op == "Flatten":
+            x, _, _ = vals[ins[0]]
+            codes[out_q.output[0]] = x.reshape(x.shape[0], -1)
+        elif op == "Add":
+            layer = next(layers)
+            assert isinstance(layer, AddLayer)
+            a, sa, za = vals[ins[0]]
+            b, sb, zb = vals[ins[1]]
+            if ins[1] in inits or layer.b is None:
+                real = sb * (b.astype(np.float64) - zb)
+                t = (a - za) * layer.ma + np.rint(real / sy * 2.0 ** layer.shift).astype(np.int64)
+            else:
+                t = (a - za) * layer.ma + (b - zb) * layer.mb
+            codes[out_q.output[0]] = np.clip(_round_shift(t, layer.shift) + zy, -128, 127)
+        else:
+            raise AssertionError(op)
+    del pending
+    out = next(n for n in model.graph.node if n.output[0] == model.graph.output[0].name)
+    return codes[out.input[0]].astype(np.int8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+def _quant(text: str, arg: str) -> tuple[float, int]:
+    head = text[text.index(f"%{arg}:"):]
+    attr = head[head.index("vta.quant"):]
+    scale = float(attr.split("scale = ")[1].split(" ")[0])
+    zp = int(attr.split("zero_point = ")[1].split(" ")[0])
+    return scale, zp
+
+
+def onnxruntime_output(path: Path, x: np.ndarray) -> np.ndarray:
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x})[0]
+
+
+def check(path: Path, config: str, worst: float, seed: int = 1) -> None:
+    text = import_text(path)
+    si, zi = _quant(text, "input")
+    so, zo = _quant(text, "output")
+    model = onnx.load(str(path))
+    shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    # The host step of vta.quant on an input the function reads.
+    q = np.clip(np.rint(x.astype(np.float32) / np.float32(si)) + zi, -128, 127).astype(np.int8)
+    program = compile(text, config=config)
+    (codes,) = program(q)
+    np.testing.assert_array_equal(codes, integer_model(path, q))
+    # The host step on the output: dequantize.
+    y = (codes.astype(np.float32) - zo) * np.float32(so)
+    steps = np.abs(y - onnxruntime_output(path, x)) / so
+    assert np.mean(steps <= 1.001) >= 0.99, f"{np.mean(steps <= 1.001):.3f} within one step"
+    assert steps.max() <= worst + 1e-3, f"worst {steps.max():.2f} steps"
+
+
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+@pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])
+@pytest.mark.parametrize("name", ["dense", "matmul_add", "conv_relu", "small_cnn", "gap_fc"])
+def test_models(tmp_path: Path, name: str, symmetric: bool, config: str) -> None:
+    check(quantized(tmp_path, MODELS[name], symmetric), config, worst=1.0)
+
+
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+@pytest.mark.parametrize("name", ["dense", "conv_relu", "small_cnn"])
+def test_per_channel_weights(tmp_path: Path, name: str, config: str) -> None:
+    """Per-channel weight scales: one shift pair, a multiplier per output channel."""
+    path = quantized(tmp_path, MODELS[name], symmetric=False, per_channel=True)
+    layer = import_program(path).layers[0]
+    assert isinstance(layer, ConvLayer | DenseLayer) and len(layer.rq.channel_m) > 1
+    check(path, config, worst=1.0)
+
+
+@pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])
+@pytest.mark.parametrize("name", ["residual", "downsample"])
+def test_residual(tmp_path: Path, name: str, symmetric: bool) -> None:
+    """An Add of a convolution's rounded output: ≥ 99 % within one step, the worst within two
+    (the two roundings of ONNX's graph against one rescale each here, docs/onnx.md §6)."""
+    check(quantized(tmp_path, MODELS[name], symmetric), "default", worst=2.0)
+
+
+def test_opsets_and_unused_microsoft_domain(tmp_path: Path) -> None:
+    """Opsets 13 and 21 import; a com.microsoft entry in opset_import that no node uses (as
+    torch writes it) is no reason to refuse the model."""
+    for opset in (13, 21):
+        path = quantized(tmp_path, dense, symmetric=False, opset=opset)
+        model = onnx.load(str(path))
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+        onnx.save(model, path)
+        check(path, "default", worst=1.0)
+
+
+def test_requant_choice() -> None:
+    """Every constant is a 16-bit immediate, the clip saturates exactly where the output does,
+    and the fixed-point multiplier is far closer than a power of two."""
+    for multiplier in (1e-4, 0.0041, 0.3, 0.9, 1.7, 40.0):
+        rq = choose_requant(multiplier)
+        assert 0 < rq.m < 1 << 15 and 0 < rq.clip < 1 << 15
+        assert rq.clip * rq.m >= 256 << rq.s2
+        assert abs(rq.multiplier / multiplier - 1) < 2e-4
+        pow2 = choose_requant(multiplier, "pow2")
+        assert pow2.m == 1 and pow2.clip < 1 << 15
+    with pytest.raises(ValueError):
+        choose_requant(0.0)
+
+
+def test_pow2_mode_runs(tmp_path: Path) -> None:
+    """The power-of-two mode is bit-exact with its own integer semantics."""
+    path = quantized(tmp_path, conv_relu, symmetric=True)
+    text = import_text(path, requant="pow2")
+    program = import_program(path, requant="pow2")
+    layer = program.layers[0]
+    assert isinstance(layer, ConvLayer) and layer.rq.m == 1
+    assert "arith.muli" not in text
+    x = np.random.default_rng(3).integers(-128, 128, (1, 3, 10, 10), dtype=np.int8)
+    (codes,) = compile(text)(x)
+    model = onnx.load(str(path))
+    w = numpy_helper.to_array(next(i for i in model.graph.initializer
+                                   if i.name == "w_quantized")).astype(np.int64)
+    acc = _conv(np.pad(x.astype(np.int64) - program.input.zero_point,
+                       ((0, 0), (0, 0), (1, 1), (1, 1))), w, (2, 2))
+    rq = layer.rq
+    acc += numpy_helper.to_array(next(i for i in model.graph.initializer
+                                      if i.name == "b_quantized")).reshape(1, -1, 1, 1)
+    expected = np.clip(_requant(acc, rq.s1, rq.m, rq.s2, rq.clip) + layer.zero_point,
+                       layer.lo, 127)
+    np.testing.assert_array_equal(codes, expected)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input, through the command line
+
+
+def _cli_error(tmp_path: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    out = tmp_path / "out.mlir"
+    assert vta_import_onnx.main([str(model), "-o", str(out)]) == 1
+    assert not out.exists()
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("vta-import-onnx: error: ")
+    return lines[0]
+
+
+def _save(tmp_path: Path, nodes: list[onnx.NodeProto], x_shape: list[int | str],
+          inits: list[onnx.TensorProto] | None = None, name: str = "bad.onnx") -> Path:
+    graph = helper.make_graph(nodes, "bad", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)], [
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits or [])
+    path = tmp_path / name
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                      helper.make_opsetid("com.microsoft", 1)]),
+              path)
+    return path
+
+
+def test_core_does_not_import_onnx() -> None:
+    """Importing vta_mlir, its API and the tool's module does not load onnx (the core install
+    stays light: only ``vta_mlir.frontend.onnx`` needs it)."""
+    code = ("import sys, vta_mlir, vta_mlir.api, vta_mlir.frontend, vta_mlir.tools.vta_run, "
+            "vta_mlir.tools.vta_import_onnx; assert 'onnx' not in sys.modules, 'onnx loaded'")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_cli_writes_module(tmp_path: Path) -> None:
+    path = quantized(tmp_path, small_cnn, symmetric=False)
+    out = tmp_path / "cnn.mlir"
+    assert vta_import_onnx.main([str(path), "-o", str(out)]) == 0
+    assert out.read_text() == import_text(path)
+    assert "vta.quant = {scale = " in out.read_text()
+
+
+def test_corrupt_and_truncated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = quantized(tmp_path, dense, symmetric=True)
+    data = good.read_bytes()
+    for name, content in (("truncated.onnx", data[:len(data) // 3]),
+                          ("garbage.onnx", b"\x08\x07garbage\xff\xff\xff\xff")):
+        path = tmp_path / name
+        path.write_bytes(content)
+        line = _cli_error(tmp_path, path, capsys)
+        assert "not a valid ONNX model" in line and name in line
+    assert "cannot open" in _cli_error(tmp_path, tmp_path / "missing.onnx", capsys)
+
+
+def test_unsupported_op(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _save(tmp_path, [helper.make_node("Softmax", ["x"], ["y"], name="probs")], [1, 10])
+    line = _cli_error(tmp_path, path, capsys)
+    assert "node 'probs' (Softmax)" in line and "unsupported op" in line
+
+
+def test_dynamic_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = quantized(tmp_path, dense, symmetric=True)
+    model = onnx.load(str(path))
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
+    onnx.save(model, path)
+    line = _cli_error(tmp_path, path, capsys)
+    assert "(QuantizeLinear)" in line and "dynamic" in line and "'x'" in line
+
+
+def test_microsoft_domain_op(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    node = helper.make_node("QLinearAdd", ["x"] * 8, ["y"], name="qadd",
+                            domain="com.microsoft")
+    line = _cli_error(tmp_path, _save(tmp_path, [node], [1, 10]), capsys)
+    assert "node 'qadd' (QLinearAdd)" in line and "com.microsoft" in line and "QDQ" in line
+
+
+def test_float_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "float.onnx"
+    onnx.save(float_model(conv_relu, np.random.default_rng(0)), path)
+    line = _cli_error(tmp_path, path, capsys)
+    assert "node 'conv' (Conv)" in line
+    assert "onnxruntime.quantization.quantize_static" in line
+
+
+def test_float_op_at_edge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A float operation between the graph's input and its QuantizeLinear."""
+    path = quantized(tmp_path, dense, symmetric=True)
+    model = onnx.load(str(path))
+    q = next(n for n in model.graph.node if n.op_type == "QuantizeLinear" and n.input[0] == "x")
+    q.input[0] = "xr"
+    model.graph.node.insert(0, helper.make_node("Relu", ["x"], ["xr"], name="pre"))
+    onnx.save(model, path)
+    line = _cli_error(tmp_path, path, capsys)
+    assert "node 'pre' (Relu)" in line and "float" in line
+
+
+def relu_of_shared(rng: np.random.Generator) -> tuple:
+    """A ReLU of a tensor another node also reads: it cannot fold into the convolution."""
+    inits = [_init(rng, "w", (16, 3, 3, 3), 0.3)]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("Add", ["c", "r"], ["y"], name="add")]
+    return nodes, inits, (1, 3, 6, 6), (1, 16, 6, 6)
+
+
+def test_relu_that_does_not_fold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = _cli_error(tmp_path, quantized(tmp_path, relu_of_shared, symmetric=True), capsys)
+    assert "node 'relu' (Relu)" in line and "right after" in line

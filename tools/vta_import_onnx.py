@@ -1,0 +1,62 @@
+"""``vta-import-onnx``: an int8 QDQ ONNX model to the input IR of ``vta-opt`` / ``vta-run``.
+
+Usage::
+
+    vta-import-onnx model.onnx -o model.mlir           # then: vta-run model.mlir ...
+    vta-import-onnx model.onnx --requant=pow2          # power-of-two requantization, to stdout
+
+The model is one quantized by ``onnxruntime.quantization.quantize_static`` in the QDQ format
+(``docs/onnx.md``). The output is checked by parsing it before anything is written, so a failed
+import leaves no file; every error is one line on stderr with exit status 1. Needs the ``onnx``
+package (``pip install 'vta-mlir[onnx]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from vta_mlir import __version__
+from vta_mlir.errors import VTAError
+
+from ._cli import CLIArgumentParser, run_guarded, write_output
+
+__all__ = ["main"]
+
+PROG = "vta-import-onnx"
+
+
+def _arg_parser() -> argparse.ArgumentParser:
+    p = CLIArgumentParser(prog=PROG, description="Import an int8 QDQ ONNX model as MLIR.")
+    p.add_argument("model", help="the .onnx file")
+    p.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    p.add_argument("--requant", default="fixed", choices=("fixed", "pow2"),
+                   help="requantization: 16-bit fixed point (default) or power-of-two shifts")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return p
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = _arg_parser().parse_args(argv)
+    try:
+        from vta_mlir.frontend import onnx as frontend
+    except ImportError as exc:
+        raise VTAError(f"the ONNX frontend needs the onnx package ({exc}); install it with "
+                       "pip install 'vta-mlir[onnx]'") from None
+    from vta_mlir.api import parse
+
+    text = frontend.import_text(args.model, requant=args.requant)
+    parse(text, filename=args.output or "<stdout>")  # fail before writing anything
+    write_output(args.output, text)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``vta-import-onnx`` with ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit
+    status."""
+    return run_guarded(PROG, _run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Frontends: importers from other model formats into the input IR (``docs/onnx.md``)."""

@@ -1,0 +1,37 @@
+"""The ONNX frontend: int8 QDQ models (``onnxruntime.quantization.quantize_static``) to the
+whole-network input IR, the float edges as ``vta.quant`` host steps (``docs/onnx.md``).
+
+This package needs the ``onnx`` package (``pip install 'vta-mlir[onnx]'``); nothing else in
+``vta_mlir`` imports it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+
+from .emit import emit_program
+from .load import OnnxImportError, load_model
+from .qdq import Program, recognize
+from .requant import MODES, Requant, choose_requant, choose_requant_channels
+
+__all__ = ["MODES", "OnnxImportError", "Program", "Requant", "choose_requant",
+           "choose_requant_channels", "import_model", "import_program", "import_text"]
+
+
+def import_program(path: str | Path, *, requant: str = "fixed") -> Program:
+    """The integer program of the QDQ model at ``path`` (layers with folded constants)."""
+    return recognize(load_model(path), requant)
+
+
+def import_text(path: str | Path, *, requant: str = "fixed") -> str:
+    """The MLIR text of the QDQ model at ``path``; ``requant`` is ``fixed`` or ``pow2``."""
+    return emit_program(import_program(path, requant=requant))
+
+
+def import_model(path: str | Path, *, requant: str = "fixed") -> ModuleOp:
+    """The QDQ model at ``path`` as a parsed module."""
+    from vta_mlir.api import parse
+
+    return parse(import_text(path, requant=requant))

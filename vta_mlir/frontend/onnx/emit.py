@@ -1,0 +1,411 @@
+"""The MLIR text of a recognised :class:`~vta_mlir.frontend.onnx.qdq.Program`: one
+``func.func`` on int8 memrefs in the whole-network input form of ``docs/pipeline.md``
+("Layers"), weights and biases as ``memref.global`` constants, the float edges as ``vta.quant``
+argument attributes (``docs/onnx.md`` §1).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from .qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer, Layer, MaxPoolLayer, Program
+from .requant import IMM_MAX, Requant
+
+__all__ = ["emit_program"]
+
+
+def _memref(shape: Sequence[int], element: str) -> str:
+    return "memref<" + "x".join(str(d) for d in shape) + f"x{element}>"
+
+
+def _ident(name: str) -> str:
+    """An identifier made of the characters MLIR's bare names allow."""
+    text = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+    return text if text and not text[0].isdigit() else f"t_{text}"
+
+
+def _hex(values: np.ndarray) -> str:
+    little = values.astype(values.dtype.newbyteorder("<"))
+    return f'dense<"0x{little.tobytes().hex().upper()}">'
+
+
+def _quant_attr(scale: float, zero_point: int) -> str:
+    return f"{{vta.quant = {{scale = {scale!r} : f64, zero_point = {zero_point} : i64}}}}"
+
+
+def _immediates(value: int) -> list[int]:
+    """``value`` as a sum of 16-bit immediates (one unless it is large)."""
+    parts: list[int] = []
+    while value > IMM_MAX or value < -IMM_MAX:
+        step = IMM_MAX if value > 0 else -IMM_MAX
+        parts.append(step)
+        value -= step
+    return [*parts, value] if value else parts
+
+
+class _Emitter:
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.lines: list[str] = []
+        self.globals: list[str] = []
+        self.fetch: list[str] = []
+        self.names: dict[str, str] = {}
+        self.used: set[str] = set()
+
+    def unique(self, name: str) -> str:
+        base = _ident(name)
+        text, i = base, 1
+        while text in self.used:
+            text, i = f"{base}_{i}", i + 1
+        self.used.add(text)
+        return text
+
+    def buffer(self, tensor: str) -> str:
+        """The SSA name of an int8 tensor (a Flatten's output is its source's buffer)."""
+        return self.names[self.program.aliases.get(tensor, tensor)]
+
+    def shape(self, tensor: str) -> tuple[int, ...]:
+        return self.program.tensors[self.program.aliases.get(tensor, tensor)].shape
+
+    def constant(self, prefix: str, values: np.ndarray) -> str:
+        symbol = self.unique(prefix)
+        element = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32"}[values.dtype]
+        value_t = _memref(values.shape, element)
+        self.globals.append(f'memref.global "private" constant @{symbol} : {value_t} = '
+                            f"{_hex(values)}")
+        self.fetch.append(f"  %{symbol} = memref.get_global @{symbol} : {value_t}")
+        return f"%{symbol}"
+
+    # -- building blocks -------------------------------------------------------------------
+    def padded(self, prefix: str, src: str, pads: tuple[int, int, int, int],
+               fill: str) -> tuple[str, str]:
+        n, c, h, w = self.shape(src)
+        src_t = _memref((n, c, h, w), "i8")
+        pt, pl, pb, pr = pads
+        if not any(pads):
+            return self.buffer(src), src_t
+        hp, wp = h + pt + pb, w + pl + pr
+        padded_t = _memref((n, c, hp, wp), "i8")
+        strides = ", ".join(map(str, (c * hp * wp, hp * wp, wp, 1)))
+        view_t = f"{src_t[:-1]}, strided<[{strides}], offset: {pt * wp + pl}>>"
+        self.lines += [
+            f"  {prefix}_xp = memref.alloc() : {padded_t}",
+            f"  linalg.fill ins({fill} : i8) outs({prefix}_xp : {padded_t})",
+            f"  {prefix}_xi = memref.subview {prefix}_xp[0, 0, {pt}, {pl}] [{n}, {c}, {h}, {w}]"
+            f" [1, 1, 1, 1] : {padded_t} to {view_t}",
+            f"  memref.copy {self.buffer(src)}, {prefix}_xi : {src_t} to {view_t}",
+        ]
+        return f"{prefix}_xp", padded_t
+
+    def accumulator(self, prefix: str, shape: Sequence[int]) -> str:
+        acc_t = _memref(shape, "i32")
+        self.lines += [f"  {prefix}_acc = memref.alloc() : {acc_t}",
+                       f"  linalg.fill ins(%c0_i32 : i32) outs({prefix}_acc : {acc_t})"]
+        return acc_t
+
+    def requant_steps(self, steps: list[str], rq: Requant, zero_point: int,
+                      operands: list[tuple[str, str, str, str]] | None = None,
+                      name: str = "") -> None:
+        """Append the fixed-point requantization of ``docs/onnx.md`` §3 to ``steps``; per-channel
+        multipliers become a constant vector read along ``d1`` (added to ``operands``)."""
+        if rq.s1:
+            self.step(steps, "shrsi", rq.s1)
+        self.step(steps, "minsi", rq.clip)
+        self.step(steps, "maxsi", -rq.clip)
+        if rq.channel_m and operands is not None:
+            vector = np.array(rq.channel_m, np.int32)
+            operands.append((self.constant(f"{name}_m", vector), _memref(vector.shape, "i32"),
+                             "d1", "%mc: i32"))
+            k = _last(steps)
+            steps.append(f"%v{k + 1} = arith.muli {_value(k)}, %mc : i32")
+        elif rq.m != 1:
+            self.step(steps, "muli", rq.m)
+        self.round_shift(steps, rq.s2)
+        if zero_point:
+            self.step(steps, "addi", zero_point)
+
+    def round_shift(self, steps: list[str], shift: int) -> None:
+        """``((v >> (shift − 1)) + 1) >> 1``: round to nearest, ties up."""
+        if shift:
+            self.step(steps, "shrsi", shift - 1)
+            self.step(steps, "addi", 1)
+            self.step(steps, "shrsi", 1)
+
+    def step(self, steps: list[str], op: str, value: int) -> None:
+        """``%v<k+1> = arith.<op> %v<k>, value`` (value an ``i32`` constant)."""
+        k = _last(steps)
+        const = f"%k{len(steps)}"
+        steps += [f"{const} = arith.constant {value} : i32",
+                  f"%v{k + 1} = arith.{op} {_value(k)}, {const} : i32"]
+
+    def epilogue(self, prefix: str, shape: Sequence[int], out: str, steps: list[str],
+                 operands: list[tuple[str, str, str, str]], lo: int, hi: int) -> None:
+        """One ``linalg.generic`` from the accumulator to ``out``; ``operands`` are
+        ``(ssa, type, map results, block argument)`` read besides it."""
+        rank = len(shape)
+        dims = ", ".join(f"d{i}" for i in range(rank))
+        ident = f"affine_map<({dims}) -> ({dims})>"
+        maps, ins, types, block = [ident], [f"{prefix}_acc"], [_memref(shape, "i32")], ["%a: i32"]
+        for ssa, type_, results, arg in operands:
+            maps.append(f"affine_map<({dims}) -> ({results})>")
+            ins.append(ssa)
+            types.append(type_)
+            block.append(arg)
+        maps.append(ident)
+        self.lines += [
+            f"  linalg.generic {{indexing_maps = [{', '.join(maps)}],",
+            f"                  iterator_types = [{_parallel(rank)}]}}",
+            f"      ins({', '.join(ins)} : {', '.join(types)}) outs({out} : {_memref(shape, 'i8')})"
+            " {",
+            f"  ^bb0({', '.join(block)}, %o: i8):",
+            *(f"    {line}" for line in steps),
+            f"    %lo = arith.constant {lo} : i32",
+            f"    %hi = arith.constant {hi} : i32",
+            f"    %min = arith.minsi {_value(_last(steps))}, %hi : i32",
+            "    %max = arith.maxsi %min, %lo : i32",
+            "    %t = arith.trunci %max : i32 to i8",
+            "    linalg.yield %t : i8",
+            "  }",
+        ]
+
+    # -- layers ----------------------------------------------------------------------------
+    def emit(self, layer: Layer, out: str) -> None:
+        prefix = "%" + self.unique(layer.name)
+        if isinstance(layer, ConvLayer):
+            self.conv(layer, prefix, out)
+        elif isinstance(layer, DenseLayer):
+            self.dense(layer, prefix, out)
+        elif isinstance(layer, MaxPoolLayer):
+            self.maxpool(layer, prefix, out)
+        elif isinstance(layer, AvgPoolLayer):
+            self.avgpool(layer, prefix, out)
+        else:
+            self.add(layer, prefix, out)
+
+    def dense(self, layer: DenseLayer, prefix: str, out: str) -> None:
+        src_shape = self.shape(layer.src)
+        k, n = layer.weight.shape
+        flat = (src_shape[0], k)
+        data = self.buffer(layer.src)
+        real_shape = self.program.tensors[self.program.aliases.get(layer.src, layer.src)].shape
+        if real_shape != flat:
+            groups = "[[0], [" + ", ".join(str(i) for i in range(1, len(real_shape))) + "]]"
+            self.lines.append(f"  {prefix}_x = memref.collapse_shape {data} {groups} : "
+                              f"{_memref(real_shape, 'i8')} into {_memref(flat, 'i8')}")
+            data = f"{prefix}_x"
+        w = self.constant(f"{layer.name}_w", layer.weight)
+        b = self.constant(f"{layer.name}_b", layer.bias)
+        shape = (flat[0], n)
+        acc_t = self.accumulator(prefix, shape)
+        self.lines.append(
+            f"  linalg.matmul ins({data}, {w} : {_memref(flat, 'i8')}, {_memref((k, n), 'i8')})"
+            f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
+        steps = ["%v0 = arith.addi %a, %b : i32"]
+        operands = [(b, _memref((n,), "i32"), "d1", "%b: i32")]
+        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
+        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
+        self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
+
+    def conv(self, layer: ConvLayer, prefix: str, out: str) -> None:
+        o, c, kh, kw = layer.weight.shape
+        shape = self.program.tensors[layer.dst].shape
+        data, data_t = self.padded(prefix, layer.src, layer.pads, "%c0_i8")
+        w = self.constant(f"{layer.name}_w", layer.weight)
+        acc_t = _memref(shape, "i32")
+        operands: list[tuple[str, str, str, str]] = []
+        steps: list[str] = []
+        if layer.bias.ndim == 1:
+            b = self.constant(f"{layer.name}_b", layer.bias)
+            self.accumulator(prefix, shape)
+            operands.append((b, _memref(layer.bias.shape, "i32"), "d1", "%b: i32"))
+            steps.append("%v0 = arith.addi %a, %b : i32")
+        else:
+            # A bias per output element (padding that meets a non-zero zero point) is the
+            # accumulator's initial value, which the convolution accumulates onto.
+            init = np.ascontiguousarray(np.broadcast_to(layer.bias, shape))
+            b = self.constant(f"{layer.name}_b", init)
+            self.lines += [f"  {prefix}_acc = memref.alloc() : {acc_t}",
+                           f"  memref.copy {b}, {prefix}_acc : {acc_t} to {acc_t}"]
+        sh, sw = layer.stride
+        self.lines += [
+            "  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
+            f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
+            f"      ins({data}, {w} : {data_t}, {_memref((o, c, kh, kw), 'i8')})"
+            f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
+        ]
+        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
+        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
+        self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
+        if any(layer.pads):
+            self.lines.append(f"  memref.dealloc {data} : {data_t}")
+
+    def maxpool(self, layer: MaxPoolLayer, prefix: str, out: str) -> None:
+        shape = self.program.tensors[layer.dst].shape
+        # ONNX pads a max-pool with −∞: the smallest code, −128, is never above a real element.
+        data, data_t = self.padded(prefix, layer.src, layer.pads, "%cmin_i8")
+        win_t = _memref(layer.kernel, "i8")
+        out_t = _memref(shape, "i8")
+        sh, sw = layer.stride
+        self.lines += [
+            f"  {prefix}_win = memref.alloc() : {win_t}",
+            f"  linalg.fill ins(%cmin_i8 : i8) outs({out} : {out_t})",
+            "  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, "
+            f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
+            f"      ins({data}, {prefix}_win : {data_t}, {win_t}) outs({out} : {out_t})"
+            f" loc(\"{layer.name}\")",
+            f"  memref.dealloc {prefix}_win : {win_t}",
+        ]
+        if any(layer.pads):
+            self.lines.append(f"  memref.dealloc {data} : {data_t}")
+
+    def avgpool(self, layer: AvgPoolLayer, prefix: str, out: str) -> None:
+        src_shape = self.shape(layer.src)
+        shape = self.program.tensors[layer.dst].shape
+        acc_t = self.accumulator(prefix, shape)
+        self.lines += [
+            "  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,",
+            "                                   affine_map<(n, c, h, w) -> (n, c, 0, 0)>],",
+            '                  iterator_types = ["parallel", "parallel", "reduction", '
+            '"reduction"]}',
+            f"      ins({self.buffer(layer.src)} : {_memref(src_shape, 'i8')})"
+            f" outs({prefix}_acc : {acc_t}) {{",
+            "  ^bb0(%x: i8, %sum: i32):",
+            "    %xe = arith.extsi %x : i8 to i32",
+            "    %next = arith.addi %sum, %xe : i32",
+            "    linalg.yield %next : i32",
+            f"  }} loc(\"{layer.name}\")",
+        ]
+        steps: list[str] = []
+        for part in _immediates(layer.bias) if layer.bias else []:
+            self.step(steps, "addi", part)
+        self.requant_steps(steps, layer.rq, layer.zero_point)
+        self.epilogue(prefix, shape, out, steps, [], -128, 127)
+        self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
+
+    def add(self, layer: AddLayer, prefix: str, out: str) -> None:
+        shape = self.program.tensors[layer.dst].shape
+        rank = len(shape)
+        out_t = _memref(shape, "i8")
+        dims = ", ".join(f"d{i}" for i in range(rank))
+        ident = f"affine_map<({dims}) -> ({dims})>"
+        ins = [self.buffer(layer.a)]
+        maps = [ident]
+        types = [_memref(self.shape(layer.a), "i8")]
+        block = ["%a: i8"]
+        if layer.b is not None:
+            ins.append(self.buffer(layer.b))
+            maps.append(ident)
+            types.append(_memref(self.shape(layer.b), "i8"))
+            block.append("%b: i8")
+        const = layer.const
+        add_const: list[str] = []
+        if const.size > 1:
+            axis = rank - 1
+            ins.append(self.constant(f"{layer.name}_c", const))
+            maps.append(f"affine_map<({dims}) -> (d{axis})>")
+            types.append(_memref((shape[axis],), "i32"))
+            block.append("%c: i32")
+            add_const = ["%v2 = arith.addi %v1, %c : i32"]
+        else:
+            # A scalar as immediates: a broadcast operand would give an element-wise layer
+            # another layout than the layers whose outputs it reads.
+            for i, part in enumerate(_immediates(int(const[0]))):
+                add_const += [f"%kc{i} = arith.constant {part} : i32",
+                              f"%v{2 + i} = arith.addi %v{1 + i}, %kc{i} : i32"]
+        steps = ["%ae = arith.extsi %a : i8 to i32",
+                 f"%ma = arith.constant {layer.ma} : i32",
+                 "%v0 = arith.muli %ae, %ma : i32"]
+        if layer.b is not None:
+            steps += ["%be = arith.extsi %b : i8 to i32",
+                      f"%mb = arith.constant {layer.mb} : i32",
+                      "%bm = arith.muli %be, %mb : i32",
+                      "%v1 = arith.addi %v0, %bm : i32"]
+            steps += add_const
+        else:
+            steps += [_renumber(line, -1) for line in add_const]
+        self.round_shift(steps, layer.shift)
+        if layer.zero_point:
+            self.step(steps, "addi", layer.zero_point)
+        maps.append(ident)
+        self.lines += [
+            f"  linalg.generic {{indexing_maps = [{', '.join(maps)}],",
+            f"                  iterator_types = [{_parallel(rank)}]}}",
+            f"      ins({', '.join(ins)} : {', '.join(types)}) outs({out} : {out_t}) {{",
+            f"  ^bb0({', '.join(block)}, %o: i8):",
+            *(f"    {line}" for line in steps),
+            f"    %lo = arith.constant {layer.lo} : i32",
+            f"    %hi = arith.constant {layer.hi} : i32",
+            f"    %min = arith.minsi {_value(_last(steps))}, %hi : i32",
+            "    %max = arith.maxsi %min, %lo : i32",
+            "    %t = arith.trunci %max : i32 to i8",
+            "    linalg.yield %t : i8",
+            f"  }} loc(\"{layer.name}\")",
+        ]
+
+
+def emit_program(program: Program) -> str:
+    """The module text of ``program``: its constants, then ``func.func @<name>(%input,
+    %output)``."""
+    em = _Emitter(program)
+    inp, outp = program.input, program.output
+    em.names[inp.name] = "%input"
+    em.names[outp.name] = "%output"
+    em.used.update({"input", "output"})
+    last_reader: dict[str, Layer] = {}
+    for layer in program.layers:
+        for src in _sources(layer):
+            last_reader[program.aliases.get(src, src)] = layer
+    for layer in program.layers:
+        if layer.dst != outp.name:
+            name = "%" + em.unique(layer.dst)
+            em.names[layer.dst] = name
+            em.lines.append(f"  {name} = memref.alloc() : "
+                            f"{_memref(program.tensors[layer.dst].shape, 'i8')}")
+        em.emit(layer, em.names[layer.dst])
+        for src in dict.fromkeys(program.aliases.get(s, s) for s in _sources(layer)):
+            if src not in (inp.name, outp.name) and last_reader[src] is layer:
+                em.lines.append(f"  memref.dealloc {em.names[src]} : "
+                                f"{_memref(program.tensors[src].shape, 'i8')}")
+    func = _ident(program.name)
+    params = (f"%input: {_memref(inp.shape, 'i8')} {_quant_attr(inp.scale, inp.zero_point)}, "
+              f"%output: {_memref(outp.shape, 'i8')} {_quant_attr(outp.scale, outp.zero_point)}")
+    lines = [*em.globals, ""] if em.globals else []
+    lines += [
+        f"func.func @{func}({params}) {{",
+        *em.fetch,
+        "  %c0_i8 = arith.constant 0 : i8",
+        "  %cmin_i8 = arith.constant -128 : i8",
+        "  %c0_i32 = arith.constant 0 : i32",
+        *em.lines,
+        "  return",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _renumber(line: str, delta: int) -> str:
+    """``line`` with every ``%v<k>`` made ``%v<k + delta>``."""
+    return re.sub(r"%v(\d+)", lambda m: f"%v{int(m.group(1)) + delta}", line)
+
+
+def _last(steps: list[str]) -> int:
+    """The index of the last ``%v<k>`` value of ``steps``, −1 for none (the value is ``%a``)."""
+    return sum(1 for line in steps if line.startswith("%v")) - 1
+
+
+def _value(k: int) -> str:
+    return f"%v{k}" if k >= 0 else "%a"
+
+
+def _parallel(rank: int) -> str:
+    return ", ".join(['"parallel"'] * rank)
+
+
+def _sources(layer: Layer) -> list[str]:
+    if isinstance(layer, AddLayer):
+        return [layer.a] if layer.b is None else [layer.a, layer.b]
+    return [layer.src]

@@ -1,0 +1,102 @@
+"""Reading an ONNX model and the checks that come before recognising its QDQ patterns: the file
+parses, every node is of the default domain and an op the importer knows, every shape is static,
+and the model is quantized (``docs/onnx.md`` §5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+from google.protobuf.message import DecodeError
+
+from vta_mlir.errors import VTAError
+
+__all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_model", "node_label",
+           "static_shape"]
+
+#: The operators that become layers (or fold into one), between Q/DQ pairs.
+COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "MaxPool",
+                         "GlobalAveragePool", "Flatten"})
+#: The quantization operators of the QDQ format.
+QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
+#: Opsets of the default domain the importer has been checked on.
+OPSETS = range(13, 22)
+
+QUANTIZE_HINT = ("quantize it first with onnxruntime.quantization.quantize_static "
+                  "(quant_format=QuantFormat.QDQ, int8 activations and weights)")
+
+
+class OnnxImportError(VTAError):
+    """A model the importer cannot translate: the message names the node and its op."""
+
+
+def node_label(node: onnx.NodeProto, index: int) -> str:
+    """``node 'conv1' (Conv)``, with the node's position when it has no name."""
+    name = node.name or f"#{index}"
+    return f"node '{name}' ({node.op_type})"
+
+
+def static_shape(value: onnx.ValueInfoProto) -> tuple[int, ...] | None:
+    """The dimensions of ``value`` when they are all known numbers, else ``None``."""
+    if not value.type.HasField("tensor_type") or not value.type.tensor_type.HasField("shape"):
+        return None
+    dims = value.type.tensor_type.shape.dim
+    if any(not d.HasField("dim_value") or d.dim_value <= 0 for d in dims):
+        return None
+    return tuple(d.dim_value for d in dims)
+
+
+def load_model(path: str | Path) -> onnx.ModelProto:
+    """Read ``path`` and check it as the module docstring says; errors are
+    :class:`OnnxImportError` with one line of text."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise OnnxImportError(f"cannot open '{path}': {exc.strerror or exc}") from None
+    try:
+        model = onnx.load_model_from_string(data)
+    except (DecodeError, ValueError, RuntimeError) as exc:
+        raise OnnxImportError(f"'{path}' is not a valid ONNX model (corrupt or truncated "
+                              f"file: {exc})") from None
+    if not model.HasField("graph") or not model.graph.node:
+        raise OnnxImportError(f"'{path}' is not a valid ONNX model (corrupt or truncated file: "
+                              "no graph)")
+    graph = model.graph
+    default_opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
+                         None)
+    if default_opset is not None and default_opset not in OPSETS:
+        raise OnnxImportError(f"'{path}': opset {default_opset} of the default domain; the "
+                              f"importer supports opsets {OPSETS.start}-{OPSETS.stop - 1}")
+    # By each node's domain: torch declares com.microsoft in opset_import without using it.
+    for index, node in enumerate(graph.node):
+        if node.domain not in ("", "ai.onnx"):
+            raise OnnxImportError(
+                f"{node_label(node, index)}: op of domain '{node.domain}' is not supported "
+                "(QOperator-format models are not supported: quantize with "
+                "quant_format=QuantFormat.QDQ)")
+        if node.op_type not in COMPUTE_OPS | QDQ_OPS:
+            raise OnnxImportError(f"{node_label(node, index)}: unsupported op '{node.op_type}' "
+                                  f"(supported: {', '.join(sorted(COMPUTE_OPS))} between "
+                                  "QuantizeLinear/DequantizeLinear)")
+    initializers = {init.name for init in graph.initializer}
+    for value in graph.input:
+        if value.name in initializers:
+            continue
+        if static_shape(value) is None:
+            reader = next((f"{node_label(n, i)}: " for i, n in enumerate(graph.node)
+                           if value.name in n.input), "")
+            raise OnnxImportError(f"{reader}input '{value.name}' has a dynamic or unknown shape "
+                                  "(give every dimension a number)")
+    for value in graph.output:
+        if static_shape(value) is None:
+            writer = next((f"{node_label(n, i)}: " for i, n in enumerate(graph.node)
+                           if value.name in n.output), "")
+            raise OnnxImportError(f"{writer}output '{value.name}' has a dynamic or unknown "
+                                  "shape (give every dimension a number)")
+    if not any(node.op_type in QDQ_OPS for node in graph.node):
+        index, node = next((i, n) for i, n in enumerate(graph.node))
+        raise OnnxImportError(f"{node_label(node, index)}: the model is not quantized (a float "
+                              f"model); {QUANTIZE_HINT}")
+    return model
+

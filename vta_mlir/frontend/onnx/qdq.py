@@ -1,0 +1,500 @@
+"""Recognising the QDQ patterns of ``onnxruntime.quantization.quantize_static`` and turning each
+operator between its ``DequantizeLinear`` inputs and its ``QuantizeLinear`` output into an
+integer layer (``docs/onnx.md`` §2–§4).
+
+The result is a :class:`Program`: the int8 input and output tensors with their scales and zero
+points (the host steps of ``vta.quant``), the int8 tensors in between, and the layers in graph
+order, each with its constants already folded (zero points into biases, scales into
+:class:`~vta_mlir.frontend.onnx.requant.Requant` multipliers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
+from .requant import Requant, choose_requant, choose_requant_channels
+
+__all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
+           "Program", "QTensor", "recognize"]
+
+
+@dataclass(frozen=True)
+class QTensor:
+    """An int8 tensor of the program: ``real = scale · (q − zero_point)``."""
+
+    name: str
+    shape: tuple[int, ...]
+    scale: float
+    zero_point: int
+
+
+@dataclass
+class DenseLayer:
+    """``acc = x·w + bias`` (``w`` K×N), requantized and clipped to ``[lo, hi]``."""
+
+    name: str
+    src: str
+    weight: np.ndarray
+    bias: np.ndarray
+    rq: Requant
+    zero_point: int
+    lo: int
+    hi: int
+    dst: str
+
+
+@dataclass
+class ConvLayer:
+    """``acc = conv(x zero-padded, w) + bias`` (``bias`` per channel, or per output element
+    ``(O, OH, OW)`` when padding meets a non-zero input zero point), requantized and clipped."""
+
+    name: str
+    src: str
+    weight: np.ndarray
+    bias: np.ndarray
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    rq: Requant
+    zero_point: int
+    lo: int
+    hi: int
+    dst: str
+
+
+@dataclass
+class MaxPoolLayer:
+    """Max-pool on the int8 codes, padding with −128 (ONNX pads with −∞)."""
+
+    name: str
+    src: str
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    dst: str
+
+
+@dataclass
+class AvgPoolLayer:
+    """Global average pool: ``acc = Σ_hw q + bias`` (``bias = −H·W·zx``), requantized."""
+
+    name: str
+    src: str
+    bias: int
+    rq: Requant
+    zero_point: int
+    dst: str
+
+
+@dataclass
+class AddLayer:
+    """``round((a·ma + b·mb + c) / 2^shift) + zy`` clipped to ``[lo, hi]``; ``b`` a tensor, or
+    ``None`` when the second operand is a constant folded into ``c`` (a per-column vector)."""
+
+    name: str
+    a: str
+    b: str | None
+    ma: int
+    mb: int
+    const: np.ndarray
+    shift: int
+    zero_point: int
+    lo: int
+    hi: int
+    dst: str
+
+
+Layer = DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer
+
+
+@dataclass
+class Program:
+    """The integer program of a QDQ model."""
+
+    name: str
+    input: QTensor
+    output: QTensor
+    tensors: dict[str, QTensor] = field(default_factory=dict)
+    layers: list[Layer] = field(default_factory=list)
+    #: The output of each Flatten -> the tensor it is a view of.
+    aliases: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Const:
+    """A quantized constant: ``real = scale · (q − zero_point)``, ``scale`` per tensor or per
+    channel along ``axis``."""
+
+    q: np.ndarray
+    scale: np.ndarray
+    zero_point: np.ndarray
+    axis: int
+
+
+#: Bits the two rescales of an Add keep (``ma``, ``mb`` ≤ 2^14 keep ``|a·ma + b·mb|`` and the
+#: constant far from the int32 limits: codes span 255).
+_ADD_BITS = 14
+
+
+def _attrs(node: onnx.NodeProto) -> dict[str, object]:
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+class _Recognizer:
+    def __init__(self, model: onnx.ModelProto, requant_mode: str) -> None:
+        self.graph = model.graph
+        self.mode = requant_mode
+        self.inits = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
+        self.consts: dict[str, _Const] = {}     # float name -> dequantized constant
+        self.act: dict[str, QTensor] = {}       # float name (a DQ output) -> int8 tensor
+        self.qt: dict[str, QTensor] = {}        # int8 name -> tensor
+        self.quant_of: dict[str, tuple[int, onnx.NodeProto]] = {}  # float name -> its Q node
+        self.producer: dict[str, Layer] = {}    # int8 name -> layer writing it
+        self.readers: dict[str, int] = {}       # int8 name -> number of DQ readers
+        self.layers: list[Layer] = []
+        self.aliases: dict[str, str] = {}       # int8 name of a Flatten -> its source
+        self.layer_name = ""                    # the name of the node being translated
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _scalar(self, where: str, name: str) -> np.ndarray:
+        if name not in self.inits:
+            raise OnnxImportError(f"{where}: scale or zero point '{name}' is not a constant")
+        return self.inits[name]
+
+    def _qparams(self, where: str, node: onnx.NodeProto) -> tuple[float, int]:
+        scale = self._scalar(where, node.input[1])
+        zp = (self._scalar(where, node.input[2]) if len(node.input) > 2 and node.input[2]
+              else np.zeros((), np.int8))
+        if scale.size != 1 or zp.size != 1:
+            raise OnnxImportError(f"{where}: per-channel activation quantization is not "
+                                  "supported")
+        if zp.dtype != np.int8:
+            raise OnnxImportError(f"{where}: zero point of type {zp.dtype}; the importer "
+                                  "supports int8 activations (QuantType.QInt8)")
+        return float(scale.reshape(())), int(zp.reshape(()))
+
+    def _weight(self, where: str, name: str) -> _Const:
+        const = self.consts.get(name)
+        if const is None:
+            raise OnnxImportError(f"{where}: operand '{name}' is not a quantized constant "
+                                  f"(a float weight: {QUANTIZE_HINT})")
+        return const
+
+    def _source(self, where: str, name: str) -> QTensor:
+        tensor = self.act.get(name)
+        if tensor is None:
+            raise OnnxImportError(f"{where}: input '{name}' is not a dequantized int8 tensor "
+                                  f"(a float operation: {QUANTIZE_HINT})")
+        return tensor
+
+    def _output(self, where: str, node: onnx.NodeProto, shape: tuple[int, ...]) -> QTensor:
+        """The int8 tensor the ``QuantizeLinear`` after ``node`` writes."""
+        quant = self.quant_of.get(node.output[0])
+        if quant is None:
+            raise OnnxImportError(f"{where}: its output '{node.output[0]}' is not quantized "
+                                  f"by a QuantizeLinear ({QUANTIZE_HINT})")
+        scale, zp = self._qparams(node_label(quant[1], quant[0]), quant[1])
+        tensor = QTensor(quant[1].output[0], shape, scale, zp)
+        self.qt[tensor.name] = tensor
+        return tensor
+
+    def _add_layer(self, layer: Layer, dst: QTensor) -> None:
+        self.layers.append(layer)
+        self.producer[dst.name] = layer
+
+    # -- the walk --------------------------------------------------------------------------
+    def run(self) -> Program:
+        nodes = list(enumerate(self.graph.node))
+        graph_inputs = [v for v in self.graph.input if v.name not in self.inits]
+        if len(graph_inputs) != 1 or len(self.graph.output) != 1:
+            raise OnnxImportError(f"the graph has {len(graph_inputs)} inputs and "
+                                  f"{len(self.graph.output)} outputs; the importer supports one "
+                                  "of each")
+        in_value, out_value = graph_inputs[0], self.graph.output[0]
+        for index, node in nodes:
+            if node.op_type == "QuantizeLinear":
+                self.quant_of[node.input[0]] = (index, node)
+            elif node.op_type == "DequantizeLinear":
+                # Counted over the whole graph first: a ReLU folds into the layer before it
+                # only when no other node, earlier or later in the list, reads that layer.
+                self.readers[node.input[0]] = self.readers.get(node.input[0], 0) + 1
+        input_q: QTensor | None = None
+        for index, node in nodes:
+            where = node_label(node, index)
+            self.layer_name = node.name or f"{node.op_type.lower()}{index}"
+            if node.op_type == "QuantizeLinear":
+                if node.input[0] == in_value.name:
+                    scale, zp = self._qparams(where, node)
+                    input_q = QTensor(node.output[0], static_shape(in_value) or (), scale, zp)
+                    self.qt[input_q.name] = input_q
+                continue
+            if node.op_type == "DequantizeLinear":
+                self._dequantize(where, node)
+                continue
+            if any(name == in_value.name for name in node.input):
+                raise OnnxImportError(f"{where}: reads the float input '{in_value.name}' "
+                                      "directly; float operations at the edges are not "
+                                      "supported yet (only its QuantizeLinear)")
+            getattr(self, f"_op_{node.op_type}")(where, node)
+        if input_q is None:
+            raise OnnxImportError(f"the float input '{in_value.name}' has no QuantizeLinear "
+                                  f"({QUANTIZE_HINT})")
+        output_q = self.act.get(out_value.name)
+        if output_q is None:
+            writer = next((node_label(n, i) for i, n in nodes if out_value.name in n.output),
+                          f"output '{out_value.name}'")
+            raise OnnxImportError(f"{writer}: the graph's output is not a DequantizeLinear of "
+                                  "an int8 tensor; float operations at the edges are not "
+                                  "supported yet")
+        output_q = self.qt[self.aliases.get(output_q.name, output_q.name)]
+        if output_q.name not in self.producer:
+            raise OnnxImportError(f"output '{out_value.name}' is computed by no layer")
+        return Program(self.graph.name or "model", input_q, output_q, self.qt, self.layers,
+                       self.aliases)
+
+    def _dequantize(self, where: str, node: onnx.NodeProto) -> None:
+        src = node.input[0]
+        if src in self.inits:
+            scale = self._scalar(where, node.input[1])
+            zp = (self._scalar(where, node.input[2]) if len(node.input) > 2 and node.input[2]
+                  else np.zeros_like(scale, dtype=np.int8))
+            axis = int(_attrs(node).get("axis", 1))
+            self.consts[node.output[0]] = _Const(self.inits[src], scale.astype(np.float64),
+                                                 zp.astype(np.int64), axis)
+            return
+        tensor = self.qt.get(src)
+        if tensor is None:
+            raise OnnxImportError(f"{where}: dequantizes '{src}', which no QuantizeLinear of "
+                                  "the importer's patterns writes")
+        scale, zp = self._qparams(where, node)
+        if scale != tensor.scale or zp != tensor.zero_point:
+            raise OnnxImportError(f"{where}: dequantizes '{src}' with other parameters than "
+                                  "it was quantized with")
+        self.act[node.output[0]] = tensor
+
+    # -- ops -------------------------------------------------------------------------------
+    def _check_weight(self, where: str, w: _Const, channel_axis: int) -> np.ndarray:
+        """The weight scale of each output channel (``channel_axis`` of the weight)."""
+        if w.q.dtype != np.int8:
+            raise OnnxImportError(f"{where}: weights of type {w.q.dtype}; int8 weights "
+                                  "(QuantType.QInt8) are supported")
+        if np.any(w.zero_point != 0):
+            raise OnnxImportError(f"{where}: asymmetric weights (zero point ≠ 0) are not "
+                                  "supported")
+        channels = w.q.shape[channel_axis]
+        if w.scale.size == 1:
+            return np.full(channels, float(w.scale.reshape(-1)[0]))
+        if w.scale.size != channels or w.axis % w.q.ndim != channel_axis:
+            raise OnnxImportError(f"{where}: weight scales along axis {w.axis}; per-channel "
+                                  f"scales are supported along the output channels (axis "
+                                  f"{channel_axis})")
+        return w.scale.reshape(channels)
+
+    def _bias(self, where: str, name: str | None, x: QTensor, w_scale: np.ndarray) -> np.ndarray:
+        """The int32 bias at the accumulator's scale ``x_scale · w_scale`` (zeros if none)."""
+        channels = w_scale.size
+        if not name:
+            return np.zeros(channels, np.int64)
+        b = self._weight(where, name)
+        if b.q.dtype != np.int32 or np.any(b.zero_point != 0):
+            raise OnnxImportError(f"{where}: bias '{name}' is not int32 with zero point 0")
+        expected = x.scale * w_scale
+        if b.q.size != channels or not np.allclose(np.broadcast_to(b.scale.reshape(-1), (
+                channels,)), expected, rtol=1e-6, atol=0):
+            raise OnnxImportError(f"{where}: bias '{name}' is not {channels} values at the scale "
+                                  "input scale × weight scale")
+        return b.q.reshape(channels).astype(np.int64)
+
+    def _requant_acc(self, where: str, x: QTensor, w_scale: np.ndarray, y: QTensor) -> Requant:
+        """The requantization of an accumulator at ``x_scale · w_scale`` (per channel when the
+        weight scales differ) to ``y``."""
+        multipliers = x.scale * w_scale / y.scale
+        if np.all(w_scale == w_scale[0]):
+            return self._requant(where, float(multipliers[0]))
+        if self.mode != "fixed":
+            raise OnnxImportError(f"{where}: per-channel weight scales need the fixed-point "
+                                  "requantization (not --requant=pow2)")
+        try:
+            return choose_requant_channels(multipliers.tolist())
+        except ValueError as exc:
+            raise OnnxImportError(f"{where}: {exc}") from None
+
+    def _requant(self, where: str, multiplier: float) -> Requant:
+        try:
+            return choose_requant(multiplier, self.mode)
+        except ValueError as exc:
+            raise OnnxImportError(f"{where}: {exc}") from None
+
+    def _op_Gemm(self, where: str, node: onnx.NodeProto) -> None:
+        attrs = _attrs(node)
+        if attrs.get("transA", 0) or attrs.get("alpha", 1.0) != 1.0 or \
+                attrs.get("beta", 1.0) != 1.0:
+            raise OnnxImportError(f"{where}: transA, alpha and beta other than 0, 1, 1 are not "
+                                  "supported")
+        self._dense(where, node, bool(attrs.get("transB", 0)))
+
+    def _op_MatMul(self, where: str, node: onnx.NodeProto) -> None:
+        self._dense(where, node, False)
+
+    def _dense(self, where: str, node: onnx.NodeProto, trans_b: bool) -> None:
+        x = self._source(where, node.input[0])
+        w = self._weight(where, node.input[1])
+        w_scale = self._check_weight(where, w, 0 if trans_b else 1)
+        weight = w.q.T if trans_b else w.q
+        if len(x.shape) != 2 or weight.ndim != 2 or weight.shape[0] != x.shape[1]:
+            raise OnnxImportError(f"{where}: operands {x.shape} and {tuple(weight.shape)} are "
+                                  "not a matrix product of 2-D tensors")
+        n = weight.shape[1]
+        bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
+        # The input zero point, exactly: Σ (qx − zx)·w = Σ qx·w − zx·Σ_k w.
+        bias = bias - x.zero_point * weight.astype(np.int64).sum(axis=0)
+        y = self._output(where, node, (x.shape[0], n))
+        rq = self._requant_acc(where, x, w_scale, y)
+        self._add_layer(DenseLayer(self.layer_name, x.name, np.ascontiguousarray(weight),
+                                   _int32(where, bias), rq, y.zero_point, -128, 127, y.name), y)
+
+    def _op_Conv(self, where: str, node: onnx.NodeProto) -> None:
+        attrs = _attrs(node)
+        x = self._source(where, node.input[0])
+        w = self._weight(where, node.input[1])
+        w_scale = self._check_weight(where, w, 0)
+        if len(x.shape) != 4 or w.q.ndim != 4:
+            raise OnnxImportError(f"{where}: only 2-D convolutions (NCHW) are supported")
+        if attrs.get("group", 1) != 1 or any(d != 1 for d in attrs.get("dilations", [1, 1])):
+            raise OnnxImportError(f"{where}: grouped or dilated convolutions are not supported")
+        if attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+            raise OnnxImportError(f"{where}: auto_pad is not supported (give pads)")
+        o, c, kh, kw = w.q.shape
+        sh, sw = attrs.get("strides", [1, 1])
+        pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+        n, _, h, wd = x.shape
+        oh, ow = (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1
+        bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
+        wsum = w.q.astype(np.int64)
+        if x.zero_point != 0 and (pt or pl or pb or pr):
+            # The padding holds the zero point, but the compiler pads with 0: the zero point
+            # counts only where the window meets the data, Σ_valid (qx − zx)·w, a bias per
+            # output element.
+            ones = np.zeros((c, h + pt + pb, wd + pl + pr), np.int64)
+            ones[:, pt:pt + h, pl:pl + wd] = 1
+            valid = np.zeros((o, oh, ow), np.int64)
+            for i in range(kh):
+                for j in range(kw):
+                    patch = ones[:, i:i + sh * oh:sh, j:j + sw * ow:sw]
+                    valid += np.einsum("chw,oc->ohw", patch, wsum[:, :, i, j])
+            bias = bias[:, None, None] - x.zero_point * valid
+        else:
+            bias = bias - x.zero_point * wsum.sum(axis=(1, 2, 3))
+        y = self._output(where, node, (n, o, oh, ow))
+        rq = self._requant_acc(where, x, w_scale, y)
+        self._add_layer(ConvLayer(self.layer_name, x.name, w.q, _int32(where, bias),
+                                  (sh, sw), (pt, pl, pb, pr), rq, y.zero_point, -128, 127,
+                                  y.name), y)
+
+    def _op_Relu(self, where: str, node: onnx.NodeProto) -> None:
+        x = self._source(where, node.input[0])
+        y = self._output(where, node, x.shape)
+        layer = self.producer.get(x.name)
+        # ReLU on codes is max(q, zero_point) at an unchanged scale: fold it into the clip of
+        # the layer writing its input when nothing else reads that tensor.
+        if (y.scale != x.scale or y.zero_point != x.zero_point or self.readers[x.name] != 1
+                or not isinstance(layer, DenseLayer | ConvLayer | AddLayer)):
+            raise OnnxImportError(f"{where}: a Relu is supported right after a Conv, Gemm, "
+                                  "MatMul or Add with the same quantization parameters")
+        layer.lo = max(layer.lo, y.zero_point)
+        layer.dst = y.name
+        del self.producer[x.name]
+        self.producer[y.name] = layer
+
+    def _op_MaxPool(self, where: str, node: onnx.NodeProto) -> None:
+        attrs = _attrs(node)
+        x = self._source(where, node.input[0])
+        if len(node.output) > 1 or attrs.get("ceil_mode", 0) or \
+                any(d != 1 for d in attrs.get("dilations", [1, 1])) or \
+                attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+            raise OnnxImportError(f"{where}: ceil_mode, dilations, auto_pad and Indices are "
+                                  "not supported")
+        kh, kw = attrs["kernel_shape"]
+        sh, sw = attrs.get("strides", [1, 1])
+        pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+        n, c, h, wd = x.shape
+        shape = (n, c, (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1)
+        y = self._output(where, node, shape)
+        if y.scale != x.scale or y.zero_point != x.zero_point:
+            raise OnnxImportError(f"{where}: a MaxPool must keep its input's quantization")
+        self._add_layer(MaxPoolLayer(self.layer_name, x.name, (kh, kw), (sh, sw),
+                                     (pt, pl, pb, pr), y.name), y)
+
+    def _op_GlobalAveragePool(self, where: str, node: onnx.NodeProto) -> None:
+        x = self._source(where, node.input[0])
+        n, c, h, wd = x.shape
+        y = self._output(where, node, (n, c, 1, 1))
+        rq = self._requant(where, x.scale / (y.scale * h * wd))
+        self._add_layer(AvgPoolLayer(self.layer_name, x.name, -h * wd * x.zero_point, rq,
+                                     y.zero_point, y.name), y)
+
+    def _op_Flatten(self, where: str, node: onnx.NodeProto) -> None:
+        x = self._source(where, node.input[0])
+        if _attrs(node).get("axis", 1) != 1 or any(d != 1 for d in x.shape[2:]):
+            raise OnnxImportError(f"{where}: Flatten(axis=1) of an N×C×1×1 tensor is supported")
+        y = self._output(where, node, (x.shape[0], int(np.prod(x.shape[1:]))))
+        if y.scale != x.scale or y.zero_point != x.zero_point:
+            raise OnnxImportError(f"{where}: a Flatten must keep its input's quantization")
+        self.aliases[y.name] = self.aliases.get(x.name, x.name)
+
+    def _op_Add(self, where: str, node: onnx.NodeProto) -> None:
+        a = self._source(where, node.input[0])
+        b_name = node.input[1]
+        if b_name in self.consts and node.input[0] in self.act:
+            self._add_const(where, node, a, self.consts[b_name])
+            return
+        if node.input[0] in self.consts:
+            raise OnnxImportError(f"{where}: put the constant operand of Add second")
+        b = self._source(where, b_name)
+        if a.shape != b.shape:
+            raise OnnxImportError(f"{where}: Add of shapes {a.shape} and {b.shape} "
+                                  "(broadcasting two tensors is not supported)")
+        y = self._output(where, node, a.shape)
+        ma, mb, shift = _add_multipliers(a.scale / y.scale, b.scale / y.scale)
+        const = np.array([-a.zero_point * ma - b.zero_point * mb], np.int64)
+        self._add_layer(AddLayer(self.layer_name, a.name, b.name, ma, mb,
+                                 _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
+
+    def _add_const(self, where: str, node: onnx.NodeProto, a: QTensor, b: _Const) -> None:
+        if len(a.shape) != 2 or b.q.shape not in ((a.shape[1],), (1, a.shape[1])) or \
+                b.scale.size != 1:
+            raise OnnxImportError(f"{where}: Add of a constant is supported for a vector "
+                                  "along the last axis of a 2-D tensor")
+        y = self._output(where, node, a.shape)
+        sb = float(b.scale.reshape(-1)[0])
+        ma, _, shift = _add_multipliers(a.scale / y.scale, sb / y.scale)
+        # The constant is exact in float: rescale it once, at compile time.
+        real = sb * (b.q.reshape(-1).astype(np.float64) - float(b.zero_point.reshape(-1)[0]))
+        const = np.rint(real / y.scale * 2.0 ** shift).astype(np.int64) - a.zero_point * ma
+        self._add_layer(AddLayer(self.layer_name, a.name, None, ma, 0,
+                                 _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
+
+
+def _add_multipliers(ra: float, rb: float) -> tuple[int, int, int]:
+    """``ma ≈ ra·2^shift``, ``mb ≈ rb·2^shift`` with the larger one below 2^14."""
+    top = max(ra, rb)
+    shift = 0
+    while top * 2.0 ** (shift + 1) < (1 << _ADD_BITS) and shift < 30:
+        shift += 1
+    return round(ra * 2.0 ** shift), round(rb * 2.0 ** shift), shift
+
+
+def _int32(where: str, values: np.ndarray) -> np.ndarray:
+    info = np.iinfo(np.int32)
+    if values.size and (values.min() < info.min or values.max() > info.max):
+        raise OnnxImportError(f"{where}: a folded bias does not fit int32")
+    return values.astype(np.int32)
+
+
+def recognize(model: onnx.ModelProto, requant_mode: str = "fixed") -> Program:
+    """The integer :class:`Program` of a checked QDQ ``model`` (``load.load_model``)."""
+    return _Recognizer(model, requant_mode).run()

@@ -1,0 +1,130 @@
+"""Fixed-point requantization with the ALU's 16-bit immediates (``docs/onnx.md`` §3).
+
+An int32 value ``v`` at the scale ``s_in`` becomes the int8 code at the scale ``s_out`` by the
+float multiplier ``M = s_in / s_out``. VTA has no float unit and its immediates are 16-bit
+two's complement, so the multiplication is
+
+    ``t = clip(v >> s1, -C, C)``, ``u = t * m``, ``r = ((u >> (s2 - 1)) + 1) >> 1``
+
+(``>>`` arithmetic; the last step rounds to nearest, ties up, without the constant
+``2^(s2 - 1)`` that does not fit an immediate; for ``s2 = 0`` it is ``r = u``). ``C`` is the
+smallest bound at which every clipped value still saturates the int8 output, so the clip changes
+no result and ``|u| ≤ C·m < 2^30`` never wraps in int32.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["IMM_MAX", "MODES", "Requant", "choose_requant", "choose_requant_channels"]
+
+#: The largest ALU immediate (16-bit two's complement).
+IMM_MAX = (1 << 15) - 1
+
+#: ``fixed``: ``(s1, m, s2)`` minimising the error; ``pow2``: ``m = 1``, a rounding shift only.
+MODES = ("fixed", "pow2")
+
+#: A requantized value beyond this magnitude saturates the int8 output for any zero point
+#: (the codes span 255 and the zero point lies within them).
+_SATURATED = 256
+
+#: Shifts the search tries (VTA's ALU shifts by a signed 16-bit amount; these are plenty).
+_MAX_SHIFT = 31
+
+
+@dataclass(frozen=True)
+class Requant:
+    """``r = round_up((clip(v >> s1, -clip, clip) * m) / 2^s2)`` as in the module docstring."""
+
+    s1: int
+    m: int
+    s2: int
+    clip: int
+    #: Per-channel multipliers (per-channel weight scales), ``()`` when ``m`` applies to all;
+    #: ``m`` is then the largest of them.
+    channel_m: tuple[int, ...] = ()
+
+    @property
+    def multipliers(self) -> tuple[int, ...]:
+        """The multiplier of each channel (one for all when per tensor)."""
+        return self.channel_m or (self.m,)
+
+    @property
+    def multiplier(self) -> float:
+        """The float multiplier this requantization applies."""
+        return self.m / 2.0 ** (self.s1 + self.s2)
+
+
+def _clip_bound(m: int, s2: int) -> int:
+    """The smallest ``C`` with ``C·m / 2^s2 ≥ 256``: larger inputs saturate anyway."""
+    return -(-(_SATURATED << s2) // m) + 1
+
+
+def _error(multiplier: float, s1: int, m: int, s2: int) -> float:
+    """A bound of the error in output steps over the values that do not saturate: the floor of
+    ``>> s1`` loses up to ``2^s1 - 1`` accumulator units, and ``m`` misses the multiplier by a
+    relative amount over values up to 256 steps."""
+    return multiplier * ((1 << s1) - 1) + abs(m / 2.0 ** (s1 + s2) - multiplier) * (
+        _SATURATED / multiplier)
+
+
+def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
+    """The ``(s1, m, s2)`` of ``multiplier`` (``> 0``) with every constant an immediate.
+
+    ``fixed`` minimises :func:`_error` (ties: the smaller shifts); ``pow2`` rounds the
+    multiplier to the nearest power of two ``2^-(s1 + s2)`` (``m = 1``).
+    """
+    if not (multiplier > 0 and math.isfinite(multiplier)):
+        raise ValueError(f"requantization multiplier {multiplier!r} is not a positive number")
+    if mode not in MODES:
+        raise ValueError(f"requantization mode {mode!r}, not one of {', '.join(MODES)}")
+    if mode == "pow2":
+        # The shift is split so that the clip bound of the rounding shift fits an immediate.
+        total = max(0, round(-math.log2(multiplier)))
+        s2 = total
+        while s2 > 0 and _clip_bound(1, s2) > IMM_MAX:
+            s2 -= 1
+        return Requant(total - s2, 1, s2, _clip_bound(1, s2))
+    best: tuple[float, Requant] | None = None
+    for s1 in range(_MAX_SHIFT + 1):
+        for s2 in range(_MAX_SHIFT + 1 - s1):
+            m = round(multiplier * 2.0 ** (s1 + s2))
+            if not 1 <= m <= IMM_MAX:
+                continue
+            clip = _clip_bound(m, s2)
+            if clip > IMM_MAX:
+                continue
+            err = _error(multiplier, s1, m, s2)
+            if best is None or err < best[0] - 1e-12:
+                best = (err, Requant(s1, m, s2, clip))
+    if best is None:
+        raise ValueError(f"requantization multiplier {multiplier:g} has no 16-bit fixed-point "
+                         "form")
+    return best[1]
+
+
+def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
+    """One ``(s1, s2)`` and a multiplier ``m`` per channel (per-channel weight scales): the
+    pair minimising the worst channel's :func:`_error`, ``clip`` the largest channel's bound.
+    The multipliers are a broadcast operand of the ``muli``, the shifts and clip immediates."""
+    values = [float(v) for v in multipliers]
+    if not values or not all(v > 0 and math.isfinite(v) for v in values):
+        raise ValueError("requantization multipliers must be positive numbers")
+    best: tuple[float, Requant] | None = None
+    for s1 in range(_MAX_SHIFT + 1):
+        for s2 in range(_MAX_SHIFT + 1 - s1):
+            ms = [round(v * 2.0 ** (s1 + s2)) for v in values]
+            if not all(1 <= m <= IMM_MAX for m in ms):
+                continue
+            clip = max(_clip_bound(m, s2) for m in ms)
+            if clip > IMM_MAX:
+                continue
+            err = max(_error(v, s1, m, s2) for v, m in zip(values, ms, strict=True))
+            if best is None or err < best[0] - 1e-12:
+                best = (err, Requant(s1, max(ms), s2, clip, tuple(ms)))
+    if best is None:
+        raise ValueError(f"per-channel multipliers {min(values):g}..{max(values):g} have no "
+                         "common 16-bit fixed-point form")
+    return best[1]
