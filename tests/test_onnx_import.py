@@ -7,8 +7,9 @@ Each run is compared (a) bit for bit with :func:`integer_model`, a numpy model o
 documented integer semantics that walks the ONNX graph itself (only the requantization
 constants the importer chose are read from its program), and (b) after dequantizing, with
 onnxruntime on the same float input (CPU provider, ``ORT_DISABLE_ALL``: the QDQ graph's own
-semantics). The float input is quantized and the output dequantized here with the formulas of
-the ``vta.quant`` contract. Bad inputs go through the command line.
+semantics). The compiled program takes the model's float input and returns its float output:
+the host steps of ``vta.quant`` quantize and dequantize them (``docs/dialects.md``); the
+integer model is given the same quantized input. Bad inputs go through the command line.
 """
 
 from __future__ import annotations
@@ -334,13 +335,14 @@ def check(path: Path, config: str, worst: float, seed: int = 1) -> None:
     model = onnx.load(str(path))
     shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
     x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-    # The host step of vta.quant on an input the function reads.
+    # The host steps of vta.quant, written out for the integer model: quantize the input,
+    # dequantize the output.
     q = np.clip(np.rint(x.astype(np.float32) / np.float32(si)) + zi, -128, 127).astype(np.int8)
     program = compile(text, config=config)
-    (codes,) = program(q)
-    np.testing.assert_array_equal(codes, integer_model(path, q))
-    # The host step on the output: dequantize.
-    y = (codes.astype(np.float32) - zo) * np.float32(so)
+    (y,) = program(x)
+    assert y.dtype == np.float32
+    expected = (integer_model(path, q).astype(np.float32) - zo) * np.float32(so)
+    np.testing.assert_array_equal(y, expected)
     steps = np.abs(y - onnxruntime_output(path, x)) / so
     assert np.mean(steps <= 1.001) >= 0.99, f"{np.mean(steps <= 1.001):.3f} within one step"
     assert steps.max() <= worst + 1e-3, f"worst {steps.max():.2f} steps"
@@ -405,7 +407,10 @@ def test_pow2_mode_runs(tmp_path: Path) -> None:
     assert isinstance(layer, ConvLayer) and layer.rq.m == 1
     assert "arith.muli" not in text
     x = np.random.default_rng(3).integers(-128, 128, (1, 3, 10, 10), dtype=np.int8)
-    (codes,) = compile(text)(x)
+    # Float values the input's host step quantizes back to exactly these codes.
+    si, zi = program.input.scale, program.input.zero_point
+    (y,) = compile(text)((x.astype(np.float32) - zi) * np.float32(si))
+    so, zo = program.output.scale, program.output.zero_point
     model = onnx.load(str(path))
     w = numpy_helper.to_array(next(i for i in model.graph.initializer
                                    if i.name == "w_quantized")).astype(np.int64)
@@ -416,7 +421,7 @@ def test_pow2_mode_runs(tmp_path: Path) -> None:
                                       if i.name == "b_quantized")).reshape(1, -1, 1, 1)
     expected = np.clip(_requant(acc, rq.s1, rq.m, rq.s2, rq.clip) + layer.zero_point,
                        layer.lo, 127)
-    np.testing.assert_array_equal(codes, expected)
+    np.testing.assert_array_equal(y, (expected.astype(np.float32) - zo) * np.float32(so))
 
 
 # ---------------------------------------------------------------------------------------------
