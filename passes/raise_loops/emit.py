@@ -7,8 +7,10 @@ padding idiom of ``docs/pipeline.md``: a ``memref.subview`` of the interior and 
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, linalg, memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import AffineMapAttr, MemRefType
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -53,10 +55,10 @@ def _generic(computation: Generic) -> list[Operation]:
         for old, new in zip(op.results, clone.results, strict=True):
             mapping[old] = new
     value = statement.value
-    block.add_op(linalg.YieldOp(mapping.get(value, value)))
-    iterators = [linalg.IteratorTypeAttr.reduction() if iv in computation.reductions
-                 else linalg.IteratorTypeAttr.parallel() for iv in dims]
-    return [linalg.GenericOp(
+    block.add_op(YieldOp(mapping.get(value, value)))
+    iterators = [IteratorTypeAttr.reduction() if iv in computation.reductions
+                 else IteratorTypeAttr.parallel() for iv in dims]
+    return [GenericOp(
         [a.memref for a in computation.inputs], [store.memref], Region(block),
         [_map(a, dims) for a in computation.inputs] + [_map(store, dims)], iterators)]
 
@@ -70,7 +72,7 @@ def _fill(computation: Fill) -> list[Operation]:
         constant = owner.clone()
         ops.append(constant)
         value = constant.result
-    ops.append(linalg.FillOp((value,), (computation.statement.store.memref,), res=()))
+    ops.append(FillOp((value,), (computation.statement.store.memref,), res=()))
     return ops
 
 
@@ -78,6 +80,8 @@ def _padded_copy(computation: PaddedCopy) -> list[Operation]:
     target = computation.statement.store.memref
     assert isinstance(target.type, MemRefType)
     sizes = shape_of(computation.source)
+    if not any(computation.offsets) and sizes == shape_of(target):
+        return [memref.CopyOp(computation.source, target)]
     view = memref.SubviewOp.from_static_parameters(
         target, target.type, computation.offsets, sizes, [1] * len(sizes))
     return [view, memref.CopyOp(computation.source, view.result)]

@@ -43,7 +43,8 @@ class Generic:
 
 @dataclass(frozen=True)
 class PaddedCopy:
-    """The interior of ``target`` at ``offsets``, of ``source``'s shape, copied from it."""
+    """The interior of ``target`` at ``offsets``, of ``source``'s shape, copied from it (all of
+    ``target`` when the offsets are 0 and the shapes equal: a plain ``memref.copy``)."""
 
     statement: Statement
     source: SSAValue
@@ -108,7 +109,9 @@ def recognize(statement: Statement) -> Computation:
     value_op = statement.value.owner
     if not statement.loads and not statement.compute or isinstance(value_op, arith.ConstantOp):
         return _fill(statement, stored, ivs)
-    if any(iv is None for iv in stored) or len(set(stored)) != len(stored):
+    copy = not statement.compute and len(statement.loads) == 1 \
+        and statement.value == statement.loads[0].op.results[0]
+    if copy or any(iv is None for iv in stored) or len(set(stored)) != len(stored):
         return _padded_copy(statement)
     _check_domain(statement, [store, *statement.loads])
     reductions = frozenset(iv for iv in ivs if iv not in stored)
@@ -173,6 +176,8 @@ def _padded_copy(statement: Statement) -> PaddedCopy:
                      notes=[f"store {describe(store, statement.loops)}"])
     (load,) = statement.loads
     offsets: list[int] = []
+    if len({_bare(i) for i in load.indices}) != len(load.indices):
+        report_error(statement.innermost, refusal)
     for stored, loaded in zip(store.indices, load.indices, strict=False):
         iv = _bare(loaded)
         if len(store.indices) != len(load.indices) or iv is None \
