@@ -109,15 +109,16 @@ def recognize(statement: Statement) -> Computation:
     value_op = statement.value.owner
     if not statement.loads and not statement.compute or isinstance(value_op, arith.ConstantOp):
         return _fill(statement, stored, ivs)
-    copy = not statement.compute and len(statement.loads) == 1 \
-        and statement.value == statement.loads[0].op.results[0]
-    if copy or any(iv is None for iv in stored) or len(set(stored)) != len(stored):
+    if any(iv is None for iv in stored) or len(set(stored)) != len(stored):
         return _padded_copy(statement)
-    _check_domain(statement, [store, *statement.loads])
     reductions = frozenset(iv for iv in ivs if iv not in stored)
     outputs = [a for a in statement.loads if a.same_element(store)]
     if reductions:
         _check_reduction(statement, outputs)
+    elif not statement.compute and len(statement.loads) == 1 \
+            and statement.value == statement.loads[0].op.results[0]:
+        return _padded_copy(statement)  # a plain copy
+    _check_domain(statement, [store, *statement.loads])
     inputs: list[Access] = []
     for load in statement.loads:
         if not load.same_element(store) and not any(load.same_element(i) for i in inputs):
