@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from vta_mlir.ir.diagnostics import verify_op
+from vta_mlir.ir.diagnostics import report_error, verify_op
 
 from .dependence import check_distribution, check_statement
 from .nest import LOOP_OPS, NestReader
@@ -57,8 +57,6 @@ def raise_nest(nest: Operation) -> list[Computation]:
     """The computations of one nest, checked (see the module docstring)."""
     statements = NestReader(nest).read()
     if not statements:
-        from vta_mlir.ir.diagnostics import report_error
-
         report_error(nest, "this loop nest stores nothing: there is no computation to raise")
     for statement in statements:
         check_statement(statement)

@@ -156,12 +156,9 @@ class NestReader:
         if value in self.forms:
             return self.forms[value]
         constant = _constant_int(value)
-        if constant is not None:
-            return LinearForm(const=constant)
-        if self._inside(value):
-            return None
-        # An index defined outside the nest: fixed during the nest, but not a known number.
-        return None
+        # Anything else (an index loaded from memory, or defined outside the nest and not a
+        # constant) is no affine function of the loop variables with known coefficients.
+        return None if constant is None else LinearForm(const=constant)
 
     def _inside(self, value: SSAValue) -> bool:
         owner = value.owner

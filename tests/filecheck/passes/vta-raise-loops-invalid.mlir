@@ -104,3 +104,29 @@ func.func @scalar_reduction(%x: memref<16xi32>, %y: memref<1xi32>) {
   }
   return
 }
+
+// -----
+
+func.func @part_of_a_dimension(%x: memref<16xi32>, %y: memref<16xi32>) {
+  // expected-error@+2 {{a loop of 8 iterations indexes dimension 0 of size 16: only loops over whole dimensions are raised}}
+  // expected-note@+1 {{access %y[d0]}}
+  affine.for %i = 0 to 8 {
+    %v = affine.load %x[%i] : memref<16xi32>
+    %w = arith.addi %v, %v : i32
+    affine.store %w, %y[%i] : memref<16xi32>
+  }
+  return
+}
+
+// -----
+
+func.func @branch(%x: memref<16xi32>, %y: memref<16xi32>, %b: i1) {
+  affine.for %i = 0 to 16 {
+    // expected-error@+1 {{'scf.if' inside a loop nest is not raised: only loops, loads, stores and arithmetic can be}}
+    scf.if %b {
+      %v = affine.load %x[%i] : memref<16xi32>
+      affine.store %v, %y[%i] : memref<16xi32>
+    }
+  }
+  return
+}
