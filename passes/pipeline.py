@@ -2,8 +2,8 @@
 
 It runs, in order and verifying the module after each (``docs/pipeline.md``)::
 
-    vta-pack, vta-tile, vta-inject-dma, vta-tensorize, vta-fold-uop-loops, vta-coproc-sync,
-    vta-lower-to-isa
+    [vta-raise-loops, when a function holds loops,] vta-pack, vta-tile, vta-inject-dma,
+    vta-tensorize, vta-fold-uop-loops, vta-coproc-sync, vta-lower-to-isa
 
 with their default options, except the tiling choices, which pass through to ``vta-tile``
 (``tile=``, ``double-buffer=``).  ``vta-run FILE.mlir``, ``vta-translate --emit=bin FILE.mlir``
@@ -65,6 +65,11 @@ class VtaToIsaPass(ModulePass):
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from .raise_loops import RaiseLoopsPass, has_loops
+
+        # Loop nests in the input are raised to the structured ops vta-pack takes.
+        if has_loops(op):
+            RaiseLoopsPass().apply(ctx, op)
         for p in self.passes():
             p.apply(ctx, op)
             if p.name not in SELF_VERIFYING:

@@ -199,15 +199,28 @@ class Machine:
         elif isinstance(op, scf.ForOp):
             self.run_loop(op, self.index(op, op.lb), self.index(op, op.ub),
                           self.index(op, op.step), list(op.iter_args))
-        elif isinstance(op, memref.LoadOp | memref.StoreOp | affine.LoadOp | affine.StoreOp):
-            report_error(op, "element-wise memory accesses are not supported by the reference "
-                             "evaluator; express the computation with linalg ops")
+        elif isinstance(op, memref.LoadOp | affine.LoadOp):
+            self.env[op.results[0]] = np.asarray(self.value(op, op.memref)[self.element(op)])
+        elif isinstance(op, memref.StoreOp | affine.StoreOp):
+            self.value(op, op.memref)[self.element(op)] = self.value(op, op.value)
         elif op.dialect_name() == "arith" and not op.regions:
             values = scalar_op(op, [self.value(op, v) for v in op.operands])
             for r, v in zip(op.results, values, strict=True):
                 self.env[r] = np.asarray(v)
         else:
             report_error(op, "is not supported by the reference evaluator")
+
+    def element(self, op: memref.LoadOp | memref.StoreOp | affine.LoadOp | affine.StoreOp
+                ) -> tuple[int, ...]:
+        """The element a load or store accesses (loop nests of the input), bounds checked."""
+        indices = [self.index(op, v) for v in op.indices]
+        if isinstance(op, affine.LoadOp | affine.StoreOp) and op.map is not None:
+            indices = list(apply_map(op, op.map.data, indices))
+        shape = self.value(op, op.memref).shape
+        if len(indices) != len(shape) or any(not 0 <= i < n for i, n in zip(indices, shape,
+                                                                              strict=False)):
+            report_error(op, f"accesses element {tuple(indices)} of a buffer of shape {shape}")
+        return tuple(indices)
 
     # ---- memref views ----------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func, memref
+from xdsl.dialects import affine, func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     MemRefType,
@@ -121,6 +121,11 @@ def _accesses(value: SSAValue) -> tuple[bool, bool]:
                 reads, writes = True, writes or index == 1
             elif isinstance(op, memref.CopyOp):
                 reads, writes = reads or index == 0, writes or index == 1
+            elif isinstance(op, memref.LoadOp | affine.LoadOp):
+                reads = True
+            elif isinstance(op, memref.StoreOp | affine.StoreOp):
+                # Operand 0 is the stored value, 1 the memref.
+                writes = writes or index == 1
             elif isinstance(op, memref.DeallocOp):
                 pass
             else:
