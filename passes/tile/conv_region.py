@@ -23,17 +23,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, MemRefType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
 from ..analysis.sram_views import LinearForm, linear_affine_expr
+from .padded import is_dram, padded_buffer, shape_of
 
 __all__ = ["ConvGeometry", "ConvRegion", "conv_region", "erase_region", "linear_coefficients"]
 
@@ -123,26 +123,8 @@ def linear_coefficients(expr: AffineExpr, num_dims: int) -> tuple[list[int], int
     return [form.coeff(k) for k in range(num_dims)], form.const
 
 
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    t = value.type
-    assert isinstance(t, MemRefType)
-    return tuple(t.get_shape())
-
-
-def _is_dram(value: SSAValue, width: int | None = None) -> bool:
-    t = value.type
-    return (isinstance(t, MemRefType) and sram_space(t) is None
-            and (width is None or t.element_type == IntegerType(width)))
-
-
 def _maps(op: linalg.GenericOp) -> list[AffineMap]:
     return [m.data for m in op.indexing_maps.data]
-
-
-def _is_zero_constant(value: SSAValue) -> bool:
-    owner = value.owner
-    return (isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
-            and owner.value.value.data == 0)
 
 
 _IDENTITY6 = AffineMap.identity(6)
@@ -162,16 +144,16 @@ class _ConvMatcher:
 
     def region(self, deallocs: list[Operation]) -> ConvRegion:
         cfg = self.cfg
-        shape = _shape(self.accs[0])
+        shape = shape_of(self.accs[0])
         elem = (cfg.batch, cfg.block_out)
         if len(shape) != 6 or shape[4:] != elem:
             self.fail(self.output, f"the accumulator has type {self.accs[0].type}, expected "
                                    f"the packed convolution layout ?x?x?x?x{elem[0]}x{elem[1]}")
         for acc in self.accs[1:]:
-            if _shape(acc) != shape:
+            if shape_of(acc) != shape:
                 self.fail(self.output, f"the accumulator {acc.type} of this convolution region "
                                        f"differs from its output accumulator {self.accs[0].type}")
-        if _shape(self.output.outputs[0]) != shape:
+        if shape_of(self.output.outputs[0]) != shape:
             self.fail(self.output, f"the output has type {self.output.outputs[0].type}, "
                                    f"expected the shape of the accumulator {self.accs[0].type}")
         if _maps(self.output) != [_IDENTITY6, _IDENTITY6]:
@@ -222,20 +204,20 @@ class _ConvMatcher:
     def init_kind(self, op: linalg.GenericOp, shape: tuple[int, ...]) -> str:
         src = op.inputs[0] if len(op.inputs) == 1 else None
         maps = _maps(op)
-        if src is None or not _is_dram(src) or maps[1] != _IDENTITY6:
+        if src is None or not is_dram(src) or maps[1] != _IDENTITY6:
             self.fail(op, "an accumulator of a convolution region is initialised by a fill, a "
                           "copy of a DRAM tensor or a broadcast bias")
         assert src is not None
         m = maps[0]
         if m == _IDENTITY6:
-            if _shape(src) != shape:
+            if shape_of(src) != shape:
                 self.fail(op, f"the initial value {src.type} is not shaped like the "
                               "accumulator")
             t = src.type
             assert isinstance(t, MemRefType)
             return "load" if t.element_type == IntegerType(32) else "load8"
         d = [AffineExpr.dimension(k) for k in range(6)]
-        src_shape = _shape(src)
+        src_shape = shape_of(src)
         ok = (m.num_dims == 6 and len(m.results) == 6 and m.results[1] == d[1]
               and m.results[5] == d[5] and all(m.results[k] == _ZERO for k in (0, 2, 3))
               and m.results[4] in (d[4], _ZERO) and src_shape[1] == shape[1]
@@ -250,66 +232,13 @@ class _ConvMatcher:
     def padded_input(self, conv: linalg.GenericOp,
                      x: SSAValue) -> tuple[SSAValue, tuple[int, int, int, int], list[Operation]]:
         """The unpadded DRAM input, the padding and the ops building the padded buffer."""
-        owner = x.owner
-        # A DRAM buffer no subview is taken of is not a padded buffer but an intermediate
-        # activation an earlier layer wrote (``passes/pack/intermediates.py``).
-        if not isinstance(owner, memref.AllocOp) \
-                or not any(isinstance(use.operation, memref.SubviewOp) for use in x.uses):
+        padded = padded_buffer(conv, x, self.cfg, self.position, self.fail, "convolution")
+        if padded is None:
             return x, (0, 0, 0, 0), []
-        fills, views, others, deallocs = [], [], [], []
-        for use in x.uses:
-            user = use.operation
-            if user is conv:
-                continue
-            if isinstance(user, linalg.FillOp) and x in user.outputs:
-                fills.append(user)
-            elif isinstance(user, memref.SubviewOp):
-                views.append(user)
-            elif isinstance(user, memref.DeallocOp):
-                deallocs.append(user)
-            else:
-                others.append(user)
-        if others:
-            self.fail(others[0], "the padded input of a convolution is written only by a zero "
-                                 "fill and a copy into its interior, and read only by the "
-                                 "convolution")
-        if len(fills) != 1 or not _is_zero_constant(fills[0].inputs[0]) or len(views) != 1:
+        if padded.value != 0:
             self.fail(conv, "the input of the convolution is a buffer padded with zeros: "
                             "memref.alloc, linalg.fill with 0, memref.copy into a subview")
-        fill, view = fills[0], views[0]
-        copies = [u.operation for u in view.result.uses]
-        copy = copies[0] if len(copies) == 1 else None
-        src: SSAValue | None = None
-        if isinstance(copy, memref.CopyOp) and copy.destination is view.result:
-            src = copy.source
-        elif (isinstance(copy, linalg.CopyOp) and len(copy.outputs) == 1
-              and copy.outputs[0] is view.result):
-            src = copy.inputs[0]
-        if copy is None or src is None or not _is_dram(src, self.cfg.inp_width):
-            self.fail(view, "the interior of the padded input is written by one copy of an "
-                            "int8 DRAM tensor")
-        assert copy is not None and src is not None
-        offsets = list(view.static_offsets.get_values())
-        sizes = list(view.static_sizes.get_values())
-        strides = list(view.static_strides.get_values())
-        full = _shape(x)
-        if (view.offsets or any(s != 1 for s in strides) or _shape(src) != tuple(sizes)
-                or any(offsets[k] != 0 or sizes[k] != full[k] for k in (0, 1, 4, 5))):
-            self.fail(view, "the padded input pads only the rows and columns (static offsets, "
-                            "unit strides, the whole batch and channels)")
-        block = conv.parent_block()
-        pos = self.position
-        if not (fill.parent_block() is block and copy.parent_block() is block
-                and pos[fill] < pos[copy] < pos[conv]):
-            self.fail(copy, "the zero fill, then the copy into the interior, come before the "
-                            "convolution in its block")
-        pt, pl = offsets[2], offsets[3]
-        pads = (pt, full[2] - pt - sizes[2], pl, full[3] - pl - sizes[3])
-        limit = (1 << self.cfg.mem_fields["y_pad_0"].width) - 1
-        if max(pads) > limit:
-            self.fail(view, f"padding {pads} (top, bottom, left, right) exceeds {limit}, the "
-                            "largest a DMA pads")
-        return src, pads, [owner, fill, view, copy, *deallocs]
+        return padded.source, padded.pads, padded.ops
 
     def geometry(self, conv: linalg.GenericOp, x: SSAValue, w: SSAValue,
                  pads: tuple[int, int, int, int], shape: tuple[int, ...]) -> ConvGeometry:
@@ -345,10 +274,10 @@ class _ConvMatcher:
         if not ok:
             self.fail(conv, message)
         for v, what, width in ((x, "input", cfg.inp_width), (w, "weight", cfg.wgt_width)):
-            if not _is_dram(v, width):
+            if not is_dram(v, width):
                 self.fail(conv, f"the convolution's {what} must be an int8 DRAM memref, got "
                                 f"{v.type}")
-        xs, ws = _shape(x), _shape(w)
+        xs, ws = shape_of(x), shape_of(w)
         nb, ob, oh, ow = shape[:4]
         sh, sw = strides
         if (len(xs) != 6 or xs[0] != nb or xs[4:] != (cfg.batch, cfg.block_in) or len(ws) != 6

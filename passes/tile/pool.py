@@ -74,7 +74,6 @@ After (abridged; one middle row tile of 4 output rows)::
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -82,8 +81,6 @@ from typing import NoReturn
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    IntegerAttr,
-    IntegerType,
     MemRefType,
     UnitAttr,
     i32,
@@ -95,7 +92,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import DmaCopyOp
-from vta_mlir.dialects.vta_positions import Sram, sram_space
+from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.isa import AluKind
@@ -106,6 +103,7 @@ from .builder import Index, TileBuilder
 from .conv_plan import Run, padding_runs
 from .conv_region import erase_region
 from .cost import Budget, NoFit
+from .padded import constant_of, is_dram, padded_buffer, shape_of
 from .search import divisors
 
 __all__ = ["WINDOW_LOOP_ATTR", "PoolGeometry", "PoolPlan", "PoolRegion", "choose_pool_plan",
@@ -182,25 +180,6 @@ class PoolRegion:
                 const.erase()
 
 
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    t = value.type
-    assert isinstance(t, MemRefType)
-    return tuple(t.get_shape())
-
-
-def _is_dram(value: SSAValue, width: int) -> bool:
-    t = value.type
-    return (isinstance(t, MemRefType) and sram_space(t) is None
-            and t.element_type == IntegerType(width))
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _alu(op: Operation) -> tuple[AluKind, int | None] | None:
     """The ALU operation of a one-op in-place generic and its immediate (None: a tensor)."""
     if not isinstance(op, linalg.GenericOp):
@@ -209,7 +188,7 @@ def _alu(op: Operation) -> tuple[AluKind, int | None] | None:
     if len(body) != 1 or type(body[0]) not in ARITH_ALU_OPS:
         return None
     kind, negated = ARITH_ALU_OPS[type(body[0])]
-    imm = next((_constant(v) for v in body[0].operands if _constant(v) is not None), None)
+    imm = next((constant_of(v) for v in body[0].operands if constant_of(v) is not None), None)
     if imm is not None and negated:
         imm = -imm
     return kind, imm
@@ -225,9 +204,9 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
 
     pool = next(o for o in ops if is_pool_op(o))
     assert isinstance(pool, linalg.GenericOp)
-    shape = _shape(accs[0])
+    shape = shape_of(accs[0])
     elem = (cfg.batch, cfg.block_out)
-    if len(shape) != 6 or shape[4:] != elem or _shape(output.outputs[0]) != shape:
+    if len(shape) != 6 or shape[4:] != elem or shape_of(output.outputs[0]) != shape:
         fail(output, f"the accumulator {accs[0].type} and output {output.outputs[0].type} of "
                      f"a pooling region have the packed tensor layout ?x?x?x?x{elem[0]}x"
                      f"{elem[1]}")
@@ -238,7 +217,7 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
         if op is pool or op is output:
             continue
         if isinstance(op, linalg.FillOp):
-            value = _constant(op.inputs[0])
+            value = constant_of(op.inputs[0])
             if init is not None or value is None or position[op] > position[pool]:
                 fail(op, "the accumulator of a pooling region is filled once with a constant, "
                          "before the pooling")
@@ -277,13 +256,15 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
                    "oh * sh + kh, ow * sw + kw, bb, cc), Window(kh, kw), Acc(b, c, oh, ow, bb, "
                    "cc) and combines the accumulator by maxsi or addi")
     assert kind is not None
-    x, pads, pad_value, padding = _padded_data(pool, pool.inputs[0], cfg, position, fail)
-    xs = _shape(x)
-    if (not _is_dram(x, cfg.inp_width) or len(xs) != 6 or xs[:2] != shape[:2]
+    padded = padded_buffer(pool, pool.inputs[0], cfg, position, fail, "pooling")
+    x, pads, pad_value, padding = ((pool.inputs[0], (0, 0, 0, 0), 0, []) if padded is None else
+                                   (padded.source, padded.pads, padded.value, padded.ops))
+    xs = shape_of(x)
+    if (not is_dram(x, cfg.inp_width) or len(xs) != 6 or xs[:2] != shape[:2]
             or xs[4:] != elem):
         fail(pool, f"the data {x.type} of the pooling is an int8 DRAM tensor in the layout of "
                    f"its accumulator {accs[0].type}")
-    kh, kw = _shape(pool.inputs[1])
+    kh, kw = shape_of(pool.inputs[1])
     nb, cb, oh, ow = shape[:4]
     h, w = xs[2:4]
     if (oh - 1) * strides[0] + kh > h + pads[0] + pads[1] \
@@ -297,67 +278,6 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
 #: The pooling kind of each combining arith op.
 ALU_KINDS_INVERSE: dict[type[Operation], AluKind] = {
     ALU_KINDS[AluKind.MAX]: AluKind.MAX, ALU_KINDS[AluKind.ADD]: AluKind.ADD}
-
-
-def _padded_data(pool: linalg.GenericOp, x: SSAValue, cfg: VTAConfig,
-                 position: dict[Operation, int], fail: Callable[[Operation, str], NoReturn]
-                 ) -> tuple[SSAValue, tuple[int, int, int, int], int, list[Operation]]:
-    """The unpadded DRAM data, the padding, its value and the ops building the padded buffer
-    (alloc, fill, subview, copy, deallocs)."""
-    owner = x.owner
-    # A DRAM buffer no subview is taken of is not a padded buffer but an intermediate
-    # activation an earlier layer wrote (``passes/pack/intermediates.py``).
-    if not isinstance(owner, memref.AllocOp) \
-            or not any(isinstance(use.operation, memref.SubviewOp) for use in x.uses):
-        return x, (0, 0, 0, 0), 0, []
-    fills, views, others, deallocs = [], [], [], []
-    for use in x.uses:
-        user = use.operation
-        if user is pool:
-            continue
-        if isinstance(user, linalg.FillOp) and x in user.outputs:
-            fills.append(user)
-        elif isinstance(user, memref.SubviewOp):
-            views.append(user)
-        elif isinstance(user, memref.DeallocOp):
-            deallocs.append(user)
-        else:
-            others.append(user)
-    if others:
-        fail(others[0], "the padded data of a pooling is written only by a fill and a copy "
-                        "into its interior, and read only by the pooling")
-    value = _constant(fills[0].inputs[0]) if len(fills) == 1 else None
-    if value is None or len(views) != 1:
-        fail(pool, "the data of the pooling is a padded buffer: memref.alloc, linalg.fill "
-                   "with a constant, memref.copy into a subview")
-    assert value is not None
-    fill, view = fills[0], views[0]
-    copies = [u.operation for u in view.result.uses]
-    copy = copies[0] if len(copies) == 1 else None
-    src: SSAValue | None = None
-    if isinstance(copy, memref.CopyOp) and copy.destination is view.result:
-        src = copy.source
-    if copy is None or src is None or not _is_dram(src, cfg.inp_width):
-        fail(view, "the interior of the padded data is written by one memref.copy of an int8 "
-                   "DRAM tensor")
-    assert copy is not None and src is not None
-    offsets = list(view.static_offsets.get_values())
-    sizes = list(view.static_sizes.get_values())
-    strides = list(view.static_strides.get_values())
-    full = _shape(x)
-    if (view.offsets or any(s != 1 for s in strides) or _shape(src) != tuple(sizes)
-            or any(offsets[k] != 0 or sizes[k] != full[k] for k in (0, 1, 4, 5))):
-        fail(view, "the padded data pads only the rows and columns (static offsets, unit "
-                   "strides, the whole batch and channels)")
-    if not position[fill] < position[copy] < position[pool]:
-        fail(copy, "the fill, then the copy into the interior, come before the pooling")
-    pads = (offsets[2], full[2] - offsets[2] - sizes[2], offsets[3],
-            full[3] - offsets[3] - sizes[3])
-    limit = (1 << cfg.mem_fields["y_pad_0"].width) - 1
-    if max(pads) > limit:
-        fail(view, f"padding {pads} (top, bottom, left, right) exceeds {limit}, the largest a "
-                   "DMA pads")
-    return src, pads, value, [owner, fill, view, copy, *deallocs]
 
 
 # --------------------------------------------------------------------------------------------
@@ -542,7 +462,7 @@ class _PoolEmitter(TileBuilder):
     def copy_view(self, buf: SSAValue, copy: Index) -> SSAValue:
         if not self.plan.double_buffer:
             return buf
-        shape = list(_shape(buf))
+        shape = list(shape_of(buf))
         return self.subview(buf, [copy, *[0] * (len(shape) - 1)], [1, *shape[1:]],
                             f"{buf.name_hint}_view", drop_first=True)
 
@@ -644,7 +564,7 @@ class _PoolEmitter(TileBuilder):
         for r0, r1, c0, c1 in bands:
             if r1 > r0 and c1 > c0:
                 view = self.subview(acc, [0, 0, r0, c0, 0, 0],
-                                    [1, p.tc, r1 - r0, c1 - c0, *_shape(acc)[4:]], "acc_border")
+                                    [1, p.tc, r1 - r0, c1 - c0, *shape_of(acc)[4:]], "acc_border")
                 self.insert(_alu_op(AluKind.MAX, view, imm=g.pad_value))
 
     def window_group(self, ks: tuple[int, int], rows: tuple[int, int], ws: tuple[int, int],
@@ -652,7 +572,7 @@ class _PoolEmitter(TileBuilder):
         g, p = self.r.geo, self.plan
         (k0, k1), (first, last), (w0, w1), (cfirst, clast) = ks, rows, ws, cols
         nr, nc = last - first, clast - cfirst
-        elem = list(_shape(acc)[4:])
+        elem = list(shape_of(acc)[4:])
         dst = self.subview(acc, [0, 0, first, cfirst, 0, 0], [1, p.tc, nr, nc, *elem],
                            "acc_rect") if (nr, nc) != (p.th, g.ow) else acc
         with self.loop(k1 - k0, "kh") if k1 - k0 > 1 else nullcontext() as khv:
