@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tests.mlir_programs import memref
+from vta_mlir.frontend.mlir_text import padding_idiom
 
 
 @dataclass
@@ -32,22 +33,13 @@ class Network:
         shape.  Its weights ``%<name>_w`` and bias ``%<name>_b`` become arguments."""
         n, cin, h, w = shape
         oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
-        t_in, t_w = memref(shape, "i8"), memref((cout, cin, k, k), "i8")
+        t_w = memref((cout, cin, k, k), "i8")
         t_acc, t_out = memref((n, cout, oh, ow), "i32"), memref((n, cout, oh, ow), "i8")
         self.args += [f"%{name}_w: {t_w}", f"%{name}_b: {memref((cout,), 'i32')}"]
         lines = self.body
-        data, t_data = f"%{src}", t_in
-        if pad:
-            hp, wp = h + 2 * pad, w + 2 * pad
-            t_p = memref((n, cin, hp, wp), "i8")
-            strided = (f"memref<{n}x{cin}x{h}x{w}xi8, strided<[{cin * hp * wp}, {hp * wp}, "
-                       f"{wp}, 1], offset: {pad * wp + pad}>>")
-            lines += [f"  %{name}_p = memref.alloc() : {t_p}",
-                      f"  linalg.fill ins(%c0_i8 : i8) outs(%{name}_p : {t_p})",
-                      f"  %{name}_v = memref.subview %{name}_p[0, 0, {pad}, {pad}] "
-                      f"[{n}, {cin}, {h}, {w}] [1, 1, 1, 1] : {t_p} to {strided}",
-                      f"  memref.copy %{src}, %{name}_v : {t_in} to {strided}"]
-            data, t_data = f"%{name}_p", t_p
+        padding, data, t_data = padding_idiom(f"%{name}", f"%{src}", shape, (pad,) * 4,
+                                              "%c0_i8")
+        lines += padding
         ident = "affine_map<(n, c, h, w) -> (n, c, h, w)>"
         ins, types, maps = [f"%{name}_acc", f"%{name}_b"], [t_acc, memref((cout,), "i32")], [
             ident, "affine_map<(n, c, h, w) -> (c)>"]

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from vta_mlir.frontend.mlir_text import memref_type
+
 #: The dimension names of the generated affine maps.
 DIMS = "abcdefgh"
 
 
-def memref(shape: Sequence[int], element: str) -> str:
-    """``memref<AxBx...xelement>``."""
-    return f"memref<{'x'.join(map(str, shape))}x{element}>"
+#: ``memref<AxBx...xelement>``.
+memref = memref_type
 
 
 def amap(rank: int, results: Sequence[int | None]) -> str:

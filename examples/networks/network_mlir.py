@@ -24,8 +24,8 @@ The principal op of each layer carries the layer's name as its location (``loc("
 
 :func:`layer_mlir` writes one layer as a function of its own: the buffers it reads are
 arguments (the network's activations given by the host; a fully connected layer's input
-flattened), then its weights, then its output: convolutions and fully connected layers
-compile this way one at a time, without the compiler chaining layers.
+flattened), then its weights, then its output: what a layer costs on its own
+(``benchmarks/resnet18_network.py --layers-alone``).
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from collections.abc import Sequence
 import numpy as np
 from numpy_model import INPUT, Conv, Dense, GlobalAvgPool, Layer, MaxPool, Network
 
+from vta_mlir.frontend.mlir_text import memref_type, padding_idiom
+
 __all__ = ["arguments", "layer_inputs", "layer_mlir", "network_mlir", "weight_arrays"]
 
 WEIGHT_FORMS = ("args", "globals")
 
 
-def _memref(shape: Sequence[int], element: str) -> str:
-    return "memref<" + "x".join(str(d) for d in shape) + f"x{element}>"
 
 
 def _ssa(name: str) -> str:
@@ -99,25 +99,12 @@ class _Emitter:
 
     def _padded(self, prefix: str, src: str, pad: int, fill: str) -> tuple[str, str]:
         """The padding idiom around ``src``: the padded buffer's SSA name and type."""
-        n, c, h, w = self.shapes[src]
-        src_t = _memref((n, c, h, w), "i8")
-        if pad == 0:
-            return _ssa(src), src_t
-        hp, wp = h + 2 * pad, w + 2 * pad
-        padded_t = _memref((n, c, hp, wp), "i8")
-        strides = ", ".join(map(str, (c * hp * wp, hp * wp, wp, 1)))
-        view_t = f"{src_t[:-1]}, strided<[{strides}], offset: {pad * wp + pad}>>"
-        self.lines += [
-            f"  {prefix}_xp = memref.alloc() : {padded_t}",
-            f"  linalg.fill ins({fill} : i8) outs({prefix}_xp : {padded_t})",
-            f"  {prefix}_xi = memref.subview {prefix}_xp[0, 0, {pad}, {pad}] [{n}, {c}, {h}, {w}]"
-            f" [1, 1, 1, 1] : {padded_t} to {view_t}",
-            f"  memref.copy {_ssa(src)}, {prefix}_xi : {src_t} to {view_t}",
-        ]
-        return f"{prefix}_xp", padded_t
+        lines, name, type_ = padding_idiom(prefix, _ssa(src), self.shapes[src], (pad,) * 4, fill)
+        self.lines += lines
+        return name, type_
 
     def _accumulator(self, prefix: str, shape: Sequence[int]) -> str:
-        acc_t = _memref(shape, "i32")
+        acc_t = memref_type(shape, "i32")
         self.lines += [
             f"  {prefix}_acc = memref.alloc() : {acc_t}",
             f"  linalg.fill ins(%c0_i32 : i32) outs({prefix}_acc : {acc_t})",
@@ -132,16 +119,17 @@ class _Emitter:
         rank = len(shape)
         dims = ", ".join(f"d{i}" for i in range(rank))
         ident = f"affine_map<({dims}) -> ({dims})>"
-        maps, ins, types, block = [ident], [f"{prefix}_acc"], [_memref(shape, "i32")], ["%a: i32"]
+        maps, ins, block = [ident], [f"{prefix}_acc"], ["%a: i32"]
+        types = [memref_type(shape, "i32")]
         if bias is not None:
             maps.append(f"affine_map<({dims}) -> (d1)>")
             ins.append(bias)
-            types.append(_memref((shape[1],), "i32"))
+            types.append(memref_type((shape[1],), "i32"))
             block.append("%b: i32")
         if residual is not None:
             maps.append(ident)
             ins.append(_ssa(residual))
-            types.append(_memref(shape, "i8"))
+            types.append(memref_type(shape, "i8"))
             block.append("%res: i8")
         maps.append(ident)
         iterators = ", ".join(['"parallel"'] * rank)
@@ -149,7 +137,8 @@ class _Emitter:
         self.lines += [
             f"  linalg.generic {{indexing_maps = [{', '.join(maps)}],",
             f"                  iterator_types = [{iterators}]}}",
-            f"      ins({', '.join(ins)} : {', '.join(types)}) outs({out} : {_memref(shape, 'i8')})"
+            f"      ins({', '.join(ins)} : {', '.join(types)})"
+            f" outs({out} : {memref_type(shape, 'i8')})"
             " {",
             f"  ^bb0({', '.join(block)}, %o: i8):",
             *(f"    {line}" for line in steps),
@@ -171,7 +160,7 @@ class _Emitter:
         self.lines += [
             "  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
             f"strides = dense<{layer.stride}> : tensor<2xi64>}}",
-            f"      ins({data}, {prefix}_w : {data_t}, {_memref((o, c, k, k), 'i8')})"
+            f"      ins({data}, {prefix}_w : {data_t}, {memref_type((o, c, k, k), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
         steps = [
@@ -194,8 +183,8 @@ class _Emitter:
         if layer.pad_value not in (0, -128):
             raise ValueError(f"{layer.name}: pad value {layer.pad_value}, not 0 or -128")
         data, data_t = self._padded(prefix, layer.src, layer.pad, fill)
-        win_t = _memref((layer.kernel, layer.kernel), "i8")
-        out_t = _memref(shape, "i8")
+        win_t = memref_type((layer.kernel, layer.kernel), "i8")
+        out_t = memref_type(shape, "i8")
         self.lines += [
             f"  {prefix}_win = memref.alloc() : {win_t}",
             f"  linalg.fill ins(%cmin_i8 : i8) outs({out} : {out_t})",
@@ -218,7 +207,7 @@ class _Emitter:
             "                                   affine_map<(n, c, h, w) -> (n, c, 0, 0)>],",
             '                  iterator_types = ["parallel", "parallel", "reduction", '
             '"reduction"]}',
-            f"      ins({_ssa(layer.src)} : {_memref(src_shape, 'i8')})"
+            f"      ins({_ssa(layer.src)} : {memref_type(src_shape, 'i8')})"
             f" outs({prefix}_acc : {acc_t}) {{",
             "  ^bb0(%x: i8, %sum: i32):",
             "    %xe = arith.extsi %x : i8 to i32",
@@ -245,13 +234,13 @@ class _Emitter:
             groups = "[[0], [" + ", ".join(str(i) for i in range(1, len(src_shape))) + "]]"
             self.lines.append(
                 f"  {prefix}_x = memref.collapse_shape {data} {groups} : "
-                f"{_memref(src_shape, 'i8')} into {_memref(flat_shape, 'i8')}")
+                f"{memref_type(src_shape, 'i8')} into {memref_type(flat_shape, 'i8')}")
             data = f"{prefix}_x"
         shape = self.shapes[layer.name]
         acc_t = self._accumulator(prefix, shape)
         self.lines.append(
-            f"  linalg.matmul ins({data}, {prefix}_w : {_memref(flat_shape, 'i8')}, "
-            f"{_memref((k, n), 'i8')}) outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
+            f"  linalg.matmul ins({data}, {prefix}_w : {memref_type(flat_shape, 'i8')}, "
+            f"{memref_type((k, n), 'i8')}) outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
         steps = [
             "%v0 = arith.addi %a, %b : i32",
             f"%s = arith.constant {layer.shift} : i32",
@@ -269,12 +258,12 @@ def _function(name: str, layers: Sequence[Layer], inputs: Sequence[str],
         raise ValueError(f"weights must be one of {', '.join(WEIGHT_FORMS)}, not {weights!r}")
     output = layers[-1].name
     weighted = [lay for lay in layers if isinstance(lay, Conv | Dense)]
-    params = [f"{_ssa(b)}: {_memref(shapes[b], 'i8')}" for b in inputs]
+    params = [f"{_ssa(b)}: {memref_type(shapes[b], 'i8')}" for b in inputs]
     globals_: list[str] = []
     fetch: list[str] = []
     for layer in weighted:
         for suffix, values in (("w", layer.weight), ("b", layer.bias)):
-            symbol, value_t = f"{_symbol(layer.name)}_{suffix}", _memref(
+            symbol, value_t = f"{_symbol(layer.name)}_{suffix}", memref_type(
                 values.shape, _element(values))
             if weights == "args":
                 params.append(f"%{symbol}: {value_t}")
@@ -282,7 +271,7 @@ def _function(name: str, layers: Sequence[Layer], inputs: Sequence[str],
                 globals_.append(f'memref.global "private" constant @{symbol} : {value_t} = '
                                 f"{_hex(values)}")
                 fetch.append(f"  %{symbol} = memref.get_global @{symbol} : {value_t}")
-    params.append(f"{_ssa(output)}: {_memref(shapes[output], 'i8')}")
+    params.append(f"{_ssa(output)}: {memref_type(shapes[output], 'i8')}")
 
     emitter = _Emitter(shapes)
     # The last reader of each buffer allocated here releases it.
@@ -293,12 +282,12 @@ def _function(name: str, layers: Sequence[Layer], inputs: Sequence[str],
     for layer in layers:
         if layer.name != output:
             emitter.lines.append(f"  {_ssa(layer.name)} = memref.alloc() : "
-                                 f"{_memref(shapes[layer.name], 'i8')}")
+                                 f"{memref_type(shapes[layer.name], 'i8')}")
         emitter.emit(layer, _ssa(layer.name))
         for src in dict.fromkeys(layer.sources):
             if src not in inputs and last_reader[src] == layer.name:
                 emitter.lines.append(f"  memref.dealloc {_ssa(src)} : "
-                                     f"{_memref(shapes[src], 'i8')}")
+                                     f"{memref_type(shapes[src], 'i8')}")
     lines = [*globals_, ""] if globals_ else []
     lines += [
         f"func.func @{name}({', '.join(params)}) {{",

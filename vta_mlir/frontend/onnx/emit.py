@@ -11,14 +11,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vta_mlir.frontend.mlir_text import memref_type, padding_idiom
+
 from .qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer, Layer, MaxPoolLayer, Program
 from .requant import IMM_MAX, Requant
 
 __all__ = ["emit_program"]
 
 
-def _memref(shape: Sequence[int], element: str) -> str:
-    return "memref<" + "x".join(str(d) for d in shape) + f"x{element}>"
 
 
 def _ident(name: str) -> str:
@@ -73,7 +73,7 @@ class _Emitter:
     def constant(self, prefix: str, values: np.ndarray) -> str:
         symbol = self.unique(prefix)
         element = {np.dtype(np.int8): "i8", np.dtype(np.int32): "i32"}[values.dtype]
-        value_t = _memref(values.shape, element)
+        value_t = memref_type(values.shape, element)
         self.globals.append(f'memref.global "private" constant @{symbol} : {value_t} = '
                             f"{_hex(values)}")
         self.fetch.append(f"  %{symbol} = memref.get_global @{symbol} : {value_t}")
@@ -82,26 +82,16 @@ class _Emitter:
     # -- building blocks -------------------------------------------------------------------
     def padded(self, prefix: str, src: str, pads: tuple[int, int, int, int],
                fill: str) -> tuple[str, str]:
-        n, c, h, w = self.shape(src)
-        src_t = _memref((n, c, h, w), "i8")
+        """The padding idiom around ``src``, ``pads`` in ONNX's order (top, left, bottom,
+        right): the padded buffer's SSA name and type."""
         pt, pl, pb, pr = pads
-        if not any(pads):
-            return self.buffer(src), src_t
-        hp, wp = h + pt + pb, w + pl + pr
-        padded_t = _memref((n, c, hp, wp), "i8")
-        strides = ", ".join(map(str, (c * hp * wp, hp * wp, wp, 1)))
-        view_t = f"{src_t[:-1]}, strided<[{strides}], offset: {pt * wp + pl}>>"
-        self.lines += [
-            f"  {prefix}_xp = memref.alloc() : {padded_t}",
-            f"  linalg.fill ins({fill} : i8) outs({prefix}_xp : {padded_t})",
-            f"  {prefix}_xi = memref.subview {prefix}_xp[0, 0, {pt}, {pl}] [{n}, {c}, {h}, {w}]"
-            f" [1, 1, 1, 1] : {padded_t} to {view_t}",
-            f"  memref.copy {self.buffer(src)}, {prefix}_xi : {src_t} to {view_t}",
-        ]
-        return f"{prefix}_xp", padded_t
+        lines, name, type_ = padding_idiom(prefix, self.buffer(src), self.shape(src),
+                                           (pt, pb, pl, pr), fill)
+        self.lines += lines
+        return name, type_
 
     def accumulator(self, prefix: str, shape: Sequence[int]) -> str:
-        acc_t = _memref(shape, "i32")
+        acc_t = memref_type(shape, "i32")
         self.lines += [f"  {prefix}_acc = memref.alloc() : {acc_t}",
                        f"  linalg.fill ins(%c0_i32 : i32) outs({prefix}_acc : {acc_t})"]
         return acc_t
@@ -117,7 +107,7 @@ class _Emitter:
         self.step(steps, "maxsi", -rq.clip)
         if rq.channel_m and operands is not None:
             vector = np.array(rq.channel_m, np.int32)
-            operands.append((self.constant(f"{name}_m", vector), _memref(vector.shape, "i32"),
+            operands.append((self.constant(f"{name}_m", vector), memref_type(vector.shape, "i32"),
                              "d1", "%mc: i32"))
             k = _last(steps)
             steps.append(f"%v{k + 1} = arith.muli {_value(k)}, %mc : i32")
@@ -148,7 +138,8 @@ class _Emitter:
         rank = len(shape)
         dims = ", ".join(f"d{i}" for i in range(rank))
         ident = f"affine_map<({dims}) -> ({dims})>"
-        maps, ins, types, block = [ident], [f"{prefix}_acc"], [_memref(shape, "i32")], ["%a: i32"]
+        maps, ins, block = [ident], [f"{prefix}_acc"], ["%a: i32"]
+        types = [memref_type(shape, "i32")]
         for ssa, type_, results, arg in operands:
             maps.append(f"affine_map<({dims}) -> ({results})>")
             ins.append(ssa)
@@ -158,7 +149,8 @@ class _Emitter:
         self.lines += [
             f"  linalg.generic {{indexing_maps = [{', '.join(maps)}],",
             f"                  iterator_types = [{_parallel(rank)}]}}",
-            f"      ins({', '.join(ins)} : {', '.join(types)}) outs({out} : {_memref(shape, 'i8')})"
+            f"      ins({', '.join(ins)} : {', '.join(types)})"
+            f" outs({out} : {memref_type(shape, 'i8')})"
             " {",
             f"  ^bb0({', '.join(block)}, %o: i8):",
             *(f"    {line}" for line in steps),
@@ -194,17 +186,18 @@ class _Emitter:
         if real_shape != flat:
             groups = "[[0], [" + ", ".join(str(i) for i in range(1, len(real_shape))) + "]]"
             self.lines.append(f"  {prefix}_x = memref.collapse_shape {data} {groups} : "
-                              f"{_memref(real_shape, 'i8')} into {_memref(flat, 'i8')}")
+                              f"{memref_type(real_shape, 'i8')} into {memref_type(flat, 'i8')}")
             data = f"{prefix}_x"
         w = self.constant(f"{layer.name}_w", layer.weight)
         b = self.constant(f"{layer.name}_b", layer.bias)
         shape = (flat[0], n)
         acc_t = self.accumulator(prefix, shape)
         self.lines.append(
-            f"  linalg.matmul ins({data}, {w} : {_memref(flat, 'i8')}, {_memref((k, n), 'i8')})"
+            f"  linalg.matmul ins({data}, {w} : {memref_type(flat, 'i8')}, "
+            f"{memref_type((k, n), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
         steps = ["%v0 = arith.addi %a, %b : i32"]
-        operands = [(b, _memref((n,), "i32"), "d1", "%b: i32")]
+        operands = [(b, memref_type((n,), "i32"), "d1", "%b: i32")]
         self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
         self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
@@ -214,13 +207,13 @@ class _Emitter:
         shape = self.program.tensors[layer.dst].shape
         data, data_t = self.padded(prefix, layer.src, layer.pads, "%c0_i8")
         w = self.constant(f"{layer.name}_w", layer.weight)
-        acc_t = _memref(shape, "i32")
+        acc_t = memref_type(shape, "i32")
         operands: list[tuple[str, str, str, str]] = []
         steps: list[str] = []
         if layer.bias.ndim == 1:
             b = self.constant(f"{layer.name}_b", layer.bias)
             self.accumulator(prefix, shape)
-            operands.append((b, _memref(layer.bias.shape, "i32"), "d1", "%b: i32"))
+            operands.append((b, memref_type(layer.bias.shape, "i32"), "d1", "%b: i32"))
             steps.append("%v0 = arith.addi %a, %b : i32")
         else:
             # A bias per output element (padding that meets a non-zero zero point) is the
@@ -233,7 +226,7 @@ class _Emitter:
         self.lines += [
             "  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
             f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
-            f"      ins({data}, {w} : {data_t}, {_memref((o, c, kh, kw), 'i8')})"
+            f"      ins({data}, {w} : {data_t}, {memref_type((o, c, kh, kw), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
         self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
@@ -246,8 +239,8 @@ class _Emitter:
         shape = self.program.tensors[layer.dst].shape
         # ONNX pads a max-pool with −∞: the smallest code, −128, is never above a real element.
         data, data_t = self.padded(prefix, layer.src, layer.pads, "%cmin_i8")
-        win_t = _memref(layer.kernel, "i8")
-        out_t = _memref(shape, "i8")
+        win_t = memref_type(layer.kernel, "i8")
+        out_t = memref_type(shape, "i8")
         sh, sw = layer.stride
         self.lines += [
             f"  {prefix}_win = memref.alloc() : {win_t}",
@@ -270,7 +263,7 @@ class _Emitter:
             "                                   affine_map<(n, c, h, w) -> (n, c, 0, 0)>],",
             '                  iterator_types = ["parallel", "parallel", "reduction", '
             '"reduction"]}',
-            f"      ins({self.buffer(layer.src)} : {_memref(src_shape, 'i8')})"
+            f"      ins({self.buffer(layer.src)} : {memref_type(src_shape, 'i8')})"
             f" outs({prefix}_acc : {acc_t}) {{",
             "  ^bb0(%x: i8, %sum: i32):",
             "    %xe = arith.extsi %x : i8 to i32",
@@ -288,17 +281,17 @@ class _Emitter:
     def add(self, layer: AddLayer, prefix: str, out: str) -> None:
         shape = self.program.tensors[layer.dst].shape
         rank = len(shape)
-        out_t = _memref(shape, "i8")
+        out_t = memref_type(shape, "i8")
         dims = ", ".join(f"d{i}" for i in range(rank))
         ident = f"affine_map<({dims}) -> ({dims})>"
         ins = [self.buffer(layer.a)]
         maps = [ident]
-        types = [_memref(self.shape(layer.a), "i8")]
+        types = [memref_type(self.shape(layer.a), "i8")]
         block = ["%a: i8"]
         if layer.b is not None:
             ins.append(self.buffer(layer.b))
             maps.append(ident)
-            types.append(_memref(self.shape(layer.b), "i8"))
+            types.append(memref_type(self.shape(layer.b), "i8"))
             block.append("%b: i8")
         const = layer.const
         add_const: list[str] = []
@@ -306,7 +299,7 @@ class _Emitter:
             axis = rank - 1
             ins.append(self.constant(f"{layer.name}_c", const))
             maps.append(f"affine_map<({dims}) -> (d{axis})>")
-            types.append(_memref((shape[axis],), "i32"))
+            types.append(memref_type((shape[axis],), "i32"))
             block.append("%c: i32")
             add_const = ["%v2 = arith.addi %v1, %c : i32"]
         else:
@@ -363,15 +356,17 @@ def emit_program(program: Program) -> str:
             name = "%" + em.unique(layer.dst)
             em.names[layer.dst] = name
             em.lines.append(f"  {name} = memref.alloc() : "
-                            f"{_memref(program.tensors[layer.dst].shape, 'i8')}")
+                            f"{memref_type(program.tensors[layer.dst].shape, 'i8')}")
         em.emit(layer, em.names[layer.dst])
         for src in dict.fromkeys(program.aliases.get(s, s) for s in _sources(layer)):
             if src not in (inp.name, outp.name) and last_reader[src] is layer:
                 em.lines.append(f"  memref.dealloc {em.names[src]} : "
-                                f"{_memref(program.tensors[src].shape, 'i8')}")
+                                f"{memref_type(program.tensors[src].shape, 'i8')}")
     func = _ident(program.name)
-    params = (f"%input: {_memref(inp.shape, 'i8')} {_quant_attr(inp.scale, inp.zero_point)}, "
-              f"%output: {_memref(outp.shape, 'i8')} {_quant_attr(outp.scale, outp.zero_point)}")
+    params = (f"%input: {memref_type(inp.shape, 'i8')} "
+              f"{_quant_attr(inp.scale, inp.zero_point)}, "
+              f"%output: {memref_type(outp.shape, 'i8')} "
+              f"{_quant_attr(outp.scale, outp.zero_point)}")
     lines = [*em.globals, ""] if em.globals else []
     lines += [
         f"func.func @{func}({params}) {{",
