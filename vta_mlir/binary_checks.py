@@ -43,6 +43,7 @@ from vta_mlir.isa import (
     MemInsn,
     MemType,
     decode_uop_fields,
+    dram_elem_bytes,
     encode_insns,
 )
 from vta_mlir.program import Program, Run, Segment
@@ -73,16 +74,6 @@ _INSN_BYTES = 16
 _UOP_BYTES = 4
 
 
-
-def _mem_elem_bytes(cfg: VTAConfig) -> dict[int, int]:
-    return {
-        MemType.UOP: cfg.uop_elem_bytes,
-        MemType.WGT: cfg.wgt_elem_bytes,
-        MemType.INP: cfg.inp_elem_bytes,
-        MemType.ACC: cfg.acc_elem_bytes,
-        MemType.OUT: cfg.out_elem_bytes,
-        MemType.ACC_8BIT: cfg.acc8_elem_bytes,
-    }
 
 
 def is_int(v: Any) -> bool:
@@ -202,7 +193,7 @@ def check_module(module: BinaryModule, *, encode: bool = True) -> None:
             raise BinaryFormatError(f"{what}: its segment '{seg.name}' has constant contents")
 
     # -- runs
-    elem_bytes = _mem_elem_bytes(cfg)
+    elem_bytes = dram_elem_bytes(cfg)
     for r, run in enumerate(prog.runs):
         if not isinstance(run, Run):
             raise BinaryFormatError(f"run {r} is not a Run")

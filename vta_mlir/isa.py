@@ -46,6 +46,19 @@ class MemType(IntEnum):
     ACC_8BIT = 5
 
 
+def dram_elem_bytes(cfg: VTAConfig) -> dict[MemType, int]:
+    """DRAM bytes of one element of each memory type (docs/isa.md §3.3–§3.5; ACC_8BIT reads
+    one byte per lane)."""
+    return {
+        MemType.UOP: cfg.uop_elem_bytes,
+        MemType.WGT: cfg.wgt_elem_bytes,
+        MemType.INP: cfg.inp_elem_bytes,
+        MemType.ACC: cfg.acc_elem_bytes,
+        MemType.OUT: cfg.out_elem_bytes,
+        MemType.ACC_8BIT: cfg.acc8_elem_bytes,
+    }
+
+
 class AluKind(StrEnum):
     """The ALU operations (docs/isa.md §2.5, §3.7), the one enumeration of them: each member's
     value is its keyword in the ``vta`` dialect (``vta.alu shr ...``) and in ``vtaisa``, its

@@ -39,6 +39,7 @@ from vta_mlir.isa import (
     Insn,
     MemInsn,
     MemType,
+    dram_elem_bytes,
     encode_insns,
     encode_uops,
 )
@@ -83,14 +84,7 @@ def insn_stage(insn: Insn) -> Stage | None:
 
 def elem_bytes(cfg: VTAConfig, memory_type: int) -> int:
     """DRAM bytes of one element of ``memory_type`` (docs/isa.md §4.7), from the configuration."""
-    return {
-        MemType.UOP: cfg.uop_elem_bytes,
-        MemType.INP: cfg.inp_elem_bytes,
-        MemType.WGT: cfg.wgt_elem_bytes,
-        MemType.ACC: cfg.acc_elem_bytes,
-        MemType.OUT: cfg.out_elem_bytes,
-        MemType.ACC_8BIT: cfg.acc8_elem_bytes,
-    }[MemType(memory_type)]
+    return dram_elem_bytes(cfg)[MemType(memory_type)]
 
 
 def _sram_depth(cfg: VTAConfig, memory_type: MemType) -> int:

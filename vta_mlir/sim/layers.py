@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.isa import Insn, MemInsn, MemType, module_of
+from vta_mlir.isa import Insn, MemInsn, dram_elem_bytes, module_of
 from vta_mlir.program import Program
 
 __all__ = ["MODULES", "layer_figures", "layer_spans", "layer_trace_events"]
@@ -38,17 +38,6 @@ __all__ = ["MODULES", "layer_figures", "layer_spans", "layer_trace_events"]
 #: Module names, as in the run's ``busy`` (``docs/timing-model.md``).
 MODULES: tuple[str, ...] = ("load", "compute", "store")
 
-
-def _dram_elem_bytes(cfg: VTAConfig) -> dict[int, int]:
-    """DRAM bytes of one element of each memory type (ACC_8BIT: one byte per lane)."""
-    return {
-        MemType.UOP: cfg.uop_elem_bytes,
-        MemType.WGT: cfg.wgt_elem_bytes,
-        MemType.INP: cfg.inp_elem_bytes,
-        MemType.ACC: cfg.acc_elem_bytes,
-        MemType.OUT: cfg.out_elem_bytes,
-        MemType.ACC_8BIT: cfg.acc8_elem_bytes,
-    }
 
 
 def layer_spans(insns: Sequence[Insn], tags: Sequence[int] | np.ndarray,
@@ -89,7 +78,7 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
     traffic: list[dict[str, dict[str, int]]] = [{} for _ in names]
     segs = sorted(program.segments, key=lambda s: s.phys)
     phys = [s.phys for s in segs]
-    elem = _dram_elem_bytes(cfg)
+    elem = dram_elem_bytes(cfg)
     i = 0
     for run in program.runs:
         for insn in run.insns:
