@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +24,6 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnxruntime.quantization import (
-    CalibrationDataReader,
-    QuantFormat,
-    QuantType,
-    quantize_static,
-)
 
 from vta_mlir import compile
 from vta_mlir.config import SHIPPED_CONFIGS
@@ -43,139 +36,33 @@ from vta_mlir.frontend.onnx import (
 from vta_mlir.frontend.onnx.qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer
 from vta_mlir.tools import vta_import_onnx
 
-logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
+# The model builders are examples/onnx/models.py (not a package: imported from its folder).
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "onnx"
+if str(EXAMPLES) not in sys.path:
+    sys.path.insert(0, str(EXAMPLES))
+from models import (  # noqa: E402
+    MODELS,
+    Builder,
+    conv_relu,
+    dense,
+    float_model,
+    init_tensor,
+    quantize,
+    small_cnn,
+)
 
-Builder = Callable[[np.random.Generator], tuple[list[onnx.NodeProto], list[onnx.TensorProto],
-                                                 tuple[int, ...], tuple[int, ...]]]
+logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
 
 
 # ---------------------------------------------------------------------------------------------
 # Models
 
 
-def _init(rng: np.random.Generator, name: str, shape: tuple[int, ...],
-          scale: float) -> onnx.TensorProto:
-    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
-
-
-def dense(rng: np.random.Generator) -> tuple:
-    """Gemm with transB=1 and a bias."""
-    inits = [_init(rng, "w", (24, 40), 0.2), _init(rng, "b", (24,), 1.0)]
-    return [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")], inits, \
-        (2, 40), (2, 24)
-
-
-def matmul_add(rng: np.random.Generator) -> tuple:
-    """MatMul, then the Add of a constant bias (quantized to int8 by the quantizer)."""
-    inits = [_init(rng, "w", (40, 20), 0.2), _init(rng, "b", (20,), 1.0)]
-    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="mm"),
-             helper.make_node("Add", ["mm", "b"], ["y"], name="bias")]
-    return nodes, inits, (3, 40), (3, 20)
-
-
-def conv_relu(rng: np.random.Generator) -> tuple:
-    """A padded, strided 3×3 convolution with bias, then ReLU."""
-    inits = [_init(rng, "w", (16, 3, 3, 3), 0.3), _init(rng, "b", (16,), 0.5)]
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1],
-                              strides=[2, 2], kernel_shape=[3, 3], name="conv"),
-             helper.make_node("Relu", ["c"], ["y"], name="relu")]
-    return nodes, inits, (1, 3, 10, 10), (1, 16, 5, 5)
-
-
-def small_cnn(rng: np.random.Generator) -> tuple:
-    """conv + ReLU, a padded max-pool, conv + ReLU, global average pool, Flatten, Gemm."""
-    inits = [_init(rng, "w1", (16, 3, 3, 3), 0.3), _init(rng, "b1", (16,), 0.3),
-             _init(rng, "w2", (32, 16, 3, 3), 0.1), _init(rng, "b2", (32,), 0.3),
-             _init(rng, "w3", (10, 32), 0.3), _init(rng, "b3", (10,), 0.3)]
-    nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
-        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 3], strides=[2, 2],
-                         pads=[1, 1, 1, 1], name="pool"),
-        helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
-        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
-        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
-        helper.make_node("Flatten", ["g"], ["f"], axis=1, name="flatten"),
-        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1, name="fc"),
-    ]
-    return nodes, inits, (1, 3, 12, 12), (1, 10)
-
-
-def residual(rng: np.random.Generator) -> tuple:
-    """Two convolutions and the Add of the second's output to the first's (a ResNet block)."""
-    inits = [_init(rng, "w1", (16, 3, 3, 3), 0.3), _init(rng, "b1", (16,), 0.3),
-             _init(rng, "w2", (16, 16, 3, 3), 0.1), _init(rng, "b2", (16,), 0.3)]
-    nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
-        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
-        helper.make_node("Add", ["c2", "r1"], ["s"], name="add"),
-        helper.make_node("Relu", ["s"], ["y"], name="relu2"),
-    ]
-    return nodes, inits, (1, 3, 8, 8), (1, 16, 8, 8)
-
-
-def downsample(rng: np.random.Generator) -> tuple:
-    """A ResNet downsampling block: a strided 3×3 path and a strided 1×1 shortcut, both
-    reading the stem's output, added."""
-    inits = [_init(rng, "w0", (16, 3, 3, 3), 0.3), _init(rng, "b0", (16,), 0.3),
-             _init(rng, "w1", (32, 16, 3, 3), 0.1), _init(rng, "b1", (32,), 0.3),
-             _init(rng, "ws", (32, 16, 1, 1), 0.2), _init(rng, "bs", (32,), 0.3)]
-    nodes = [
-        helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1], name="stem"),
-        helper.make_node("Relu", ["c0"], ["r0"], name="relu0"),
-        helper.make_node("Conv", ["r0", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1],
-                         strides=[2, 2], name="conv"),
-        helper.make_node("Conv", ["r0", "ws", "bs"], ["sc"], strides=[2, 2], name="shortcut"),
-        helper.make_node("Add", ["c1", "sc"], ["s"], name="add"),
-        helper.make_node("Relu", ["s"], ["y"], name="relu1"),
-    ]
-    return nodes, inits, (1, 3, 8, 8), (1, 32, 4, 4)
-
-
-def gap_fc(rng: np.random.Generator) -> tuple:
-    """Global average pool, Flatten and a fully connected layer."""
-    inits = [_init(rng, "w", (10, 32), 0.3), _init(rng, "b", (10,), 0.3)]
-    nodes = [helper.make_node("GlobalAveragePool", ["x"], ["g"], name="gap"),
-             helper.make_node("Flatten", ["g"], ["f"], axis=1, name="flatten"),
-             helper.make_node("Gemm", ["f", "w", "b"], ["y"], transB=1, name="fc")]
-    return nodes, inits, (2, 32, 4, 4), (2, 10)
-
-
-MODELS: dict[str, Builder] = {
-    "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
-    "residual": residual, "downsample": downsample, "gap_fc": gap_fc}
-
-
-class _Calibration(CalibrationDataReader):
-    def __init__(self, shape: tuple[int, ...], rng: np.random.Generator) -> None:
-        self.batches: Iterator[dict[str, np.ndarray]] = iter(
-            [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(8)])
-
-    def get_next(self) -> dict[str, np.ndarray] | None:
-        return next(self.batches, None)
-
-
-def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17) -> onnx.ModelProto:
-    nodes, inits, in_shape, out_shape = builder(rng)
-    graph = helper.make_graph(nodes, builder.__name__, [
-        helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)], [
-        helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
 def quantized(tmp: Path, builder: Builder, symmetric: bool, seed: int = 0,
               opset: int = 17, per_channel: bool = False) -> Path:
     rng = np.random.default_rng(seed)
-    model = float_model(builder, rng, opset)
-    fpath, qpath = tmp / f"{builder.__name__}.f.onnx", tmp / f"{builder.__name__}.onnx"
-    onnx.save(model, fpath)
-    shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
-    quantize_static(str(fpath), str(qpath), _Calibration(shape, rng),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
-                    weight_type=QuantType.QInt8, per_channel=per_channel,
-                    extra_options={"ActivationSymmetric": symmetric})
-    return qpath
+    return quantize(float_model(builder, rng, opset), tmp / f"{builder.__name__}.onnx",
+                    symmetric, rng, per_channel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,7 +412,7 @@ def test_float_op_at_edge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def relu_of_shared(rng: np.random.Generator) -> tuple:
     """A ReLU of a tensor another node also reads: it cannot fold into the convolution."""
-    inits = [_init(rng, "w", (16, 3, 3, 3), 0.3)]
+    inits = [init_tensor(rng, "w", (16, 3, 3, 3), 0.3)]
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
              helper.make_node("Relu", ["c"], ["r"], name="relu"),
              helper.make_node("Add", ["c", "r"], ["y"], name="add")]

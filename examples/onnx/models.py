@@ -1,0 +1,235 @@
+"""Float ONNX models built with ``onnx.helper`` and quantized by onnxruntime's
+``quantize_static`` in the QDQ format (``docs/onnx.md``): the models of the ONNX tests, the
+benchmark ``benchmarks/onnx_resnet18.py`` and the ``tests/data/torch_mlir`` files.
+
+Every builder takes a ``numpy`` generator and returns ``(nodes, initializers, input shape,
+output shape)``; :func:`float_model` makes the graph (input ``x``, output ``y``) and
+:func:`quantize` writes its QDQ form, calibrated on random normal inputs.
+
+    python examples/onnx/models.py resnet18 out.onnx [--asymmetric] [--size 224]
+
+writes one of them, quantized.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+Built = tuple[list[onnx.NodeProto], list[onnx.TensorProto], tuple[int, ...], tuple[int, ...]]
+Builder = Callable[[np.random.Generator], Built]
+
+
+def init_tensor(rng: np.random.Generator, name: str, shape: tuple[int, ...],
+                scale: float) -> onnx.TensorProto:
+    """A float initializer of normal values times ``scale``."""
+    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def dense(rng: np.random.Generator) -> Built:
+    """Gemm with transB=1 and a bias."""
+    inits = [init_tensor(rng, "w", (24, 40), 0.2), init_tensor(rng, "b", (24,), 1.0)]
+    return [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1, name="fc")], inits, \
+        (2, 40), (2, 24)
+
+
+def matmul_add(rng: np.random.Generator) -> Built:
+    """MatMul, then the Add of a constant bias (quantized to int8 by the quantizer)."""
+    inits = [init_tensor(rng, "w", (40, 20), 0.2), init_tensor(rng, "b", (20,), 1.0)]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="mm"),
+             helper.make_node("Add", ["mm", "b"], ["y"], name="bias")]
+    return nodes, inits, (3, 40), (3, 20)
+
+
+def conv_relu(rng: np.random.Generator) -> Built:
+    """A padded, strided 3×3 convolution with bias, then ReLU."""
+    inits = [init_tensor(rng, "w", (16, 3, 3, 3), 0.3), init_tensor(rng, "b", (16,), 0.5)]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1],
+                              strides=[2, 2], kernel_shape=[3, 3], name="conv"),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    return nodes, inits, (1, 3, 10, 10), (1, 16, 5, 5)
+
+def small_cnn(rng: np.random.Generator) -> Built:
+    """conv + ReLU, a padded max-pool, conv + ReLU, global average pool, Flatten, Gemm."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             init_tensor(rng, "w2", (32, 16, 3, 3), 0.1), init_tensor(rng, "b2", (32,), 0.3),
+             init_tensor(rng, "w3", (10, 32), 0.3), init_tensor(rng, "b3", (10,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], name="pool"),
+        helper.make_node("Conv", ["p1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], axis=1, name="flatten"),
+        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1, name="fc"),
+    ]
+    return nodes, inits, (1, 3, 12, 12), (1, 10)
+
+
+def residual(rng: np.random.Generator) -> Built:
+    """Two convolutions and the Add of the second's output to the first's (a ResNet block)."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             init_tensor(rng, "w2", (16, 16, 3, 3), 0.1), init_tensor(rng, "b2", (16,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Add", ["c2", "r1"], ["s"], name="add"),
+        helper.make_node("Relu", ["s"], ["y"], name="relu2"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 16, 8, 8)
+
+
+def downsample(rng: np.random.Generator) -> Built:
+    """A ResNet downsampling block: a strided 3×3 path and a strided 1×1 shortcut, both
+    reading the stem's output, added."""
+    inits = [init_tensor(rng, "w0", (16, 3, 3, 3), 0.3), init_tensor(rng, "b0", (16,), 0.3),
+             init_tensor(rng, "w1", (32, 16, 3, 3), 0.1), init_tensor(rng, "b1", (32,), 0.3),
+             init_tensor(rng, "ws", (32, 16, 1, 1), 0.2), init_tensor(rng, "bs", (32,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1], name="stem"),
+        helper.make_node("Relu", ["c0"], ["r0"], name="relu0"),
+        helper.make_node("Conv", ["r0", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1],
+                         strides=[2, 2], name="conv"),
+        helper.make_node("Conv", ["r0", "ws", "bs"], ["sc"], strides=[2, 2], name="shortcut"),
+        helper.make_node("Add", ["c1", "sc"], ["s"], name="add"),
+        helper.make_node("Relu", ["s"], ["y"], name="relu1"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 32, 4, 4)
+
+
+def gap_fc(rng: np.random.Generator) -> Built:
+    """Global average pool, Flatten and a fully connected layer."""
+    inits = [init_tensor(rng, "w", (10, 32), 0.3), init_tensor(rng, "b", (10,), 0.3)]
+    nodes = [helper.make_node("GlobalAveragePool", ["x"], ["g"], name="gap"),
+             helper.make_node("Flatten", ["g"], ["f"], axis=1, name="flatten"),
+             helper.make_node("Gemm", ["f", "w", "b"], ["y"], transB=1, name="fc")]
+    return nodes, inits, (2, 32, 4, 4), (2, 10)
+
+
+def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
+             batch: int = 1) -> Built:
+    """ResNet-18's graph (the 7×7 stem, the padded max-pool, eight basic blocks with 1×1
+    downsampling shortcuts, the global average pool and the fully connected layer), with the
+    batch norms folded into the convolutions as ``torch.onnx`` exports them, and random weights
+    drawn like torchvision's initialisation (He normal)."""
+    nodes: list[onnx.NodeProto] = []
+    inits: list[onnx.TensorProto] = []
+
+    def conv(x: str, cin: int, cout: int, k: int, stride: int, pad: int, name: str,
+             relu: bool = True) -> str:
+        inits.append(init_tensor(rng, name + ".weight", (cout, cin, k, k),
+                           float(np.sqrt(2.0 / (cout * k * k)))))
+        inits.append(init_tensor(rng, name + ".bias", (cout,), 0.1))
+        nodes.append(helper.make_node("Conv", [x, name + ".weight", name + ".bias"], [name],
+                                      kernel_shape=[k, k], strides=[stride, stride],
+                                      pads=[pad] * 4, name=name))
+        if not relu:
+            return name
+        nodes.append(helper.make_node("Relu", [name], [name + ".relu"], name=name + ".relu"))
+        return name + ".relu"
+
+    x = conv("x", 3, 64, 7, 2, 3, "conv1")
+    nodes.append(helper.make_node("MaxPool", [x], ["maxpool"], kernel_shape=[3, 3],
+                                  strides=[2, 2], pads=[1, 1, 1, 1], name="maxpool"))
+    x, cin = "maxpool", 64
+    for stage, cout in enumerate([64, 128, 256, 512], start=1):
+        for block in range(2):
+            stride = 2 if stage > 1 and block == 0 else 1
+            name = f"layer{stage}.{block}"
+            h = conv(x, cin, cout, 3, stride, 1, name + ".conv1")
+            h = conv(h, cout, cout, 3, 1, 1, name + ".conv2", relu=False)
+            shortcut = x if stride == 1 and cin == cout else \
+                conv(x, cin, cout, 1, stride, 0, name + ".downsample", relu=False)
+            nodes.append(helper.make_node("Add", [h, shortcut], [name + ".add"],
+                                          name=name + ".add"))
+            nodes.append(helper.make_node("Relu", [name + ".add"], [name],
+                                          name=name + ".relu"))
+            x, cin = name, cout
+    inits += [init_tensor(rng, "fc.weight", (classes, 512), float(np.sqrt(1 / 512))),
+              init_tensor(rng, "fc.bias", (classes,), 0.1)]
+    nodes += [helper.make_node("GlobalAveragePool", [x], ["avgpool"], name="avgpool"),
+              helper.make_node("Flatten", ["avgpool"], ["flatten"], axis=1, name="flatten"),
+              helper.make_node("Gemm", ["flatten", "fc.weight", "fc.bias"], ["y"], transB=1,
+                               name="fc")]
+    return nodes, inits, (batch, 3, size, size), (batch, classes)
+
+
+MODELS: dict[str, Builder] = {
+    "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
+    "residual": residual, "downsample": downsample, "gap_fc": gap_fc, "resnet18": resnet18}
+
+
+class RandomCalibration:
+    """Calibration batches for ``quantize_static``: random normal inputs (an
+    ``onnxruntime.quantization.CalibrationDataReader``)."""
+
+    def __init__(self, shape: tuple[int, ...], rng: np.random.Generator,
+                 batches: int = 8) -> None:
+        self.batches: Iterator[dict[str, np.ndarray]] = iter(
+            [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(batches)])
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self.batches, None)
+
+
+def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17,
+                name: str | None = None) -> onnx.ModelProto:
+    """The float graph of ``builder``: input ``x``, output ``y``."""
+    nodes, inits, in_shape, out_shape = builder(rng)
+    graph = helper.make_graph(nodes, name or getattr(builder, "__name__", "model"), [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)], [
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random.Generator,
+             per_channel: bool = False, calibration_batches: int = 8) -> Path:
+    """Write ``model`` quantized to int8 QDQ (``quantize_static``, int8 activations and
+    weights) at ``path``; the float model is kept beside it as ``*.f.onnx``."""
+    # Imported here: onnxruntime is only needed to quantize, not to build the graphs.
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+
+    logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
+    float_path = path.with_suffix(".f.onnx")
+    onnx.save(model, float_path)
+    shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
+    quantize_static(str(float_path), str(path),
+                    RandomCalibration(shape, rng, calibration_batches),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
+                    weight_type=QuantType.QInt8, per_channel=per_channel,
+                    extra_options={"ActivationSymmetric": symmetric})
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", choices=sorted(MODELS))
+    parser.add_argument("output", type=Path)
+    parser.add_argument("--asymmetric", action="store_true",
+                        help="asymmetric activations (the ReLUs fold into zero points)")
+    parser.add_argument("--per-channel", action="store_true", help="per-channel weight scales")
+    parser.add_argument("--size", type=int, default=32, help="resnet18's input size")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    builder = MODELS[args.model]
+    if args.model == "resnet18":
+        size = args.size
+
+        def builder(rng: np.random.Generator) -> Built:
+            return resnet18(rng, size=size)
+    quantize(float_model(builder, rng, name=args.model), args.output, not args.asymmetric, rng,
+             args.per_channel)
+
+
+if __name__ == "__main__":
+    main()
