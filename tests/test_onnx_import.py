@@ -70,7 +70,7 @@ def quantized(tmp: Path, builder: Builder, symmetric: bool, seed: int = 0,
 
 
 def _requant(acc: np.ndarray, s1: int, m: int | np.ndarray, s2: int, clip: int) -> np.ndarray:
-    t = np.clip(acc >> s1, -clip, clip) * m
+    t = np.clip((acc + ((1 << s1) >> 1)) >> s1, -clip, clip) * m  # both shifts round
     return t if s2 == 0 else ((t >> (s2 - 1)) + 1) >> 1
 
 
@@ -129,6 +129,10 @@ def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
             src = inits[ins[0]] if ins[0] in inits else codes[ins[0]]
             vals[node.output[0]] = (src.astype(np.int64), s, z)
             continue
+        if op == "Identity":  # another name for a constant or a tensor
+            if ins[0] in vals:
+                vals[node.output[0]] = vals[ins[0]]
+            continue
         out_q = quant[node.output[0]]
         sy, zy = qp(out_q)
         lo = -128
@@ -139,6 +143,11 @@ def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
         if op in ("Conv", "Gemm", "MatMul"):
             (x, sx, zx), (w, sw, _) = vals[ins[0]], vals[ins[1]]
             bias = vals[ins[2]][0] if len(ins) > 2 else np.zeros((), np.int64)
+            if len(ins) > 2:  # a bias at another scale than sx·sw: its value, rounded
+                w_s = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), bias.shape)
+                ratio = np.asarray(vals[ins[2]][1], np.float64) / (sx * w_s)
+                if not np.allclose(ratio, 1.0, rtol=1e-6, atol=0):
+                    bias = np.rint(bias * ratio).astype(np.int64)
             xd = x - zx                       # (q − zx): padding holds the zero point
             if op == "Conv":
                 pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
@@ -272,15 +281,19 @@ def test_opsets_and_unused_microsoft_domain(tmp_path: Path) -> None:
 
 
 def test_requant_choice() -> None:
-    """Every constant is a 16-bit immediate, the clip saturates exactly where the output does,
-    and the fixed-point multiplier is far closer than a power of two."""
+    """The multiplier is a 16-bit immediate, no clipped value times it wraps in int32, the clip
+    saturates exactly where the output does, and the fixed-point multiplier is far closer than
+    a power of two. Small multipliers take a wide clip bound rather than a shift before the
+    multiplication."""
     for multiplier in (1e-4, 0.0041, 0.3, 0.9, 1.7, 40.0):
         rq = choose_requant(multiplier)
-        assert 0 < rq.m < 1 << 15 and 0 < rq.clip < 1 << 15
+        assert 0 < rq.m < 1 << 15 and 0 < rq.clip and rq.clip * rq.m < 1 << 31
+        assert rq.wide_clip == (rq.clip >= 1 << 15)
         assert rq.clip * rq.m >= 256 << rq.s2
         assert abs(rq.multiplier / multiplier - 1) < 2e-4
         pow2 = choose_requant(multiplier, "pow2")
         assert pow2.m == 1 and pow2.clip < 1 << 15
+    assert choose_requant(0.0041).s1 == 0 and choose_requant(0.0041).wide_clip
     with pytest.raises(ValueError):
         choose_requant(0.0)
 

@@ -6,7 +6,6 @@ argument attributes (``docs/onnx.md`` §1).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -97,15 +96,25 @@ class _Emitter:
         return acc_t
 
     def requant_steps(self, steps: list[str], rq: Requant, zero_point: int,
-                      operands: list[tuple[str, str, str, str]] | None = None,
-                      name: str = "") -> None:
+                      operands: list[tuple[str, str, str, str]], name: str, dst: str) -> None:
         """Append the fixed-point requantization of ``docs/onnx.md`` §3 to ``steps``; per-channel
-        multipliers become a constant vector read along ``d1`` (added to ``operands``)."""
+        multipliers and a clip bound wider than an immediate become constant vectors read along
+        the channels ``d1`` (added to ``operands``). The rounding constant of ``>> s1`` is in
+        the layer's bias."""
         if rq.s1:
             self.step(steps, "shrsi", rq.s1)
-        self.step(steps, "minsi", rq.clip)
-        self.step(steps, "maxsi", -rq.clip)
-        if rq.channel_m and operands is not None:
+        if rq.wide_clip:
+            channels = self.program.tensors[dst].shape[1]
+            for op, bound, suffix in (("minsi", rq.clip, "hi"), ("maxsi", -rq.clip, "lo")):
+                vector = np.full(channels, bound, np.int32)
+                operands.append((self.constant(f"{name}_clip_{suffix}", vector),
+                                 memref_type(vector.shape, "i32"), "d1", f"%clip_{suffix}: i32"))
+                k = _last(steps)
+                steps.append(f"%v{k + 1} = arith.{op} {_value(k)}, %clip_{suffix} : i32")
+        else:
+            self.step(steps, "minsi", rq.clip)
+            self.step(steps, "maxsi", -rq.clip)
+        if rq.channel_m:
             vector = np.array(rq.channel_m, np.int32)
             operands.append((self.constant(f"{name}_m", vector), memref_type(vector.shape, "i32"),
                              "d1", "%mc: i32"))
@@ -124,12 +133,14 @@ class _Emitter:
             self.step(steps, "addi", 1)
             self.step(steps, "shrsi", 1)
 
-    def step(self, steps: list[str], op: str, value: int) -> None:
-        """``%v<k+1> = arith.<op> %v<k>, value`` (value an ``i32`` constant)."""
+    def step(self, steps: list[str], op: str, value: int, src: str | None = None) -> str:
+        """``%v<k+1> = arith.<op> src, value`` (value an ``i32`` constant; ``src`` by default
+        the last value ``%v<k>``); returns ``%v<k+1>``."""
         k = _last(steps)
         const = f"%k{len(steps)}"
         steps += [f"{const} = arith.constant {value} : i32",
-                  f"%v{k + 1} = arith.{op} {_value(k)}, {const} : i32"]
+                  f"%v{k + 1} = arith.{op} {src or _value(k)}, {const} : i32"]
+        return f"%v{k + 1}"
 
     def epilogue(self, prefix: str, shape: Sequence[int], out: str, steps: list[str],
                  operands: list[tuple[str, str, str, str]], lo: int, hi: int) -> None:
@@ -198,7 +209,7 @@ class _Emitter:
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
         steps = ["%v0 = arith.addi %a, %b : i32"]
         operands = [(b, memref_type((n,), "i32"), "d1", "%b: i32")]
-        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
+        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name, layer.dst)
         self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
@@ -229,7 +240,7 @@ class _Emitter:
             f"      ins({data}, {w} : {data_t}, {memref_type((o, c, kh, kw), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
-        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name)
+        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name, layer.dst)
         self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
         if any(layer.pads):
@@ -274,8 +285,9 @@ class _Emitter:
         steps: list[str] = []
         for part in _immediates(layer.bias) if layer.bias else []:
             self.step(steps, "addi", part)
-        self.requant_steps(steps, layer.rq, layer.zero_point)
-        self.epilogue(prefix, shape, out, steps, [], -128, 127)
+        operands: list[tuple[str, str, str, str]] = []
+        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name, layer.dst)
+        self.epilogue(prefix, shape, out, steps, operands, -128, 127)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
     def add(self, layer: AddLayer, prefix: str, out: str) -> None:
@@ -293,33 +305,35 @@ class _Emitter:
             maps.append(ident)
             types.append(memref_type(self.shape(layer.b), "i8"))
             block.append("%b: i8")
-        const = layer.const
-        add_const: list[str] = []
-        if const.size > 1:
+        # Zero points first (immediates within ±128), so no large constant is left to add:
+        # t = (a − za)·ma + (b − zb)·mb [+ c per column], then one rounding shift.
+        steps = ["%ae = arith.extsi %a : i8 to i32"]
+        value = "%ae"
+        if layer.za:
+            value = self.step(steps, "addi", -layer.za, value)
+        product_a = self.step(steps, "muli", layer.ma, value)
+        if layer.b is not None:
+            steps.append("%be = arith.extsi %b : i8 to i32")
+            value = "%be"
+            if layer.zb:
+                value = self.step(steps, "addi", -layer.zb, value)
+            product_b = self.step(steps, "muli", layer.mb, value)
+            k = _last(steps)
+            steps.append(f"%v{k + 1} = arith.addi {product_a}, {product_b} : i32")
+        if layer.const.size > 1:
             axis = rank - 1
-            ins.append(self.constant(f"{layer.name}_c", const))
+            ins.append(self.constant(f"{layer.name}_c", layer.const))
             maps.append(f"affine_map<({dims}) -> (d{axis})>")
             types.append(memref_type((shape[axis],), "i32"))
             block.append("%c: i32")
-            add_const = ["%v2 = arith.addi %v1, %c : i32"]
+            k = _last(steps)
+            steps.append(f"%v{k + 1} = arith.addi {_value(k)}, %c : i32")
+        half = (1 << layer.shift) >> 1
+        if 0 < half <= IMM_MAX:
+            self.step(steps, "addi", half)  # rounds the shift to nearest, ties up
+            self.step(steps, "shrsi", layer.shift)
         else:
-            # A scalar as immediates: a broadcast operand would give an element-wise layer
-            # another layout than the layers whose outputs it reads.
-            for i, part in enumerate(_immediates(int(const[0]))):
-                add_const += [f"%kc{i} = arith.constant {part} : i32",
-                              f"%v{2 + i} = arith.addi %v{1 + i}, %kc{i} : i32"]
-        steps = ["%ae = arith.extsi %a : i8 to i32",
-                 f"%ma = arith.constant {layer.ma} : i32",
-                 "%v0 = arith.muli %ae, %ma : i32"]
-        if layer.b is not None:
-            steps += ["%be = arith.extsi %b : i8 to i32",
-                      f"%mb = arith.constant {layer.mb} : i32",
-                      "%bm = arith.muli %be, %mb : i32",
-                      "%v1 = arith.addi %v0, %bm : i32"]
-            steps += add_const
-        else:
-            steps += [_renumber(line, -1) for line in add_const]
-        self.round_shift(steps, layer.shift)
+            self.round_shift(steps, layer.shift)
         if layer.zero_point:
             self.step(steps, "addi", layer.zero_point)
         maps.append(ident)
@@ -380,11 +394,6 @@ def emit_program(program: Program) -> str:
         "",
     ]
     return "\n".join(lines)
-
-
-def _renumber(line: str, delta: int) -> str:
-    """``line`` with every ``%v<k>`` made ``%v<k + delta>``."""
-    return re.sub(r"%v(\d+)", lambda m: f"%v{int(m.group(1)) + delta}", line)
 
 
 def _last(steps: list[str]) -> int:

@@ -17,7 +17,7 @@ import onnx
 from onnx import numpy_helper
 
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
-from .requant import Requant, choose_requant, choose_requant_channels
+from .requant import IMM_MAX, Requant, choose_requant, choose_requant_channels
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
            "Program", "QTensor", "recognize"]
@@ -35,7 +35,8 @@ class QTensor:
 
 @dataclass
 class DenseLayer:
-    """``acc = x·w + bias`` (``w`` K×N), requantized and clipped to ``[lo, hi]``."""
+    """``acc = x·w + bias`` (``w`` K×N), requantized and clipped to ``[lo, hi]``; ``bias``
+    holds the input zero point's term and the requantization's rounding constant."""
 
     name: str
     src: str
@@ -51,7 +52,8 @@ class DenseLayer:
 @dataclass
 class ConvLayer:
     """``acc = conv(x zero-padded, w) + bias`` (``bias`` per channel, or per output element
-    ``(O, OH, OW)`` when padding meets a non-zero input zero point), requantized and clipped."""
+    ``(O, OH, OW)`` when padding meets a non-zero input zero point; with the input zero point's
+    term and the requantization's rounding constant), requantized and clipped."""
 
     name: str
     src: str
@@ -80,7 +82,8 @@ class MaxPoolLayer:
 
 @dataclass
 class AvgPoolLayer:
-    """Global average pool: ``acc = Σ_hw q + bias`` (``bias = −H·W·zx``), requantized."""
+    """Global average pool: ``acc = Σ_hw q + bias`` (``bias = −H·W·zx`` plus the
+    requantization's rounding constant), requantized."""
 
     name: str
     src: str
@@ -92,12 +95,15 @@ class AvgPoolLayer:
 
 @dataclass
 class AddLayer:
-    """``round((a·ma + b·mb + c) / 2^shift) + zy`` clipped to ``[lo, hi]``; ``b`` a tensor, or
-    ``None`` when the second operand is a constant folded into ``c`` (a per-column vector)."""
+    """``round((a − za)·ma + (b − zb)·mb + c) / 2^shift) + zy`` (to nearest, ties up) clipped to
+    ``[lo, hi]``. ``b`` is a tensor, or ``None`` when the second operand is a constant: ``c``
+    then holds it rescaled, a per-column vector (otherwise ``c`` is 0)."""
 
     name: str
     a: str
     b: str | None
+    za: int
+    zb: int
     ma: int
     mb: int
     const: np.ndarray
@@ -135,9 +141,6 @@ class _Const:
     axis: int
 
 
-#: Bits the two rescales of an Add keep (``ma``, ``mb`` ≤ 2^14 keep ``|a·ma + b·mb|`` and the
-#: constant far from the int32 limits: codes span 255).
-_ADD_BITS = 14
 
 
 def _attrs(node: onnx.NodeProto) -> dict[str, object]:
@@ -302,12 +305,17 @@ class _Recognizer:
         b = self._weight(where, name)
         if b.q.dtype != np.int32 or np.any(b.zero_point != 0):
             raise OnnxImportError(f"{where}: bias '{name}' is not int32 with zero point 0")
+        if b.q.size != channels or b.scale.size not in (1, channels):
+            raise OnnxImportError(f"{where}: bias '{name}' is not {channels} values")
         expected = x.scale * w_scale
-        if b.q.size != channels or not np.allclose(np.broadcast_to(b.scale.reshape(-1), (
-                channels,)), expected, rtol=1e-6, atol=0):
-            raise OnnxImportError(f"{where}: bias '{name}' is not {channels} values at the scale "
-                                  "input scale × weight scale")
-        return b.q.reshape(channels).astype(np.int64)
+        scale = np.broadcast_to(b.scale.reshape(-1), (channels,))
+        q = b.q.reshape(channels).astype(np.int64)
+        if np.allclose(scale, expected, rtol=1e-6, atol=0):
+            return q
+        # A bias shared by several layers (torch.onnx deduplicates equal constants) is quantized
+        # at the first one's scale: its real value, rounded to the accumulator's scale (exact
+        # for zero biases; otherwise within half an accumulator unit).
+        return np.rint(q * (scale / expected)).astype(np.int64)
 
     def _requant_acc(self, where: str, x: QTensor, w_scale: np.ndarray, y: QTensor) -> Requant:
         """The requantization of an accumulator at ``x_scale · w_scale`` (per channel when the
@@ -355,7 +363,8 @@ class _Recognizer:
         y = self._output(where, node, (x.shape[0], n))
         rq = self._requant_acc(where, x, w_scale, y)
         self._add_layer(DenseLayer(self.layer_name, x.name, np.ascontiguousarray(weight),
-                                   _int32(where, bias), rq, y.zero_point, -128, 127, y.name), y)
+                                   _int32(where, bias + rq.rounding), rq, y.zero_point, -128,
+                                   127, y.name), y)
 
     def _op_Conv(self, where: str, node: onnx.NodeProto) -> None:
         attrs = _attrs(node)
@@ -391,7 +400,7 @@ class _Recognizer:
             bias = bias - x.zero_point * wsum.sum(axis=(1, 2, 3))
         y = self._output(where, node, (n, o, oh, ow))
         rq = self._requant_acc(where, x, w_scale, y)
-        self._add_layer(ConvLayer(self.layer_name, x.name, w.q, _int32(where, bias),
+        self._add_layer(ConvLayer(self.layer_name, x.name, w.q, _int32(where, bias + rq.rounding),
                                   (sh, sw), (pt, pl, pb, pr), rq, y.zero_point, -128, 127,
                                   y.name), y)
 
@@ -434,7 +443,8 @@ class _Recognizer:
         n, c, h, wd = x.shape
         y = self._output(where, node, (n, c, 1, 1))
         rq = self._requant(where, x.scale / (y.scale * h * wd))
-        self._add_layer(AvgPoolLayer(self.layer_name, x.name, -h * wd * x.zero_point, rq,
+        self._add_layer(AvgPoolLayer(self.layer_name, x.name,
+                                     -h * wd * x.zero_point + rq.rounding, rq,
                                      y.zero_point, y.name), y)
 
     def _op_Flatten(self, where: str, node: onnx.NodeProto) -> None:
@@ -445,6 +455,20 @@ class _Recognizer:
         if y.scale != x.scale or y.zero_point != x.zero_point:
             raise OnnxImportError(f"{where}: a Flatten must keep its input's quantization")
         self.aliases[y.name] = self.aliases.get(x.name, x.name)
+
+    def _op_Identity(self, where: str, node: onnx.NodeProto) -> None:
+        # torch.onnx writes an Identity for each further use of a deduplicated constant (the
+        # zero biases of batch norms folded at initialisation, say): another name, same value.
+        src, dst = node.input[0], node.output[0]
+        if src in self.consts:
+            self.consts[dst] = self.consts[src]
+        elif src in self.inits:
+            self.inits[dst] = self.inits[src]
+        elif src in self.act:
+            self.act[dst] = self.act[src]
+        else:
+            raise OnnxImportError(f"{where}: copies '{src}', which is neither a constant nor a "
+                                  "dequantized int8 tensor")
 
     def _op_Add(self, where: str, node: onnx.NodeProto) -> None:
         a = self._source(where, node.input[0])
@@ -460,8 +484,9 @@ class _Recognizer:
                                   "(broadcasting two tensors is not supported)")
         y = self._output(where, node, a.shape)
         ma, mb, shift = _add_multipliers(a.scale / y.scale, b.scale / y.scale)
-        const = np.array([-a.zero_point * ma - b.zero_point * mb], np.int64)
-        self._add_layer(AddLayer(self.layer_name, a.name, b.name, ma, mb,
+        const = np.zeros(1, np.int64)
+        self._add_layer(AddLayer(self.layer_name, a.name, b.name, a.zero_point, b.zero_point,
+                                 ma, mb,
                                  _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
 
     def _add_const(self, where: str, node: onnx.NodeProto, a: QTensor, b: _Const) -> None:
@@ -474,16 +499,17 @@ class _Recognizer:
         ma, _, shift = _add_multipliers(a.scale / y.scale, sb / y.scale)
         # The constant is exact in float: rescale it once, at compile time.
         real = sb * (b.q.reshape(-1).astype(np.float64) - float(b.zero_point.reshape(-1)[0]))
-        const = np.rint(real / y.scale * 2.0 ** shift).astype(np.int64) - a.zero_point * ma
-        self._add_layer(AddLayer(self.layer_name, a.name, None, ma, 0,
+        const = np.rint(real / y.scale * 2.0 ** shift).astype(np.int64)
+        self._add_layer(AddLayer(self.layer_name, a.name, None, a.zero_point, 0, ma, 0,
                                  _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
 
 
 def _add_multipliers(ra: float, rb: float) -> tuple[int, int, int]:
-    """``ma ≈ ra·2^shift``, ``mb ≈ rb·2^shift`` with the larger one below 2^14."""
+    """``ma ≈ ra·2^shift``, ``mb ≈ rb·2^shift``, the larger one an immediate as large as
+    possible (``|(a − za)·ma + (b − zb)·mb| < 2^24``: the differences of codes span 255)."""
     top = max(ra, rb)
     shift = 0
-    while top * 2.0 ** (shift + 1) < (1 << _ADD_BITS) and shift < 30:
+    while round(top * 2.0 ** (shift + 1)) <= IMM_MAX and shift < 30:
         shift += 1
     return round(ra * 2.0 ** shift), round(rb * 2.0 ** shift), shift
 

@@ -4,12 +4,17 @@ An int32 value ``v`` at the scale ``s_in`` becomes the int8 code at the scale ``
 float multiplier ``M = s_in / s_out``. VTA has no float unit and its immediates are 16-bit
 two's complement, so the multiplication is
 
-    ``t = clip(v >> s1, -C, C)``, ``u = t * m``, ``r = ((u >> (s2 - 1)) + 1) >> 1``
+    ``t = clip((v + 2^(s1 - 1)) >> s1, -C, C)``, ``u = t * m``, ``r = ((u >> (s2 - 1)) + 1) >> 1``
 
-(``>>`` arithmetic; the last step rounds to nearest, ties up, without the constant
-``2^(s2 - 1)`` that does not fit an immediate; for ``s2 = 0`` it is ``r = u``). ``C`` is the
+(``>>`` arithmetic; both shifts round to nearest, ties up. The constant ``2^(s1 - 1)`` is
+folded into the layer's bias, which the accumulator adds anyway (:attr:`Requant.rounding`; 0
+when ``s1 = 0``); the last step rounds without the constant ``2^(s2 - 1)``, which does not fit
+an immediate; for ``s2 = 0`` it is ``r = u``). ``C`` is the
 smallest bound at which every clipped value still saturates the int8 output, so the clip changes
-no result and ``|u| ≤ C·m < 2^30`` never wraps in int32.
+no result, and ``|u| ≤ C·m < 2^31`` never wraps in int32. ``m`` is an immediate; ``C`` may
+exceed one (:attr:`Requant.wide_clip`), and the clip then reads ``C`` and ``-C`` from constant
+vectors: the shift ``s1`` needs no longer keep ``C`` small, and without it the requantization
+loses nothing before the multiplication.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ _MAX_SHIFT = 31
 
 @dataclass(frozen=True)
 class Requant:
-    """``r = round_up((clip(v >> s1, -clip, clip) * m) / 2^s2)`` as in the module docstring."""
+    """``r = round_up((clip((v + rounding) >> s1, -clip, clip) * m) / 2^s2)`` as in the
+    module docstring."""
 
     s1: int
     m: int
@@ -52,6 +58,17 @@ class Requant:
         return self.channel_m or (self.m,)
 
     @property
+    def wide_clip(self) -> bool:
+        """Whether the clip bound exceeds an immediate (constant vectors then hold it)."""
+        return self.clip > IMM_MAX
+
+    @property
+    def rounding(self) -> int:
+        """``2^(s1 - 1)`` (0 when ``s1 = 0``): added to the value before ``>> s1`` so that the
+        shift rounds to nearest; the layers fold it into their bias."""
+        return (1 << self.s1) >> 1
+
+    @property
     def multiplier(self) -> float:
         """The float multiplier this requantization applies."""
         return self.m / 2.0 ** (self.s1 + self.s2)
@@ -62,16 +79,22 @@ def _clip_bound(m: int, s2: int) -> int:
     return -(-(_SATURATED << s2) // m) + 1
 
 
+def _fits(m: int, clip: int) -> bool:
+    """No clipped value times ``m`` wraps in int32."""
+    return clip * m < 1 << 31
+
+
 def _error(multiplier: float, s1: int, m: int, s2: int) -> float:
-    """A bound of the error in output steps over the values that do not saturate: the floor of
-    ``>> s1`` loses up to ``2^s1 - 1`` accumulator units, and ``m`` misses the multiplier by a
-    relative amount over values up to 256 steps."""
-    return multiplier * ((1 << s1) - 1) + abs(m / 2.0 ** (s1 + s2) - multiplier) * (
+    """A bound of the error in output steps over the values that do not saturate: the rounding
+    ``>> s1`` is off by up to ``2^(s1 - 1)`` accumulator units, and ``m`` misses the multiplier
+    by a relative amount over values up to 256 steps."""
+    return multiplier * ((1 << s1) >> 1) + abs(m / 2.0 ** (s1 + s2) - multiplier) * (
         _SATURATED / multiplier)
 
 
 def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
-    """The ``(s1, m, s2)`` of ``multiplier`` (``> 0``) with every constant an immediate.
+    """The ``(s1, m, s2)`` of ``multiplier`` (``> 0``): ``m`` and the shifts immediates, the
+    clip bound wide where that is more exact (:attr:`Requant.wide_clip`).
 
     ``fixed`` minimises :func:`_error` (ties: the smaller shifts); ``pow2`` rounds the
     multiplier to the nearest power of two ``2^-(s1 + s2)`` (``m = 1``).
@@ -94,7 +117,7 @@ def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
             if not 1 <= m <= IMM_MAX:
                 continue
             clip = _clip_bound(m, s2)
-            if clip > IMM_MAX:
+            if not _fits(m, clip):
                 continue
             err = _error(multiplier, s1, m, s2)
             if best is None or err < best[0] - 1e-12:
@@ -108,7 +131,7 @@ def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
 def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
     """One ``(s1, s2)`` and a multiplier ``m`` per channel (per-channel weight scales): the
     pair minimising the worst channel's :func:`_error`, ``clip`` the largest channel's bound.
-    The multipliers are a broadcast operand of the ``muli``, the shifts and clip immediates."""
+    The multipliers are a broadcast operand of the ``muli``, the shifts immediates."""
     values = [float(v) for v in multipliers]
     if not values or not all(v > 0 and math.isfinite(v) for v in values):
         raise ValueError("requantization multipliers must be positive numbers")
@@ -119,7 +142,7 @@ def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
             if not all(1 <= m <= IMM_MAX for m in ms):
                 continue
             clip = max(_clip_bound(m, s2) for m in ms)
-            if clip > IMM_MAX:
+            if not _fits(max(ms), clip):
                 continue
             err = max(_error(v, s1, m, s2) for v, m in zip(values, ms, strict=True))
             if best is None or err < best[0] - 1e-12:
