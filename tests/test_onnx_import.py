@@ -43,11 +43,13 @@ if str(EXAMPLES) not in sys.path:
 from models import (  # noqa: E402
     MODELS,
     Builder,
+    Built,
     conv_relu,
     dense,
     float_model,
     init_tensor,
     quantize,
+    resnet18,
     small_cnn,
 )
 
@@ -224,7 +226,10 @@ def onnxruntime_output(path: Path, x: np.ndarray) -> np.ndarray:
     return session.run(None, {"x": x})[0]
 
 
-def check(path: Path, config: str, worst: float, seed: int = 1) -> None:
+def check(path: Path, config: str, worst: float | None, seed: int = 1) -> None:
+    """Run the model at ``path`` on ``config``: bit-exact with :func:`integer_model`, and
+    unless ``worst`` is None, ≥ 99 % of the outputs within one output step of onnxruntime and
+    none further than ``worst`` steps."""
     text = import_text(path)
     si, zi = _quant(text, "input")
     so, zo = _quant(text, "output")
@@ -239,6 +244,8 @@ def check(path: Path, config: str, worst: float, seed: int = 1) -> None:
     assert y.dtype == np.float32
     expected = (integer_model(path, q).astype(np.float32) - zo) * np.float32(so)
     np.testing.assert_array_equal(y, expected)
+    if worst is None:
+        return
     steps = np.abs(y - onnxruntime_output(path, x)) / so
     assert np.mean(steps <= 1.001) >= 0.99, f"{np.mean(steps <= 1.001):.3f} within one step"
     assert steps.max() <= worst + 1e-3, f"worst {steps.max():.2f} steps"
@@ -249,6 +256,63 @@ def check(path: Path, config: str, worst: float, seed: int = 1) -> None:
 @pytest.mark.parametrize("name", ["dense", "matmul_add", "conv_relu", "small_cnn", "gap_fc"])
 def test_models(tmp_path: Path, name: str, symmetric: bool, config: str) -> None:
     check(quantized(tmp_path, MODELS[name], symmetric), config, worst=1.0)
+
+
+@pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])
+def test_shared_bias_through_identity(tmp_path: Path, symmetric: bool) -> None:
+    """A bias used twice, through an Identity: quantized once, at the first layer's scale, and
+    rescaled for the second (docs/onnx.md §4.6)."""
+    path = quantized(tmp_path, MODELS["shared_bias"], symmetric)
+    assert any(n.op_type == "Identity" for n in onnx.load(str(path)).graph.node)
+    conv1, conv2 = import_program(path).layers
+    assert isinstance(conv1, ConvLayer) and isinstance(conv2, ConvLayer)
+    check(path, "default", worst=1.0)
+
+
+def test_wide_clip_bound(tmp_path: Path) -> None:
+    """A small multiplier takes no shift before the multiplication; its clip bound, beyond an
+    immediate, is read from constant vectors (docs/onnx.md §3)."""
+    path = quantized(tmp_path, MODELS["small_cnn"], symmetric=True)
+    wide = [layer for layer in import_program(path).layers
+            if isinstance(layer, ConvLayer) and layer.rq.wide_clip]
+    assert wide and any(layer.rq.s1 == 0 for layer in wide)
+    assert f"{wide[0].name}_clip_hi" in import_text(path)
+    for config in SHIPPED_CONFIGS:
+        check(path, config, worst=1.0)
+
+
+def resnet18_224(rng: np.random.Generator) -> Built:
+    return resnet18(rng, size=224, classes=1000)
+
+
+def resnet18_32(rng: np.random.Generator) -> Built:
+    return resnet18(rng, size=32, classes=10)
+
+
+@pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])
+def test_resnet18(tmp_path: Path, symmetric: bool) -> None:
+    """The ResNet-18-shaped model at 224×224 with 1000 classes: bit-exact with the integer
+    semantics, and within the issue's agreement with onnxruntime (≥ 99 % within one step, the
+    worst ≤ 4: a one-code difference in a hidden layer, where the fixed-point requantization
+    and onnxruntime's float arithmetic round a value near a half step apart, can travel to the
+    output)."""
+    check(quantized(tmp_path, resnet18_224, symmetric), "default", worst=4.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", ["block32", "batch2"])
+@pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])
+def test_resnet18_other_configs(tmp_path: Path, symmetric: bool, config: str) -> None:
+    check(quantized(tmp_path, resnet18_224, symmetric), config, worst=4.0)
+
+
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+def test_resnet18_small_bit_exact(tmp_path: Path, config: str) -> None:
+    """ResNet-18 at 32×32 on every configuration, bit-exact with the integer semantics. (Its
+    agreement with onnxruntime is not checked: at 32×32 the last stage is 1×1, no average
+    damps a hidden one-code difference, and even exact arithmetic leaves a third of the 10
+    outputs more than one step from onnxruntime's float computation.)"""
+    check(quantized(tmp_path, resnet18_32, symmetric=False), config, worst=None)
 
 
 @pytest.mark.parametrize("config", SHIPPED_CONFIGS)

@@ -115,6 +115,22 @@ def gap_fc(rng: np.random.Generator) -> Built:
     return nodes, inits, (2, 32, 4, 4), (2, 10)
 
 
+def shared_bias(rng: np.random.Generator) -> Built:
+    """Two convolutions with one bias, the second use through an ``Identity``: ``torch.onnx``
+    deduplicates equal constants this way (the zero biases of batch norms folded at their
+    initial values, say)."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3),
+             init_tensor(rng, "w2", (16, 16, 3, 3), 0.1), init_tensor(rng, "b", (16,), 0.3)]
+    nodes = [
+        helper.make_node("Identity", ["b"], ["b_again"], name="identity"),
+        helper.make_node("Conv", ["x", "w1", "b"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b_again"], ["y"], pads=[1, 1, 1, 1],
+                         name="conv2"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 16, 8, 8)
+
+
 def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
              batch: int = 1) -> Built:
     """ResNet-18's graph (the 7×7 stem, the padded max-pool, eight basic blocks with 1×1
@@ -165,7 +181,8 @@ def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
 
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
-    "residual": residual, "downsample": downsample, "gap_fc": gap_fc, "resnet18": resnet18}
+    "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
+    "shared_bias": shared_bias, "resnet18": resnet18}
 
 
 class RandomCalibration:
