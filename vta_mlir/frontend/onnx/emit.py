@@ -13,7 +13,7 @@ import numpy as np
 from vta_mlir.frontend.mlir_text import memref_type, padding_idiom
 
 from .qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer, Layer, MaxPoolLayer, Program
-from .requant import IMM_MAX, Requant
+from .requant import IMM_MAX, Requant, output_window
 
 __all__ = ["emit_program"]
 
@@ -95,25 +95,26 @@ class _Emitter:
                        f"  linalg.fill ins(%c0_i32 : i32) outs({prefix}_acc : {acc_t})"]
         return acc_t
 
-    def requant_steps(self, steps: list[str], rq: Requant, zero_point: int,
-                      operands: list[tuple[str, str, str, str]], name: str, dst: str) -> None:
-        """Append the fixed-point requantization of ``docs/onnx.md`` §3 to ``steps``; per-channel
-        multipliers and a clip bound wider than an immediate become constant vectors read along
-        the channels ``d1`` (added to ``operands``). The rounding constant of ``>> s1`` is in
-        the layer's bias."""
+    def requant_steps(self, steps: list[str], rq: Requant, zero_point: int, lo: int, hi: int,
+                      operands: list[tuple[str, str, str, str]], name: str, dst: str) -> bool:
+        """Append the fixed-point requantization of ``docs/onnx.md`` §3 and the output zero
+        point to ``steps``; constants beyond immediates (per-channel multipliers, wide clip
+        bounds) become constant vectors read along the channels ``d1`` (added to
+        ``operands``). The rounding constant of ``>> s1`` is in the layer's bias.
+
+        Returns whether the result already lies in ``[lo, hi]``: the clip before the
+        multiplication then uses the bounds of :func:`output_window`, which saturate exactly
+        like the output clip, so that clip is left out (§3, "The emitted operations")."""
         if rq.s1:
             self.step(steps, "shrsi", rq.s1)
-        if rq.wide_clip:
-            channels = self.program.tensors[dst].shape[1]
-            for op, bound, suffix in (("minsi", rq.clip, "hi"), ("maxsi", -rq.clip, "lo")):
-                vector = np.full(channels, bound, np.int32)
-                operands.append((self.constant(f"{name}_clip_{suffix}", vector),
-                                 memref_type(vector.shape, "i32"), "d1", f"%clip_{suffix}: i32"))
-                k = _last(steps)
-                steps.append(f"%v{k + 1} = arith.{op} {_value(k)}, %clip_{suffix} : i32")
+        windows = [output_window(rq, m, zero_point, lo, hi) for m in rq.multipliers]
+        merged = all(w is not None for w in windows)
+        if merged:
+            lows = [w[0] for w in windows if w is not None]
+            highs = [w[1] for w in windows if w is not None]
         else:
-            self.step(steps, "minsi", rq.clip)
-            self.step(steps, "maxsi", -rq.clip)
+            lows, highs = [-rq.clip], [rq.clip]
+        self.clip_steps(steps, lows, highs, operands, name, dst)
         if rq.channel_m:
             vector = np.array(rq.channel_m, np.int32)
             operands.append((self.constant(f"{name}_m", vector), memref_type(vector.shape, "i32"),
@@ -122,9 +123,33 @@ class _Emitter:
             steps.append(f"%v{k + 1} = arith.muli {_value(k)}, %mc : i32")
         elif rq.m != 1:
             self.step(steps, "muli", rq.m)
-        self.round_shift(steps, rq.s2)
-        if zero_point:
+        if rq.s2:
+            # ((u >> (s2 − 1)) + 1 + 2·zy) >> 1 = (((u >> (s2 − 1)) + 1) >> 1) + zy: the zero
+            # point joins the rounding constant.
+            self.step(steps, "shrsi", rq.s2 - 1)
+            self.step(steps, "addi", 1 + 2 * zero_point)
+            self.step(steps, "shrsi", 1)
+        elif zero_point:
             self.step(steps, "addi", zero_point)
+        return merged
+
+    def clip_steps(self, steps: list[str], lows: list[int], highs: list[int],
+                   operands: list[tuple[str, str, str, str]], name: str, dst: str) -> None:
+        """``min(v, high)`` then ``max(v, low)``: immediates when one pair of bounds fits, else
+        constant vectors along the channels (one bound per channel, or the one repeated)."""
+        if len(set(lows)) == 1 and len(set(highs)) == 1 and \
+                -IMM_MAX <= lows[0] and highs[0] <= IMM_MAX:
+            self.step(steps, "minsi", highs[0])
+            self.step(steps, "maxsi", lows[0])
+            return
+        channels = self.program.tensors[dst].shape[1]
+        for op, bounds, suffix in (("minsi", highs, "hi"), ("maxsi", lows, "lo")):
+            vector = np.array(np.broadcast_to(np.array(bounds, np.int64), (channels,)),
+                              np.int32)
+            operands.append((self.constant(f"{name}_clip_{suffix}", vector),
+                             memref_type(vector.shape, "i32"), "d1", f"%clip_{suffix}: i32"))
+            k = _last(steps)
+            steps.append(f"%v{k + 1} = arith.{op} {_value(k)}, %clip_{suffix} : i32")
 
     def round_shift(self, steps: list[str], shift: int) -> None:
         """``((v >> (shift − 1)) + 1) >> 1``: round to nearest, ties up."""
@@ -143,9 +168,11 @@ class _Emitter:
         return f"%v{k + 1}"
 
     def epilogue(self, prefix: str, shape: Sequence[int], out: str, steps: list[str],
-                 operands: list[tuple[str, str, str, str]], lo: int, hi: int) -> None:
+                 operands: list[tuple[str, str, str, str]], lo: int, hi: int,
+                 in_range: bool = False) -> None:
         """One ``linalg.generic`` from the accumulator to ``out``; ``operands`` are
-        ``(ssa, type, map results, block argument)`` read besides it."""
+        ``(ssa, type, map results, block argument)`` read besides it. The result is clipped to
+        ``[lo, hi]`` unless ``steps`` already keep it there (``in_range``)."""
         rank = len(shape)
         dims = ", ".join(f"d{i}" for i in range(rank))
         ident = f"affine_map<({dims}) -> ({dims})>"
@@ -165,14 +192,17 @@ class _Emitter:
             " {",
             f"  ^bb0({', '.join(block)}, %o: i8):",
             *(f"    {line}" for line in steps),
-            f"    %lo = arith.constant {lo} : i32",
-            f"    %hi = arith.constant {hi} : i32",
-            f"    %min = arith.minsi {_value(_last(steps))}, %hi : i32",
-            "    %max = arith.maxsi %min, %lo : i32",
-            "    %t = arith.trunci %max : i32 to i8",
-            "    linalg.yield %t : i8",
-            "  }",
         ]
+        result = _value(_last(steps))
+        if not in_range:
+            self.lines += [f"    %lo = arith.constant {lo} : i32",
+                           f"    %hi = arith.constant {hi} : i32",
+                           f"    %min = arith.minsi {result}, %hi : i32",
+                           "    %max = arith.maxsi %min, %lo : i32"]
+            result = "%max"
+        self.lines += [f"    %t = arith.trunci {result} : i32 to i8",
+                       "    linalg.yield %t : i8",
+                       "  }"]
 
     # -- layers ----------------------------------------------------------------------------
     def emit(self, layer: Layer, out: str) -> None:
@@ -209,8 +239,9 @@ class _Emitter:
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
         steps = ["%v0 = arith.addi %a, %b : i32"]
         operands = [(b, memref_type((n,), "i32"), "d1", "%b: i32")]
-        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name, layer.dst)
-        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
+        in_range = self.requant_steps(steps, layer.rq, layer.zero_point, layer.lo, layer.hi,
+                                      operands, layer.name, layer.dst)
+        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
     def conv(self, layer: ConvLayer, prefix: str, out: str) -> None:
@@ -240,8 +271,9 @@ class _Emitter:
             f"      ins({data}, {w} : {data_t}, {memref_type((o, c, kh, kw), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
-        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name, layer.dst)
-        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi)
+        in_range = self.requant_steps(steps, layer.rq, layer.zero_point, layer.lo, layer.hi,
+                                      operands, layer.name, layer.dst)
+        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
         if any(layer.pads):
             self.lines.append(f"  memref.dealloc {data} : {data_t}")
@@ -286,8 +318,9 @@ class _Emitter:
         for part in _immediates(layer.bias) if layer.bias else []:
             self.step(steps, "addi", part)
         operands: list[tuple[str, str, str, str]] = []
-        self.requant_steps(steps, layer.rq, layer.zero_point, operands, layer.name, layer.dst)
-        self.epilogue(prefix, shape, out, steps, operands, -128, 127)
+        in_range = self.requant_steps(steps, layer.rq, layer.zero_point, -128, 127, operands,
+                                      layer.name, layer.dst)
+        self.epilogue(prefix, shape, out, steps, operands, -128, 127, in_range)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
     def add(self, layer: AddLayer, prefix: str, out: str) -> None:

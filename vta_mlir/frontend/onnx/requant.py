@@ -23,7 +23,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["IMM_MAX", "MODES", "Requant", "choose_requant", "choose_requant_channels"]
+__all__ = ["IMM_MAX", "MODES", "Requant", "choose_requant", "choose_requant_channels",
+           "output_window", "round_shift"]
 
 #: The largest ALU immediate (16-bit two's complement).
 IMM_MAX = (1 << 15) - 1
@@ -151,3 +152,42 @@ def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
         raise ValueError(f"per-channel multipliers {min(values):g}..{max(values):g} have no "
                          "common 16-bit fixed-point form")
     return best[1]
+
+
+def round_shift(value: int, shift: int) -> int:
+    """``((value >> (shift − 1)) + 1) >> 1``: ``value / 2^shift`` to nearest, ties up."""
+    return value if shift == 0 else ((value >> (shift - 1)) + 1) >> 1
+
+
+def output_window(rq: Requant, m: int, zero_point: int, lo: int,
+                  hi: int) -> tuple[int, int] | None:
+    """The bounds ``[t_lo, t_hi]`` of ``t`` (the value the multiplier ``m`` multiplies) within
+    which ``round_shift(t·m, s2) + zero_point`` stays in ``[lo, hi]``, reaching both ends,
+    and beyond which it leaves it.
+
+    Clipping ``t`` to them instead of ``±C`` gives the same output without the clip after the
+    requantization: values beyond them saturate either way, and ``|t|·m`` still never wraps.
+    ``None`` when no such bounds exist: a requantized value that steps over an end (a
+    multiplier above 1 per unit of ``t``), or bounds whose product with ``m`` would wrap.
+    """
+    limit = ((1 << 31) - 1) // m
+
+    def value(t: int) -> int:
+        return round_shift(t * m, rq.s2) + zero_point
+
+    def first_above(bound: int) -> int:
+        """The smallest ``t`` in ``[-limit, limit + 1]`` with ``value(t) > bound``."""
+        low, high = -limit, limit + 1
+        while low < high:
+            mid = (low + high) // 2
+            if mid <= limit and value(mid) <= bound:
+                low = mid + 1
+            else:
+                high = mid
+        return low
+
+    t_hi = first_above(hi) - 1
+    t_lo = first_above(lo - 1)
+    if not -limit <= t_lo <= t_hi <= limit or value(t_hi) != hi or value(t_lo) != lo:
+        return None
+    return t_lo, t_hi
