@@ -11,10 +11,12 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
-from .emit import emit_program
+from vta_mlir.quant.emit import emit_program
+from vta_mlir.quant.program import Program
+from vta_mlir.quant.requant import MODES, Requant, choose_requant, choose_requant_channels
+
 from .load import OnnxImportError, load_model
-from .qdq import Program, recognize
-from .requant import MODES, Requant, choose_requant, choose_requant_channels
+from .qdq import recognize
 
 __all__ = ["MODES", "OnnxImportError", "Program", "Requant", "choose_requant",
            "choose_requant_channels", "import_model", "import_program", "import_text"]

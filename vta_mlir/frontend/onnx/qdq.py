@@ -5,129 +5,35 @@ integer layer (``docs/onnx.md`` §2–§4).
 The result is a :class:`Program`: the int8 input and output tensors with their scales and zero
 points (the host steps of ``vta.quant``), the int8 tensors in between, and the layers in graph
 order, each with its constants already folded (zero points into biases, scales into
-:class:`~vta_mlir.frontend.onnx.requant.Requant` multipliers).
+:class:`~vta_mlir.quant.requant.Requant` multipliers).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from vta_mlir.quant.program import (
+    AddLayer,
+    AvgPoolLayer,
+    ConvLayer,
+    DenseLayer,
+    Layer,
+    MaxPoolLayer,
+    Program,
+    QTensor,
+    add_multipliers,
+    conv_zero_point_bias,
+)
+from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_channels
+
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
-from .requant import IMM_MAX, Requant, choose_requant, choose_requant_channels
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
            "Program", "QTensor", "recognize"]
-
-
-@dataclass(frozen=True)
-class QTensor:
-    """An int8 tensor of the program: ``real = scale · (q − zero_point)``."""
-
-    name: str
-    shape: tuple[int, ...]
-    scale: float
-    zero_point: int
-
-
-@dataclass
-class DenseLayer:
-    """``acc = x·w + bias`` (``w`` K×N), requantized and clipped to ``[lo, hi]``; ``bias``
-    holds the input zero point's term and the requantization's rounding constant."""
-
-    name: str
-    src: str
-    weight: np.ndarray
-    bias: np.ndarray
-    rq: Requant
-    zero_point: int
-    lo: int
-    hi: int
-    dst: str
-
-
-@dataclass
-class ConvLayer:
-    """``acc = conv(x zero-padded, w) + bias`` (``bias`` per channel, or per output element
-    ``(O, OH, OW)`` when padding meets a non-zero input zero point; with the input zero point's
-    term and the requantization's rounding constant), requantized and clipped."""
-
-    name: str
-    src: str
-    weight: np.ndarray
-    bias: np.ndarray
-    stride: tuple[int, int]
-    pads: tuple[int, int, int, int]
-    rq: Requant
-    zero_point: int
-    lo: int
-    hi: int
-    dst: str
-
-
-@dataclass
-class MaxPoolLayer:
-    """Max-pool on the int8 codes, padding with −128 (ONNX pads with −∞)."""
-
-    name: str
-    src: str
-    kernel: tuple[int, int]
-    stride: tuple[int, int]
-    pads: tuple[int, int, int, int]
-    dst: str
-
-
-@dataclass
-class AvgPoolLayer:
-    """Global average pool: ``acc = Σ_hw q + bias`` (``bias = −H·W·zx`` plus the
-    requantization's rounding constant), requantized."""
-
-    name: str
-    src: str
-    bias: int
-    rq: Requant
-    zero_point: int
-    dst: str
-
-
-@dataclass
-class AddLayer:
-    """``round((a − za)·ma + (b − zb)·mb + c) / 2^shift) + zy`` (to nearest, ties up) clipped to
-    ``[lo, hi]``. ``b`` is a tensor, or ``None`` when the second operand is a constant: ``c``
-    then holds it rescaled, a per-column vector (otherwise ``c`` is 0)."""
-
-    name: str
-    a: str
-    b: str | None
-    za: int
-    zb: int
-    ma: int
-    mb: int
-    const: np.ndarray
-    shift: int
-    zero_point: int
-    lo: int
-    hi: int
-    dst: str
-
-
-Layer = DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer
-
-
-@dataclass
-class Program:
-    """The integer program of a QDQ model."""
-
-    name: str
-    input: QTensor
-    output: QTensor
-    tensors: dict[str, QTensor] = field(default_factory=dict)
-    layers: list[Layer] = field(default_factory=list)
-    #: The output of each Flatten -> the tensor it is a view of.
-    aliases: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -383,21 +289,8 @@ class _Recognizer:
         n, _, h, wd = x.shape
         oh, ow = (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1
         bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
-        wsum = w.q.astype(np.int64)
-        if x.zero_point != 0 and (pt or pl or pb or pr):
-            # The padding holds the zero point, but the compiler pads with 0: the zero point
-            # counts only where the window meets the data, Σ_valid (qx − zx)·w, a bias per
-            # output element.
-            ones = np.zeros((c, h + pt + pb, wd + pl + pr), np.int64)
-            ones[:, pt:pt + h, pl:pl + wd] = 1
-            valid = np.zeros((o, oh, ow), np.int64)
-            for i in range(kh):
-                for j in range(kw):
-                    patch = ones[:, i:i + sh * oh:sh, j:j + sw * ow:sw]
-                    valid += np.einsum("chw,oc->ohw", patch, wsum[:, :, i, j])
-            bias = bias[:, None, None] - x.zero_point * valid
-        else:
-            bias = bias - x.zero_point * wsum.sum(axis=(1, 2, 3))
+        bias = conv_zero_point_bias(bias, w.q, x.zero_point, (h, wd), (sh, sw),
+                                    (pt, pl, pb, pr))
         y = self._output(where, node, (n, o, oh, ow))
         rq = self._requant_acc(where, x, w_scale, y)
         self._add_layer(ConvLayer(self.layer_name, x.name, w.q, _int32(where, bias + rq.rounding),
@@ -483,7 +376,7 @@ class _Recognizer:
             raise OnnxImportError(f"{where}: Add of shapes {a.shape} and {b.shape} "
                                   "(broadcasting two tensors is not supported)")
         y = self._output(where, node, a.shape)
-        ma, mb, shift = _add_multipliers(a.scale / y.scale, b.scale / y.scale)
+        ma, mb, shift = add_multipliers(a.scale / y.scale, b.scale / y.scale)
         const = np.zeros(1, np.int64)
         self._add_layer(AddLayer(self.layer_name, a.name, b.name, a.zero_point, b.zero_point,
                                  ma, mb,
@@ -496,22 +389,12 @@ class _Recognizer:
                                   "along the last axis of a 2-D tensor")
         y = self._output(where, node, a.shape)
         sb = float(b.scale.reshape(-1)[0])
-        ma, _, shift = _add_multipliers(a.scale / y.scale, sb / y.scale)
+        ma, _, shift = add_multipliers(a.scale / y.scale, sb / y.scale)
         # The constant is exact in float: rescale it once, at compile time.
         real = sb * (b.q.reshape(-1).astype(np.float64) - float(b.zero_point.reshape(-1)[0]))
         const = np.rint(real / y.scale * 2.0 ** shift).astype(np.int64)
         self._add_layer(AddLayer(self.layer_name, a.name, None, a.zero_point, 0, ma, 0,
                                  _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
-
-
-def _add_multipliers(ra: float, rb: float) -> tuple[int, int, int]:
-    """``ma ≈ ra·2^shift``, ``mb ≈ rb·2^shift``, the larger one an immediate as large as
-    possible (``|(a − za)·ma + (b − zb)·mb| < 2^24``: the differences of codes span 255)."""
-    top = max(ra, rb)
-    shift = 0
-    while round(top * 2.0 ** (shift + 1)) <= IMM_MAX and shift < 30:
-        shift += 1
-    return round(ra * 2.0 ** shift), round(rb * 2.0 ** shift), shift
 
 
 def _int32(where: str, values: np.ndarray) -> np.ndarray:

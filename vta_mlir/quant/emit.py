@@ -1,4 +1,4 @@
-"""The MLIR text of a recognised :class:`~vta_mlir.frontend.onnx.qdq.Program`: one
+"""The MLIR text of a recognised :class:`~vta_mlir.quant.program.Program`: one
 ``func.func`` on int8 memrefs in the whole-network input form of ``docs/pipeline.md``
 ("Layers"), weights and biases as ``memref.global`` constants, the float edges as ``vta.quant``
 argument attributes (``docs/onnx.md`` §1).
@@ -12,7 +12,7 @@ import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type, padding_idiom
 
-from .qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer, Layer, MaxPoolLayer, Program
+from .program import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer, Layer, MaxPoolLayer, Program
 from .requant import IMM_MAX, Requant, output_window
 
 __all__ = ["emit_program"]

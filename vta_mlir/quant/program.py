@@ -1,0 +1,162 @@
+"""The integer program of a quantized network: int8 tensors with their scales and zero points,
+and layers whose constants are already folded (zero points into biases, scales into
+:class:`~vta_mlir.quant.requant.Requant` multipliers). Frontends build it (the ONNX importer,
+``vta-integerize`` from float requantization chains); :func:`~vta_mlir.quant.emit.emit_program`
+writes it as the whole-network input IR. The integer semantics are ``docs/onnx.md`` §3–§4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .requant import IMM_MAX, Requant
+
+__all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
+           "Program", "QTensor", "add_multipliers", "conv_zero_point_bias"]
+
+
+@dataclass(frozen=True)
+class QTensor:
+    """An int8 tensor of the program: ``real = scale · (q − zero_point)``."""
+
+    name: str
+    shape: tuple[int, ...]
+    scale: float
+    zero_point: int
+
+
+@dataclass
+class DenseLayer:
+    """``acc = x·w + bias`` (``w`` K×N), requantized and clipped to ``[lo, hi]``; ``bias``
+    holds the input zero point's term and the requantization's rounding constant."""
+
+    name: str
+    src: str
+    weight: np.ndarray
+    bias: np.ndarray
+    rq: Requant
+    zero_point: int
+    lo: int
+    hi: int
+    dst: str
+
+
+@dataclass
+class ConvLayer:
+    """``acc = conv(x zero-padded, w) + bias`` (``bias`` per channel, or per output element
+    ``(O, OH, OW)`` when padding meets a non-zero input zero point; with the input zero point's
+    term and the requantization's rounding constant), requantized and clipped."""
+
+    name: str
+    src: str
+    weight: np.ndarray
+    bias: np.ndarray
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    rq: Requant
+    zero_point: int
+    lo: int
+    hi: int
+    dst: str
+
+
+@dataclass
+class MaxPoolLayer:
+    """Max-pool on the int8 codes, padding with −128 (ONNX pads with −∞)."""
+
+    name: str
+    src: str
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    dst: str
+
+
+@dataclass
+class AvgPoolLayer:
+    """Global average pool: ``acc = Σ_hw q + bias`` (``bias = −H·W·zx`` plus the
+    requantization's rounding constant), requantized."""
+
+    name: str
+    src: str
+    bias: int
+    rq: Requant
+    zero_point: int
+    dst: str
+
+
+@dataclass
+class AddLayer:
+    """``round((a − za)·ma + (b − zb)·mb + c) / 2^shift) + zy`` (to nearest, ties up) clipped to
+    ``[lo, hi]``. ``b`` is a tensor, or ``None`` when the second operand is a constant: ``c``
+    then holds it rescaled, a per-column vector (otherwise ``c`` is 0)."""
+
+    name: str
+    a: str
+    b: str | None
+    za: int
+    zb: int
+    ma: int
+    mb: int
+    const: np.ndarray
+    shift: int
+    zero_point: int
+    lo: int
+    hi: int
+    dst: str
+
+
+Layer = DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer
+
+
+@dataclass
+class Program:
+    """The integer program of a QDQ model."""
+
+    name: str
+    input: QTensor
+    output: QTensor
+    tensors: dict[str, QTensor] = field(default_factory=dict)
+    layers: list[Layer] = field(default_factory=list)
+    #: The output of each Flatten -> the tensor it is a view of.
+    aliases: dict[str, str] = field(default_factory=dict)
+
+
+def add_multipliers(ra: float, rb: float) -> tuple[int, int, int]:
+    """``ma ≈ ra·2^shift``, ``mb ≈ rb·2^shift``, the larger one an immediate as large as
+    possible (``|(a − za)·ma + (b − zb)·mb| < 2^24``: the differences of codes span 255)."""
+    top = max(ra, rb)
+    shift = 0
+    while round(top * 2.0 ** (shift + 1)) <= IMM_MAX and shift < 30:
+        shift += 1
+    return round(ra * 2.0 ** shift), round(rb * 2.0 ** shift), shift
+
+
+def conv_zero_point_bias(bias: np.ndarray, weight: np.ndarray, zero_point: int,
+                         size: tuple[int, int], stride: tuple[int, int],
+                         pads: tuple[int, int, int, int]) -> np.ndarray:
+    """The bias of a convolution on int8 codes with the input zero point folded in
+    (``docs/onnx.md`` §4.1): ``bias − zx·Σ w`` per output channel, or, where padding meets a
+    non-zero ``zx`` (the real input is padded with 0, i.e. the codes with ``zx``, but the
+    compiler pads the codes with 0), ``bias[o] − zx·Σ_{taps inside the input} w[o]`` per output
+    element ``(O, OH, OW)``. ``size`` is the input's (H, W), ``pads`` (top, left, bottom,
+    right)."""
+    o, c, kh, kw = weight.shape
+    h, wd = size
+    sh, sw = stride
+    pt, pl, pb, pr = pads
+    wsum = weight.astype(np.int64)
+    bias = np.asarray(bias, np.int64)
+    if zero_point == 0 or not any(pads):
+        return bias - zero_point * wsum.sum(axis=(1, 2, 3))
+    oh, ow = (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1
+    ones = np.zeros((c, h + pt + pb, wd + pl + pr), np.int64)
+    ones[:, pt:pt + h, pl:pl + wd] = 1
+    valid = np.zeros((o, oh, ow), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = ones[:, i:i + sh * oh:sh, j:j + sw * ow:sw]
+            valid += np.einsum("chw,oc->ohw", patch, wsum[:, :, i, j])
+    return bias[:, None, None] - zero_point * valid
