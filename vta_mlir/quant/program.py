@@ -14,7 +14,8 @@ import numpy as np
 from .requant import IMM_MAX, Requant
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
-           "Program", "QTensor", "add_multipliers", "conv_zero_point_bias"]
+           "Program", "QTensor", "add_layer", "add_multipliers", "conv_layer",
+           "conv_zero_point_bias", "dense_layer", "global_avgpool_layer", "int32"]
 
 
 @dataclass(frozen=True)
@@ -160,3 +161,54 @@ def conv_zero_point_bias(bias: np.ndarray, weight: np.ndarray, zero_point: int,
             patch = ones[:, i:i + sh * oh:sh, j:j + sw * ow:sw]
             valid += np.einsum("chw,oc->ohw", patch, wsum[:, :, i, j])
     return bias[:, None, None] - zero_point * valid
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers from their operands: the zero points and the requantization's rounding constant folded
+# into the biases (docs/onnx.md §4). Each raises ValueError when a folded constant does not fit
+# int32.
+
+
+def int32(values: np.ndarray) -> np.ndarray:
+    """``values`` as int32; ``ValueError`` when one does not fit."""
+    info = np.iinfo(np.int32)
+    values = np.asarray(values)
+    if values.size and (values.min() < info.min or values.max() > info.max):
+        raise ValueError("a folded bias does not fit int32")
+    return values.astype(np.int32)
+
+
+def dense_layer(name: str, x: QTensor, weight: np.ndarray, bias: np.ndarray, y: QTensor,
+                rq: Requant) -> DenseLayer:
+    """``y = requant(x·weight + bias)`` on codes: ``weight`` K×N int8, ``bias`` the N int32
+    values at the accumulator's scale (the input zero point not yet folded)."""
+    # The input zero point, exactly: Σ (qx − zx)·w = Σ qx·w − zx·Σ_k w.
+    folded = np.asarray(bias, np.int64) - x.zero_point * weight.astype(np.int64).sum(axis=0)
+    return DenseLayer(name, x.name, np.ascontiguousarray(weight), int32(folded + rq.rounding),
+                      rq, y.zero_point, -128, 127, y.name)
+
+
+def conv_layer(name: str, x: QTensor, weight: np.ndarray, bias: np.ndarray,
+               stride: tuple[int, int], pads: tuple[int, int, int, int], y: QTensor,
+               rq: Requant) -> ConvLayer:
+    """``y = requant(conv(x padded with its zero point, weight) + bias)`` on codes (NCHW,
+    ``weight`` OIHW int8, ``bias`` per output channel, ``pads`` top, left, bottom, right)."""
+    folded = conv_zero_point_bias(bias, weight, x.zero_point, (x.shape[2], x.shape[3]), stride,
+                                  pads)
+    return ConvLayer(name, x.name, weight, int32(folded + rq.rounding), stride, pads, rq,
+                     y.zero_point, -128, 127, y.name)
+
+
+def global_avgpool_layer(name: str, x: QTensor, y: QTensor, rq: Requant) -> AvgPoolLayer:
+    """The global average pool of ``x`` (NCHW) into ``y`` (N×C×1×1); ``rq`` requantizes the
+    sum, ``M = sx / (sy·H·W)``."""
+    count = x.shape[2] * x.shape[3]
+    return AvgPoolLayer(name, x.name, -count * x.zero_point + rq.rounding, rq, y.zero_point,
+                        y.name)
+
+
+def add_layer(name: str, a: QTensor, b: QTensor, y: QTensor) -> AddLayer:
+    """``y = a + b`` of two tensors of one shape, each rescaled to ``y``'s scale."""
+    ma, mb, shift = add_multipliers(a.scale / y.scale, b.scale / y.scale)
+    return AddLayer(name, a.name, b.name, a.zero_point, b.zero_point, ma, mb,
+                    np.zeros(1, np.int32), shift, y.zero_point, -128, 127, y.name)

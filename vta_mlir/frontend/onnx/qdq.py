@@ -10,6 +10,7 @@ order, each with its constants already folded (zero points into biases, scales i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,8 +26,12 @@ from vta_mlir.quant.program import (
     MaxPoolLayer,
     Program,
     QTensor,
+    add_layer,
     add_multipliers,
-    conv_zero_point_bias,
+    conv_layer,
+    dense_layer,
+    global_avgpool_layer,
+    int32,
 )
 from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_channels
 
@@ -262,15 +267,10 @@ class _Recognizer:
         if len(x.shape) != 2 or weight.ndim != 2 or weight.shape[0] != x.shape[1]:
             raise OnnxImportError(f"{where}: operands {x.shape} and {tuple(weight.shape)} are "
                                   "not a matrix product of 2-D tensors")
-        n = weight.shape[1]
         bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
-        # The input zero point, exactly: Σ (qx − zx)·w = Σ qx·w − zx·Σ_k w.
-        bias = bias - x.zero_point * weight.astype(np.int64).sum(axis=0)
-        y = self._output(where, node, (x.shape[0], n))
+        y = self._output(where, node, (x.shape[0], weight.shape[1]))
         rq = self._requant_acc(where, x, w_scale, y)
-        self._add_layer(DenseLayer(self.layer_name, x.name, np.ascontiguousarray(weight),
-                                   _int32(where, bias + rq.rounding), rq, y.zero_point, -128,
-                                   127, y.name), y)
+        self._add_layer(_built(where, dense_layer, self.layer_name, x, weight, bias, y, rq), y)
 
     def _op_Conv(self, where: str, node: onnx.NodeProto) -> None:
         attrs = _attrs(node)
@@ -289,13 +289,10 @@ class _Recognizer:
         n, _, h, wd = x.shape
         oh, ow = (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1
         bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
-        bias = conv_zero_point_bias(bias, w.q, x.zero_point, (h, wd), (sh, sw),
-                                    (pt, pl, pb, pr))
         y = self._output(where, node, (n, o, oh, ow))
         rq = self._requant_acc(where, x, w_scale, y)
-        self._add_layer(ConvLayer(self.layer_name, x.name, w.q, _int32(where, bias + rq.rounding),
-                                  (sh, sw), (pt, pl, pb, pr), rq, y.zero_point, -128, 127,
-                                  y.name), y)
+        self._add_layer(_built(where, conv_layer, self.layer_name, x, w.q, bias, (sh, sw),
+                               (pt, pl, pb, pr), y, rq), y)
 
     def _op_Relu(self, where: str, node: onnx.NodeProto) -> None:
         x = self._source(where, node.input[0])
@@ -336,9 +333,7 @@ class _Recognizer:
         n, c, h, wd = x.shape
         y = self._output(where, node, (n, c, 1, 1))
         rq = self._requant(where, x.scale / (y.scale * h * wd))
-        self._add_layer(AvgPoolLayer(self.layer_name, x.name,
-                                     -h * wd * x.zero_point + rq.rounding, rq,
-                                     y.zero_point, y.name), y)
+        self._add_layer(global_avgpool_layer(self.layer_name, x, y, rq), y)
 
     def _op_Flatten(self, where: str, node: onnx.NodeProto) -> None:
         x = self._source(where, node.input[0])
@@ -376,11 +371,7 @@ class _Recognizer:
             raise OnnxImportError(f"{where}: Add of shapes {a.shape} and {b.shape} "
                                   "(broadcasting two tensors is not supported)")
         y = self._output(where, node, a.shape)
-        ma, mb, shift = add_multipliers(a.scale / y.scale, b.scale / y.scale)
-        const = np.zeros(1, np.int64)
-        self._add_layer(AddLayer(self.layer_name, a.name, b.name, a.zero_point, b.zero_point,
-                                 ma, mb,
-                                 _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
+        self._add_layer(add_layer(self.layer_name, a, b, y), y)
 
     def _add_const(self, where: str, node: onnx.NodeProto, a: QTensor, b: _Const) -> None:
         if len(a.shape) != 2 or b.q.shape not in ((a.shape[1],), (1, a.shape[1])) or \
@@ -397,11 +388,19 @@ class _Recognizer:
                                  _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
 
 
+def _built(where: str, build: Callable[..., Layer], *args: object) -> Layer:
+    """``build(*args)``, its ValueError (a folded bias beyond int32) as an import error."""
+    try:
+        return build(*args)
+    except ValueError as exc:
+        raise OnnxImportError(f"{where}: {exc}") from None
+
+
 def _int32(where: str, values: np.ndarray) -> np.ndarray:
-    info = np.iinfo(np.int32)
-    if values.size and (values.min() < info.min or values.max() > info.max):
-        raise OnnxImportError(f"{where}: a folded bias does not fit int32")
-    return values.astype(np.int32)
+    try:
+        return int32(values)
+    except ValueError as exc:
+        raise OnnxImportError(f"{where}: {exc}") from None
 
 
 def recognize(model: onnx.ModelProto, requant_mode: str = "fixed") -> Program:
