@@ -322,6 +322,10 @@ def _run(argv: Sequence[str] | None) -> int:
                 status = 1
 
     text = f"{SPLIT_MARKER}\n".join(outputs) if args.split_input_file else "".join(outputs)
+    if status and args.output_file not in (None, "-"):
+        # As mlir-opt's output file: a failed run leaves none behind (nor truncates an old
+        # one), so no partial result is mistaken for a compiled module.
+        return status
     write_output(args.output_file, text)
     return status
 
