@@ -9,8 +9,8 @@ name (:func:`vta_mlir.ir.pipeline.load_pass_plugin`).  Pipelines are given as ML
 every pass runs on the whole module.
 
 Errors are printed as MLIR does (``file:line:col: error: message``, the source line, then the
-op), with exit status 1 and no traceback.  ``--verify-diagnostics`` instead checks them against
-``// expected-error {{...}}`` annotations.
+op), with exit status 1 and no traceback; a run that fails writes no ``-o`` file.
+``--verify-diagnostics`` instead checks them against ``// expected-error {{...}}`` annotations.
 """
 
 from __future__ import annotations
