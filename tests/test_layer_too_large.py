@@ -8,6 +8,7 @@ numbers come from each shipped configuration.  (The same error on MLIR input:
 from __future__ import annotations
 
 import logging
+import subprocess
 import sys
 from pathlib import Path
 
@@ -99,3 +100,17 @@ def test_run_and_opt_name_the_layer(imported: Path, tmp_path: Path, config: str,
                          "-o", str(lowered)]) == 1
     assert _one_error(capsys).endswith(message)
     assert not lowered.exists()
+
+
+def test_command_line_process(imported: Path, tmp_path: Path) -> None:
+    """The installed entry point, as a process: the error line on stderr, nothing on stdout."""
+    output = tmp_path / "y.npy"
+    proc = subprocess.run([sys.executable, "-m", "vta_mlir.tools.vta_run", str(imported),
+                           "--random-inputs", "--output", str(output)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stdout == "", proc.stdout
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and "vta-tile: layer 'wide_conv': cannot tile this convolution: " \
+        "even its smallest tile" in errors[0], proc.stderr
+    assert not output.exists()
