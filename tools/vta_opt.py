@@ -9,8 +9,8 @@ name (:func:`vta_mlir.ir.pipeline.load_pass_plugin`).  Pipelines are given as ML
 every pass runs on the whole module.
 
 Errors are printed as MLIR does (``file:line:col: error: message``, the source line, then the
-op), with exit status 1 and no traceback.  ``--verify-diagnostics`` instead checks them against
-``// expected-error {{...}}`` annotations.
+op), with exit status 1 and no traceback; a run that fails writes no ``-o`` file.
+``--verify-diagnostics`` instead checks them against ``// expected-error {{...}}`` annotations.
 """
 
 from __future__ import annotations
@@ -322,6 +322,10 @@ def _run(argv: Sequence[str] | None) -> int:
                 status = 1
 
     text = f"{SPLIT_MARKER}\n".join(outputs) if args.split_input_file else "".join(outputs)
+    if status and args.output_file not in (None, "-"):
+        # As mlir-opt's output file: a failed run leaves none behind (nor truncates an old
+        # one), so no partial result is mistaken for a compiled module.
+        return status
     write_output(args.output_file, text)
     return status
 

@@ -190,9 +190,9 @@ class RandomCalibration:
     ``onnxruntime.quantization.CalibrationDataReader``)."""
 
     def __init__(self, shape: tuple[int, ...], rng: np.random.Generator,
-                 batches: int = 8) -> None:
+                 batches: int = 8, name: str = "x") -> None:
         self.batches: Iterator[dict[str, np.ndarray]] = iter(
-            [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(batches)])
+            [{name: rng.standard_normal(shape).astype(np.float32)} for _ in range(batches)])
 
     def get_next(self) -> dict[str, np.ndarray] | None:
         return next(self.batches, None)
@@ -211,16 +211,19 @@ def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17,
 def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random.Generator,
              per_channel: bool = False, calibration_batches: int = 8) -> Path:
     """Write ``model`` quantized to int8 QDQ (``quantize_static``, int8 activations and
-    weights) at ``path``; the float model is kept beside it as ``*.f.onnx``."""
+    weights) at ``path``; the float model is kept beside it as ``*.f.onnx``.  The calibration
+    feeds the graph's first input by its name (``x`` for the builders here; models exported
+    elsewhere name it themselves)."""
     # Imported here: onnxruntime is only needed to quantize, not to build the graphs.
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
 
     logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
     float_path = path.with_suffix(".f.onnx")
     onnx.save(model, float_path)
-    shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
+    first = model.graph.input[0]
+    shape = tuple(d.dim_value for d in first.type.tensor_type.shape.dim)
     quantize_static(str(float_path), str(path),
-                    RandomCalibration(shape, rng, calibration_batches),
+                    RandomCalibration(shape, rng, calibration_batches, first.name),
                     quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
                     weight_type=QuantType.QInt8, per_channel=per_channel,
                     extra_options={"ActivationSymmetric": symmetric})

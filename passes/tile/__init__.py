@@ -80,6 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
@@ -96,7 +97,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
-from vta_mlir.ir.locations import copy_location
+from vta_mlir.ir.locations import copy_location, given_layer_name
 
 from .builder import DOUBLE_BUFFER_ATTR, Index, TileBuilder
 from .conv import emit_conv
@@ -333,6 +334,16 @@ def _parse_tile(values: tuple[int, ...]) -> tuple[int, int, int] | str:
     return padded[0], padded[1], padded[2]
 
 
+def cannot_tile(output: Operation, what: str, exc: NoFit) -> NoReturn:
+    """The error of a region no tiling fits, at its output op, naming its layer (the
+    ``NameLoc`` ``vta-pack`` gives the region's ops: the ONNX node or ``loc("...")`` of its
+    principal op, else its kind and line, as ``vta-run --stats`` names it), so that the
+    failing layer of a network is found."""
+    layer = given_layer_name(output)
+    named = f"layer '{layer}': " if layer is not None else ""
+    report_error(output, f"vta-tile: {named}cannot tile this {what}: {exc}")
+
+
 @dataclass(frozen=True)
 class TilePass(ModulePass):
     """Tile the VTA regions onto SRAM buffers (module docstring)."""
@@ -370,7 +381,7 @@ class TilePass(ModulePass):
                 try:
                     plan, est = choose_plan(region.shape, cfg, budget, tile, self.double_buffer)
                 except NoFit as exc:
-                    report_error(region.output, f"vta-tile: cannot tile this region: {exc}")
+                    cannot_tile(region.output, "region", exc)
                 if self.verbose:
                     emit_remark(region.output,
                                 f"vta-tile: {plan.describe()}; estimated {est.cycles} cycles, "
@@ -387,7 +398,7 @@ class TilePass(ModulePass):
         try:
             plan = choose_pool_plan(region, cfg, budget)
         except NoFit as exc:
-            report_error(region.output, f"vta-tile: cannot tile this pooling: {exc}")
+            cannot_tile(region.output, "pooling", exc)
         if self.double_buffer is False:
             plan = replace(plan, double_buffer=False)
         if self.verbose:
@@ -406,7 +417,7 @@ class TilePass(ModulePass):
             if self.double_buffer is False:
                 plan = replace(plan, double_buffer=False, first_acc=False)
         except NoFit as exc:
-            report_error(region.output, f"vta-tile: cannot tile this convolution: {exc}")
+            cannot_tile(region.output, "convolution", exc)
         if self.verbose:
             emit_remark(region.output, f"vta-tile: {plan.describe()}")
         buffers = list(emit_conv(region, plan, cfg))

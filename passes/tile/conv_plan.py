@@ -40,7 +40,11 @@ __all__ = [
     "choose_conv_plan",
     "estimate_conv",
     "padding_runs",
+    "smallest_tile_overflow",
 ]
+
+#: The SRAMs of a convolution's tiles, by their memory space, as messages name them.
+SRAM_NAMES = {"inp": "input", "wgt": "weight", "acc": "accumulator"}
 
 
 @dataclass(frozen=True)
@@ -371,7 +375,8 @@ def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
                         continue
                     found.append((estimate_conv(tiles, cfg, costs, accs, alu), plan))
     if not found:
-        raise NoFit("; ".join(sorted(reasons)) or "no tiling fits")
+        why = smallest_tile_overflow(region, cfg, budget, tile, double_buffer)
+        raise NoFit(why or "; ".join(sorted(reasons)) or "no tiling fits")
     least = min(est.dram for est, _ in found)
     best = min((item for item in found if item[0].dram <= least * 1.3),
                key=lambda item: (item[0].cycles, item[0].dram))
@@ -387,3 +392,46 @@ def _buffering(double_buffer: bool | None, tiles: bool) -> list[tuple[bool, bool
     if double_buffer is None:
         return options
     return [o for o in options if o[0] == double_buffer]
+
+
+def smallest_tile_overflow(region: ConvRegion, cfg: VTAConfig, budget: Budget,
+                           tile: tuple[int, int, int], double_buffer: bool | None) -> str | None:
+    """Why even the smallest tile of ``region`` cannot be used: one output and one input
+    channel block (or the blocks ``tile`` fixes), one output row and one output column, single
+    buffered (unless ``double_buffer`` insists), named with the elements and bytes it needs of
+    each SRAM too small for it; ``None`` when that tile fits.  Every larger tile needs at least
+    as much of each SRAM, so this is why no plan fits (a kernel window too large for an SRAM)."""
+    g = region.geo
+    _, want_o, want_i = tile
+    plan = ConvPlan(want_o or 1, 1, want_i or 1, False, bool(double_buffer),
+                    tw=1 if g.ow > 1 else 0)
+    tiles = ConvTiles(g, plan)
+    accs = [region.inits[a][1] for a in region.accs]
+    db = 2 if plan.double_buffer else 1
+    wdb = 2 if plan.double_buffer and tiles.weight_loads > 1 else 1
+    copies = " in two copies (double buffering)"
+    need = {
+        "inp": (db * plan.ti * tiles.ht * tiles.wt,
+                f"its {tiles.ht}x{tiles.wt} input window{copies if db > 1 else ''}"),
+        "wgt": (wdb * plan.to * plan.ti * g.kh * g.kw,
+                f"its {g.kh}x{g.kw} kernel{copies if wdb > 1 else ''}"),
+        "acc": (sum(g.ob if kind == "bcast" else tiles.acc_tile for kind in accs),
+                "its output elements and per-channel operands"),
+    }
+    over = []
+    for sram, (elements, what) in need.items():
+        available = getattr(budget, sram)
+        if elements > available:
+            size = int(getattr(cfg, f"{sram}_elem_bytes"))
+            over.append(f"{elements} elements ({elements * size} bytes) of the "
+                        f"{SRAM_NAMES[sram]} SRAM (#vta.sram<{sram}>) for {what}, which has "
+                        f"{available} ({available * size} bytes) available")
+    kernel = plan.ti * g.kh * g.kw * plan.to
+    if kernel > cfg.uop_buff_depth // 4:
+        over.append(f"a micro-kernel of {kernel} micro-ops, more than the quarter of the "
+                    f"micro-op SRAM a step may take ({cfg.uop_buff_depth // 4})")
+    if not over:
+        return _check(tiles, cfg, budget, accs)
+    cols = "1 output row of 1 column" if g.ow > 1 else "1 output row"
+    return (f"even its smallest tile ({plan.to} output and {plan.ti} input channel block(s), "
+            f"{cols}) needs " + "; and ".join(over))

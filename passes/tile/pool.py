@@ -419,8 +419,10 @@ def choose_pool_plan(region: PoolRegion, cfg: VTAConfig, budget: Budget) -> Pool
                     best = (cost, tiles.plan)
     if best is None:
         one = PoolTiles(g, PoolPlan(1, 1, False)).acc_elements()
+        size = cfg.acc_elem_bytes
         raise NoFit(f"one output row of one channel block and its data rows take {one} "
-                    f"accumulator elements, more than the {budget.acc} available")
+                    f"elements ({one * size} bytes) of the accumulator SRAM (#vta.sram<acc>), "
+                    f"which has {budget.acc} ({budget.acc * size} bytes) available")
     return best[1]
 
 
