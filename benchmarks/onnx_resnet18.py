@@ -122,7 +122,7 @@ def build(args: argparse.Namespace, folder: Path) -> Model:
     start = time.perf_counter()
     try:
         from vta_mlir.frontend.onnx import import_program
-        from vta_mlir.frontend.onnx.emit import emit_program
+        from vta_mlir.quant.emit import emit_program
 
         # import_text's two halves: the program is kept for the bounds.
         program = import_program(path, requant=args.requant)
@@ -147,7 +147,7 @@ def layer_bounds(program: Program, cfg: VTAConfig) -> list[LayerBound]:
     """:class:`LayerBound` of every layer of the imported ``program`` on ``cfg``: convolutions
     ``N·O·OH·OW · C·KH·KW``, fully connected layers ``rows · K · N`` (their input's elements
     times the output features), nothing for poolings and additions."""
-    from vta_mlir.frontend.onnx.qdq import ConvLayer, DenseLayer
+    from vta_mlir.quant.program import ConvLayer, DenseLayer
 
     per_cycle = cfg.batch * cfg.block_in * cfg.block_out
     rows = []

@@ -6,10 +6,9 @@ simulator of every shipped configuration on a float input, and compared with onn
 (CPU provider, ``ORT_DISABLE_ALL``) on the same input: at least 99 % of the outputs within one
 output quantization step, none further than one step.
 
-Forms of the exporters the importer does not take yet are expected failures (strict: they
-pass once it does): the dynamo exporter's adaptive average pool and flatten (``ReduceMean``,
-``Reshape``), the torchscript exporter's shared biases (``Identity``); so are the residual
-blocks with asymmetric activations, within two steps today (three after two blocks).
+The exporters' own forms are among them: the dynamo exporter's adaptive average pool and
+flatten (``ReduceMean`` over the spatial axes, ``Reshape``), the torchscript exporter's shared
+biases (``Identity``).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ import pytest
 
 from vta_mlir import compile
 from vta_mlir.config import SHIPPED_CONFIGS
-from vta_mlir.frontend.onnx import OnnxImportError, import_program, import_text
+from vta_mlir.frontend.onnx import import_program, import_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "torch_onnx"
@@ -39,29 +38,12 @@ logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing 
 #: The committed files, by model: ``<model>.opset<N>.<exporter>.onnx``.
 FILES = sorted(p.name for p in DATA.glob("*.onnx"))
 
-_ROUNDED_ADD = ("the Add of a convolution's rounded output: within two steps of onnxruntime "
-                "(docs/onnx.md §6; test_residual_block_within_two_steps)")
-#: Files (and activations: None for both) the importer does not take or match yet: why, and
-#: the exception the test stops with.
-EXPECTED_FAILURES: dict[tuple[str, str | None], tuple[str, type[Exception]]] = {
-    ("small_cnn.opset17.dynamo.onnx", None): (
-        "the dynamo exporter writes nn.AdaptiveAvgPool2d(1) as ReduceMean (axes [-1, -2] as an "
-        "input, keepdims=1; opset 18, which it keeps as the ReduceMean cannot be converted "
-        "down to 17), left unquantized by quantize_static, and torch.flatten as "
-        "Reshape(allowzero=1) to [1, 32]: the importer refuses 'node_mean' (ReduceMean), "
-        "then 'node_view' (Reshape)", OnnxImportError),
-    ("two_blocks.opset17.torchscript.onnx", None): (
-        "the torchscript exporter's constant folding shares the equal (zero) folded biases "
-        "through Identity nodes; quantize_static quantizes the shared bias once, at the first "
-        "convolution's scale, and the Identity nodes pass its DequantizeLinear output to the "
-        "other convolutions' bias inputs: the importer refuses 'Identity_0' (Identity)",
-        OnnxImportError),
-    ("residual_block.opset17.dynamo.onnx", "asym"): (_ROUNDED_ADD, AssertionError),
-    ("residual_block.opset17.torchscript.onnx", "asym"): (_ROUNDED_ADD, AssertionError),
-    ("two_blocks.opset17.dynamo.onnx", "asym"): (
-        "two Adds of rounded outputs in a row: 95 % within one step of onnxruntime, worst 3 "
-        "(docs/onnx.md §6)", AssertionError),
-}
+#: The largest difference from onnxruntime, in output steps, by model: one step, except after
+#: two residual blocks in a row. There a one-code difference in a hidden convolution's output
+#: (a value within a few thousandths of a half step, which the fixed-point requantization with
+#: its 15-bit multiplier and onnxruntime's float round apart) reaches the output through the
+#: second Add, whose rescale of that operand is above 1 (docs/onnx.md §6).
+WORST: dict[str, float] = {"two_blocks": 2.0}
 
 
 def test_the_files_are_the_exporters_eval_mode_output() -> None:
@@ -108,14 +90,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cases() -> list[pytest.param]:
-    cases = []
-    for name in FILES:
-        for act in ("sym", "asym"):
-            failure = EXPECTED_FAILURES.get((name, act)) or EXPECTED_FAILURES.get((name, None))
-            marks = [pytest.mark.xfail(strict=True, reason=failure[0], raises=failure[1])
-                     ] if failure else []
-            cases.append(pytest.param(name, act, marks=marks, id=f"{name[:-5]}-{act}"))
-    return cases
+    return [pytest.param(name, act, id=f"{name[:-5]}-{act}")
+            for name in FILES for act in ("sym", "asym")]
 
 
 def check(folder: Path, name: str, symmetric: bool, worst: float) -> None:
@@ -135,10 +111,4 @@ def check(folder: Path, name: str, symmetric: bool, worst: float) -> None:
 
 @pytest.mark.parametrize(("name", "act"), _cases())
 def test_agrees_with_onnxruntime(folder: Path, name: str, act: str) -> None:
-    check(folder, name, act == "sym", worst=1.0)
-
-
-@pytest.mark.parametrize("exporter", ["dynamo", "torchscript"])
-def test_residual_block_within_two_steps(folder: Path, exporter: str) -> None:
-    """What the residual block with asymmetric activations reaches today (docs/onnx.md §6)."""
-    check(folder, f"residual_block.opset17.{exporter}.onnx", False, worst=2.0)
+    check(folder, name, act == "sym", worst=WORST.get(name.split(".")[0], 1.0))

@@ -12,7 +12,16 @@ import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type, padding_idiom
 
-from .program import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer, Layer, MaxPoolLayer, Program
+from .program import (
+    AddLayer,
+    AvgPoolLayer,
+    ConvLayer,
+    DenseLayer,
+    Layer,
+    MaxPoolLayer,
+    Program,
+    immediate_factors,
+)
 from .requant import IMM_MAX, Requant, output_window
 
 __all__ = ["emit_program"]
@@ -150,13 +159,6 @@ class _Emitter:
                              memref_type(vector.shape, "i32"), "d1", f"%clip_{suffix}: i32"))
             k = _last(steps)
             steps.append(f"%v{k + 1} = arith.{op} {_value(k)}, %clip_{suffix} : i32")
-
-    def round_shift(self, steps: list[str], shift: int) -> None:
-        """``((v >> (shift − 1)) + 1) >> 1``: round to nearest, ties up."""
-        if shift:
-            self.step(steps, "shrsi", shift - 1)
-            self.step(steps, "addi", 1)
-            self.step(steps, "shrsi", 1)
 
     def step(self, steps: list[str], op: str, value: int, src: str | None = None) -> str:
         """``%v<k+1> = arith.<op> src, value`` (value an ``i32`` constant; ``src`` by default
@@ -344,15 +346,18 @@ class _Emitter:
         value = "%ae"
         if layer.za:
             value = self.step(steps, "addi", -layer.za, value)
-        product_a = self.step(steps, "muli", layer.ma, value)
+        for factor in immediate_factors(layer.ma):
+            value = self.step(steps, "muli", factor, value)
+        product_a = value
         if layer.b is not None:
             steps.append("%be = arith.extsi %b : i8 to i32")
             value = "%be"
             if layer.zb:
                 value = self.step(steps, "addi", -layer.zb, value)
-            product_b = self.step(steps, "muli", layer.mb, value)
+            for factor in immediate_factors(layer.mb):
+                value = self.step(steps, "muli", factor, value)
             k = _last(steps)
-            steps.append(f"%v{k + 1} = arith.addi {product_a}, {product_b} : i32")
+            steps.append(f"%v{k + 1} = arith.addi {product_a}, {value} : i32")
         if layer.const.size > 1:
             axis = rank - 1
             ins.append(self.constant(f"{layer.name}_c", layer.const))
@@ -365,9 +370,14 @@ class _Emitter:
         if 0 < half <= IMM_MAX:
             self.step(steps, "addi", half)  # rounds the shift to nearest, ties up
             self.step(steps, "shrsi", layer.shift)
-        else:
-            self.round_shift(steps, layer.shift)
-        if layer.zero_point:
+            if layer.zero_point:
+                self.step(steps, "addi", layer.zero_point)
+        elif layer.shift:
+            # ((t >> (shift − 1)) + 1 + 2·zy) >> 1: the rounding with the zero point (§3).
+            self.step(steps, "shrsi", layer.shift - 1)
+            self.step(steps, "addi", 1 + 2 * layer.zero_point)
+            self.step(steps, "shrsi", 1)
+        elif layer.zero_point:
             self.step(steps, "addi", layer.zero_point)
         maps.append(ident)
         self.lines += [

@@ -7,6 +7,7 @@ writes it as the whole-network input IR. The integer semantics are ``docs/onnx.m
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,7 +15,8 @@ import numpy as np
 from .requant import IMM_MAX, Requant
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
-           "Program", "QTensor", "add_layer", "add_multipliers", "conv_layer",
+           "Program", "QTensor", "ADD_MULTIPLIER_MAX", "add_layer", "add_multipliers",
+           "conv_layer", "immediate_factors", "immediate_product",
            "conv_zero_point_bias", "dense_layer", "global_avgpool_layer", "int32"]
 
 
@@ -125,14 +127,42 @@ class Program:
     aliases: dict[str, str] = field(default_factory=dict)
 
 
+#: The largest rescale multiplier of an Add: ``|(a − za)·ma + (b − zb)·mb| ≤ 2·255·2^21 < 2^30``
+#: never wraps in int32.
+ADD_MULTIPLIER_MAX = 1 << 21
+
+
+def immediate_product(target: float) -> int:
+    """The integer nearest ``target`` (at most :data:`ADD_MULTIPLIER_MAX`) that is one ALU
+    immediate or the product of two (:func:`immediate_factors`): the rescale of an Add is then
+    one or two multiplications by immediates, with 21 bits where one would give 15."""
+    if target <= IMM_MAX:
+        return round(target)
+    first = np.arange(math.ceil(target / IMM_MAX), IMM_MAX + 1, dtype=np.int64)
+    second = np.clip(np.rint(target / first), 1, IMM_MAX).astype(np.int64)
+    products = first * second
+    return int(products[np.argmin(np.abs(products - target))])
+
+
+def immediate_factors(m: int) -> tuple[int, ...]:
+    """``m`` (from :func:`immediate_product`) as one immediate, or two whose product it is."""
+    if m <= IMM_MAX:
+        return (m,)
+    first = np.arange(math.ceil(m / IMM_MAX), IMM_MAX + 1, dtype=np.int64)
+    divides = first[m % first == 0]
+    if not divides.size:
+        raise ValueError(f"{m} is not a product of two 16-bit immediates")
+    return (int(divides[0]), m // int(divides[0]))
+
+
 def add_multipliers(ra: float, rb: float) -> tuple[int, int, int]:
-    """``ma ≈ ra·2^shift``, ``mb ≈ rb·2^shift``, the larger one an immediate as large as
-    possible (``|(a − za)·ma + (b − zb)·mb| < 2^24``: the differences of codes span 255)."""
+    """``ma ≈ ra·2^shift``, ``mb ≈ rb·2^shift``, each a product of at most two immediates, the
+    larger as large as :data:`ADD_MULTIPLIER_MAX` allows."""
     top = max(ra, rb)
     shift = 0
-    while round(top * 2.0 ** (shift + 1)) <= IMM_MAX and shift < 30:
+    while top * 2.0 ** (shift + 1) <= ADD_MULTIPLIER_MAX and shift < 30:
         shift += 1
-    return round(ra * 2.0 ** shift), round(rb * 2.0 ** shift), shift
+    return (immediate_product(ra * 2.0 ** shift), immediate_product(rb * 2.0 ** shift), shift)
 
 
 def conv_zero_point_bias(bias: np.ndarray, weight: np.ndarray, zero_point: int,

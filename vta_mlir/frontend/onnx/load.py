@@ -16,7 +16,7 @@ __all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_m
 
 #: The operators that become layers (or fold into one), between Q/DQ pairs.
 COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "MaxPool",
-                         "GlobalAveragePool", "Flatten", "Identity"})
+                         "GlobalAveragePool", "Flatten", "Identity", "ReduceMean", "Reshape"})
 #: The quantization operators of the QDQ format.
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
 #: Opsets of the default domain the importer has been checked on.

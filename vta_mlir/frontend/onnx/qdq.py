@@ -71,6 +71,7 @@ class _Recognizer:
         self.readers: dict[str, int] = {}       # int8 name -> number of DQ readers
         self.layers: list[Layer] = []
         self.aliases: dict[str, str] = {}       # int8 name of a Flatten -> its source
+        self.means: dict[str, QTensor] = {}     # float name of a spatial mean -> its source
         self.layer_name = ""                    # the name of the node being translated
 
     # -- helpers ---------------------------------------------------------------------------
@@ -330,10 +331,58 @@ class _Recognizer:
 
     def _op_GlobalAveragePool(self, where: str, node: onnx.NodeProto) -> None:
         x = self._source(where, node.input[0])
+        n, c, _, _ = x.shape
+        self._global_mean(where, x, self._output(where, node, (n, c, 1, 1)))
+
+    def _global_mean(self, where: str, x: QTensor, y: QTensor) -> None:
+        """The global average pool of ``x`` quantized as ``y`` (N×C×1×1, or N×C read through
+        a view of an N×C×1×1 tensor, as a Flatten after the pool)."""
         n, c, h, wd = x.shape
-        y = self._output(where, node, (n, c, 1, 1))
+        dst = y
+        if y.shape != (n, c, 1, 1):
+            dst = QTensor(f"{y.name}/nchw", (n, c, 1, 1), y.scale, y.zero_point)
+            self.qt[dst.name] = dst
+            self.aliases[y.name] = dst.name
         rq = self._requant(where, x.scale / (y.scale * h * wd))
-        self._add_layer(global_avgpool_layer(self.layer_name, x, y, rq), y)
+        self._add_layer(global_avgpool_layer(self.layer_name, x, dst, rq), dst)
+
+    def _op_ReduceMean(self, where: str, node: onnx.NodeProto) -> None:
+        # torch.onnx's dynamo exporter writes nn.AdaptiveAvgPool2d(1) as a ReduceMean over the
+        # spatial axes (given as an input from opset 18), which quantize_static leaves in float
+        # when a Reshape follows: the mean is then quantized after the Reshape.
+        x = self._source(where, node.input[0])
+        attrs = _attrs(node)
+        axes = attrs.get("axes")
+        if axes is None and len(node.input) > 1 and node.input[1]:
+            axes = self._scalar(where, node.input[1]).reshape(-1).tolist()
+        if len(x.shape) != 4 or axes is None or \
+                sorted(int(a) % 4 for a in axes) != [2, 3] or attrs.get("keepdims", 1) != 1:
+            raise OnnxImportError(f"{where}: a ReduceMean is supported over the spatial axes "
+                                  "of NCHW data, with keepdims=1 (a global average pool)")
+        n, c, _, _ = x.shape
+        if node.output[0] in self.quant_of:
+            self._global_mean(where, x, self._output(where, node, (n, c, 1, 1)))
+        else:
+            self.means[node.output[0]] = x
+
+    def _op_Reshape(self, where: str, node: onnx.NodeProto) -> None:
+        shape = tuple(int(d) for d in self._scalar(where, node.input[1]).reshape(-1))
+        mean = self.means.get(node.input[0])
+        x = mean if mean is not None else self._source(where, node.input[0])
+        n, c = x.shape[0], int(np.prod(x.shape[1:]))
+        if mean is not None:
+            n, c = x.shape[0], x.shape[1]
+        if shape not in ((n, c), (n, c, 1, 1)) or (mean is None and any(
+                d != 1 for d in x.shape[2:])):
+            raise OnnxImportError(f"{where}: a Reshape between N×C×1×1 and N×C is supported "
+                                  f"(not {tuple(x.shape)} to {shape})")
+        y = self._output(where, node, shape)
+        if mean is not None:
+            self._global_mean(where, x, y)
+            return
+        if y.scale != x.scale or y.zero_point != x.zero_point:
+            raise OnnxImportError(f"{where}: a Reshape must keep its input's quantization")
+        self.aliases[y.name] = self.aliases.get(x.name, x.name)
 
     def _op_Flatten(self, where: str, node: onnx.NodeProto) -> None:
         x = self._source(where, node.input[0])
