@@ -533,10 +533,19 @@ def check_outputs(
     argument the program does not read starts as zeros, as it does on the device.  The host
     steps of a ``vta.quant`` argument, read from the input program, apply around the
     evaluation as around the run: float inputs are quantized, outputs dequantized, and float
-    outputs compared bit for bit.
+    outputs compared bit for bit.  A program on tensors is evaluated in its bufferized form
+    (``vta-bufferize``).
     """
+    from vta_mlir.passes.bufferize import BufferizePass, has_tensors
     from vta_mlir.reference import arguments, find_function, run_function
 
+    if has_tensors(module):
+        # The reference evaluates memrefs: a tensor program runs in the memref form the
+        # compiler lowered, its results the trailing out-parameters (vta.result).
+        from vta_mlir.ir.context import make_context
+
+        module = module.clone()
+        BufferizePass().apply(make_context(), module)
     f = find_function(module, function)
     args = arguments(f)
     if [a.shape for a in args] != [tuple(spec.shape) for spec in binary.args]:
