@@ -63,12 +63,13 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.diagnostics import verify_op
 
 from .check import check_function, is_tensor, tensor_op
-from .function import RESULT_ATTR, ConstantGlobals, FunctionBufferizer
+from .function import ConstantGlobals, FunctionBufferizer
 
-__all__ = ["RESULT_ATTR", "BufferizePass", "function_has_tensors", "has_tensors"]
+__all__ = ["RESULT_ATTR_NAME", "BufferizePass", "function_has_tensors", "has_tensors"]
 
 
 def function_has_tensors(f: func.FuncOp) -> bool:

@@ -33,19 +33,18 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.dialects.linalg import FillOp
+from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 
 from .check import dps_inits, is_tensor, pad_value, static_shape, tensor_op
 
-__all__ = ["RESULT_ATTR", "ConstantGlobals", "FunctionBufferizer", "memref_type_of"]
+__all__ = ["ConstantGlobals", "FunctionBufferizer", "memref_type_of"]
 
-#: The argument attribute marking an out-parameter as the function's result ``i``.
-RESULT_ATTR = "vta.result"
 
 
 def memref_type_of(t: Attribute) -> MemRefType:
@@ -319,7 +318,7 @@ class FunctionBufferizer:
             out = self.block.insert_arg(t, len(self.block.args))
             out.name_hint = f"result{i}"
             given = dict(res_attrs[i].data) if i < len(res_attrs) else {}
-            attrs.append(DictionaryAttr({**given, RESULT_ATTR: IntegerAttr(i, i64)}))
+            attrs.append(DictionaryAttr({**given, RESULT_ATTR_NAME: IntegerAttr(i, i64)}))
             buffer, storage = self._operand(value)
             if (storage.owned and buffer is storage.buffer and buffer not in claimed
                     and isinstance(buffer.owner, memref.AllocOp) and buffer.type == t):
