@@ -16,6 +16,7 @@ from tests.tensor_programs import TensorNetwork, dense, requant_body, tensor
 from tools.vta_run import main as vta_run
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.context import make_context, parse_module, print_module
+from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.passes.bufferize import RESULT_ATTR_NAME, BufferizePass, has_tensors
 
 
@@ -216,3 +217,31 @@ def test_out_parameters_follow_written_arguments() -> None:
     printed = print_module(module)
     assert f"%result0: memref<1x16xi8> {{{RESULT_ATTR_NAME} = 0 : i64}}" in printed
     assert not has_tensors(module)
+
+
+BAD_SECOND_FUNCTION = matmul_program(1, 16, 16, 4) + """
+func.func @bad(%x: tensor<4x16xi8>, %y: tensor<4x16xi8>) -> tensor<8x16xi8> {
+  %0 = tensor.concat dim(0) %x, %y : (tensor<4x16xi8>, tensor<4x16xi8>) -> tensor<8x16xi8>
+  return %0 : tensor<8x16xi8>
+}
+"""
+
+
+def test_an_error_leaves_the_module_unchanged() -> None:
+    module = parse_module(BAD_SECOND_FUNCTION, filename="bad.mlir")
+    before = print_module(module)
+    with pytest.raises(DiagnosticError) as info:
+        BufferizePass().apply(make_context(), module)
+    assert str(info.value).startswith("bad.mlir:22:3: error: 'tensor.concat' op is not "
+                                      "supported by vta-bufferize")
+    assert print_module(module) == before
+
+
+def test_vta_run_reports_unsupported_tensor_ops(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    program = tmp_path / "bad.mlir"
+    program.write_text(BAD_SECOND_FUNCTION)
+    assert vta_run([str(program), "--random-inputs", "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "bad.mlir:22:3: error: 'tensor.concat' op is not supported" in err
+    assert "Traceback" not in err
