@@ -204,19 +204,38 @@ def test_results_through_vta_run_output(tmp_path: Path,
                                   conv_layer(h, arrays[3], arrays[4], 2, 1, 7))
 
 
-def test_out_parameters_follow_written_arguments() -> None:
-    """A function writing a memref argument and returning a tensor: the written argument is
-    the first output, the result the second."""
-    text = matmul_program(1, 16, 16, 4).replace(
-        "%w: tensor<16x16xi8>) -> tensor<1x16xi8> {",
-        "%w: tensor<16x16xi8>, %z: memref<1x16xi8>) -> tensor<1x16xi8> {\n"
-        "  %c0_i8 = arith.constant 0 : i8\n"
-        "  linalg.fill ins(%c0_i8 : i8) outs(%z : memref<1x16xi8>)")
+def test_out_parameters_follow_written_arguments(cfg: VTAConfig) -> None:
+    """A function on tensors that also writes a memref argument (a layer on memrefs): the
+    written argument is the first output, the result the second."""
+    m = cfg.batch
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    acc = "memref<32x32xi32>"
+    memref_layer = [
+        "  %acc = memref.alloc() : memref<32x32xi32>",
+        f"  linalg.fill ins(%c0 : i32) outs(%acc : {acc})",
+        f"  linalg.matmul ins(%x2, %w2 : memref<32x64xi8>, memref<64x32xi8>) outs(%acc : {acc})",
+        f"  linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = [\"parallel\", "
+        f"\"parallel\"]}} ins(%acc : {acc}) outs(%z : memref<32x32xi8>) {{",
+        *requant_body("%in: i32, %out: i8", "%in", 9),
+        "  }",
+        "  return"]
+    text = matmul_program(m, 64, 32, 8).replace(
+        "%w: tensor<64x32xi8>) -> tensor<",
+        "%w: tensor<64x32xi8>, %x2: memref<32x64xi8>, %w2: memref<64x32xi8>, "
+        "%z: memref<32x32xi8>) -> tensor<").replace("  return", "\n".join(memref_layer))
     module = parse_module(text)
     BufferizePass().apply(make_context(), module)
-    printed = print_module(module)
-    assert f"%result0: memref<1x16xi8> {{{RESULT_ATTR_NAME} = 0 : i64}}" in printed
+    assert f"%result0: memref<{m}x32xi8> {{{RESULT_ATTR_NAME} = 0 : i64}}" in print_module(module)
     assert not has_tensors(module)
+    rng = np.random.default_rng(7)
+    x, w, x2, w2 = _i8(rng, (m, 64)), _i8(rng, (64, 32)), _i8(rng, (32, 64)), _i8(rng, (64, 32))
+    compiled = vta_mlir.compile(text, config=cfg)
+    assert [a.name for a in compiled.outputs] == ["z", "result0"]
+    z, y = compiled(x, w, x2, w2)
+    np.testing.assert_array_equal(
+        z, np.clip((x2.astype(np.int64) @ w2.astype(np.int64)) >> 9, 0, 127))
+    np.testing.assert_array_equal(
+        y, np.clip((x.astype(np.int64) @ w.astype(np.int64)) >> 8, 0, 127))
 
 
 BAD_SECOND_FUNCTION = matmul_program(1, 16, 16, 4) + """
