@@ -199,6 +199,8 @@ class FunctionBufferizer:
         sizes = list(static_shape(op.source.type) or ())
         view = memref.SubviewOp.from_static_parameters(alloc.memref, target, low, sizes,
                                                        [1] * len(sizes))
+        if op.result.name_hint:
+            view.result.name_hint = f"{op.result.name_hint}_interior"
         ops += [alloc, fill, view, memref.CopyOp(source, view.result)]
         self._insert(ops, op, op)
         self._bind(op.result, alloc.memref, Storage(alloc.memref, owned=True))

@@ -36,8 +36,8 @@ func.func @matmul(%x: tensor<1x64xi8>, %w: tensor<64x32xi8>) -> tensor<1x32xi8> 
 // CHECK-NEXT:    %cm128 = arith.constant -128 : i8
 // CHECK-NEXT:    %p = memref.alloc() : memref<1x16x10x10xi8>
 // CHECK-NEXT:    linalg.fill ins(%cm128 : i8) outs(%p : memref<1x16x10x10xi8>)
-// CHECK-NEXT:    %0 = memref.subview %p[0, 0, 1, 2] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xi8> to memref<1x16x8x8xi8, strided<[1600, 100, 10, 1], offset: 12>>
-// CHECK-NEXT:    memref.copy %x, %0 : memref<1x16x8x8xi8> to memref<1x16x8x8xi8, strided<[1600, 100, 10, 1], offset: 12>>
+// CHECK-NEXT:    %p_interior = memref.subview %p[0, 0, 1, 2] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xi8> to memref<1x16x8x8xi8, strided<[1600, 100, 10, 1], offset: 12>>
+// CHECK-NEXT:    memref.copy %x, %p_interior : memref<1x16x8x8xi8> to memref<1x16x8x8xi8, strided<[1600, 100, 10, 1], offset: 12>>
 // CHECK-NEXT:    linalg.fill ins(%c0 : i32) outs(%result0 : memref<1x16x8x8xi32>)
 // CHECK-NEXT:    linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : memref<1x16x10x10xi8>, memref<16x16x3x3xi8>) outs(%result0 : memref<1x16x8x8xi32>)
 // CHECK-NEXT:    func.return
@@ -198,4 +198,16 @@ func.func @memrefs_untouched(%x: memref<4xi32>) {
   %c0 = arith.constant 0 : i32
   linalg.fill ins(%c0 : i32) outs(%x : memref<4xi32>)
   return
+}
+
+// -----
+
+// The attributes of a result move onto its out-parameter.
+// CHECK-LABEL: func.func @result_attributes(%x: memref<2x16xi8>, %result0: memref<2x16xi8> {vta.quant = {scale = 5.000000e-02 : f64, zero_point = 12 : i64}, vta.result = 0 : i64}) {
+// CHECK-NEXT:    linalg.copy ins(%x : memref<2x16xi8>) outs(%result0 : memref<2x16xi8>)
+// CHECK-NEXT:    func.return
+func.func @result_attributes(%x: tensor<2x16xi8>) -> (tensor<2x16xi8> {vta.quant = {scale = 5.000000e-02 : f64, zero_point = 12 : i64}}) {
+  %0 = tensor.empty() : tensor<2x16xi8>
+  %1 = linalg.copy ins(%x : tensor<2x16xi8>) outs(%0 : tensor<2x16xi8>) -> tensor<2x16xi8>
+  return %1 : tensor<2x16xi8>
 }
