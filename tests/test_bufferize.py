@@ -238,6 +238,43 @@ def test_out_parameters_follow_written_arguments(cfg: VTAConfig) -> None:
         y, np.clip((x.astype(np.int64) @ w.astype(np.int64)) >> 8, 0, 127))
 
 
+
+def shared_fill_program(c: int, size: int, batch: int) -> str:
+    """Two 1×1 convolutions accumulating onto one ``linalg.fill`` (as CSE leaves a network's
+    identical initialisations), each truncated into a result."""
+    x, w = tensor((batch, c, size, size), "i8"), tensor((c, c, 1, 1), "i8")
+    acc, y = tensor((batch, c, size, size), "i32"), tensor((batch, c, size, size), "i8")
+    ident = "affine_map<(a, b, c, d) -> (a, b, c, d)>"
+    lines = [f"func.func @two(%x: {x}, %w1: {w}, %w2: {w}) -> ({y}, {y}) {{",
+             "  %c0 = arith.constant 0 : i32",
+             f"  %0 = tensor.empty() : {acc}",
+             f"  %1 = linalg.fill ins(%c0 : i32) outs(%0 : {acc}) -> {acc}",
+             f"  %e = tensor.empty() : {y}"]
+    for i in (1, 2):
+        lines += [
+            f"  %c{i} = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : vector<2xi64>, "
+            f"strides = dense<1> : vector<2xi64>}} ins(%x, %w{i} : {x}, {w}) outs(%1 : {acc}) "
+            f"-> {acc}",
+            f"  %y{i} = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = "
+            f"[\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins(%c{i} : {acc}) "
+            f"outs(%e : {y}) {{",
+            *requant_body("%in: i32, %out: i8", "%in", 6, -128, 127), f"  }} -> {y}"]
+    lines += [f"  return %y1, %y2 : {y}, {y}", "}", ""]
+    return "\n".join(lines)
+
+
+def test_one_fill_initialises_two_layers(cfg: VTAConfig) -> None:
+    """The first convolution may not accumulate onto the fill's buffer (the second reads the
+    fill after it): it gets a buffer of its own, filled again."""
+    rng = np.random.default_rng(8)
+    c, size = 32, 4
+    x, w1, w2 = _i8(rng, (cfg.batch, c, size, size)), _i8(rng, (c, c, 1, 1)), \
+        _i8(rng, (c, c, 1, 1))
+    y1, y2 = vta_mlir.compile(shared_fill_program(c, size, cfg.batch), config=cfg)(x, w1, w2)
+    for y, w in ((y1, w1), (y2, w2)):
+        acc = np.einsum("nchw,oc->nohw", x.astype(np.int64), w[:, :, 0, 0].astype(np.int64))
+        np.testing.assert_array_equal(y, np.clip(acc >> 6, -128, 127).astype(np.int8))
+
 BAD_SECOND_FUNCTION = matmul_program(1, 16, 16, 4) + """
 func.func @bad(%x: tensor<4x16xi8>, %y: tensor<4x16xi8>) -> tensor<8x16xi8> {
   %0 = tensor.concat dim(0) %x, %y : (tensor<4x16xi8>, tensor<4x16xi8>) -> tensor<8x16xi8>

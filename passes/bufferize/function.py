@@ -6,7 +6,8 @@ global whose bytes the buffer views).  A destination-passing op writes its resul
 ``outs`` operand's buffer — *in place* — when that is exact: the storage is an allocation of
 this pass (never an argument or a constant), and no value living in it is read by the op
 itself or by any later op (its contents would be overwritten before they are read).
-Otherwise the op writes a new allocation, first a copy of the ``outs`` value (``memref.copy``).
+Otherwise the op writes a new allocation, first a copy of the ``outs`` value (``memref.copy``,
+or the ``linalg.fill`` again when the value is a fill's result).
 A ``tensor.empty`` has no contents: each op writing one gets a new allocation of its own,
 placed where the ``tensor.empty`` was, so buffers of unrelated layers are never shared.
 
@@ -168,7 +169,13 @@ class FunctionBufferizer:
         if storage.owned and not self._read_from(storage, op, index):
             return self.buffer[value], storage
         buffer, fresh = self._fresh(value, op, op)
-        self._insert([memref.CopyOp(self.buffer[value], buffer)], op, op)
+        fill = value.owner
+        if isinstance(fill, FillOp):
+            # A filled tensor is filled again rather than copied: the same contents, and the
+            # initialisation the pipeline knows.
+            self._insert([FillOp(tuple(fill.inputs), (buffer,), res=())], op, op)
+        else:
+            self._insert([memref.CopyOp(self.buffer[value], buffer)], op, op)
         return buffer, fresh
 
     # ---------------------------------------------------------------------------------------

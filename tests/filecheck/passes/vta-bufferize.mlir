@@ -114,22 +114,44 @@ func.func @broadcast_transpose(%b: tensor<16xi32>, %m: tensor<4x16xi32>) -> (ten
 
 // -----
 
-// %1 is read after the generic overwrites its outs: the generic writes a copy of it.
+// %1 is read after the second generic overwrites its outs: that generic writes a copy of it.
 // CHECK-LABEL: func.func @copy_before_overwrite(
-// CHECK-NEXT:    %c3 = arith.constant 3 : i32
-// CHECK-NEXT:    linalg.fill ins(%c3 : i32) outs(%result0 : memref<4x16xi32>)
-// CHECK-NEXT:    memref.copy %result0, %result1 : memref<4x16xi32> to memref<4x16xi32>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%x : memref<4x16xi32>) outs(%result0 : memref<4x16xi32>) {
+// CHECK:         memref.copy %result0, %result1 : memref<4x16xi32> to memref<4x16xi32>
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%x : memref<4x16xi32>) outs(%result1 : memref<4x16xi32>) {
 func.func @copy_before_overwrite(%x: tensor<4x16xi32>) -> (tensor<4x16xi32>, tensor<4x16xi32>) {
-  %c3 = arith.constant 3 : i32
   %0 = tensor.empty() : tensor<4x16xi32>
-  %1 = linalg.fill ins(%c3 : i32) outs(%0 : tensor<4x16xi32>) -> tensor<4x16xi32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xi32>) outs(%0 : tensor<4x16xi32>) {
+  ^bb0(%a: i32, %out: i32):
+    %s = arith.addi %a, %a : i32
+    linalg.yield %s : i32
+  } -> tensor<4x16xi32>
   %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xi32>) outs(%1 : tensor<4x16xi32>) {
   ^bb0(%a: i32, %out: i32):
     %s = arith.addi %a, %out : i32
     linalg.yield %s : i32
   } -> tensor<4x16xi32>
   return %1, %2 : tensor<4x16xi32>, tensor<4x16xi32>
+}
+
+// -----
+
+// One fill read by two accumulating ops (a CSE'd initialisation): the first writes a buffer
+// filled again, the second the fill's own buffer.
+// CHECK-LABEL: func.func @fill_again(
+// CHECK-NEXT:    %c0 = arith.constant 0 : i32
+// CHECK-NEXT:    linalg.fill ins(%c0 : i32) outs(%result1 : memref<4x16xi32>)
+// CHECK-NEXT:    linalg.fill ins(%c0 : i32) outs(%result0 : memref<4x16xi32>)
+// CHECK-NEXT:    linalg.matmul ins(%x, %w1 : memref<4x8xi8>, memref<8x16xi8>) outs(%result0 : memref<4x16xi32>)
+// CHECK-NEXT:    linalg.matmul ins(%x, %w2 : memref<4x8xi8>, memref<8x16xi8>) outs(%result1 : memref<4x16xi32>)
+// CHECK-NEXT:    func.return
+func.func @fill_again(%x: tensor<4x8xi8>, %w1: tensor<8x16xi8>, %w2: tensor<8x16xi8>) -> (tensor<4x16xi32>, tensor<4x16xi32>) {
+  %c0 = arith.constant 0 : i32
+  %0 = tensor.empty() : tensor<4x16xi32>
+  %1 = linalg.fill ins(%c0 : i32) outs(%0 : tensor<4x16xi32>) -> tensor<4x16xi32>
+  %2 = linalg.matmul ins(%x, %w1 : tensor<4x8xi8>, tensor<8x16xi8>) outs(%1 : tensor<4x16xi32>) -> tensor<4x16xi32>
+  %3 = linalg.matmul ins(%x, %w2 : tensor<4x8xi8>, tensor<8x16xi8>) outs(%1 : tensor<4x16xi32>) -> tensor<4x16xi32>
+  return %2, %3 : tensor<4x16xi32>, tensor<4x16xi32>
 }
 
 // -----
