@@ -44,8 +44,7 @@ from vta_mlir.ir.locations import copy_location
 
 from .check import dps_inits, is_tensor, pad_value, static_shape, tensor_op
 
-__all__ = ["ConstantGlobals", "FunctionBufferizer", "memref_type_of"]
-
+__all__ = ["ConstantGlobals", "FunctionBufferizer", "Storage", "memref_type_of"]
 
 
 def memref_type_of(t: Attribute) -> MemRefType:
@@ -120,8 +119,8 @@ class FunctionBufferizer:
         Rewriter.insert_op(list(ops), InsertPoint.before(before))
 
     def _alloc(self, value: SSAValue, before: Operation, origin: Operation) -> SSAValue:
-        alloc = memref.AllocOp.get(memref_type_of(value.type).element_type,
-                                   shape=memref_type_of(value.type).get_shape())
+        t = memref_type_of(value.type)
+        alloc = memref.AllocOp.get(t.element_type, shape=t.get_shape())
         alloc.memref.name_hint = value.name_hint
         self._insert([alloc], before, origin)
         return alloc.memref
