@@ -13,6 +13,7 @@ import pytest
 import vta_mlir
 from tests.layer_programs import conv_layer
 from tests.tensor_programs import TensorNetwork, dense, requant_body, tensor
+from tests.test_layer_chaining import downsampling_block
 from tools.vta_run import main as vta_run
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.context import make_context, parse_module, print_module
@@ -147,6 +148,19 @@ def test_downsampling_block(cfg: VTAConfig) -> None:
     want = conv_layer(h2, wc, bc, 1, 1, 7, residual=shortcut)
     assert 0.2 < (want > 0).mean() < 0.9
     np.testing.assert_array_equal(y, want)
+
+
+def test_tensor_form_compiles_to_the_memref_forms_program(cfg: VTAConfig) -> None:
+    """The downsampling block on tensors and its hand-written memref form
+    (``tests/test_layer_chaining.py``, the same arguments in the same order) give the same
+    instructions and micro-ops: bufferizing costs no cycle."""
+    memref_form, _ = downsampling_block(16, 8)
+    programs = [vta_mlir.lower(text, config=cfg).program
+                for text in (downsampling_block_program(16, 8, 1), memref_form)]
+    tensor_runs, memref_runs = (p.runs for p in programs)
+    assert [r.insns for r in tensor_runs] == [r.insns for r in memref_runs]
+    for ours, theirs in zip(tensor_runs, memref_runs, strict=True):
+        np.testing.assert_array_equal(ours.uop_words, theirs.uop_words)
 
 
 def fc_program(c: int, o: int, n: int, batch: int) -> str:
