@@ -20,7 +20,8 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   ``arith.trunci``, ``arith.sitofp``, ``arith.extf``, ...) from the input element types to the
   output element type, so i8 x i8 -> i32 verifies and lowers to extending arithmetic;
   ``linalg.pooling_nchw_max`` takes the maximum with the accumulator instead of with the window.
-* ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``).
+* ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``);
+  so is ``linalg.conv_2d_nchw_fchw_q`` (``linalg_quantized_conv``).
 * ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
   operands); the stock parser crashes on it and the stock printer drops the maps.
 * ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
@@ -63,6 +64,7 @@ from vta_mlir.ir.upstream_fixes.linalg import (
     matmul_default_indexing_maps,
 )
 from vta_mlir.ir.upstream_fixes.linalg_pooling import add_pooling_ops
+from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import add_quantized_conv_ops
 from vta_mlir.ir.upstream_fixes.memref import fix_memory_space_printing, fix_memref_syntax
 
 __all__ = [
@@ -88,6 +90,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "linalg-pooling-ops": (
         add_pooling_ops,
         "linalg.pooling_nchw_sum, which the linalg dialect lacks",
+    ),
+    "linalg-quantized-conv-ops": (
+        add_quantized_conv_ops,
+        "linalg.conv_2d_nchw_fchw_q, which the linalg dialect lacks",
     ),
     "linalg-matmul-syntax": (
         fix_matmul_syntax,
