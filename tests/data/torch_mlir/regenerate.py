@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,13 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("gap_fc", "gap_fc", False),
     ("gap_fc_asym", "gap_fc", True),
 )
+
+#: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
+#: see :func:`to_resources`).
+RESOURCE_VARIANTS = ("conv_relu", "small_cnn_asym")
+
+#: Alignment written in the header of each blob (torch-mlir-import-onnx writes 8).
+BLOB_ALIGNMENT = 8
 
 #: torch-mlir-opt's pipeline from the ONNX import to linalg on tensors.  Both pipelines are
 #: module passes (the ONNX one nests its function passes itself): ``func.func(...)`` around the
@@ -80,6 +88,31 @@ def lower(onnx_path: Path, mlir_path: Path) -> None:
                         "-o", str(mlir_path)], check=True)
 
 
+HEX_CONSTANT = re.compile(r'dense<"0x([0-9A-F]+)"> : (tensor<[^>]*>)')
+
+
+def to_resources(text: str) -> str:
+    """``text`` with every ``dense<"0x...">`` constant made a ``dense_resource`` whose blob is in
+    a ``{-# dialect_resources #-}`` section at the end: the form torch-mlir's importer gives
+    weights (``model.torch.mlir``), which this torch-mlir's lowering to linalg turns into
+    ``dense<"0x...">`` literals.  The bytes are the same (raw little-endian elements), after
+    the blob's 4-byte alignment header."""
+    blobs: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        key = f"torch_tensor_{len(blobs)}"
+        header = BLOB_ALIGNMENT.to_bytes(4, "little").hex().upper()
+        blobs.append(f'      {key}: "0x{header}{match.group(1)}"')
+        return f"dense_resource<{key}> : {match.group(2)}"
+
+    body = HEX_CONSTANT.sub(replace, text)
+    if not blobs:
+        return text
+    section = ",\n".join(blobs)
+    return (f"{body.rstrip()}\n\n{{-#\n  dialect_resources: {{\n    builtin: {{\n{section}\n"
+            "    }\n  }\n#-}\n")
+
+
 def write_model(models: ModuleType, stem: str, model: str, asymmetric: bool, out: Path,
                 seed: int = 0, size: int | None = None) -> None:
     """Quantize ``model`` into ``out/stem.onnx`` and lower it to ``out/stem.mlir``."""
@@ -94,6 +127,10 @@ def write_model(models: ModuleType, stem: str, model: str, asymmetric: bool, out
     onnx_path.with_suffix(".f.onnx").unlink()
     lower(onnx_path, out / f"{stem}.mlir")
     print(f"wrote {out / stem}.onnx and {out / stem}.mlir")
+    if stem in RESOURCE_VARIANTS:
+        resources = out / f"{stem}.resources.mlir"
+        resources.write_text(to_resources((out / f"{stem}.mlir").read_text()))
+        print(f"wrote {resources}")
 
 
 def main() -> None:

@@ -21,7 +21,8 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   output element type, so i8 x i8 -> i32 verifies and lowers to extending arithmetic;
   ``linalg.pooling_nchw_max`` takes the maximum with the accumulator instead of with the window.
 * ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``);
-  so is ``linalg.conv_2d_nchw_fchw_q`` (``linalg_quantized_conv``).
+  so are ``linalg.conv_2d_nchw_fchw_q`` (``linalg_quantized_conv``) and ``linalg.map``
+  (``linalg_map``).
 * ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
   operands); the stock parser crashes on it and the stock printer drops the maps.
 * ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
@@ -38,6 +39,10 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   and backtracks exponentially on a ``"`` left unclosed before the end of its line.
 * ``dense<...>`` prints from its bytes: the stock printer unpacked every element into Python
   objects (twice) even to print a large literal as hex (``dense<"0x...">``).
+* ``dense_resource<key>`` blobs are bytes in a store of each context (``resources``; the
+  context registers the builtin dialect of :func:`~.resources.builtin_dialect`), checked when
+  parsed; the stock store of hex strings was shared by the whole process, so a second parse
+  renamed the keys and lost the blobs.
 """
 
 from __future__ import annotations
@@ -63,9 +68,11 @@ from vta_mlir.ir.upstream_fixes.linalg import (
     fix_transpose_verifier,
     matmul_default_indexing_maps,
 )
+from vta_mlir.ir.upstream_fixes.linalg_map import add_map_ops
 from vta_mlir.ir.upstream_fixes.linalg_pooling import add_pooling_ops
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import add_quantized_conv_ops
 from vta_mlir.ir.upstream_fixes.memref import fix_memory_space_printing, fix_memref_syntax
+from vta_mlir.ir.upstream_fixes.resources import fix_resource_parsing
 
 __all__ = [
     "FIXES",
@@ -94,6 +101,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "linalg-quantized-conv-ops": (
         add_quantized_conv_ops,
         "linalg.conv_2d_nchw_fchw_q, which the linalg dialect lacks",
+    ),
+    "linalg-map-op": (
+        add_map_ops,
+        "linalg.map, which the linalg dialect lacks",
     ),
     "linalg-matmul-syntax": (
         fix_matmul_syntax,
@@ -134,6 +145,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "dense-printing": (
         fix_dense_printing,
         "dense<...> prints from its bytes, without unpacking every element",
+    ),
+    "resource-parsing": (
+        fix_resource_parsing,
+        "a dense_resource key maps to one stored key per parse; malformed blobs reported",
     ),
 }
 

@@ -79,7 +79,8 @@ class Conv2DNchwFchwQOp(linalg_abstract.ConvOperation):
             if len(inputs) != INPUT_COUNT or len(outputs) != 1 or not all(
                 isinstance(t, IntegerType) for t in types
             ):
-                # Not a valid op: an empty body, and the verifier says what is wrong.
+                # Not a valid op: a body yielding nothing, and the verifier says what is wrong.
+                linalg.YieldOp()
                 return
             out = types[-1]
             data = arith.SubiOp(convert_scalar(args[0], out), convert_scalar(args[2], out))
