@@ -13,7 +13,9 @@ the body is one op applied to the input elements in order, as MLIR does::
       }
 
 On memrefs it writes the init and has no result; on tensors its result has the init's type.
-The verifier also requires static shapes (vta-mlir compiles static shapes only).
+The verifier also requires static shapes (vta-mlir compiles static shapes only).  Like a
+structured op it gives its identity indexing maps and parallel iterators
+(``get_indexing_maps``, ``get_iterator_types``), which the reference evaluator runs it with.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from collections.abc import Sequence
 
 from xdsl.dialects import linalg as linalg_dialect
 from xdsl.dialects.arith import FastMathFlagsAttr
-from xdsl.dialects.builtin import ShapedType, TensorType
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, ShapedType, TensorType
 from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -91,6 +95,17 @@ class MapOp(IRDLOperation):
             regions=[mapper],
             attributes=attributes,
         )
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        """The identity map of the init's rank for every operand (inputs, then the init)."""
+        assert isinstance(self.init.type, ShapedType)
+        identity = AffineMapAttr(AffineMap.identity(len(self.init.type.get_shape())))
+        return ArrayAttr([identity] * len(self.operands))
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        """A parallel loop per dimension of the init."""
+        assert isinstance(self.init.type, ShapedType)
+        return ArrayAttr([IteratorTypeAttr.parallel()] * len(self.init.type.get_shape()))
 
     def verify_(self) -> None:
         init_type = self.init.type
