@@ -5,6 +5,7 @@ blobs are bytes in a store per context, and every malformed input is one error l
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -277,6 +278,26 @@ def test_api_round_trip_keeps_the_blob() -> None:
     module = vta_mlir.parse(text)
     printed = vta_mlir.print_ir(module)
     assert 'blob: "0x0400000001020304"' in printed
+
+
+def test_a_large_resource_stays_bytes() -> None:
+    # 1 M i32 elements (4 MB): the hex text, the blob's bytes and the printed hex, never an
+    # object per element (28+ bytes each).
+    values = np.arange(1 << 20, dtype=np.int32) * 7919
+    text = (RESOURCE_TEXT.replace("2x2xTYPE", f"{values.size}xi32")
+            .replace("HEX", "04000000" + values.astype("<i4").tobytes().hex()))
+    tracemalloc.start()
+    try:
+        module = parse_module(text)
+        op, attr = resource_value(module)
+        got = dense_resource_array(attr, module_resources(op))
+        printed = print_module(module)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(got, values)
+    assert f'blob: "0x04000000{values.astype("<i4").tobytes().hex().upper()}"' in printed
+    assert peak < 8 * values.nbytes
 
 
 def test_blob_text_round_trip() -> None:

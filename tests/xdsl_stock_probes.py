@@ -90,6 +90,16 @@ def linalg_map_op() -> bool:
     ))
 
 
+def dense_hex_floats() -> bool:
+    # dense<0xFF800000> : tensor<2xf32> is -inf in MLIR; stock xDSL reads 4286578688.0.
+    module = parse(
+        "func.func @f() {\n  %0 = arith.constant dense<0xFF800000> : tensor<2xf32>\n"
+        "  return\n}"
+    )
+    constant = next(op for op in module.walk() if op.name == "arith.constant")
+    return constant.properties["value"].get_values()[0] != float("-inf")  # type: ignore[attr-defined]
+
+
 def resource_parsing() -> bool:
     # The blobs live in the process-wide builtin dialect: parsing a file a second time renames
     # its key and drops the blob from the printed section; a malformed blob is accepted.
@@ -241,6 +251,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "affine-if-syntax": affine_if_syntax,
     "string-literal-lexing": string_literal_lexing,
     "dense-printing": dense_printing,
+    "dense-hex-floats": dense_hex_floats,
     "resource-parsing": resource_parsing,
 }
 
