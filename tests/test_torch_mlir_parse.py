@@ -15,6 +15,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, ModuleOp
 
 import vta_mlir
+from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.ir.context import make_context, parse_module, print_module, resource_blobs
 from vta_mlir.ir.dense import dense_resource_array
 from vta_mlir.ir.diagnostics import verify_op
@@ -66,6 +67,19 @@ def test_vta_opt_prints_the_file(
     assert capsys.readouterr().err == ""
     assert vta_opt.main([str(out), "-o", str(tmp_path / "again.mlir")]) == 0
     assert (tmp_path / "again.mlir").read_text() == out.read_text()
+
+
+@pytest.mark.parametrize("config", sorted(SHIPPED_CONFIGS))
+def test_files_parse_with_each_configuration(config: str) -> None:
+    # Attaching a configuration (what `vta-opt --config` and the API do first) changes nothing
+    # else in the printed module.
+    for path in (DATA / "conv_relu.mlir", RESOURCE_FILES[0]):
+        plain = print_module(parse_module(path.read_text()))
+        module = vta_mlir.parse(path.read_text(), filename=str(path), config=config)
+        printed = vta_mlir.print_ir(module)
+        assert "vta.config" in printed
+        body = printed[printed.index("func.func"):]
+        assert body == plain[plain.index("func.func"):]
 
 
 def test_api_parses_and_prints_the_resources() -> None:
