@@ -41,6 +41,8 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   objects (twice) even to print a large literal as hex (``dense<"0x...">``).
 * ``dense<0xFF800000> : tensor<2xf32>``: a hex element of a float literal is read as the
   float's bit pattern (``-inf``), as MLIR does; the stock parser took the integer's value.
+* ``[0, 1]``: the ``i64`` integers and ``f64`` floats of an array attribute print without their
+  type (``tensor.collapse_shape``'s ``[[0], [1, 2, 3]]``), as MLIR prints them.
 * ``dense_resource<key>`` blobs are bytes in a store of each context (``resources``; the
   context registers the builtin dialect of :func:`~.resources.builtin_dialect`), checked when
   parsed; the stock store of hex strings was shared by the whole process, so a second parse
@@ -59,7 +61,11 @@ from vta_mlir.ir.upstream_fixes.affine import (
     parse_affine_map_of_ssa_ids,
     print_affine_expr_of_ssa_ids,
 )
-from vta_mlir.ir.upstream_fixes.builtin import fix_dense_hex_floats, fix_dense_printing
+from vta_mlir.ir.upstream_fixes.builtin import (
+    fix_array_element_types,
+    fix_dense_hex_floats,
+    fix_dense_printing,
+)
 from vta_mlir.ir.upstream_fixes.lexer import fix_string_literal_lexing
 from vta_mlir.ir.upstream_fixes.linalg import (
     convert_scalar,
@@ -151,6 +157,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "dense-hex-floats": (
         fix_dense_hex_floats,
         "a hex element of a float dense<...> literal is the float's bits",
+    ),
+    "array-element-types": (
+        fix_array_element_types,
+        "array elements print without a default i64/f64 type ([0, 1])",
     ),
     "resource-parsing": (
         fix_resource_parsing,
