@@ -10,10 +10,13 @@ linalg ops) instead of subclassing them: code that matches on
 included — keeps recognising the ops.  :func:`apply_upstream_fixes` is idempotent;
 :func:`vta_mlir.ir.context.make_context` calls it, after :func:`check_xdsl_version`.
 
-One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``) and one for the
-lexer.  What is fixed (``tests/test_upstream_fixes.py`` exercises each fix, and
-``tests/test_xdsl_defects.py`` shows, in a process that imports stock xDSL only, that the
-defect is still there — when that test fails, xDSL fixed it and the patch can go):
+One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``), one per group of
+ops added to a dialect (``linalg_pooling``, ``linalg_quantized_conv``, ``linalg_map``: each
+ends with its list of ops and the function adding them), one for the ``dense_resource`` blobs
+(``resources``) and one for the lexer.  What is fixed (``tests/test_upstream_fixes.py`` and
+``tests/test_tensor_input_ops.py`` exercise each fix, and ``tests/test_xdsl_defects.py``
+shows, in a process that imports stock xDSL only, that the defect is still there — when that
+test fails, xDSL fixed it and the patch can go):
 
 * ``linalg.matmul``, ``linalg.quantized_matmul``, the ``linalg.conv_*`` ops, ``linalg.fill``
   and ``linalg.copy`` build their hidden body with MLIR's numeric casts (``arith.extsi``,
