@@ -367,6 +367,37 @@ def test_small_dense_literals_print_as_mlir_does(ctx: Context, literal: str, pri
     assert f"memref.global @w : memref<5xi32> = {printed}" in roundtrip(ctx, text)
 
 
+@pytest.mark.parametrize(
+    ("element", "literal", "dtype", "values"),
+    [
+        ("f32", "[0xFF800000, 1.5, 0x7F800000]", np.float32, [-np.inf, 1.5, np.inf]),
+        ("f32", "0x3F800000", np.float32, [1.0, 1.0, 1.0]),  # a splat
+        ("f16", "[0x3C00, 0xC000, 0x0000]", np.float16, [1.0, -2.0, 0.0]),
+        ("f64", "0xFFF0000000000000", np.float64, [-np.inf] * 3),
+        ("bf16", "0x3F80", np.float32, [1.0, 1.0, 1.0]),
+    ],
+)
+def test_hex_elements_of_float_literals_are_bit_patterns(
+    ctx: Context, element: str, literal: str, dtype: type, values: list[float]
+) -> None:
+    module = parse(ctx, f"func.func @f() -> tensor<3x{element}> {{\n"
+                        f"  %0 = arith.constant dense<{literal}> : tensor<3x{element}>\n"
+                        f"  return %0 : tensor<3x{element}>\n}}")
+    (constant,) = ops_of(module, arith.ConstantOp)
+    got = np.array(constant.value.get_values(), dtype=dtype)  # type: ignore[attr-defined]
+    assert np.array_equal(got, np.array(values, dtype=dtype))
+    # Printed back (MLIR prints non-finite values as hex too), it parses to the same values.
+    again = parse(ctx, print_module(module))
+    (constant_again,) = ops_of(again, arith.ConstantOp)
+    assert constant_again.value == constant.value
+
+
+def test_a_hex_float_element_wider_than_its_type_is_an_error(ctx: Context) -> None:
+    with pytest.raises(Exception, match="0x1FFFFFFFF does not fit type f32"):
+        parse(ctx, "func.func @f() {\n  %0 = arith.constant dense<0x1FFFFFFFF> : tensor<2xf32>\n"
+                   "  return\n}")
+
+
 def test_a_large_hex_global_parses_and_prints_in_little_memory(ctx: Context) -> None:
     # 1 M elements (4 MB as i32): the bytes, the text and the printed hex, never an object
     # per element (28+ bytes each).

@@ -71,6 +71,55 @@ def linalg_pooling_ops() -> bool:
     ))
 
 
+def linalg_quantized_conv_ops() -> bool:
+    # linalg.conv_2d_nchw_fchw_q is not an op of the dialect: parsing it fails.
+    return fails(lambda: parse(
+        "func.func @f(%a: memref<1x1x4x4xi8>, %w: memref<1x1x2x2xi8>, %c: memref<1x1x3x3xi32>,"
+        " %z: i32) {\n  linalg.conv_2d_nchw_fchw_q {dilations = dense<1> : tensor<2xi64>,"
+        " strides = dense<1> : tensor<2xi64>} ins(%a, %w, %z, %z : memref<1x1x4x4xi8>,"
+        " memref<1x1x2x2xi8>, i32, i32) outs(%c : memref<1x1x3x3xi32>)\n  return\n}"
+    ))
+
+
+def linalg_map_op() -> bool:
+    # linalg.map is not an op of the dialect: parsing it fails.
+    return fails(lambda: parse(
+        "func.func @f(%a: memref<4xi32>, %c: memref<4xi32>) {\n"
+        "  linalg.map { arith.addi } ins(%a, %a : memref<4xi32>, memref<4xi32>)"
+        " outs(%c : memref<4xi32>)\n  return\n}"
+    ))
+
+
+def dense_hex_floats() -> bool:
+    # dense<0xFF800000> : tensor<2xf32> is -inf in MLIR; stock xDSL reads 4286578688.0.
+    module = parse(
+        "func.func @f() {\n  %0 = arith.constant dense<0xFF800000> : tensor<2xf32>\n"
+        "  return\n}"
+    )
+    constant = next(op for op in module.walk() if op.name == "arith.constant")
+    return constant.properties["value"].get_values()[0] != float("-inf")  # type: ignore[attr-defined]
+
+
+def resource_parsing() -> bool:
+    # The blobs live in the process-wide builtin dialect: parsing a file a second time renames
+    # its key and drops the blob from the printed section; a malformed blob is accepted.
+    text = (
+        "func.func @f() -> tensor<2xi8> {\n"
+        "  %0 = arith.constant dense_resource<probe_blob> : tensor<2xi8>\n"
+        "  return %0 : tensor<2xi8>\n}\n"
+        '{-#\n  dialect_resources: {\n    builtin: {\n      probe_blob: "0xBLOB"\n    }\n  }\n#-}\n'
+    )
+    printed = []
+    for _ in range(2):
+        out = io.StringIO()
+        printer = Printer(stream=out)
+        printer.print_op(parse(text.replace("BLOB", "010000000102")))
+        printer.print_metadata(CTX.loaded_dialects)
+        printed.append(out.getvalue())
+    malformed_accepted = not fails(lambda: parse(text.replace("BLOB", "01000000zz")))
+    return printed[0] != printed[1] or malformed_accepted
+
+
 def linalg_matmul_syntax() -> bool:
     maps = ", ".join(
         f"affine_map<(m, n, k) -> ({r})>" for r in ("k, m", "k, n", "m, n")
@@ -190,6 +239,8 @@ def dense_printing() -> bool:
 PROBES: dict[str, Callable[[], bool]] = {
     "linalg-bodies": linalg_bodies,
     "linalg-pooling-ops": linalg_pooling_ops,
+    "linalg-quantized-conv-ops": linalg_quantized_conv_ops,
+    "linalg-map-op": linalg_map_op,
     "linalg-matmul-syntax": linalg_matmul_syntax,
     "linalg-spacing": linalg_spacing,
     "transpose-verifier": transpose_verifier,
@@ -200,6 +251,8 @@ PROBES: dict[str, Callable[[], bool]] = {
     "affine-if-syntax": affine_if_syntax,
     "string-literal-lexing": string_literal_lexing,
     "dense-printing": dense_printing,
+    "dense-hex-floats": dense_hex_floats,
+    "resource-parsing": resource_parsing,
 }
 
 if __name__ == "__main__":

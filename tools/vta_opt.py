@@ -293,12 +293,13 @@ def _run(argv: Sequence[str] | None) -> int:
     from vta_mlir.ir.context import make_context
 
     source = read_input(args.input_file)
-    ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
     sources = {source.name: source.text}
 
     outputs: list[str] = []
     status = 0
     for chunk in split_input(source.text, args.split_input_file):
+        # A context per chunk, as mlir-opt does: chunks share no dense_resource blobs.
+        ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
         result = process_chunk(chunk, source, ctx, opts)
         if result.output is not None:
             outputs.append(result.output)

@@ -75,8 +75,9 @@ def _written(op: Operation) -> Sequence[SSAValue]:
         return (op.destination,)
     if isinstance(op, memref.StoreOp):
         return (op.memref,)
-    if isinstance(op, linalg.BroadcastOp | linalg.TransposeOp):
+    if isinstance(op, linalg.BroadcastOp):
         return (op.init,)
+    # Every other structured op (linalg.transpose included) writes its outputs.
     outputs = getattr(op, "outputs", None)
     return tuple(outputs) if outputs is not None else ()
 

@@ -11,8 +11,9 @@ operation per op, never a Python loop per element::
 What it evaluates:
 
 * ``linalg.generic`` and the structured named ops (``linalg.matmul`` with or without upstream
-  ``indexing_maps``, ``linalg.fill``, ``linalg.copy``, ``linalg.transpose``, convolutions, the
-  element-wise named ops), ``linalg.broadcast`` and ``linalg.reduce``: any affine indexing maps
+  ``indexing_maps``, ``linalg.fill``, ``linalg.copy``, ``linalg.transpose``, convolutions
+  (``linalg.conv_2d_nchw_fchw_q`` with its zero points), poolings, the element-wise named ops),
+  ``linalg.map``, ``linalg.broadcast`` and ``linalg.reduce``: any affine indexing maps
   (projected permutations are strided views, other maps gathers); a body of the integer
   ``arith`` subset, evaluated over the iteration space with numpy broadcasting.  A reduction
   must combine the accumulator with one value (``addi``, ``muli``, ``maxsi``, ...); sums of

@@ -28,6 +28,7 @@ from vta_mlir.ir.dense import dense_int_array
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import IndexArithError, is_index_op
 from vta_mlir.ir.index_arith import evaluate as evaluate_index_op
+from vta_mlir.ir.upstream_fixes.linalg_map import MapOp
 from vta_mlir.reference.elementwise import (
     COMBINERS,
     EINSUM_LETTERS,
@@ -156,6 +157,15 @@ class Machine:
                 list(op.inputs),
                 list(op.outputs),
                 op.body.block,
+            )
+        elif isinstance(op, MapOp):
+            self.structured(
+                op,
+                [m.data for m in op.get_indexing_maps()],
+                [it.data for it in op.get_iterator_types()],
+                list(op.inputs),
+                [op.init],
+                op.mapper.block,
             )
         elif isinstance(op, linalg.BroadcastOp):
             self.broadcast(op)

@@ -24,6 +24,7 @@ from xdsl.ir import Block, SSAValue
 from vta_mlir.abi import Quantization, dequantize, quantize
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.quant import argument_quantization
+from vta_mlir.ir.upstream_fixes.linalg_map import MapOp
 from vta_mlir.reference.elementwise import storage_type, type_width, wrap
 from vta_mlir.reference.machine import Machine
 
@@ -115,6 +116,10 @@ def _accesses(value: SSAValue) -> tuple[bool, bool]:
                         op.body.block, n_in, index - n_in
                     ):
                         reads = True
+            elif isinstance(op, MapOp):
+                n_in = len(op.inputs)
+                init_read = index == n_in and _body_reads_output(op.mapper.block, n_in, 0)
+                reads, writes = reads or index < n_in or init_read, writes or index == n_in
             elif isinstance(op, linalg.BroadcastOp):
                 reads, writes = reads or index == 0, writes or index == 1
             elif isinstance(op, linalg.ReduceOp):

@@ -630,3 +630,15 @@ func.func @float_constant() {
   %c = arith.constant 1.0 : f32
   return
 }
+
+// -----
+
+// A transpose of a constant: vta-pack looked for the output under the name of
+// linalg.broadcast's (an internal error).
+memref.global "private" constant @transposed : memref<2x2xi8> = dense<[[1, 2], [3, 4]]>
+func.func @transpose_of_a_constant(%y: memref<2x2xi8>) {
+  %w = memref.get_global @transposed : memref<2x2xi8>
+  // expected-error@+1 {{reads %w transposed: VTA's element-wise ops work in the accumulator's layout}}
+  linalg.transpose ins(%w : memref<2x2xi8>) outs(%y : memref<2x2xi8>) permutation = [1, 0]
+  return
+}

@@ -20,7 +20,9 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   ``arith.trunci``, ``arith.sitofp``, ``arith.extf``, ...) from the input element types to the
   output element type, so i8 x i8 -> i32 verifies and lowers to extending arithmetic;
   ``linalg.pooling_nchw_max`` takes the maximum with the accumulator instead of with the window.
-* ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``).
+* ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``);
+  so are ``linalg.conv_2d_nchw_fchw_q`` (``linalg_quantized_conv``) and ``linalg.map``
+  (``linalg_map``).
 * ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
   operands); the stock parser crashes on it and the stock printer drops the maps.
 * ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
@@ -37,6 +39,12 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   and backtracks exponentially on a ``"`` left unclosed before the end of its line.
 * ``dense<...>`` prints from its bytes: the stock printer unpacked every element into Python
   objects (twice) even to print a large literal as hex (``dense<"0x...">``).
+* ``dense<0xFF800000> : tensor<2xf32>``: a hex element of a float literal is read as the
+  float's bit pattern (``-inf``), as MLIR does; the stock parser took the integer's value.
+* ``dense_resource<key>`` blobs are bytes in a store of each context (``resources``; the
+  context registers the builtin dialect of :func:`~.resources.builtin_dialect`), checked when
+  parsed; the stock store of hex strings was shared by the whole process, so a second parse
+  renamed the keys and lost the blobs.
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ from vta_mlir.ir.upstream_fixes.affine import (
     parse_affine_map_of_ssa_ids,
     print_affine_expr_of_ssa_ids,
 )
-from vta_mlir.ir.upstream_fixes.builtin import fix_dense_printing
+from vta_mlir.ir.upstream_fixes.builtin import fix_dense_hex_floats, fix_dense_printing
 from vta_mlir.ir.upstream_fixes.lexer import fix_string_literal_lexing
 from vta_mlir.ir.upstream_fixes.linalg import (
     convert_scalar,
@@ -62,8 +70,11 @@ from vta_mlir.ir.upstream_fixes.linalg import (
     fix_transpose_verifier,
     matmul_default_indexing_maps,
 )
+from vta_mlir.ir.upstream_fixes.linalg_map import add_map_ops
 from vta_mlir.ir.upstream_fixes.linalg_pooling import add_pooling_ops
+from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import add_quantized_conv_ops
 from vta_mlir.ir.upstream_fixes.memref import fix_memory_space_printing, fix_memref_syntax
+from vta_mlir.ir.upstream_fixes.resources import fix_resource_parsing
 
 __all__ = [
     "FIXES",
@@ -88,6 +99,14 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "linalg-pooling-ops": (
         add_pooling_ops,
         "linalg.pooling_nchw_sum, which the linalg dialect lacks",
+    ),
+    "linalg-quantized-conv-ops": (
+        add_quantized_conv_ops,
+        "linalg.conv_2d_nchw_fchw_q, which the linalg dialect lacks",
+    ),
+    "linalg-map-op": (
+        add_map_ops,
+        "linalg.map, which the linalg dialect lacks",
     ),
     "linalg-matmul-syntax": (
         fix_matmul_syntax,
@@ -128,6 +147,14 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "dense-printing": (
         fix_dense_printing,
         "dense<...> prints from its bytes, without unpacking every element",
+    ),
+    "dense-hex-floats": (
+        fix_dense_hex_floats,
+        "a hex element of a float dense<...> literal is the float's bits",
+    ),
+    "resource-parsing": (
+        fix_resource_parsing,
+        "a dense_resource key maps to one stored key per parse; malformed blobs reported",
     ),
 }
 

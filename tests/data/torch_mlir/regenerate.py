@@ -1,0 +1,155 @@
+"""Regenerate the torch-mlir linalg-on-tensors files of this folder (see ``README.md``).
+
+For each model of :data:`MODELS` (``examples/onnx/models.py``, symmetric and asymmetric
+activations) it writes the quantized ``NAME.onnx``, imports it with ``torch-mlir-import-onnx``
+and lowers it with ``torch-mlir-opt`` to ``NAME.mlir`` (linalg on tensors).  torch-mlir is not a
+dependency of vta-mlir: run this script with the Python of a separate environment where
+``torch-mlir``, ``onnx``, ``onnxruntime`` and ``numpy`` are installed.
+
+    python tests/data/torch_mlir/regenerate.py               # the committed files
+    python tests/data/torch_mlir/regenerate.py --resnet18 OUT_DIR [--size 224]
+
+The ResNet-18 file (tens of MB of weights) is never committed; ``--resnet18`` writes it, with its
+``.onnx``, into ``OUT_DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+MODELS_PY = HERE.parents[2] / "examples" / "onnx" / "models.py"
+
+#: The committed files: (file stem, model name, asymmetric activations).
+MODELS: tuple[tuple[str, str, bool], ...] = (
+    ("dense", "dense", False),
+    ("dense_asym", "dense", True),
+    ("conv_relu", "conv_relu", False),
+    ("conv_relu_asym", "conv_relu", True),
+    ("small_cnn", "small_cnn", False),
+    ("small_cnn_asym", "small_cnn", True),
+    ("residual", "residual", False),
+    ("residual_asym", "residual", True),
+    ("gap_fc", "gap_fc", False),
+    ("gap_fc_asym", "gap_fc", True),
+)
+
+#: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
+#: see :func:`to_resources`).
+RESOURCE_VARIANTS = ("conv_relu", "small_cnn_asym")
+
+#: Alignment written in the header of each blob (torch-mlir-import-onnx writes 8).
+BLOB_ALIGNMENT = 8
+
+#: torch-mlir-opt's pipeline from the ONNX import to linalg on tensors.  Both pipelines are
+#: module passes (the ONNX one nests its function passes itself): ``func.func(...)`` around the
+#: first one aborts with "Can't add pass 'ReifyShapeCalculations' restricted to
+#: 'builtin.module'".
+PIPELINE = ("builtin.module(torch-onnx-to-torch-backend-pipeline,"
+            "torch-backend-to-linalg-on-tensors-backend-pipeline)")
+
+
+def load_models() -> ModuleType:
+    """``examples/onnx/models.py``, imported from its path (``examples`` is no package)."""
+    spec = importlib.util.spec_from_file_location("onnx_models", MODELS_PY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tool(name: str) -> str:
+    """The path of a torch-mlir tool, beside this Python or on ``PATH``."""
+    beside = Path(sys.executable).parent / name
+    found = str(beside) if beside.exists() else shutil.which(name)
+    if found is None:
+        sys.exit(f"error: {name} not found; install torch-mlir (pip install torch-mlir)")
+    return found
+
+
+def lower(onnx_path: Path, mlir_path: Path) -> None:
+    """``onnx_path`` -> torch dialect -> linalg on tensors at ``mlir_path``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        torch_path = Path(tmp) / "model.torch.mlir"
+        # The importer keeps its temporary files beside the model unless told otherwise.
+        subprocess.run([tool("torch-mlir-import-onnx"), str(onnx_path), "-o", str(torch_path),
+                        f"--temp-dir={tmp}"], check=True)
+        subprocess.run([tool("torch-mlir-opt"), str(torch_path), f"--pass-pipeline={PIPELINE}",
+                        "-o", str(mlir_path)], check=True)
+
+
+HEX_CONSTANT = re.compile(r'dense<"0x([0-9A-F]+)"> : (tensor<[^>]*>)')
+
+
+def to_resources(text: str) -> str:
+    """``text`` with every ``dense<"0x...">`` constant made a ``dense_resource`` whose blob is in
+    a ``{-# dialect_resources #-}`` section at the end: the form torch-mlir's importer gives
+    weights (``model.torch.mlir``), which this torch-mlir's lowering to linalg turns into
+    ``dense<"0x...">`` literals.  The bytes are the same (raw little-endian elements), after
+    the blob's 4-byte alignment header."""
+    blobs: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        key = f"torch_tensor_{len(blobs)}"
+        header = BLOB_ALIGNMENT.to_bytes(4, "little").hex().upper()
+        blobs.append(f'      {key}: "0x{header}{match.group(1)}"')
+        return f"dense_resource<{key}> : {match.group(2)}"
+
+    body = HEX_CONSTANT.sub(replace, text)
+    if not blobs:
+        return text
+    section = ",\n".join(blobs)
+    return (f"{body.rstrip()}\n\n{{-#\n  dialect_resources: {{\n    builtin: {{\n{section}\n"
+            "    }\n  }\n#-}\n")
+
+
+def write_model(models: ModuleType, stem: str, model: str, asymmetric: bool, out: Path,
+                seed: int = 0, size: int | None = None) -> None:
+    """Quantize ``model`` into ``out/stem.onnx`` and lower it to ``out/stem.mlir``."""
+    rng = np.random.default_rng(seed)
+    builder = models.MODELS[model]
+    if size is not None:
+        def builder(rng: np.random.Generator) -> object:
+            return models.resnet18(rng, size=size)
+    onnx_path = out / f"{stem}.onnx"
+    models.quantize(models.float_model(builder, rng, name=stem), onnx_path, not asymmetric, rng)
+    # quantize() keeps the float model beside the quantized one; only the latter is kept.
+    onnx_path.with_suffix(".f.onnx").unlink()
+    lower(onnx_path, out / f"{stem}.mlir")
+    print(f"wrote {out / stem}.onnx and {out / stem}.mlir")
+    if stem in RESOURCE_VARIANTS:
+        resources = out / f"{stem}.resources.mlir"
+        resources.write_text(to_resources((out / f"{stem}.mlir").read_text()))
+        print(f"wrote {resources}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--resnet18", type=Path, metavar="OUT_DIR",
+                        help="write resnet18.onnx and resnet18.mlir into OUT_DIR instead")
+    parser.add_argument("--size", type=int, default=32, help="resnet18's input size")
+    parser.add_argument("--asymmetric", action="store_true",
+                        help="resnet18 with asymmetric activations")
+    args = parser.parse_args()
+    models = load_models()
+    if args.resnet18 is not None:
+        args.resnet18.mkdir(parents=True, exist_ok=True)
+        write_model(models, "resnet18", "resnet18", args.asymmetric, args.resnet18,
+                    size=args.size)
+        return
+    for stem, model, asymmetric in MODELS:
+        write_model(models, stem, model, asymmetric, HERE)
+
+
+if __name__ == "__main__":
+    main()
