@@ -2,7 +2,8 @@
 
 It runs, in order and verifying the module after each (``docs/pipeline.md``)::
 
-    [vta-raise-loops, when a function holds loops,] vta-pack, vta-tile, vta-inject-dma,
+    [vta-bufferize, when the input has tensors,] [vta-raise-loops, when a function holds
+    loops,] vta-pack, vta-tile, vta-inject-dma,
     vta-tensorize, vta-fold-uop-loops, vta-coproc-sync, vta-lower-to-isa
 
 with their default options, except the tiling choices, which pass through to ``vta-tile``
@@ -65,8 +66,12 @@ class VtaToIsaPass(ModulePass):
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from .bufferize import BufferizePass, has_tensors
         from .raise_loops import RaiseLoopsPass, has_loops
 
+        # linalg on tensors becomes the memref form in destination-passing style.
+        if has_tensors(op):
+            BufferizePass().apply(ctx, op)
         # Loop nests in the input are raised to the structured ops vta-pack takes.
         if has_loops(op):
             RaiseLoopsPass().apply(ctx, op)

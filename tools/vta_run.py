@@ -11,10 +11,13 @@ The program is a ``.vtab`` or MLIR at any level, loaded as ``vta-translate`` loa
 (:mod:`vta_mlir.driver`).  Arguments bind in signature order: one ``--input PATH.npy``
 per argument the function reads (``in`` and ``inout``) and, optionally, one ``--output
 PATH.npy`` per argument it writes (``out`` and ``inout``); an argument both read and written
-takes both.  ``--random-inputs`` generates the inputs instead (numpy's ``default_rng(--seed)``,
-values in [-128, 127] whatever the integer type, so sums and products stay meaningful after the
-8-bit truncation of the results).  Without ``--output``, a summary of each output (shape, dtype,
-first values) is printed — on stdout, or on stderr when stdout carries ``--stats -``.
+takes both.  A program on tensors is bufferized first (``vta-bufferize``): its results are
+trailing out-parameters, so their ``--output`` files come after those of the arguments it
+writes, in the order of the results.  ``--random-inputs`` generates the inputs instead
+(numpy's ``default_rng(--seed)``, values in [-128, 127] whatever the integer type, so sums
+and products stay meaningful after the 8-bit truncation of the results).  Without
+``--output``, a summary of each output (shape, dtype, first values) is printed — on stdout,
+or on stderr when stdout carries ``--stats -``.
 An argument with ``vta.quant`` (a float edge of the model) takes and returns float32 arrays:
 the host quantizes the input and dequantizes the output (:mod:`vta_mlir.abi`); its random
 inputs are floats drawn uniformly from the values that quantize into [-128, 127].
@@ -533,10 +536,19 @@ def check_outputs(
     argument the program does not read starts as zeros, as it does on the device.  The host
     steps of a ``vta.quant`` argument, read from the input program, apply around the
     evaluation as around the run: float inputs are quantized, outputs dequantized, and float
-    outputs compared bit for bit.
+    outputs compared bit for bit.  A program on tensors is evaluated in its bufferized form
+    (``vta-bufferize``).
     """
+    from vta_mlir.passes.bufferize import BufferizePass, has_tensors
     from vta_mlir.reference import arguments, find_function, run_function
 
+    if has_tensors(module):
+        # The reference evaluates memrefs: a tensor program runs in the memref form the
+        # compiler lowered, its results the trailing out-parameters (vta.result).
+        from vta_mlir.ir.context import make_context
+
+        module = module.clone()
+        BufferizePass().apply(make_context(), module)
     f = find_function(module, function)
     args = arguments(f)
     if [a.shape for a in args] != [tuple(spec.shape) for spec in binary.args]:

@@ -5,7 +5,7 @@ command builder and links the result; the ``vta-lower-to-isa`` pass and ``vta-tr
 both call it.
 """
 
-from vta_mlir.host.layout import ARG_ATTR_NAME
+from vta_mlir.host.layout import ARG_ATTR_NAME, RESULT_ATTR_NAME
 from vta_mlir.host.lowering import lower_to_binary, select_function
 
-__all__ = ["ARG_ATTR_NAME", "lower_to_binary", "select_function"]
+__all__ = ["ARG_ATTR_NAME", "RESULT_ATTR_NAME", "lower_to_binary", "select_function"]

@@ -18,7 +18,8 @@
   program has run, so the lowering driver adds it.
 
 An argument's direction is read off its uses: read by a load DMA → ``in``, written by a store
-DMA → ``out``, both → ``inout``.  Its host-side packing is the identity unless it carries a
+DMA → ``out``, both → ``inout``; a function's result (an argument with ``vta.result``) is
+``out``.  Its host-side packing is the identity unless it carries a
 ``vta.arg`` dictionary (``docs/dialects.md``, "Argument packing") with its logical ``shape``,
 ``dtype``, ``repeat``, ``window``, ``padded_shape``, ``split_shape`` and ``perm``, the fields of
 ``ArgSpec``.  A ``vta.quant`` attribute (``vta_mlir/ir/quant.py``) on an int8 argument gives
@@ -57,11 +58,14 @@ from vta_mlir.host.dram_reuse import place_temporaries
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.quant import argument_quantization
 
-__all__ = ["ARG_ATTR_NAME", "TEMPORARIES_SEGMENT", "DramBuffer", "Layout", "SramBuffer",
-           "plan_layout"]
+__all__ = ["ARG_ATTR_NAME", "RESULT_ATTR_NAME", "TEMPORARIES_SEGMENT", "DramBuffer", "Layout",
+           "SramBuffer", "is_result_argument", "plan_layout"]
 
 #: Name of the optional argument attribute describing an argument's logical shape and packing.
 ARG_ATTR_NAME = "vta.arg"
+#: Name of the argument attribute marking an out-parameter as the function's result ``i``
+#: (``vta-bufferize`` turns the results of a function on tensors into such arguments).
+RESULT_ATTR_NAME = "vta.result"
 #: The scratch segment holding the DRAM temporaries (``vta_mlir/host/dram_reuse.py``).
 TEMPORARIES_SEGMENT = "temporaries"
 _ARG_KEYS = ("shape", "dtype", "repeat", "window", "padded_shape", "split_shape", "perm")
@@ -210,6 +214,14 @@ def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
     return spec
 
 
+def is_result_argument(f: func.FuncOp, index: int) -> bool:
+    """Whether argument ``index`` of ``f`` carries ``vta.result``: an out-parameter the
+    function writes before any read, so its direction is ``out`` even when later layers read
+    it back (the caller never passes it)."""
+    attrs = f.arg_attrs.data[index] if f.arg_attrs is not None else None
+    return isinstance(attrs, DictionaryAttr) and RESULT_ATTR_NAME in attrs.data
+
+
 def _direction(value: SSAValue) -> str:
     reads = writes = False
     for use in value.uses:
@@ -278,7 +290,8 @@ def plan_layout(
                 report_error(f, f"{what} is an SRAM buffer; a host program's arguments are "
                                 "DRAM buffers")
             t, dtype = _dram_type(f, arg.type, what)
-            spec = linker.argument(_arg_spec(f, i, name, t, dtype, _direction(arg)))
+            direction = "out" if is_result_argument(f, i) else _direction(arg)
+            spec = linker.argument(_arg_spec(f, i, name, t, dtype, direction))
             layout.args.append(spec)
             layout.dram[arg] = DramBuffer(spec.segment, spec.phys, t.element_type,  # type: ignore[arg-type]
                                           math.prod(t.get_shape()), "argument",
