@@ -103,6 +103,7 @@ def lower(
     config: ConfigLike | None = None,
     function: str | None = None,
     pipeline: PipelineLike | None = None,
+    requant: str = "none",
 ) -> BinaryModule:
     """Lower a program at any level to a linked :class:`~vta_mlir.binary.BinaryModule`.
 
@@ -114,8 +115,9 @@ def lower(
     :func:`run_pipeline` takes — runs instead of ``vta-to-isa`` (on MLIR at any level, on a
     copy) and must leave ``vta`` or ``vtaisa`` IR.  ``config`` must match the configuration
     the program was built for and applies to a program without one.  ``function`` names the
-    function of ``vta`` IR to lower when the module has several.  A ``str`` is always MLIR
-    text: pass a ``pathlib.Path`` to read a file.
+    function of ``vta`` IR to lower when the module has several.  ``requant="fixed-point"``
+    lets ``vta-to-isa`` compute a float requantization in fixed point (``vta-integerize``).  A
+    ``str`` is always MLIR text: pass a ``pathlib.Path`` to read a file.
     """
     cfg = _config(config)
     option = "function="
@@ -143,6 +145,7 @@ def lower(
             function_option=option,
             pipeline=pipeline,
             pipeline_option=pipeline_option,
+            requant=requant,
         )
     if isinstance(source, str):
         if source.strip().endswith((".mlir", ".vtab")) and not any(c in source for c in "\n{"):
@@ -181,6 +184,7 @@ def lower(
         function_option=option,
         pipeline=pipeline,
         pipeline_option=pipeline_option,
+        requant=requant,
     )
 
 
@@ -191,9 +195,10 @@ def compile(
     function: str | None = None,
     device: Device | None = None,
     pipeline: PipelineLike | None = None,
+    requant: str = "none",
 ) -> LoadedModule:
-    """Lower ``source`` (anything :func:`lower` takes, ``pipeline`` as there) and load it on a
-    simulated device.
+    """Lower ``source`` (anything :func:`lower` takes, ``pipeline`` and ``requant`` as there)
+    and load it on a simulated device.
 
     The result is called with numpy arrays — the inputs in signature order, or all by name —
     and returns the outputs in signature order; its ``last_run`` then holds the profiling
@@ -209,7 +214,7 @@ def compile(
             raise TypeError(f"device must be a vta_mlir.Device, not {type(device).__name__}")
         if cfg is None:
             cfg = device.cfg
-    binary = lower(source, config=cfg, function=function, pipeline=pipeline)
+    binary = lower(source, config=cfg, function=function, pipeline=pipeline, requant=requant)
     if device is None:
         device = Device(cfg if cfg is not None else binary.config)
     return device.load_module(binary)

@@ -63,6 +63,9 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     Float32Type,
     Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -75,9 +78,15 @@ from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.quant.emit import emit_program
 
+from . import bodies
 from .lift import Unsupported, lift_function
 
-__all__ = ["REQUANT_MODES", "IntegerizePass", "has_float_layers"]
+__all__ = ["REQUANT_ATTR_NAME", "REQUANT_MODES", "IntegerizePass", "has_float_layers"]
+
+#: The module attribute that records what the pass did: the mode, the layers it wrote and the
+#: largest error of their fixed-point requantization against the float one, in output steps
+#: (``vta-run --stats`` reports it as ``requant``).
+REQUANT_ATTR_NAME = "vta.requant"
 
 #: The values of the ``requant`` option: ``fixed-point`` replaces float requantization.
 REQUANT_MODES = ("none", "fixed-point")
@@ -107,10 +116,20 @@ def _float_functions(module: ModuleOp) -> list[func.FuncOp]:
 
 
 def _first_float_requant(f: func.FuncOp) -> Operation:
-    for op in f.walk():
-        if isinstance(op, linalg.GenericOp) and any(_is_float(v.type) for v in op.operands):
+    """The first quantization of a computed float value (not of the function's input, nor of
+    a constant), else the first generic on floats."""
+    generics = [op for op in f.walk() if isinstance(op, linalg.GenericOp)
+                and any(_is_float(v.type) for v in op.operands)]
+    for op in generics:
+        if bodies.quantize(op) is None:
+            continue
+        src = op.inputs[0]
+        writers = [u.operation for u in src.uses if isinstance(u.operation, linalg.GenericOp)
+                   and src in u.operation.outputs]
+        if any(not all(isinstance(i.owner, memref.GetGlobalOp) for i in w.inputs)
+               for w in writers):
             return op
-    return f
+    return generics[0] if generics else f
 
 
 @dataclass(frozen=True)
@@ -135,15 +154,23 @@ class IntegerizePass(ModulePass):
                          " to compute it in fixed point, within one rounding step of the float "
                          "result")
         replacements = []
+        worst = 0.0
+        layers = 0
         for f in functions:
             try:
-                program = lift_function(op, f)
+                program, bound = lift_function(op, f)
             except Unsupported as exc:
                 report_error(exc.op, f"vta-integerize: {exc}")
             replacements.append((f, program))
+            worst = max(worst, bound)
+            layers += len(program.layers)
         # Nothing is changed before every function has been read.
         for f, program in replacements:
             _replace(ctx, op, f, emit_program(program))
+        op.attributes[REQUANT_ATTR_NAME] = DictionaryAttr({
+            "mode": StringAttr(self.requant),
+            "max_error_steps": FloatAttr(worst, Float64Type()),
+            "layers": IntegerAttr(layers, IntegerType(64))})
 
 
 def _replace(ctx: Context, module: ModuleOp, f: func.FuncOp, text: str) -> None:

@@ -48,7 +48,7 @@ from vta_mlir.quant.program import (
     dense_layer,
     global_avgpool_layer,
 )
-from vta_mlir.quant.requant import choose_requant
+from vta_mlir.quant.requant import choose_requant, error_bound
 
 from . import bodies
 from .fold import fold_generic
@@ -184,6 +184,9 @@ class _Lifter:
     input: QTensor | None = None
     output: QTensor | None = None
     counts: dict[str, int] = field(default_factory=dict)
+    #: The bound of each layer's fixed-point error against its float requantization, in
+    #: output steps.
+    error_bounds: list[float] = field(default_factory=list)
 
     # -- helpers ---------------------------------------------------------------------------
     def meaning(self, op: Operation, value: SSAValue) -> Meaning:
@@ -385,11 +388,17 @@ class _Lifter:
             if src.divisor != count:
                 raise Unsupported(op, "the sum of a pool is divided by other than its size")
             rq = _requant(op, x.scale / (y.scale * count))
+            self.error_bounds.append(error_bound(x.scale / (y.scale * count), rq))
             layer = global_avgpool_layer(self.name("avgpool"), x, y, rq)
         elif isinstance(src, Added):
             if src.a.shape != src.b.shape or src.a.shape != shape:
                 raise Unsupported(op, "adds tensors of different shapes")
             layer = add_layer(self.name("add"), src.a, src.b, y)
+            assert isinstance(layer, AddLayer)
+            # Each term's multiplier error over codes 255 apart.
+            self.error_bounds.append(255 * sum(
+                abs(m / 2.0 ** layer.shift - t.scale / y.scale)
+                for m, t in ((layer.ma, src.a), (layer.mb, src.b))))
         else:
             raise Unsupported(op, "quantizes a value this pass does not recognise")
         self.add(layer)
@@ -402,6 +411,7 @@ class _Lifter:
             # A bias added as reals (dequantized on its own): back at the accumulator's scale.
             bias = bias + np.rint(src.bias.astype(np.float64) / src.scale).astype(np.int64)
         rq = _requant(op, src.scale / y.scale)
+        self.error_bounds.append(error_bound(src.scale / y.scale, rq))
         try:
             if acc.stride is None:
                 return dense_layer(self.name("dense"), acc.x, acc.weight, bias, y, rq)
@@ -616,7 +626,10 @@ def _global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:
     raise Unsupported(op, f"global @{name} holds no dense constant")
 
 
-def lift_function(module: ModuleOp, function: func.FuncOp) -> Program:
-    """The integer program ``function`` computes; :class:`Unsupported` at the first op it
-    cannot read."""
-    return _Lifter(module, function).run()
+def lift_function(module: ModuleOp, function: func.FuncOp) -> tuple[Program, float]:
+    """The integer program ``function`` computes, and the largest error its fixed-point
+    requantizations can make against the float ones (output steps, before rounding);
+    :class:`Unsupported` at the first op it cannot read."""
+    lifter = _Lifter(module, function)
+    program = lifter.run()
+    return program, max(lifter.error_bounds, default=0.0)
