@@ -58,7 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, linalg, memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DictionaryAttr,
     Float32Type,
@@ -71,6 +71,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 

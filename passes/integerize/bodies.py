@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import arith, linalg, math
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 __all__ = ["Dequantize", "Quantize", "ScalarOf", "affine_bias", "dequantize", "divide_by",

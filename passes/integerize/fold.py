@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from xdsl.dialects import arith, linalg, math
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.ir.affine import AffineMap
 

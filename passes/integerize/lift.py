@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from xdsl.dialects import arith, func, linalg, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
 )
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from vta_mlir.host import RESULT_ATTR_NAME
