@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import BFloat16Type, DenseResourceAttr, ModuleOp
+from xdsl.universe import Universe
 
 import vta_mlir
 from vta_mlir.ir.context import make_context, parse_module, print_module, resource_blobs
@@ -271,6 +273,15 @@ def test_split_input_file_chunks_keep_their_keys(
     assert vta_opt.main([str(path), "--split-input-file"]) == 0
     out = capsys.readouterr().out
     assert out.count("dense_resource<blob>") == 2 and out.count('blob: "0x04000000') == 2
+
+
+def test_a_context_with_xdsls_own_store_still_parses_and_prints() -> None:
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    text = RESOURCE_TEXT.replace("TYPE", "i8").replace("HEX", "0400000001020304")
+    module = parse_module(text, ctx=ctx)
+    assert 'blob: "0x0400000001020304"' in print_module(module, ctx=ctx)
 
 
 def test_api_round_trip_keeps_the_blob() -> None:

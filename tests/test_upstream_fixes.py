@@ -398,6 +398,32 @@ def test_a_hex_float_element_wider_than_its_type_is_an_error(ctx: Context) -> No
                    "  return\n}")
 
 
+@pytest.mark.parametrize(
+    ("written", "printed"),
+    [
+        ("[0 : i64, 1]", "[0, 1]"),
+        ("[2.0 : f64, 1.5 : f32]", "[2.000000e+00, 1.500000e+00 : f32]"),
+        ("[3 : i32, [4 : i64], true]", "[3 : i32, [4], true]"),
+    ],
+)
+def test_array_elements_print_without_their_default_type(
+    ctx: Context, written: str, printed: str
+) -> None:
+    text = f"func.func @f() attributes {{a = 1 : i64, b = {written}}} {{\n  return\n}}"
+    out = roundtrip(ctx, text)
+    assert f"attributes {{a = 1 : i64, b = {printed}}}" in out
+    assert roundtrip(ctx, out) == out
+
+
+def test_reassociations_print_as_mlir_does(ctx: Context) -> None:
+    text = (
+        "func.func @f(%a: tensor<2x3x4xf32>) -> tensor<6x4xf32> {\n"
+        "  %0 = tensor.collapse_shape %a [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>\n"
+        "  return %0 : tensor<6x4xf32>\n}"
+    )
+    assert "tensor.collapse_shape %a [[0, 1], [2]] : tensor<2x3x4xf32>" in roundtrip(ctx, text)
+
+
 def test_a_large_hex_global_parses_and_prints_in_little_memory(ctx: Context) -> None:
     # 1 M elements (4 MB as i32): the bytes, the text and the printed hex, never an object
     # per element (28+ bytes each).

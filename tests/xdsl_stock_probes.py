@@ -17,8 +17,10 @@ from collections.abc import Callable
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    IntegerAttr,
     IntegerType,
     ModuleOp,
     TensorType,
@@ -98,6 +100,15 @@ def dense_hex_floats() -> bool:
     )
     constant = next(op for op in module.walk() if op.name == "arith.constant")
     return constant.properties["value"].get_values()[0] != float("-inf")  # type: ignore[attr-defined]
+
+
+def array_element_types() -> bool:
+    # MLIR prints [0, 1] for an array of i64 integers; stock xDSL prints [0 : i64, 1 : i64].
+    out = io.StringIO()
+    Printer(stream=out).print_attribute(
+        ArrayAttr([IntegerAttr(0, 64), IntegerAttr(1, 64)])
+    )
+    return out.getvalue() != "[0, 1]"
 
 
 def resource_parsing() -> bool:
@@ -252,6 +263,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "string-literal-lexing": string_literal_lexing,
     "dense-printing": dense_printing,
     "dense-hex-floats": dense_hex_floats,
+    "array-element-types": array_element_types,
     "resource-parsing": resource_parsing,
 }
 

@@ -124,7 +124,8 @@ def parse_module(
     ``line_offset`` is added to every line number (for one chunk of a split file).  The module
     is not verified; see :func:`vta_mlir.ir.diagnostics.verify_op`.  A syntax error raises
     :class:`~vta_mlir.ir.diagnostics.DiagnosticError` with its position; so does a
-    ``dense_resource`` without a valid blob (:func:`check_resources`), at its op.
+    ``dense_resource`` without a valid blob (:func:`check_resources`, with a context of
+    :func:`make_context`), at its op.
     """
     if ctx is None:
         ctx = make_context()
@@ -139,12 +140,12 @@ def parse_module(
         # token it stopped at is where the input became too deep.
         location = parser.location_at(parser.pos)
         raise DiagnosticError(Diagnostic(NESTING_TOO_DEEP, location=location)) from None
-    if "builtin" in ctx.registered_dialect_names:
-        blobs = resource_blobs(ctx)
+    builtin = ctx.get_optional_dialect("builtin")
+    blobs = None if builtin is None else builtin.get_interface(ResourceBlobs)
+    # A context not made by make_context keeps xDSL's own store, which is not checked.
+    if blobs is not None:
         record_module_resources(module, blobs)
-    else:
-        blobs = None
-    check_resources(module, blobs)
+        check_resources(module, blobs)
     return module
 
 
@@ -164,10 +165,13 @@ def print_module(
     out = io.StringIO()
     printer = Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo)
     printer.print_op(module)
-    store = resource_blobs(ctx) if ctx is not None else module_resources(module)
-    if store is not None:
-        # Dialect resources, when any printed op refers to one.
-        printer.print_metadata([Dialect("builtin", [], [], [store])])
+    # Dialect resources, when any printed op refers to one.
+    if ctx is None:
+        store = module_resources(module)
+        if store is not None:
+            printer.print_metadata([Dialect("builtin", [], [], [store])])
+    else:
+        printer.print_metadata(ctx.loaded_dialects)
     out.write("\n")
     text = out.getvalue()
     if stream is not None:

@@ -55,7 +55,7 @@ func.func @two_layers(%x: memref<4x32xi8>, %w1: memref<32x16xi8>, %w2: memref<16
 
 // CHECK-LABEL: func.func @conv_then_fc(
 // CHECK:         %[[H:.*]] = memref.alloc() : memref<1x2x1x1x1x16xi8>
-// CHECK-NEXT:    %[[F:.*]] = memref.collapse_shape %[[H]] {{\[}}[0 : i64], [1 : i64], [2 : i64], [3 : i64, 4 : i64, 5 : i64]] : memref<1x2x1x1x1x16xi8> into memref<1x2x1x16xi8>
+// CHECK-NEXT:    %[[F:.*]] = memref.collapse_shape %[[H]] {{\[}}[0], [1], [2], [3, 4, 5]] : memref<1x2x1x1x1x16xi8> into memref<1x2x1x16xi8>
 // CHECK:         linalg.generic {{.*}} outs(%[[H]] : memref<1x2x1x1x1x16xi8>)
 // CHECK:         linalg.generic {{.*}} ins(%[[F]], %{{.*}} : memref<1x2x1x16xi8>, memref<1x2x16x16xi8>)
 func.func @conv_then_fc(%x: memref<1x16x3x3xi8>, %w: memref<32x16x3x3xi8>,

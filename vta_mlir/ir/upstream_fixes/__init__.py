@@ -10,10 +10,13 @@ linalg ops) instead of subclassing them: code that matches on
 included — keeps recognising the ops.  :func:`apply_upstream_fixes` is idempotent;
 :func:`vta_mlir.ir.context.make_context` calls it, after :func:`check_xdsl_version`.
 
-One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``) and one for the
-lexer.  What is fixed (``tests/test_upstream_fixes.py`` exercises each fix, and
-``tests/test_xdsl_defects.py`` shows, in a process that imports stock xDSL only, that the
-defect is still there — when that test fails, xDSL fixed it and the patch can go):
+One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``), one per group of
+ops added to a dialect (``linalg_pooling``, ``linalg_quantized_conv``, ``linalg_map``: each
+ends with its list of ops and the function adding them), one for the ``dense_resource`` blobs
+(``resources``) and one for the lexer.  What is fixed (``tests/test_upstream_fixes.py`` and
+``tests/test_tensor_input_ops.py`` exercise each fix, and ``tests/test_xdsl_defects.py``
+shows, in a process that imports stock xDSL only, that the defect is still there — when that
+test fails, xDSL fixed it and the patch can go):
 
 * ``linalg.matmul``, ``linalg.quantized_matmul``, the ``linalg.conv_*`` ops, ``linalg.fill``
   and ``linalg.copy`` build their hidden body with MLIR's numeric casts (``arith.extsi``,
@@ -41,6 +44,8 @@ defect is still there — when that test fails, xDSL fixed it and the patch can 
   objects (twice) even to print a large literal as hex (``dense<"0x...">``).
 * ``dense<0xFF800000> : tensor<2xf32>``: a hex element of a float literal is read as the
   float's bit pattern (``-inf``), as MLIR does; the stock parser took the integer's value.
+* ``[0, 1]``: the ``i64`` integers and ``f64`` floats of an array attribute print without their
+  type (``tensor.collapse_shape``'s ``[[0], [1, 2, 3]]``), as MLIR prints them.
 * ``dense_resource<key>`` blobs are bytes in a store of each context (``resources``; the
   context registers the builtin dialect of :func:`~.resources.builtin_dialect`), checked when
   parsed; the stock store of hex strings was shared by the whole process, so a second parse
@@ -59,7 +64,11 @@ from vta_mlir.ir.upstream_fixes.affine import (
     parse_affine_map_of_ssa_ids,
     print_affine_expr_of_ssa_ids,
 )
-from vta_mlir.ir.upstream_fixes.builtin import fix_dense_hex_floats, fix_dense_printing
+from vta_mlir.ir.upstream_fixes.builtin import (
+    fix_array_element_types,
+    fix_dense_hex_floats,
+    fix_dense_printing,
+)
 from vta_mlir.ir.upstream_fixes.lexer import fix_string_literal_lexing
 from vta_mlir.ir.upstream_fixes.linalg import (
     convert_scalar,
@@ -151,6 +160,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "dense-hex-floats": (
         fix_dense_hex_floats,
         "a hex element of a float dense<...> literal is the float's bits",
+    ),
+    "array-element-types": (
+        fix_array_element_types,
+        "array elements print without a default i64/f64 type ([0, 1])",
     ),
     "resource-parsing": (
         fix_resource_parsing,

@@ -1,5 +1,6 @@
-"""Fixes of xDSL's builtin ``dense<...>`` attribute: printing works on its bytes, and a hex
-integer element of a float literal is the float's bit pattern.
+"""Fixes of xDSL's builtin attributes: ``dense<...>`` prints from its bytes, a hex integer
+element of a float ``dense<...>`` literal is the float's bit pattern, and arrays print their
+``i64`` / ``f64`` elements without the type, as MLIR does.
 
 xDSL 0.74 stores a ``DenseIntOrFPElementsAttr`` as raw little-endian bytes (MLIR's hex form
 ``dense<"0x...">`` parses straight into them), but its printer unpacks every element into a
@@ -13,18 +14,38 @@ In a float literal MLIR reads a hex integer element as the bits of the float
 (``dense<0xFF800000> : tensor<2xf32>`` is ``-inf``, as torch-mlir writes it); the stock parser
 converted the integer's value instead (4.29e9).  The fix reinterprets such an element with the
 element type's width.
+
+MLIR prints the elements of an array attribute with the type elided when it is the default one
+(``[0, 1]`` for ``i64`` integers, ``[1.000000e+00]`` for ``f64`` floats), so the reassociation of
+``tensor.collapse_shape`` reads ``[[0], [1, 2, 3]]``; the stock printer wrote
+``[[0 : i64], [1 : i64, 2 : i64, 3 : i64]]``.  Both parse to the same attribute.
 """
 
 from __future__ import annotations
 
 import struct
 
-from xdsl.dialects.builtin import AnyFloat, BFloat16Type, DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    f64,
+    i64,
+)
 from xdsl.ir import Attribute
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
 
-__all__ = ["HEX_THRESHOLD", "fix_dense_hex_floats", "fix_dense_printing", "float_from_bits"]
+__all__ = [
+    "HEX_THRESHOLD",
+    "fix_array_element_types",
+    "fix_dense_hex_floats",
+    "fix_dense_printing",
+    "float_from_bits",
+]
 
 #: ``struct`` formats of the IEEE float widths.
 FLOAT_FORMATS = {16: "<e", 32: "<f", 64: "<d"}
@@ -91,3 +112,19 @@ def fix_dense_hex_floats() -> None:
         return stock_to_type(self, parser, type)  # type: ignore[arg-type]
 
     element_class.to_type = to_type  # type: ignore[method-assign]
+
+
+def fix_array_element_types() -> None:
+    def print_element(printer: Printer, element: Attribute) -> None:
+        if isinstance(element, IntegerAttr) and element.type == i64:
+            element.print_without_type(printer)
+        elif isinstance(element, FloatAttr) and element.type == f64:
+            element.print_without_type(printer)
+        else:
+            printer.print_attribute(element)
+
+    def print_builtin(self: ArrayAttr[Attribute], printer: Printer) -> None:
+        with printer.in_square_brackets():
+            printer.print_list(self.data, lambda element: print_element(printer, element))
+
+    ArrayAttr.print_builtin = print_builtin  # type: ignore[method-assign]
