@@ -61,9 +61,11 @@ class TensorNetwork:
         return f"{name}_p", padded
 
     def conv(self, name: str, src: str, shape: Sequence[int], weights: str, w_shape: Sequence[int],
-             bias: str, stride: int, pad: int, shift: int) -> tuple[int, int, int, int]:
+             bias: str, stride: int, pad: int, shift: int, residual: str | None = None) -> tuple[
+                 int, int, int, int]:
         """A conv layer: pad, fill, ``linalg.conv_2d_nchw_fchw``, bias + requant ``generic``
-        into ``%<name>`` (i8); ``weights`` / ``bias`` name SSA values.  Returns its shape."""
+        (adding the i8 ``residual`` after the shift) into ``%<name>`` (i8); ``weights`` /
+        ``bias`` / ``residual`` name SSA values.  Returns its shape."""
         n, _, h, w = shape
         cout, _, k, _ = w_shape
         oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
@@ -73,6 +75,20 @@ class TensorNetwork:
             data, data_shape = self.pad(name, src, shape, pad, "%c0_i8")
         acc, y = tensor(out, "i32"), tensor(out, "i8")
         ident = "affine_map<(n, c, h, w) -> (n, c, h, w)>"
+        ins, types, maps = f"%{name}_c, {bias}", f"{acc}, {tensor((cout,), 'i32')}", [
+            ident, "affine_map<(n, c, h, w) -> (c)>"]
+        args, body = "%v: i32, %bv: i32", ["    %s = arith.addi %v, %bv : i32",
+                                           f"    %sh = arith.constant {shift} : i32",
+                                           "    %q = arith.shrsi %s, %sh : i32"]
+        last = "%q"
+        if residual is not None:
+            ins, types, maps = f"{ins}, {residual}", f"{types}, {y}", [*maps, ident]
+            args += ", %res: i8"
+            body += ["    %re = arith.extsi %res : i8 to i32", "    %r = arith.addi %q, %re : i32"]
+            last = "%r"
+        body += ["    %lo = arith.constant 0 : i32", "    %hi = arith.constant 127 : i32",
+                 f"    %m0 = arith.maxsi {last}, %lo : i32", "    %m1 = arith.minsi %m0, %hi : i32",
+                 "    %t = arith.trunci %m1 : i32 to i8", "    linalg.yield %t : i8"]
         self.body += [
             f"  %{name}_e = tensor.empty() : {acc}",
             f"  %{name}_f = linalg.fill ins(%c0 : i32) outs(%{name}_e : {acc}) -> {acc}",
@@ -81,12 +97,9 @@ class TensorNetwork:
             f"{tensor(data_shape, 'i8')}, {tensor(w_shape, 'i8')}) outs(%{name}_f : {acc}) "
             f"-> {acc}",
             f"  %{name}_o = tensor.empty() : {y}",
-            f"  %{name} = linalg.generic {{indexing_maps = [{ident}, "
-            f"affine_map<(n, c, h, w) -> (c)>, {ident}], iterator_types = [{_par(4)}]}} "
-            f"ins(%{name}_c, {bias} : {acc}, {tensor((cout,), 'i32')}) outs(%{name}_o : {y}) {{",
-            "  ^bb0(%v: i32, %bv: i32, %o: i8):",
-            "    %s = arith.addi %v, %bv : i32",
-            *requant_body("", "%s", shift)[1:],
+            f"  %{name} = linalg.generic {{indexing_maps = [{', '.join([*maps, ident])}], "
+            f"iterator_types = [{_par(4)}]}} ins({ins} : {types}) outs(%{name}_o : {y}) {{",
+            f"  ^bb0({args}, %o: i8):", *body,
             f"  }} -> {y}"]
         return out
 

@@ -13,6 +13,7 @@ import pytest
 import vta_mlir
 from tests.layer_programs import conv_layer
 from tests.tensor_programs import TensorNetwork, dense, requant_body, tensor
+from tests.test_layer_chaining import downsampling_block
 from tools.vta_run import main as vta_run
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.context import make_context, parse_module, print_module
@@ -111,6 +112,55 @@ def test_two_layers_with_an_intermediate(cfg: VTAConfig, also_hidden: bool) -> N
     np.testing.assert_array_equal(outputs[-1], want)
     if also_hidden:
         np.testing.assert_array_equal(outputs[0], h)
+
+
+def downsampling_block_program(c: int, size: int, batch: int) -> str:
+    """A stem conv into ``%h1``, read by a padded 3×3 stride-2 conv and by a 1×1 stride-2
+    shortcut, whose result is the residual of the last conv (ResNet's downsampling block)."""
+    x = (batch, c, size, size)
+    shapes = {"a": (c, c, 3, 3), "b": (2 * c, c, 3, 3), "d": (2 * c, c, 1, 1),
+              "c": (2 * c, 2 * c, 3, 3)}
+    args = [f"%x: {tensor(x, 'i8')}"]
+    for name, shape in shapes.items():
+        args += [f"%w{name}: {tensor(shape, 'i8')}", f"%b{name}: {tensor(shape[:1], 'i32')}"]
+    net = TensorNetwork(args=args)
+    h1 = net.conv("h1", "x", x, "%wa", shapes["a"], "%ba", 1, 1, 6)
+    h2 = net.conv("h2", "h1", h1, "%wb", shapes["b"], "%bb", 2, 1, 6)
+    net.conv("sc", "h1", h1, "%wd", shapes["d"], "%bd", 2, 0, 4)
+    y = net.conv("y", "h2", h2, "%wc", shapes["c"], "%bc", 1, 1, 7, residual="%sc")
+    return net.function("block", [("y", y)])
+
+
+def test_downsampling_block(cfg: VTAConfig) -> None:
+    """An intermediate read by two layers (one through tensor.pad) and a residual."""
+    rng = np.random.default_rng(9)
+    c, size = 16, 8
+    x = _i8(rng, (cfg.batch, c, size, size))
+    params = []
+    for cout, cin, k in ((c, c, 3), (2 * c, c, 3), (2 * c, c, 1), (2 * c, 2 * c, 3)):
+        params += [_i8(rng, (cout, cin, k, k)), _bias(rng, cout)]
+    (y,) = vta_mlir.compile(downsampling_block_program(c, size, cfg.batch), config=cfg)(
+        x, *params)
+    wa, ba, wb, bb, wd, bd, wc, bc = params
+    h1 = conv_layer(x, wa, ba, 1, 1, 6)
+    h2 = conv_layer(h1, wb, bb, 2, 1, 6)
+    shortcut = conv_layer(h1, wd, bd, 2, 0, 4)
+    want = conv_layer(h2, wc, bc, 1, 1, 7, residual=shortcut)
+    assert 0.2 < (want > 0).mean() < 0.9
+    np.testing.assert_array_equal(y, want)
+
+
+def test_tensor_form_compiles_to_the_memref_forms_program(cfg: VTAConfig) -> None:
+    """The downsampling block on tensors and its hand-written memref form
+    (``tests/test_layer_chaining.py``, the same arguments in the same order) give the same
+    instructions and micro-ops: bufferizing costs no cycle."""
+    memref_form, _ = downsampling_block(16, 8)
+    programs = [vta_mlir.lower(text, config=cfg).program
+                for text in (downsampling_block_program(16, 8, 1), memref_form)]
+    tensor_runs, memref_runs = (p.runs for p in programs)
+    assert [r.insns for r in tensor_runs] == [r.insns for r in memref_runs]
+    for ours, theirs in zip(tensor_runs, memref_runs, strict=True):
+        np.testing.assert_array_equal(ours.uop_words, theirs.uop_words)
 
 
 def fc_program(c: int, o: int, n: int, batch: int) -> str:

@@ -27,7 +27,7 @@ Anything else on tensors (another tensor op, dynamic shapes, tensors inside loop
 pass works on a copy).  The buffer decisions depend on the order of the whole function's uses,
 so the pass walks each function once rather than applying local rewrite patterns.
 ``vta-to-isa`` (``vta-run``, ``vta-translate``, ``vta_mlir.compile``) runs it first when the
-input has tensors (:func:`has_tensors`).  ``docs/pipeline.md`` ("Input forms: tensors").
+input has tensors (:func:`has_tensors`).  ``docs/pipeline.md`` ("Input forms: linalg on tensors").
 
 Input::
 

@@ -59,14 +59,14 @@ class ConstantGlobals:
 
     taken: set[str]
     globals: list[memref.GlobalOp] = field(default_factory=list["memref.GlobalOp"])
-    by_value: dict[tuple[Attribute, bytes], str] = field(
-        default_factory=dict[tuple[Attribute, bytes], str])
+    by_value: dict[DenseIntOrFPElementsAttr, str] = field(
+        default_factory=dict[DenseIntOrFPElementsAttr, str])
 
     def symbol(self, value: DenseIntOrFPElementsAttr, t: MemRefType) -> str:
         """The symbol of the global holding ``value`` as ``t`` (made on first use)."""
-        key = (value.type, bytes(value.data.data))
-        if key in self.by_value:
-            return self.by_value[key]
+        # Equal attributes are the same type and bytes.
+        if value in self.by_value:
+            return self.by_value[value]
         shape = "x".join(str(d) for d in t.get_shape())
         base = f"__constant_{shape}x{t.element_type}"
         name, n = base, 0
@@ -74,7 +74,7 @@ class ConstantGlobals:
             n += 1
             name = f"{base}_{n}"
         self.taken.add(name)
-        self.by_value[key] = name
+        self.by_value[value] = name
         self.globals.append(memref.GlobalOp.get(
             StringAttr(name), t, value, constant=UnitAttr()))
         return name

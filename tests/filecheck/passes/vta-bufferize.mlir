@@ -1,5 +1,5 @@
 // vta-bufferize: each tensor op and the memref form it becomes (docs/pipeline.md, "Input
-// forms: tensors"); a second run changes nothing.
+// forms: linalg on tensors"); a second run changes nothing.
 
 // RUN: vta-opt %s --split-input-file -p vta-bufferize | filecheck %s
 // RUN: vta-opt %s --split-input-file -p vta-bufferize,vta-bufferize | filecheck %s
