@@ -27,6 +27,7 @@ from vta_mlir.moved_modules import keep_old_paths
 #: flag name → (module inside ``vta_mlir.passes``, class name), in pipeline order.
 BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-bufferize": ("bufferize", "BufferizePass"),
+    "vta-integerize": ("integerize", "IntegerizePass"),
     "vta-raise-loops": ("raise_loops", "RaiseLoopsPass"),
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),

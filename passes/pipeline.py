@@ -45,6 +45,7 @@ class VtaToIsaPass(ModulePass):
     tile: tuple[int, ...] = ()
     double_buffer: bool | None = None
     function: str | None = None
+    requant: str = "none"
 
     def passes(self) -> tuple[ModulePass, ...]:
         from .coproc_sync import CoprocSyncPass
@@ -67,11 +68,15 @@ class VtaToIsaPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from .bufferize import BufferizePass, has_tensors
+        from .integerize import IntegerizePass, has_float_layers
         from .raise_loops import RaiseLoopsPass, has_loops
 
         # linalg on tensors becomes the memref form in destination-passing style.
         if has_tensors(op):
             BufferizePass().apply(ctx, op)
+        # Quantized layers requantizing in float become integer layers (requant=fixed-point).
+        if has_float_layers(op):
+            IntegerizePass(requant=self.requant).apply(ctx, op)
         # Loop nests in the input are raised to the structured ops vta-pack takes.
         if has_loops(op):
             RaiseLoopsPass().apply(ctx, op)

@@ -106,6 +106,7 @@ STATS_KEYS: tuple[str, ...] = (
     "layers",
     "temporaries_bytes",
     "host_steps",
+    "requant",
 )
 #: Module names of the ``busy`` object.
 MODULES: tuple[str, ...] = ("load", "compute", "store")
@@ -135,6 +136,10 @@ def _arg_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the function to run, when the module has several",
     )
+    p.add_argument("--requant", choices=("fixed-point", "none"), default="fixed-point",
+                   help="a network that requantizes in float (torch-mlir's output for a "
+                        "quantized model) computes it in fixed point, within one rounding step "
+                        "(the default), or stops with an error (none); vta-integerize")
     # Instead of vta-to-isa: a pipeline that leaves vta or vtaisa IR.
     add_pipeline_arguments(p)
     p.add_argument(
@@ -319,6 +324,25 @@ def stats_json(stats: Any, binary: BinaryModule | None = None) -> dict[str, Any]
         "layers": [dict(layer) for layer in getattr(stats, "layers", [])],
         **extra,
     }
+
+
+def requant_json(module: ModuleOp | None) -> dict[str, Any] | None:
+    """What ``vta-integerize`` did to the module (its ``vta.requant`` attribute): the mode, the
+    layers it wrote and the largest error of their fixed-point requantization against the
+    float one, in output steps; None when it did not run."""
+    from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, StringAttr
+
+    from vta_mlir.passes.integerize import REQUANT_ATTR_NAME
+
+    attr = None if module is None else module.attributes.get(REQUANT_ATTR_NAME)
+    if not isinstance(attr, DictionaryAttr):
+        return None
+    mode, error, layers = (attr.data.get(k) for k in ("mode", "max_error_steps", "layers"))
+    if not (isinstance(mode, StringAttr) and isinstance(error, FloatAttr)
+            and isinstance(layers, IntegerAttr)):
+        return None
+    return {"mode": mode.data, "layers": layers.value.data,
+            "max_error_steps": error.value.data}
 
 
 def trace_json(binary: BinaryModule, cfg: VTAConfig) -> dict[str, Any]:
@@ -626,6 +650,7 @@ def _run(argv: Sequence[str] | None) -> int:
             function=args.function,
             pipeline=pipeline,
             pipeline_option=_pipeline_option(args),
+            requant=args.requant,
         )
     except DiagnosticError as exc:
         print_diagnostic(exc, source)
@@ -672,7 +697,9 @@ def _run(argv: Sequence[str] | None) -> int:
     if trace is not None:
         _write_json(args.trace, trace)
     if args.stats is not None:
-        _write_json(args.stats, stats_json(record.stats, record.binary), indent=2)
+        stats = stats_json(record.stats, record.binary)
+        stats["requant"] = requant_json(parsed.module)
+        _write_json(args.stats, stats, indent=2)
     # stdout belongs to the JSON when it carries --stats/--trace.
     stream = sys.stderr if "-" in (args.stats, args.trace) else sys.stdout
     if not args.output:

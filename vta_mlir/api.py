@@ -40,6 +40,7 @@ from vta_mlir.driver import (
 from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.ir.diagnostics import verify_op
 from vta_mlir.ir.pipeline import run_pipeline
+from vta_mlir.ir.upstream_fixes.resources import module_resources, record_module_resources
 
 if TYPE_CHECKING:
     from vta_mlir.runtime.device import Device, LoadedModule
@@ -103,6 +104,7 @@ def lower(
     config: ConfigLike | None = None,
     function: str | None = None,
     pipeline: PipelineLike | None = None,
+    requant: str = "none",
 ) -> BinaryModule:
     """Lower a program at any level to a linked :class:`~vta_mlir.binary.BinaryModule`.
 
@@ -114,8 +116,9 @@ def lower(
     :func:`run_pipeline` takes — runs instead of ``vta-to-isa`` (on MLIR at any level, on a
     copy) and must leave ``vta`` or ``vtaisa`` IR.  ``config`` must match the configuration
     the program was built for and applies to a program without one.  ``function`` names the
-    function of ``vta`` IR to lower when the module has several.  A ``str`` is always MLIR
-    text: pass a ``pathlib.Path`` to read a file.
+    function of ``vta`` IR to lower when the module has several.  ``requant="fixed-point"``
+    lets ``vta-to-isa`` compute a float requantization in fixed point (``vta-integerize``).  A
+    ``str`` is always MLIR text: pass a ``pathlib.Path`` to read a file.
     """
     cfg = _config(config)
     option = "function="
@@ -132,7 +135,10 @@ def lower(
     if isinstance(source, ModuleOp):
         if cfg is not None or pipeline is not None or detect_level(source) == Level.INPUT:
             # Attaching the configuration and the pipelines all change the module.
+            blobs = module_resources(source)
             source = source.clone()
+            if blobs is not None:  # the copy reads the same dense_resource blobs
+                record_module_resources(source, blobs)
         if cfg is not None:
             attach_config(source, cfg)
         # Built or changed in Python, it may not have been verified yet.
@@ -143,6 +149,7 @@ def lower(
             function_option=option,
             pipeline=pipeline,
             pipeline_option=pipeline_option,
+            requant=requant,
         )
     if isinstance(source, str):
         if source.strip().endswith((".mlir", ".vtab")) and not any(c in source for c in "\n{"):
@@ -181,6 +188,7 @@ def lower(
         function_option=option,
         pipeline=pipeline,
         pipeline_option=pipeline_option,
+        requant=requant,
     )
 
 
@@ -191,9 +199,10 @@ def compile(
     function: str | None = None,
     device: Device | None = None,
     pipeline: PipelineLike | None = None,
+    requant: str = "none",
 ) -> LoadedModule:
-    """Lower ``source`` (anything :func:`lower` takes, ``pipeline`` as there) and load it on a
-    simulated device.
+    """Lower ``source`` (anything :func:`lower` takes, ``pipeline`` and ``requant`` as there)
+    and load it on a simulated device.
 
     The result is called with numpy arrays — the inputs in signature order, or all by name —
     and returns the outputs in signature order; its ``last_run`` then holds the profiling
@@ -209,7 +218,7 @@ def compile(
             raise TypeError(f"device must be a vta_mlir.Device, not {type(device).__name__}")
         if cfg is None:
             cfg = device.cfg
-    binary = lower(source, config=cfg, function=function, pipeline=pipeline)
+    binary = lower(source, config=cfg, function=function, pipeline=pipeline, requant=requant)
     if device is None:
         device = Device(cfg if cfg is not None else binary.config)
     return device.load_module(binary)

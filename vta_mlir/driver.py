@@ -232,9 +232,10 @@ def parse_source(source: Source, cfg: VTAConfig | None = None) -> ParsedInput:
 
 
 def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
-                         function: str | None = None) -> None:
+                         function: str | None = None, requant: str = "none") -> None:
     """Lower input-level IR to ``vtaisa`` in place with the ``vta-to-isa`` pipeline
-    (``function``: the function to lower when the module has several)."""
+    (``function``: the function to lower when the module has several; ``requant``: its option
+    of that name, ``fixed-point`` for networks that requantize in float)."""
     from vta_mlir.ir.context import make_context
     from vta_mlir.ir.pipeline import apply_pipeline, build_pipeline
     from vta_mlir.passes import get_all_passes
@@ -245,9 +246,9 @@ def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
         if previous is not None:
             verify_op(module)
 
-    text = DEFAULT_PIPELINE
-    if function is not None:
-        text += f"{{function={function}}}"
+    options = ([f"function={function}"] if function is not None else []) + (
+        [f"requant={requant}"] if requant != "none" else [])
+    text = DEFAULT_PIPELINE + (f"{{{' '.join(options)}}}" if options else "")
     pipeline = build_pipeline(text, passes, verify_between)
     apply_pipeline(pipeline, module, make_context() if ctx is None else ctx)
 
@@ -311,6 +312,7 @@ def lower_module(
     function_option: str = "--function",
     pipeline: PipelineLike | None = None,
     pipeline_option: str = "--pass-pipeline",
+    requant: str = "none",
 ) -> BinaryModule:
     """The binary module of a verified MLIR module at any level (see the module docstring).
 
@@ -320,14 +322,15 @@ def lower_module(
     ``pipeline`` (named ``pipeline_option`` in messages) runs instead of the default pipeline,
     on a module at any level, and must leave ``vta`` or ``vtaisa`` IR; with it, ``function``
     applies to the host lowering of ``vta`` IR (a pipeline ending in ``vta-lower-to-isa``
-    names the function with that pass's own option).
+    names the function with that pass's own option). ``requant`` is the default pipeline's
+    option of that name (``vta-integerize``).
     """
     level = original = detect_level(module)
     if pipeline is not None:
         _run_user_pipeline(module, pipeline, ctx, pipeline_option)
         level = detect_level(module)
     elif level == Level.INPUT:
-        run_default_pipeline(module, ctx, function)
+        run_default_pipeline(module, ctx, function, requant)
         level = detect_level(module)
         if level == Level.INPUT:
             raise VTAError(
@@ -355,9 +358,10 @@ def to_binary(
     function_option: str = "--function",
     pipeline: PipelineLike | None = None,
     pipeline_option: str = "--pass-pipeline",
+    requant: str = "none",
 ) -> BinaryModule:
     """The binary module of a parsed input: a ``.vtab`` as it is, MLIR by
-    :func:`lower_module` (``pipeline``: see there; an error for a ``.vtab``)."""
+    :func:`lower_module` (``pipeline``, ``requant``: see there; an error for a ``.vtab``)."""
     if parsed.binary is not None:
         if function is not None:
             raise VTAError(
@@ -377,4 +381,5 @@ def to_binary(
         function_option=function_option,
         pipeline=pipeline,
         pipeline_option=pipeline_option,
+        requant=requant,
     )

@@ -12,12 +12,15 @@ from __future__ import annotations
 from xdsl.dialects import arith, bufferization, func, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     TensorType,
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from vta_mlir.ir.dense import resource_problem
 from vta_mlir.ir.diagnostics import DiagnosticError, op_diagnostic, report_error
+from vta_mlir.ir.upstream_fixes.resources import module_resources
 
 __all__ = [
     "check_function",
@@ -122,9 +125,14 @@ def _check_op(op: Operation) -> None:
             _check_dynamic_operands(op, ("offsets", "sizes", "strides"))
             return
         case arith.ConstantOp():
-            if not isinstance(op.value, DenseIntOrFPElementsAttr):
+            if isinstance(op.value, DenseResourceAttr):
+                problem = resource_problem(op.value, module_resources(op))
+                if problem is not None:
+                    report_error(op, f"cannot read its dense_resource: {problem}")
+            elif not isinstance(op.value, DenseIntOrFPElementsAttr):
                 report_error(op, f"is a tensor constant of {type(op.value).__name__}: "
-                                 "vta-bufferize takes dense<...> literals")
+                                 "vta-bufferize takes dense<...> and dense_resource<...> "
+                                 "constants")
             return
         case bufferization.ToTensorOp():
             return

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from xdsl.dialects import arith, bufferization, func, memref, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BytesAttr,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
@@ -41,6 +43,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
+from vta_mlir.ir.upstream_fixes.resources import module_resources
 
 from .check import dps_inits, is_tensor, pad_value, static_shape, tensor_op
 
@@ -182,8 +185,15 @@ class FunctionBufferizer:
 
     def _constant(self, op: arith.ConstantOp) -> None:
         t = memref_type_of(op.result.type)
-        assert isinstance(op.value, DenseIntOrFPElementsAttr)
-        read = memref.GetGlobalOp(self.constants.symbol(op.value, t), t)
+        value = op.value
+        if isinstance(value, DenseResourceAttr):
+            # The blob's bytes are the elements: the same bytes as a dense<...> literal.
+            blobs = module_resources(op)
+            blob = None if blobs is None else blobs.blob(value.resource_handle.data)
+            assert blob is not None and isinstance(value.type, TensorType)
+            value = DenseIntOrFPElementsAttr(value.type, BytesAttr(blob.data))
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        read = memref.GetGlobalOp(self.constants.symbol(value, t), t)
         read.memref.name_hint = op.result.name_hint
         self._insert([read], op, op)
         self._bind(op.result, read.memref, Storage(read.memref, owned=False))

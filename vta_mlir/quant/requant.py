@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["IMM_MAX", "MODES", "Requant", "choose_requant", "choose_requant_channels",
-           "output_window", "round_shift"]
+           "error_bound", "output_window", "round_shift"]
 
 #: The largest ALU immediate (16-bit two's complement).
 IMM_MAX = (1 << 15) - 1
@@ -191,3 +191,11 @@ def output_window(rq: Requant, m: int, zero_point: int, lo: int,
     if not -limit <= t_lo <= t_hi <= limit or value(t_hi) != hi or value(t_lo) != lo:
         return None
     return t_lo, t_hi
+
+
+def error_bound(multiplier: float, rq: Requant) -> float:
+    """How far, in output steps, ``rq`` can put a value that does not saturate from
+    ``round(v · multiplier)`` before that rounding: the rounding of ``>> s1`` and the
+    multiplier's error over values up to 256 steps (the quantity :func:`choose_requant`
+    minimises)."""
+    return _error(multiplier, rq.s1, rq.m, rq.s2)

@@ -34,7 +34,8 @@
 // STATS-NEXT:   },
 // STATS-NEXT:   "layers": [],
 // STATS-NEXT:   "temporaries_bytes": 0,
-// STATS-NEXT:   "host_steps": []
+// STATS-NEXT:   "host_steps": [],
+// STATS-NEXT:   "requant": null
 // STATS-NEXT: }
 // STATS-NOT:  {{.}}
 

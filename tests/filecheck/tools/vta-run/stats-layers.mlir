@@ -40,8 +40,8 @@
 // STATS-NEXT:         "written": 32
 // STATS:        ],
 // STATS-NEXT:   "temporaries_bytes": 0,
-// STATS-NEXT:   "host_steps": []
-// STATS-NEXT: }
+// STATS-NEXT:   "host_steps": [],
+// STATS-NEXT:   "requant": null
 
 // TRACE: ['add1', 'elementwise@65']
 

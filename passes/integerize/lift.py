@@ -1,0 +1,636 @@
+"""Reading a function of quantized layers written with float requantization (torch-mlir's
+linalg-on-tensors output, bufferized by ``vta-bufferize``) as a
+:class:`~vta_mlir.quant.program.Program`: int8 tensors with their scales and zero points and
+integer layers (``docs/onnx.md`` §3–§4).
+
+The function is read op by op, in order, keeping for each buffer what it holds
+(:data:`Meaning`): int8 codes of a program tensor, their dequantized reals, an int32
+accumulator, the reals of a scaled accumulator, a constant, ... A ``QuantizeLinear``-like
+generic then closes a layer: what the buffer it reads holds says which one (a convolution or a
+matrix product, a max-pool, a global average pool, the sum of two tensors). A dequantize then
+quantize with the same parameters is the identity, a ``max(q, zero point)`` on codes the ReLU
+folded into the layer before it, and generics on constants are evaluated. Anything else is an
+error at the op (:class:`Unsupported`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+
+from vta_mlir.host import RESULT_ATTR_NAME
+from vta_mlir.ir.dense import dense_int_array, dense_resource_array
+from vta_mlir.ir.upstream_fixes.linalg_pooling import PoolingNchwSumOp
+from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import Conv2DNchwFchwQOp
+from vta_mlir.ir.upstream_fixes.resources import module_resources
+from vta_mlir.quant.program import (
+    AddLayer,
+    ConvLayer,
+    DenseLayer,
+    Layer,
+    MaxPoolLayer,
+    Program,
+    QTensor,
+    add_layer,
+    conv_layer,
+    dense_layer,
+    global_avgpool_layer,
+)
+from vta_mlir.quant.requant import choose_requant, error_bound
+
+from . import bodies
+from .fold import fold_generic
+
+__all__ = ["Unsupported", "lift_function"]
+
+
+class Unsupported(Exception):
+    """The function holds something this reading does not take: ``op`` and why."""
+
+    def __init__(self, op: Operation, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+# ---------------------------------------------------------------------------------------------
+# What a buffer holds
+
+
+@dataclass(frozen=True)
+class Codes:
+    """The int8 codes of ``tensor``."""
+
+    tensor: QTensor
+
+
+@dataclass(frozen=True)
+class Real:
+    """The dequantized reals of ``tensor``'s codes: ``scale · (q − zero_point)``."""
+
+    tensor: QTensor
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant array."""
+
+    array: np.ndarray
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A buffer filled with one value."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Padded:
+    """``source`` (codes or reals) inside a border of ``value``; ``pads`` top, left, bottom,
+    right."""
+
+    source: Codes | Real
+    pads: tuple[int, int, int, int]
+    value: float
+
+
+@dataclass(frozen=True)
+class Accumulator:
+    """The int32 accumulator of a convolution (``stride``, ``pads``) or a matrix product on
+    ``x``'s codes with the zero point subtracted, plus ``bias`` (per output channel)."""
+
+    op: Operation
+    x: QTensor
+    weight: np.ndarray
+    bias: np.ndarray
+    stride: tuple[int, int] | None = None
+    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class ScaledAccumulator:
+    """``scale · acc + bias``: an accumulator as reals; ``bias`` reals per output channel."""
+
+    acc: Accumulator
+    scale: float
+    bias: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class PooledMax:
+    """The max-pool of ``x``'s reals (padded with −∞)."""
+
+    op: Operation
+    x: QTensor
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Sum:
+    """The sum of ``x``'s reals over the whole image, divided by ``divisor``."""
+
+    op: Operation
+    x: QTensor
+    divisor: float = 1.0
+
+
+@dataclass(frozen=True)
+class Added:
+    """``a``'s reals plus ``b``'s."""
+
+    op: Operation
+    a: QTensor
+    b: QTensor
+
+
+@dataclass(frozen=True)
+class FloatInput:
+    """The function's float argument."""
+
+    arg: BlockArgument
+
+
+Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ScaledAccumulator | PooledMax
+           | Sum | Added | FloatInput)
+
+
+# ---------------------------------------------------------------------------------------------
+# The reading
+
+
+@dataclass
+class _Lifter:
+    module: ModuleOp
+    function: func.FuncOp
+    held: dict[SSAValue, Meaning] = field(default_factory=dict)
+    tensors: dict[str, QTensor] = field(default_factory=dict)
+    layers: list[Layer] = field(default_factory=list)
+    producer: dict[str, Layer] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    input: QTensor | None = None
+    output: QTensor | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    #: The bound of each layer's fixed-point error against its float requantization, in
+    #: output steps.
+    error_bounds: list[float] = field(default_factory=list)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def meaning(self, op: Operation, value: SSAValue) -> Meaning:
+        found = self.held.get(value)
+        if found is None:
+            raise Unsupported(op, "reads a buffer that holds nothing this pass recognises")
+        return found
+
+    def name(self, kind: str) -> str:
+        index = self.counts.get(kind, 0)
+        self.counts[kind] = index + 1
+        return f"{kind}{index}"
+
+    def new_tensor(self, shape: tuple[int, ...], scale: float, zero_point: int) -> QTensor:
+        tensor = QTensor(f"t{len(self.tensors)}", shape, scale, zero_point)
+        self.tensors[tensor.name] = tensor
+        return tensor
+
+    def add(self, layer: Layer) -> None:
+        self.layers.append(layer)
+        self.producer[layer.dst] = layer
+
+    def const_int(self, op: Operation, value: SSAValue) -> int:
+        found = bodies.scalar(value)
+        if found is None or float(found.value) != int(found.value):
+            raise Unsupported(op, "an operand that should be an integer constant is not one")
+        return int(found.value)
+
+    # -- the walk --------------------------------------------------------------------------
+    def run(self) -> Program:
+        args = self.function.body.block.args
+        results = [a for i, a in enumerate(args) if _is_result(self.function, i)]
+        floats = [a for i, a in enumerate(args) if not _is_result(self.function, i)]
+        if len(floats) != 1 or len(results) != 1:
+            raise Unsupported(self.function, "a quantized network is read from a function of "
+                                             "one float input and one result")
+        self.held[floats[0]] = FloatInput(floats[0])
+        self.result_arg = results[0]
+        for op in self.function.body.block.ops:
+            self.visit(op)
+        if self.input is None or self.output is None:
+            raise Unsupported(self.function, "the function does not quantize its input and "
+                                             "dequantize its result")
+        if self.aliases.get(self.output.name, self.output.name) not in self.producer:
+            raise Unsupported(self.function, "the result is computed by no layer")
+        return Program(self.function.sym_name.data, self.input, self.output, self.tensors,
+                       self.layers, self.aliases)
+
+    def visit(self, op: Operation) -> None:
+        if isinstance(op, arith.ConstantOp | memref.DeallocOp | func.ReturnOp | arith.TruncFOp):
+            return
+        if isinstance(op, memref.AllocOp):
+            return
+        if isinstance(op, memref.GetGlobalOp):
+            self.held[op.memref] = Const(_global_array(self.module, op))
+            return
+        if isinstance(op, linalg.FillOp):
+            value = bodies.scalar(op.inputs[0])
+            if value is None:
+                raise Unsupported(op, "fills with a value that is not a constant")
+            self.held[op.outputs[0]] = Filled(float(value.value))
+            return
+        if isinstance(op, memref.SubviewOp):
+            return  # read by the copy into it (the padding idiom)
+        if isinstance(op, memref.CopyOp):
+            self.copy(op)
+            return
+        if isinstance(op, memref.CollapseShapeOp | memref.ExpandShapeOp):
+            self.reshape(op)
+            return
+        if isinstance(op, linalg.BroadcastOp | linalg.TransposeOp):
+            self.constant_layout(op)
+            return
+        if isinstance(op, linalg.GenericOp):
+            self.generic(op)
+            return
+        if isinstance(op, Conv2DNchwFchwQOp | linalg.Conv2DNchwFchwOp):
+            self.conv(op)
+            return
+        if isinstance(op, linalg.QuantizedMatmulOp | linalg.MatmulOp):
+            self.matmul(op)
+            return
+        if isinstance(op, linalg.PoolingNchwMaxOp):
+            self.max_pool(op)
+            return
+        if isinstance(op, PoolingNchwSumOp):
+            self.sum_pool(op)
+            return
+        raise Unsupported(op, "is not part of a quantized layer this pass recognises")
+
+    # -- buffers ---------------------------------------------------------------------------
+    def copy(self, op: memref.CopyOp) -> None:
+        view = op.destination.owner
+        src = self.meaning(op, op.source)
+        if not isinstance(view, memref.SubviewOp):
+            self.held[op.destination] = src
+            return
+        whole = view.source
+        filled = self.held.get(whole)
+        if not isinstance(filled, Filled) or not isinstance(src, Codes | Real) or \
+                any(s != 1 for s in view.static_strides.get_values()):
+            raise Unsupported(op, "a copy into a view is read as padding: a filled buffer, "
+                                  "unit strides, int8 codes or their reals copied in")
+        shape = _shape(whole)
+        offsets = list(view.static_offsets.get_values())
+        sizes = list(view.static_sizes.get_values())
+        if len(shape) != 4 or offsets[:2] != [0, 0] or sizes[:2] != list(shape[:2]):
+            raise Unsupported(op, "padding is read on the spatial dimensions of NCHW data")
+        top, left = offsets[2], offsets[3]
+        pads = (top, left, shape[2] - top - sizes[2], shape[3] - left - sizes[3])
+        self.held[whole] = Padded(src, pads, filled.value)
+
+    def reshape(self, op: memref.CollapseShapeOp | memref.ExpandShapeOp) -> None:
+        src = self.meaning(op, op.src)
+        shape = _shape(op.result)
+        if isinstance(src, Codes | Real):
+            root = self.aliases.get(src.tensor.name, src.tensor.name)
+            view = self.new_tensor(shape, src.tensor.scale, src.tensor.zero_point)
+            self.aliases[view.name] = root
+            self.held[op.result] = type(src)(view)
+        elif isinstance(src, Const):
+            self.held[op.result] = Const(src.array.reshape(shape))
+        else:
+            raise Unsupported(op, "reshapes something other than codes, reals or a constant")
+
+    def constant_layout(self, op: linalg.BroadcastOp | linalg.TransposeOp) -> None:
+        # Both ops read their operand 0 and write operand 1.
+        src = self.meaning(op, op.operands[0])
+        out = op.operands[1]
+        if not isinstance(src, Const):
+            raise Unsupported(op, "broadcasts or transposes something other than a constant")
+        shape = _shape(out)
+        if isinstance(op, linalg.TransposeOp):
+            array = np.transpose(src.array, tuple(op.permutation.get_values()))
+        else:
+            dims = tuple(op.dimensions.get_values())
+            kept = [d for d in range(len(shape)) if d not in dims]
+            array = np.broadcast_to(np.expand_dims(src.array, dims), shape)
+            if [shape[d] for d in kept] != list(src.array.shape):
+                raise Unsupported(op, "broadcast dimensions do not match the shapes")
+        self.held[out] = Const(np.ascontiguousarray(array))
+
+    # -- linalg.generic ----------------------------------------------------------------------
+    def generic(self, op: linalg.GenericOp) -> None:
+        ins = [self.meaning(op, v) for v in op.inputs]
+        out = op.outputs[0]
+        if ins and all(isinstance(m, Const) for m in ins):
+            folded = fold_generic(op, [m.array for m in ins if isinstance(m, Const)])
+            if folded is None:
+                raise Unsupported(op, "computes on constants with ops this pass cannot "
+                                      "evaluate")
+            self.held[out] = Const(folded)
+            return
+        if (q := bodies.quantize(op)) is not None:
+            self.quantize(op, ins[0], q)
+            return
+        if (dq := bodies.dequantize(op)) is not None:
+            self.dequantize(op, ins[0], dq)
+            return
+        if (bound := bodies.relu(op)) is not None:
+            self.relu(op, ins[0], bound)
+            return
+        if bodies.float_add(op):
+            self.float_add(op, ins)
+            return
+        if (divisor := bodies.divide_by(op)) is not None and isinstance(ins[0], Sum):
+            self.held[out] = replace(ins[0], divisor=ins[0].divisor * divisor)
+            return
+        raise Unsupported(op, "is not a quantize, dequantize, ReLU, add or average of a "
+                              "quantized layer")
+
+    def quantize(self, op: linalg.GenericOp, src: Meaning, q: bodies.Quantize) -> None:
+        out = op.outputs[0]
+        shape = _shape(out)
+        if q.width != 8 or (q.lo, q.hi) != (-128, 127):
+            raise Unsupported(op, "quantizes to other than int8 codes in [-128, 127]")
+        if isinstance(src, FloatInput):
+            if self.input is not None:
+                raise Unsupported(op, "quantizes the input a second time")
+            self.input = self.new_tensor(shape, q.scale, q.zero_point)
+            self.held[out] = Codes(self.input)
+            return
+        if isinstance(src, Real):
+            if (src.tensor.scale, src.tensor.zero_point) != (q.scale, q.zero_point):
+                raise Unsupported(op, "requantizes int8 codes to another scale")
+            self.held[out] = Codes(src.tensor)  # dequantize, then quantize alike: the codes
+            return
+        y = self.new_tensor(shape, q.scale, q.zero_point)
+        if isinstance(src, ScaledAccumulator):
+            layer = self.accumulator_layer(op, src, y)
+        elif isinstance(src, PooledMax):
+            if (src.x.scale, src.x.zero_point) != (y.scale, y.zero_point):
+                raise Unsupported(op, "a max-pool keeps its input's quantization")
+            layer = MaxPoolLayer(self.name("maxpool"), src.x.name, src.kernel, src.stride,
+                                 src.pads, y.name)
+        elif isinstance(src, Sum):
+            x = src.x
+            count = x.shape[2] * x.shape[3]
+            if src.divisor != count:
+                raise Unsupported(op, "the sum of a pool is divided by other than its size")
+            rq = _requant(op, x.scale / (y.scale * count))
+            self.error_bounds.append(error_bound(x.scale / (y.scale * count), rq))
+            layer = global_avgpool_layer(self.name("avgpool"), x, y, rq)
+        elif isinstance(src, Added):
+            if src.a.shape != src.b.shape or src.a.shape != shape:
+                raise Unsupported(op, "adds tensors of different shapes")
+            layer = add_layer(self.name("add"), src.a, src.b, y)
+            assert isinstance(layer, AddLayer)
+            # Each term's multiplier error over codes 255 apart.
+            self.error_bounds.append(255 * sum(
+                abs(m / 2.0 ** layer.shift - t.scale / y.scale)
+                for m, t in ((layer.ma, src.a), (layer.mb, src.b))))
+        else:
+            raise Unsupported(op, "quantizes a value this pass does not recognise")
+        self.add(layer)
+        self.held[out] = Codes(y)
+
+    def accumulator_layer(self, op: Operation, src: ScaledAccumulator, y: QTensor) -> Layer:
+        acc = src.acc
+        bias = acc.bias.astype(np.int64)
+        if src.bias is not None:
+            # A bias added as reals (dequantized on its own): back at the accumulator's scale.
+            bias = bias + np.rint(src.bias.astype(np.float64) / src.scale).astype(np.int64)
+        rq = _requant(op, src.scale / y.scale)
+        self.error_bounds.append(error_bound(src.scale / y.scale, rq))
+        try:
+            if acc.stride is None:
+                return dense_layer(self.name("dense"), acc.x, acc.weight, bias, y, rq)
+            return conv_layer(self.name("conv"), acc.x, acc.weight, bias, acc.stride, acc.pads,
+                              y, rq)
+        except ValueError as exc:
+            raise Unsupported(acc.op, str(exc)) from None
+
+    def dequantize(self, op: linalg.GenericOp, src: Meaning, dq: bodies.Dequantize) -> None:
+        out = op.outputs[0]
+        if isinstance(src, Codes):
+            if (src.tensor.scale, src.tensor.zero_point) != (dq.scale, dq.zero_point):
+                raise Unsupported(op, "dequantizes codes with other parameters than they "
+                                      "were quantized with")
+            if out is self.result_arg:
+                self.output = src.tensor
+            self.held[out] = Real(src.tensor)
+            return
+        if isinstance(src, Accumulator) and dq.zero_point == 0:
+            # The scale of an accumulator: its f64 value when the program rounds it to f32.
+            self.held[out] = ScaledAccumulator(src, dq.wide if dq.wide is not None
+                                               else dq.scale)
+            return
+        raise Unsupported(op, "dequantizes a value this pass does not recognise")
+
+    def relu(self, op: linalg.GenericOp, src: Meaning, bound: int) -> None:
+        if not isinstance(src, Codes):
+            raise Unsupported(op, "a ReLU is read on int8 codes")
+        tensor = src.tensor
+        layer = self.producer.get(tensor.name)
+        readers = [use.operation for use in op.inputs[0].uses]
+        if bound < tensor.zero_point or not isinstance(layer, DenseLayer | ConvLayer | AddLayer) \
+                or any(r is not op and not _writes(r, op.inputs[0]) for r in readers):
+            raise Unsupported(op, "a ReLU is supported right after a convolution, matrix "
+                                  "product or add, as the only reader of its output")
+        # max(q, zero point) at an unchanged scale: the clip of the layer writing q.
+        layer.lo = max(layer.lo, bound)
+        self.held[op.outputs[0]] = src
+
+    def float_add(self, op: linalg.GenericOp, ins: list[Meaning]) -> None:
+        a, b = ins
+        out = op.outputs[0]
+        if isinstance(a, Real) and isinstance(b, Real):
+            self.held[out] = Added(op, a.tensor, b.tensor)
+            return
+        if isinstance(b, ScaledAccumulator):
+            a, b = b, a
+        if isinstance(a, ScaledAccumulator) and isinstance(b, Const) and a.bias is None:
+            channels = _shape(out)[1] if len(_shape(out)) == 4 else _shape(out)[-1]
+            vector = b.array.reshape(-1)
+            if vector.size != channels or not _reads_channel(op, 1, len(_shape(out))):
+                raise Unsupported(op, "adds a constant that is not a vector along the output "
+                                      "channels")
+            self.held[out] = replace(a, bias=vector)
+            return
+        raise Unsupported(op, "adds values this pass does not recognise (the reals of two "
+                              "tensors, or a bias vector to an accumulator)")
+
+    # -- named ops -------------------------------------------------------------------------
+    def init_bias(self, op: Operation, init: Meaning, channels: int, axis: int) -> np.ndarray:
+        """The per-channel bias an accumulator starts from (a fill with 0, a broadcast bias)."""
+        if isinstance(init, Filled) and init.value == 0:
+            return np.zeros(channels, np.int64)
+        if isinstance(init, Const):
+            array = init.array.astype(np.int64)
+            vector = np.take(array, 0, axis=0) if array.ndim > 1 else array
+            if array.ndim == 4:
+                vector = array[0, :, 0, 0]
+            elif array.ndim == 2:
+                vector = array[0, :]
+            expected = np.broadcast_to(np.expand_dims(vector, tuple(
+                d for d in range(array.ndim) if d != axis)), array.shape)
+            if vector.size == channels and np.array_equal(array, expected):
+                return vector
+        raise Unsupported(op, "an accumulator starts from 0 or a bias broadcast along its "
+                              "channels")
+
+    def conv(self, op: Operation) -> None:
+        data, weight = op.operands[0], op.operands[1]
+        if isinstance(op, Conv2DNchwFchwQOp):
+            zx = self.const_int(op, op.operands[2])
+            zw = self.const_int(op, op.operands[3])
+            out = op.operands[4]
+        else:
+            zx, zw, out = 0, 0, op.operands[2]
+        w = self.meaning(op, weight)
+        if not isinstance(w, Const) or w.array.dtype != np.int8 or zw != 0:
+            raise Unsupported(op, "convolution weights are an int8 constant with zero point 0")
+        strides = tuple(op.strides.get_values())
+        dilations = tuple(op.dilations.get_values())
+        if dilations != (1, 1):
+            raise Unsupported(op, "dilated convolutions are not supported")
+        src = self.meaning(op, data)
+        pads = (0, 0, 0, 0)
+        if isinstance(src, Padded):
+            if src.value != zx:
+                raise Unsupported(op, f"the convolution's data is padded with {src.value:g}, "
+                                      f"not its zero point {zx}")
+            pads, src = src.pads, src.source
+        if not isinstance(src, Codes) or src.tensor.zero_point != zx:
+            raise Unsupported(op, "the convolution reads int8 codes with their zero point")
+        bias = self.init_bias(op, self.meaning(op, out), w.array.shape[0], 1)
+        self.held[out] = Accumulator(op, src.tensor, w.array, bias, strides, pads)
+
+    def matmul(self, op: Operation) -> None:
+        if isinstance(op, linalg.QuantizedMatmulOp):
+            zx = self.const_int(op, op.operands[2])
+            zw = self.const_int(op, op.operands[3])
+            out = op.operands[4]
+        else:
+            zx, zw, out = 0, 0, op.operands[2]
+        src = self.meaning(op, op.operands[0])
+        w = self.meaning(op, op.operands[1])
+        if not isinstance(w, Const) or w.array.dtype != np.int8 or zw != 0:
+            raise Unsupported(op, "the matrix product's weights are an int8 constant with zero "
+                                  "point 0")
+        if not isinstance(src, Codes) or src.tensor.zero_point != zx:
+            raise Unsupported(op, "the matrix product reads int8 codes with their zero point")
+        bias = self.init_bias(op, self.meaning(op, out), w.array.shape[1], 1)
+        self.held[out] = Accumulator(op, src.tensor, w.array, bias)
+
+    def max_pool(self, op: linalg.PoolingNchwMaxOp) -> None:
+        src = self.meaning(op, op.inputs[0])
+        out = op.outputs[0]
+        init = self.meaning(op, out)
+        pads = (0, 0, 0, 0)
+        if isinstance(src, Padded):
+            if src.value != -np.inf:
+                raise Unsupported(op, "the max-pool's reals are padded with −∞")
+            pads, src = src.pads, src.source
+        if not isinstance(src, Real) or not isinstance(init, Filled) or init.value != -np.inf:
+            raise Unsupported(op, "the max-pool reads dequantized codes into a buffer filled "
+                                  "with −∞")
+        kernel = _shape(op.inputs[1])
+        strides = tuple(op.strides.get_values())
+        if tuple(op.dilations.get_values()) != (1, 1) or len(kernel) != 2:
+            raise Unsupported(op, "dilated pooling is not supported")
+        self.held[out] = PooledMax(op, src.tensor, (kernel[0], kernel[1]),
+                                   (strides[0], strides[1]), pads)
+
+    def sum_pool(self, op: PoolingNchwSumOp) -> None:
+        src = self.meaning(op, op.inputs[0])
+        init = self.meaning(op, op.outputs[0])
+        if not isinstance(src, Real) or not isinstance(init, Filled) or init.value != 0:
+            raise Unsupported(op, "the sum pool reads dequantized codes into a buffer filled "
+                                  "with 0")
+        if _shape(op.inputs[1]) != src.tensor.shape[2:] or \
+                _shape(op.outputs[0])[2:] != (1, 1):
+            raise Unsupported(op, "a sum pool is read as a global average pool: its window "
+                                  "is the whole image")
+        self.held[op.outputs[0]] = Sum(op, src.tensor)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, MemRefType)
+    return tuple(t.get_shape())
+
+
+def _is_result(f: func.FuncOp, index: int) -> bool:
+    attrs = f.arg_attrs.data[index].data if f.arg_attrs is not None else {}
+    return RESULT_ATTR_NAME in attrs
+
+
+def _writes(op: Operation, buffer: SSAValue) -> bool:
+    return isinstance(op, linalg.GenericOp) and buffer in op.outputs
+
+
+def _reads_channel(op: linalg.GenericOp, index: int, rank: int) -> bool:
+    """Whether input ``index`` of ``op`` is read along the output channels only."""
+    results = op.indexing_maps.data[index].data.results
+    channel = 1 if rank == 4 else rank - 1
+    return len(results) == 1 and str(results[0]) == f"d{channel}"
+
+
+def _requant(op: Operation, multiplier: float):  # noqa: ANN202
+    try:
+        return choose_requant(multiplier)
+    except ValueError as exc:
+        raise Unsupported(op, str(exc)) from None
+
+
+def _global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:
+    name = op.name_.root_reference.data
+    found = next((g for g in module.walk() if isinstance(g, memref.GlobalOp)
+                  and g.sym_name.data == name), None)
+    if found is None:
+        raise Unsupported(op, f"global @{name} is not defined")
+    t = found.type
+    shape = tuple(t.get_shape())
+    init: Attribute = found.initial_value
+    element = t.element_type
+    if isinstance(init, DenseResourceAttr):
+        try:
+            return np.asarray(dense_resource_array(init, module_resources(module)))
+        except ValueError as exc:
+            raise Unsupported(op, str(exc)) from None
+    if isinstance(init, DenseIntOrFPElementsAttr):
+        if isinstance(element, IntegerType):
+            array = dense_int_array(init, shape)
+            if array is not None:
+                return array
+        if isinstance(element, Float32Type | Float64Type):
+            dtype = np.float32 if isinstance(element, Float32Type) else np.float64
+            flat = np.frombuffer(init.data.data, dtype=dtype)
+            if flat.size == 1:
+                flat = np.full(int(np.prod(shape)), flat[0], dtype)
+            return flat.reshape(shape)
+    raise Unsupported(op, f"global @{name} holds no dense constant")
+
+
+def lift_function(module: ModuleOp, function: func.FuncOp) -> tuple[Program, float]:
+    """The integer program ``function`` computes, and the largest error its fixed-point
+    requantizations can make against the float ones (output steps, before rounding);
+    :class:`Unsupported` at the first op it cannot read."""
+    lifter = _Lifter(module, function)
+    program = lifter.run()
+    return program, max(lifter.error_bounds, default=0.0)
