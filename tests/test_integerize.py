@@ -90,7 +90,8 @@ def test_integer_layers_of_the_program() -> None:
     module = parse((DATA / "small_cnn_asym.mlir").read_text())
     run_pipeline(module, "vta-bufferize,vta-integerize{requant=fixed-point}")
     names = [op.name for op in module.walk()]
-    assert names.count("linalg.conv_2d_nchw_fchw") == 2 and "linalg.conv_2d_nchw_fchw_q" not in names
+    assert names.count("linalg.conv_2d_nchw_fchw") == 2
+    assert "linalg.conv_2d_nchw_fchw_q" not in names
     assert names.count("linalg.pooling_nchw_max") == 1 and names.count("linalg.matmul") == 1
     assert not any(isinstance(getattr(v.type, "element_type", None), Float32Type)
                    for op in module.walk() for v in op.operands), "a float buffer is left"
