@@ -28,6 +28,7 @@ from vta_mlir.moved_modules import keep_old_paths
 BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-bufferize": ("bufferize", "BufferizePass"),
     "vta-integerize": ("integerize", "IntegerizePass"),
+    "vta-narrow-integers": ("narrow_integers", "NarrowIntegersPass"),
     "vta-raise-loops": ("raise_loops", "RaiseLoopsPass"),
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),

@@ -2,7 +2,8 @@
 
 It runs, in order and verifying the module after each (``docs/pipeline.md``)::
 
-    [vta-bufferize, when the input has tensors,] [vta-raise-loops, when a function holds
+    [vta-bufferize, when the input has tensors,] [vta-narrow-integers, when it has i64
+    buffers,] [vta-integerize, when it has float layers,] [vta-raise-loops, when a function holds
     loops,] vta-pack, vta-tile, vta-inject-dma,
     vta-tensorize, vta-fold-uop-loops, vta-coproc-sync, vta-lower-to-isa
 
@@ -69,11 +70,15 @@ class VtaToIsaPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from .bufferize import BufferizePass, has_tensors
         from .integerize import IntegerizePass, has_float_layers
+        from .narrow_integers import NarrowIntegersPass, has_wide_integers
         from .raise_loops import RaiseLoopsPass, has_loops
 
         # linalg on tensors becomes the memref form in destination-passing style.
         if has_tensors(op):
             BufferizePass().apply(ctx, op)
+        # Sign extensions of their own and i64 accumulators (torch-mlir's FX importer) narrow.
+        if has_wide_integers(op):
+            NarrowIntegersPass().apply(ctx, op)
         # Quantized layers requantizing in float become integer layers (requant=fixed-point).
         if has_float_layers(op):
             IntegerizePass(requant=self.requant).apply(ctx, op)
