@@ -24,7 +24,9 @@ inputs are floats drawn uniformly from the values that quantize into [-128, 127]
 
 ``--config`` names the configuration (default: the program's own, else the default one).
 ``--stats FILE|-`` writes the run's statistics as JSON (:data:`STATS_KEYS`; ``host_steps`` lists
-the quantize / dequantize steps the host ran and their seconds); ``--trace FILE``
+the quantize / dequantize steps the host ran and their seconds; ``requant`` what
+``vta-integerize`` did, or null); ``--requant`` (``fixed-point`` by default, or ``none``) is
+``vta-to-isa``'s option for networks that requantize in float; ``--trace FILE``
 a Chrome/Perfetto trace of the cycle model; ``--export-case FILE.npz`` the run as a conformance
 case that ``python -m vta_mlir.sim.conformance`` replays (see :func:`conformance_case`).
 ``--check`` evaluates an input-level program on the same inputs with the numpy reference

@@ -83,9 +83,9 @@ func.func @constants(%x: tensor<4x16xi32>) -> (tensor<4x16xi32>, tensor<16xi32>)
 
 // Reshapes are views of the source buffer.
 // CHECK-LABEL: func.func @reshapes(%x: memref<1x32x1x1xi8>, %result0: memref<2x16xi8> {vta.result = 0 : i64}) {
-// CHECK-NEXT:    %0 = memref.collapse_shape %x {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64]] : memref<1x32x1x1xi8> into memref<1x32xi8>
-// CHECK-NEXT:    %1 = memref.expand_shape %0 {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [1, 2, 16] : memref<1x32xi8> into memref<1x2x16xi8>
-// CHECK-NEXT:    %2 = memref.collapse_shape %1 {{\[}}[0 : i64, 1 : i64], [2 : i64]] : memref<1x2x16xi8> into memref<2x16xi8>
+// CHECK-NEXT:    %0 = memref.collapse_shape %x {{\[}}[0], [1, 2, 3]] : memref<1x32x1x1xi8> into memref<1x32xi8>
+// CHECK-NEXT:    %1 = memref.expand_shape %0 {{\[}}[0], [1, 2]] output_shape [1, 2, 16] : memref<1x32xi8> into memref<1x2x16xi8>
+// CHECK-NEXT:    %2 = memref.collapse_shape %1 {{\[}}[0, 1], [2]] : memref<1x2x16xi8> into memref<2x16xi8>
 // CHECK-NEXT:    linalg.copy ins(%2 : memref<2x16xi8>) outs(%result0 : memref<2x16xi8>)
 // CHECK-NEXT:    func.return
 func.func @reshapes(%x: tensor<1x32x1x1xi8>) -> tensor<2x16xi8> {
