@@ -55,7 +55,13 @@ if str(HERE) not in sys.path:
 if str(ONNX_EXAMPLES) not in sys.path:
     sys.path.append(str(ONNX_EXAMPLES))
 
-from resnet18_network import first_line, peak_memory_mb  # noqa: E402
+from resnet18_network import (  # noqa: E402
+    first_line,
+    format_int,
+    format_ratio,
+    format_table,
+    peak_memory_mb,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -252,23 +258,6 @@ def measure(model: Model, config: str, reference: np.ndarray | None, bar: Any = 
 # Report
 
 
-def _int(v: float | None) -> str:
-    return "-" if v is None else f"{round(v):,}"
-
-
-def _ratio(a: float | None, b: float | None) -> str:
-    return "-" if a is None or not b else f"{a / b:.2f}"
-
-
-def format_table(heads: list[str], rows: list[list[str]]) -> list[str]:
-    """Rows under ``heads``: the first column left-aligned, the others right-aligned."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) + 2 for i, h in enumerate(heads)]
-    widths[0] -= 2
-    return [r[0].ljust(widths[0]) + "".join(c.rjust(w) for c, w in
-                                            zip(r[1:], widths[1:], strict=True))
-            for r in [heads, *rows]]
-
-
 def format_report(model: Model, m: Measurement) -> str:
     """The figures of one configuration: per layer, the total, the seconds and the agreement."""
     from vta_mlir.config import VTAConfig
@@ -283,13 +272,14 @@ def format_report(model: Model, m: Measurement) -> str:
     for entry in m.layers:
         b = by_name.get(str(entry.get("name")))
         cycles = entry.get("cycles")
-        rows.append([str(entry.get("name")), _int(b.macs if b else None),
-                     _int(b.gemm_bound if b else None), _int(cycles),
-                     _ratio(cycles, b.gemm_bound if b else None),
+        rows.append([str(entry.get("name")), format_int(b.macs if b else None),
+                     format_int(b.gemm_bound if b else None), format_int(cycles),
+                     format_ratio(cycles, b.gemm_bound if b else None),
                      str(entry.get("bound_by", "-"))])
     macs = sum(b.macs for b in bounds)
     gemm = -(-macs // (cfg.batch * cfg.block_in * cfg.block_out))
-    rows.append(["total", _int(macs), _int(gemm), _int(m.cycles), _ratio(m.cycles, gemm), "-"])
+    rows.append(["total", format_int(macs), format_int(gemm), format_int(m.cycles),
+                 format_ratio(m.cycles, gemm), "-"])
     out += format_table(["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "bound by"], rows)
     if not m.layers:
         out.append("(per-layer figures: the run statistics have no `layers`)")

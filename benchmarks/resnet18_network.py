@@ -304,23 +304,23 @@ def measure(generated: Generated | LayerAlone, config: str, bar: Any = None) -> 
 # Report
 
 
-def _int(v: float | None) -> str:
+def format_int(v: float | None) -> str:
+    """``v`` rounded, with thousands separators; ``-`` for none."""
     return "-" if v is None else f"{round(v):,}"
 
 
-def _ratio(a: float | None, b: float | None) -> str:
+def format_ratio(a: float | None, b: float | None) -> str:
+    """``a / b`` to two decimals; ``-`` when either is missing."""
     return "-" if a is None or not b else f"{a / b:.2f}"
 
 
-def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
+def format_table(heads: list[str], rows: list[list[str]]) -> list[str]:
+    """Rows under ``heads``: the first column left-aligned, the others right-aligned."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) + 2 for i, h in enumerate(heads)]
     widths[0] -= 2
-    lines = [heads[0].ljust(widths[0]) + "".join(h.rjust(w) for h, w in
-                                                 zip(heads[1:], widths[1:], strict=True))]
-    for r in rows:
-        lines.append(r[0].ljust(widths[0]) + "".join(c.rjust(w) for c, w in
-                                                     zip(r[1:], widths[1:], strict=True)))
-    return lines
+    return [r[0].ljust(widths[0]) + "".join(c.rjust(w) for c, w in
+                                            zip(r[1:], widths[1:], strict=True))
+            for r in [heads, *rows]]
 
 
 def _staging_segments(binary: Any) -> set[str]:
@@ -367,20 +367,21 @@ def format_report(net: nm.Network, m: Measurement) -> str:
         b = bounds.get(str(entry.get("name")))
         cycles = entry.get("cycles")
         moved = _layer_bytes(entry, set(m.staging))
-        rows.append([str(entry.get("name")), _int(b.macs if b else None),
-                     _int(b.gemm_bound if b else None), _int(cycles),
-                     _ratio(cycles, b.gemm_bound if b else None), _int(moved),
-                     _int(b.compulsory if b else None),
-                     _ratio(moved, b.compulsory if b else None),
+        rows.append([str(entry.get("name")), format_int(b.macs if b else None),
+                     format_int(b.gemm_bound if b else None), format_int(cycles),
+                     format_ratio(cycles, b.gemm_bound if b else None), format_int(moved),
+                     format_int(b.compulsory if b else None),
+                     format_ratio(moved, b.compulsory if b else None),
                      str(entry.get("bound_by", "-"))])
-    rows.append(["total", _int(total["macs"]), _int(total["gemm_bound"]), _int(m.cycles),
-                 _ratio(m.cycles, total["gemm_bound"]), _int(m.dram_bytes),
-                 _int(total["compulsory"]), _ratio(m.dram_bytes, total["compulsory"]), "-"])
-    out += _table(heads, rows)
+    rows.append(["total", format_int(total["macs"]), format_int(total["gemm_bound"]),
+                 format_int(m.cycles), format_ratio(m.cycles, total["gemm_bound"]),
+                 format_int(m.dram_bytes), format_int(total["compulsory"]),
+                 format_ratio(m.dram_bytes, total["compulsory"]), "-"])
+    out += format_table(heads, rows)
     if m.layers is None:
         out.append("(per-layer figures: the run statistics have no `layers`)")
-    busy = ", ".join(f"{k} {_ratio(v, m.cycles)}" for k, v in m.busy.items())
-    out.append(f"busy / cycles: {busy}; micro-op bytes loaded {_int(m.uop_bytes)}")
+    busy = ", ".join(f"{k} {format_ratio(v, m.cycles)}" for k, v in m.busy.items())
+    out.append(f"busy / cycles: {busy}; micro-op bytes loaded {format_int(m.uop_bytes)}")
     out.append(f"compile {m.compile_seconds:.2f} s, simulation {m.sim_seconds:.2f} s, "
                f"peak memory {m.peak_mb:,.0f} MB; check: {m.check}")
     return "\n".join(out)
@@ -400,20 +401,21 @@ def format_layers_alone(net: nm.Network, config: str, rows: list[Measurement]) -
         if m.error is not None:
             failures.append(f"{b.name}: failed: {m.error}")
             continue
-        table.append([b.name, _int(b.macs), _int(b.gemm_bound), _int(m.cycles),
-                      _ratio(m.cycles, b.gemm_bound), _int(m.dram_bytes), _int(b.compulsory),
-                      _ratio(m.dram_bytes, b.compulsory), str(m.check)])
+        table.append([b.name, format_int(b.macs), format_int(b.gemm_bound),
+                      format_int(m.cycles), format_ratio(m.cycles, b.gemm_bound),
+                      format_int(m.dram_bytes), format_int(b.compulsory),
+                      format_ratio(m.dram_bytes, b.compulsory), str(m.check)])
     if ran:
         cycles = sum(m.cycles or 0 for _, m in ran)
         gemm = sum(b.gemm_bound for b, _ in ran)
         moved = sum(m.dram_bytes or 0 for _, m in ran)
         needed = sum(b.compulsory for b, _ in ran)
-        table.append([f"total ({len(ran)})", _int(sum(b.macs for b, _ in ran)), _int(gemm),
-                      _int(cycles), _ratio(cycles, gemm), _int(moved), _int(needed),
-                      _ratio(moved, needed),
+        table.append([f"total ({len(ran)})", format_int(sum(b.macs for b, _ in ran)),
+                      format_int(gemm), format_int(cycles), format_ratio(cycles, gemm),
+                      format_int(moved), format_int(needed), format_ratio(moved, needed),
                       "PASS" if all(m.check == "PASS" for _, m in ran) else "FAIL"])
     out = [f"{net.name} on {config}, each layer compiled alone (inputs from the numpy model)"]
-    return "\n".join([*out, *(_table(heads, table) if table else []), *failures])
+    return "\n".join([*out, *(format_table(heads, table) if table else []), *failures])
 
 
 def as_json(net: nm.Network, m: Measurement) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy_model import INPUT, Conv, Dense, GlobalAvgPool, Layer, MaxPool, Network
 
-from vta_mlir.frontend.mlir_text import memref_type, padding_idiom
+from vta_mlir.frontend.mlir_text import memref_type, network_function, padding_idiom
 
 __all__ = ["arguments", "layer_inputs", "layer_mlir", "network_mlir", "weight_arrays"]
 
@@ -288,19 +288,7 @@ def _function(name: str, layers: Sequence[Layer], inputs: Sequence[str],
             if src not in inputs and last_reader[src] == layer.name:
                 emitter.lines.append(f"  memref.dealloc {_ssa(src)} : "
                                      f"{memref_type(shapes[src], 'i8')}")
-    lines = [*globals_, ""] if globals_ else []
-    lines += [
-        f"func.func @{name}({', '.join(params)}) {{",
-        *fetch,
-        "  %c0_i8 = arith.constant 0 : i8",
-        "  %cmin_i8 = arith.constant -128 : i8",
-        "  %c0_i32 = arith.constant 0 : i32",
-        *emitter.lines,
-        "  return",
-        "}",
-        "",
-    ]
-    return "\n".join(lines)
+    return network_function(name, params, globals_, fetch, emitter.lines)
 
 
 def network_mlir(net: Network, *, weights: str = "args", header: str = "") -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["memref_type", "padding_idiom"]
+__all__ = ["memref_type", "network_function", "padding_idiom"]
 
 
 def memref_type(shape: Sequence[int], element: str) -> str:
@@ -41,3 +41,24 @@ def padding_idiom(prefix: str, src: str, shape: Sequence[int],
         f"  memref.copy {src}, {prefix}_xi : {src_t} to {view_t}",
     ]
     return lines, f"{prefix}_xp", padded_t
+
+
+def network_function(name: str, params: Sequence[str], globals_: Sequence[str],
+                     fetch: Sequence[str], body: Sequence[str]) -> str:
+    """The module text of a whole-network function: its ``memref.global`` constants, then
+    ``func.func @name(params)`` with the constants' ``memref.get_global`` reads (``fetch``),
+    the scalars the layers share (``%c0_i8``, ``%cmin_i8``, ``%c0_i32``) and the layers'
+    lines (``body``)."""
+    lines = [*globals_, ""] if globals_ else []
+    lines += [
+        f"func.func @{name}({', '.join(params)}) {{",
+        *fetch,
+        "  %c0_i8 = arith.constant 0 : i8",
+        "  %cmin_i8 = arith.constant -128 : i8",
+        "  %c0_i32 = arith.constant 0 : i32",
+        *body,
+        "  return",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)

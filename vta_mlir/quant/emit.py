@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vta_mlir.frontend.mlir_text import memref_type, padding_idiom
+from vta_mlir.frontend.mlir_text import memref_type, network_function, padding_idiom
 
 from .program import (
     AddLayer,
@@ -420,23 +420,10 @@ def emit_program(program: Program) -> str:
                 em.lines.append(f"  memref.dealloc {em.names[src]} : "
                                 f"{memref_type(program.tensors[src].shape, 'i8')}")
     func = _ident(program.name)
-    params = (f"%input: {memref_type(inp.shape, 'i8')} "
-              f"{_quant_attr(inp.scale, inp.zero_point)}, "
+    params = [f"%input: {memref_type(inp.shape, 'i8')} {_quant_attr(inp.scale, inp.zero_point)}",
               f"%output: {memref_type(outp.shape, 'i8')} "
-              f"{_quant_attr(outp.scale, outp.zero_point)}")
-    lines = [*em.globals, ""] if em.globals else []
-    lines += [
-        f"func.func @{func}({params}) {{",
-        *em.fetch,
-        "  %c0_i8 = arith.constant 0 : i8",
-        "  %cmin_i8 = arith.constant -128 : i8",
-        "  %c0_i32 = arith.constant 0 : i32",
-        *em.lines,
-        "  return",
-        "}",
-        "",
-    ]
-    return "\n".join(lines)
+              f"{_quant_attr(outp.scale, outp.zero_point)}"]
+    return network_function(func, params, em.globals, em.fetch, em.lines)
 
 
 def _last(steps: list[str]) -> int:
