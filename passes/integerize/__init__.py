@@ -167,14 +167,14 @@ class IntegerizePass(ModulePass):
             layers += len(program.layers)
         # Nothing is changed before every function has been read.
         for f, program in replacements:
-            _replace(ctx, op, f, emit_program(program))
+            _replace(op, f, emit_program(program))
         op.attributes[REQUANT_ATTR_NAME] = DictionaryAttr({
             "mode": StringAttr(self.requant),
             "max_error_steps": FloatAttr(worst, Float64Type()),
             "layers": IntegerAttr(layers, IntegerType(64))})
 
 
-def _replace(ctx: Context, module: ModuleOp, f: func.FuncOp, text: str) -> None:
+def _replace(module: ModuleOp, f: func.FuncOp, text: str) -> None:
     """Put the function of ``text`` (and its globals) in place of ``f``; ``f``'s result
     attribute moves to the new output argument."""
     from vta_mlir.api import parse

@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-__all__ = ["Dequantize", "Quantize", "ScalarOf", "affine_bias", "dequantize", "divide_by",
-           "float_add", "quantize", "relu", "scalar"]
+__all__ = ["Dequantize", "Quantize", "ScalarOf", "dequantize", "divide_by", "float_add",
+           "quantize", "relu", "scalar"]
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,6 @@ def scalar(value: SSAValue) -> ScalarOf | None:
             return None
         return ScalarOf(float(np.float32(inner.value)), float(inner.value))
     return None
-
-
-def _payload(op: linalg.GenericOp) -> list[Operation]:
-    """The ops of the body before its ``linalg.yield``."""
-    return list(op.body.block.ops)[:-1]
 
 
 def _yielded(op: linalg.GenericOp) -> SSAValue | None:
@@ -198,8 +193,3 @@ def divide_by(op: linalg.GenericOp) -> float | None:
         return None
     d = scalar(div.rhs)
     return float(d.value) if d is not None else None
-
-
-def affine_bias(op: linalg.GenericOp) -> bool:
-    """Whether ``op``'s payload is only element arithmetic (no other region, no memory)."""
-    return all(op_.dialect_name() in ("arith", "math") for op_ in _payload(op))

@@ -49,7 +49,7 @@ from vta_mlir.quant.program import (
     dense_layer,
     global_avgpool_layer,
 )
-from vta_mlir.quant.requant import choose_requant, error_bound
+from vta_mlir.quant.requant import Requant, choose_requant, error_bound
 
 from . import bodies
 from .fold import fold_generic
@@ -478,14 +478,10 @@ class _Lifter:
             return np.zeros(channels, np.int64)
         if isinstance(init, Const):
             array = init.array.astype(np.int64)
-            vector = np.take(array, 0, axis=0) if array.ndim > 1 else array
-            if array.ndim == 4:
-                vector = array[0, :, 0, 0]
-            elif array.ndim == 2:
-                vector = array[0, :]
-            expected = np.broadcast_to(np.expand_dims(vector, tuple(
-                d for d in range(array.ndim) if d != axis)), array.shape)
-            if vector.size == channels and np.array_equal(array, expected):
+            vector = array[tuple(slice(None) if d == axis else 0 for d in range(array.ndim))]
+            others = tuple(d for d in range(array.ndim) if d != axis)
+            if vector.size == channels and np.array_equal(
+                    array, np.broadcast_to(np.expand_dims(vector, others), array.shape)):
                 return vector
         raise Unsupported(op, "an accumulator starts from 0 or a bias broadcast along its "
                               "channels")
@@ -591,7 +587,7 @@ def _reads_channel(op: linalg.GenericOp, index: int, rank: int) -> bool:
     return len(results) == 1 and str(results[0]) == f"d{channel}"
 
 
-def _requant(op: Operation, multiplier: float):  # noqa: ANN202
+def _requant(op: Operation, multiplier: float) -> Requant:
     try:
         return choose_requant(multiplier)
     except ValueError as exc:
