@@ -297,6 +297,21 @@ def test_unsupported_op(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "node 'probs' (Softmax)" in line and "unsupported op" in line
 
 
+def channel_mean(rng: np.random.Generator) -> Built:
+    """A convolution, then a mean over the channels: not a global average pool."""
+    inits = [init_tensor(rng, "w", (8, 3, 3, 3), 0.3)]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("ReduceMean", ["c"], ["y"], axes=[1], keepdims=1, name="mean")]
+    return nodes, inits, (1, 3, 6, 6), (1, 1, 6, 6)
+
+
+def test_reduce_mean_over_channels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A ReduceMean is read as a global average pool only over H and W."""
+    path = quantized(tmp_path, channel_mean, symmetric=True)
+    line = _cli_error(tmp_path, path, capsys)
+    assert "node 'mean' (ReduceMean)" in line and "spatial axes" in line
+
+
 def test_dynamic_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = quantized(tmp_path, dense, symmetric=True)
     model = onnx.load(str(path))
