@@ -70,6 +70,15 @@ def test_dense_resource_files(name: str) -> None:
            MODELS[name])
 
 
+def test_parsed_module_with_resources() -> None:
+    """A module parsed with its resource section keeps its blobs in the copies that
+    compiling it makes (the API lowers a copy, vta-bufferize works on one)."""
+    module = parse((DATA / "small_cnn_asym.resources.mlir").read_text())
+    x = _input(DATA / "small_cnn_asym.onnx")
+    (y,) = compile(module, requant="fixed-point")(x)
+    np.testing.assert_array_equal(y, expected_output(DATA / "small_cnn_asym.onnx", x))
+
+
 def test_bufferized_output_goes_through_vta_to_isa() -> None:
     """``vta-opt -p vta-bufferize``'s output compiles with ``vta-to-isa{requant=fixed-point}``."""
     module = parse((DATA / "small_cnn.mlir").read_text())

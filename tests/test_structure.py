@@ -66,6 +66,21 @@ def test_a_moved_module_keeps_its_old_path(old: str) -> None:
     assert moved.__spec__ is not None and moved.__spec__.name == new.__name__
 
 
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("vta_mlir.frontend.onnx.requant", "vta_mlir.quant.requant"),
+    ("vta_mlir.frontend.onnx.emit", "vta_mlir.quant.emit")])
+def test_a_module_that_left_its_package_keeps_its_old_path(old: str, new: str) -> None:
+    import importlib
+    import sys
+
+    importlib.import_module("vta_mlir.frontend.onnx")  # installs the old names
+    sys.modules.pop(old, None)
+    with pytest.deprecated_call():
+        moved = importlib.import_module(old)
+    assert moved is importlib.import_module(new)
+
+
 #: Folders of installed source code.
 SOURCE_DIRS = ("vta_mlir", "dialects", "passes", "tools")
 #: A module longer than this is split by concern (most stay under 500 lines).

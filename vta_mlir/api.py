@@ -40,7 +40,6 @@ from vta_mlir.driver import (
 from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.ir.diagnostics import verify_op
 from vta_mlir.ir.pipeline import run_pipeline
-from vta_mlir.ir.upstream_fixes.resources import module_resources, record_module_resources
 
 if TYPE_CHECKING:
     from vta_mlir.runtime.device import Device, LoadedModule
@@ -135,10 +134,7 @@ def lower(
     if isinstance(source, ModuleOp):
         if cfg is not None or pipeline is not None or detect_level(source) == Level.INPUT:
             # Attaching the configuration and the pipelines all change the module.
-            blobs = module_resources(source)
             source = source.clone()
-            if blobs is not None:  # the copy reads the same dense_resource blobs
-                record_module_resources(source, blobs)
         if cfg is not None:
             attach_config(source, cfg)
         # Built or changed in Python, it may not have been verified yet.

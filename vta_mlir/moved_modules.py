@@ -19,6 +19,9 @@ from types import ModuleType
 
 __all__ = ["keep_old_paths"]
 
+#: The prefix of a whole module name among the new places.
+_ROOT = "vta_mlir."
+
 
 class _Alias(importlib.abc.Loader):
     """Loads an old module name as the module now at ``target``."""
@@ -48,14 +51,16 @@ class _MovedModules(importlib.abc.MetaPathFinder):
         package, _, name = fullname.rpartition(".")
         if package != self.package or name not in self.moves:
             return None
-        new = f"{self.package}.{self.moves[name]}"
+        move = self.moves[name]
+        new = move if move.startswith(_ROOT) else f"{self.package}.{move}"
         warnings.warn(f"{fullname} moved to {new}", DeprecationWarning, stacklevel=2)
         return importlib.util.spec_from_loader(fullname, _Alias(new))
 
 
 def keep_old_paths(package: str, moves: Mapping[str, str]) -> None:
     """Make ``package.<old>`` import as ``package.<new>`` for each ``old -> new`` of
-    ``moves`` (names relative to ``package``)."""
+    ``moves`` (``new`` relative to ``package``, or a whole name ``vta_mlir.…`` for a module
+    that left the package)."""
     for finder in sys.meta_path:
         if isinstance(finder, _MovedModules) and finder.package == package:
             finder.moves.update(moves)

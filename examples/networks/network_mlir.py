@@ -35,7 +35,12 @@ from collections.abc import Sequence
 import numpy as np
 from numpy_model import INPUT, Conv, Dense, GlobalAvgPool, Layer, MaxPool, Network
 
-from vta_mlir.frontend.mlir_text import memref_type, network_function, padding_idiom
+from vta_mlir.frontend.mlir_text import (
+    global_sum,
+    memref_type,
+    network_function,
+    padding_idiom,
+)
 
 __all__ = ["arguments", "layer_inputs", "layer_mlir", "network_mlir", "weight_arrays"]
 
@@ -202,19 +207,7 @@ class _Emitter:
         src_shape = self.shapes[layer.src]
         shape = self.shapes[layer.name]
         acc_t = self._accumulator(prefix, shape)
-        self.lines += [
-            "  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,",
-            "                                   affine_map<(n, c, h, w) -> (n, c, 0, 0)>],",
-            '                  iterator_types = ["parallel", "parallel", "reduction", '
-            '"reduction"]}',
-            f"      ins({_ssa(layer.src)} : {memref_type(src_shape, 'i8')})"
-            f" outs({prefix}_acc : {acc_t}) {{",
-            "  ^bb0(%x: i8, %sum: i32):",
-            "    %xe = arith.extsi %x : i8 to i32",
-            "    %next = arith.addi %sum, %xe : i32",
-            "    linalg.yield %next : i32",
-            f"  }} loc(\"{layer.name}\")",
-        ]
+        self.lines += global_sum(_ssa(layer.src), src_shape, f"{prefix}_acc", layer.name)
         steps = [
             f"%m = arith.constant {layer.multiplier} : i32",
             "%v0 = arith.muli %a, %m : i32",

@@ -65,7 +65,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.diagnostics import verify_op
-from vta_mlir.ir.upstream_fixes.resources import module_resources, record_module_resources
 
 from .check import check_function, is_tensor, tensor_op
 from .function import ConstantGlobals, FunctionBufferizer
@@ -117,9 +116,6 @@ class BufferizePass(ModulePass):
         if not has_tensors(op):
             return
         work = op.clone()
-        # The copy reads the same dense_resource blobs as the module.
-        if (blobs := module_resources(op)) is not None:
-            record_module_resources(work, blobs)
         bufferize_module(work)
         verify_op(work)
         # Only a whole success replaces the module's contents.

@@ -20,6 +20,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.dialects.vta_positions import Sram, SramAttr
+from vta_mlir.ir.index_arith import LinearForm, affine_of_form
 from vta_mlir.ir.locations import copy_location
 
 __all__ = ["DOUBLE_BUFFER_ATTR", "Index", "TileBuilder"]
@@ -87,6 +88,28 @@ class TileBuilder:
         op.result.name_hint = name
         self.insert(op)
         return op.result
+
+    def form_expr(self, lin: LinearForm) -> tuple[list[SSAValue], AffineExpr]:
+        """The host values of ``lin`` and ``lin`` (constant included) as an expression of
+        them."""
+        values = [v for v in lin.terms if isinstance(v, SSAValue)]
+        expr = affine_of_form(lin, values)
+        return values, expr + lin.const if lin.const else expr
+
+    def value(self, lin: LinearForm, name: str) -> Index:
+        """``lin`` as a host index value (a constant stays an int)."""
+        if lin.is_constant:
+            return lin.const
+        values, expr = self.form_expr(lin)
+        return self.apply_n(values, expr, name)
+
+    def position(self, lin: LinearForm, name: str) -> tuple[SSAValue, int] | int:
+        """``lin`` as a host value and a constant offset (a constant stays an int)."""
+        if lin.is_constant:
+            return lin.const
+        value = self.value(LinearForm(lin.terms), name)
+        assert isinstance(value, SSAValue)
+        return value, lin.const
 
     def subview(self, src: SSAValue, offsets: Sequence[Index], sizes: Sequence[int],
                 name: str, drop_first: bool = False) -> SSAValue:

@@ -60,7 +60,7 @@ from vta_mlir.dialects.vta import DmaCopyOp
 from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.locations import copy_location
 
-from ..analysis.sram_views import LinearForm, affine_of_form
+from ..analysis.sram_views import LinearForm
 from .builder import Index, TileBuilder
 from .conv_plan import ConvPlan, ConvTiles, Run
 from .conv_region import ConvRegion
@@ -97,30 +97,10 @@ class _ConvEmitter(TileBuilder):
 
     # ---- index values ---------------------------------------------------------------------
 
-    def _expr(self, lin: LinearForm) -> tuple[list[SSAValue], AffineExpr]:
-        """The host values of ``lin`` and ``lin`` (constant included) as an expression of
-        them."""
-        values = [v for v in lin.terms if isinstance(v, SSAValue)]
-        expr = affine_of_form(lin, values)
-        return values, expr + lin.const if lin.const else expr
-
-    def value(self, lin: LinearForm, name: str) -> Index:
-        if lin.is_constant:
-            return lin.const
-        values, expr = self._expr(lin)
-        return self.apply_n(values, expr, name)
-
-    def position(self, lin: LinearForm, name: str) -> tuple[SSAValue, int] | int:
-        if lin.is_constant:
-            return lin.const
-        value = self.value(LinearForm(lin.terms), name)
-        assert isinstance(value, SSAValue)
-        return value, lin.const
-
     def parity(self, counter: LinearForm) -> Index:
         if counter.is_constant:
             return counter.const % 2
-        values, expr = self._expr(counter)
+        values, expr = self.form_expr(counter)
         return self.apply_n(values, expr % 2, "copy")
 
     # ---- buffers --------------------------------------------------------------------------

@@ -447,20 +447,6 @@ class _PoolEmitter(TileBuilder):
         self.acc = self.alloc(Sram.ACC, [*lead, 1, plan.tc, plan.th, region.geo.ow, *elem],
                               acc_t)
 
-    def value(self, lin: LinearForm, name: str) -> Index:
-        if lin.is_constant:
-            return lin.const
-        values = [v for v in lin.terms if isinstance(v, SSAValue)]
-        expr = affine_of_form(LinearForm(lin.terms), values)
-        return self.apply_n(values, expr + lin.const if lin.const else expr, name)
-
-    def position(self, lin: LinearForm, name: str) -> tuple[SSAValue, int] | int:
-        if lin.is_constant:
-            return lin.const
-        value = self.value(LinearForm(lin.terms), name)
-        assert isinstance(value, SSAValue)
-        return value, lin.const
-
     def copy_view(self, buf: SSAValue, copy: Index) -> SSAValue:
         if not self.plan.double_buffer:
             return buf

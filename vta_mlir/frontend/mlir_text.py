@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["memref_type", "network_function", "padding_idiom"]
+__all__ = ["global_sum", "memref_type", "network_function", "padding_idiom"]
 
 
 def memref_type(shape: Sequence[int], element: str) -> str:
@@ -62,3 +62,22 @@ def network_function(name: str, params: Sequence[str], globals_: Sequence[str],
         "",
     ]
     return "\n".join(lines)
+
+
+def global_sum(src: str, shape: Sequence[int], acc: str, name: str) -> list[str]:
+    """The lines of a ``linalg.generic`` summing the int8 NCHW buffer ``src`` (of ``shape``)
+    over H and W into the int32 N×C×1×1 accumulator ``acc`` (a global pool's reduction),
+    located at ``name``."""
+    acc_t = memref_type((shape[0], shape[1], 1, 1), "i32")
+    return [
+        "  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,",
+        "                                   affine_map<(n, c, h, w) -> (n, c, 0, 0)>],",
+        '                  iterator_types = ["parallel", "parallel", "reduction", '
+        '"reduction"]}',
+        f"      ins({src} : {memref_type(shape, 'i8')}) outs({acc} : {acc_t}) {{",
+        "  ^bb0(%x: i8, %sum: i32):",
+        "    %xe = arith.extsi %x : i8 to i32",
+        "    %next = arith.addi %sum, %xe : i32",
+        "    linalg.yield %next : i32",
+        f"  }} loc(\"{name}\")",
+    ]

@@ -10,7 +10,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vta_mlir.frontend.mlir_text import memref_type, network_function, padding_idiom
+from vta_mlir.frontend.mlir_text import (
+    global_sum,
+    memref_type,
+    network_function,
+    padding_idiom,
+)
 
 from .program import (
     AddLayer,
@@ -303,19 +308,7 @@ class _Emitter:
         src_shape = self.shape(layer.src)
         shape = self.program.tensors[layer.dst].shape
         acc_t = self.accumulator(prefix, shape)
-        self.lines += [
-            "  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,",
-            "                                   affine_map<(n, c, h, w) -> (n, c, 0, 0)>],",
-            '                  iterator_types = ["parallel", "parallel", "reduction", '
-            '"reduction"]}',
-            f"      ins({self.buffer(layer.src)} : {memref_type(src_shape, 'i8')})"
-            f" outs({prefix}_acc : {acc_t}) {{",
-            "  ^bb0(%x: i8, %sum: i32):",
-            "    %xe = arith.extsi %x : i8 to i32",
-            "    %next = arith.addi %sum, %xe : i32",
-            "    linalg.yield %next : i32",
-            f"  }} loc(\"{layer.name}\")",
-        ]
+        self.lines += global_sum(self.buffer(layer.src), src_shape, f"{prefix}_acc", layer.name)
         steps: list[str] = []
         for part in _immediates(layer.bias) if layer.bias else []:
             self.step(steps, "addi", part)

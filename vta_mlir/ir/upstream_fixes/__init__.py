@@ -167,7 +167,8 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     ),
     "resource-parsing": (
         fix_resource_parsing,
-        "a dense_resource key maps to one stored key per parse; malformed blobs reported",
+        "a dense_resource key maps to one stored key per parse; malformed blobs reported; "
+        "a module's copy reads the module's blobs",
     ),
 }
 

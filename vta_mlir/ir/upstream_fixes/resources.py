@@ -148,10 +148,26 @@ def module_resources(op: Operation) -> ResourceBlobs | None:
     return _MODULE_RESOURCES.get(top)
 
 
+def _keep_resources_on_clone() -> None:
+    """A copy of a module (``ModuleOp.clone``) reads the same ``dense_resource`` blobs as the
+    module: its store is recorded for the copy, wherever the copy is made (a pass working on a
+    copy, the API lowering a copy, ``vta-run --check`` keeping the original)."""
+    stock = ModuleOp.clone
+
+    def clone(self: ModuleOp, *args: object, **kwargs: object) -> ModuleOp:
+        copy = stock(self, *args, **kwargs)  # type: ignore[arg-type]
+        if (blobs := _MODULE_RESOURCES.get(self)) is not None:
+            _MODULE_RESOURCES[copy] = blobs
+        return copy
+
+    ModuleOp.clone = clone  # type: ignore[method-assign]
+
+
 def fix_resource_parsing() -> None:
     """Map each key of one parse to one stored key (the stock parser declared the key again at
     every reference once the store renamed it, so its references and its blob got different
-    keys), and report a malformed blob at its string, not after it."""
+    keys), report a malformed blob at its string, not after it, and let a copy of a parsed
+    module read the store it was parsed with."""
 
     def parse_handle(
         self: AttrParser, dialect_name: str, interface: OpAsmDialectInterface
@@ -175,5 +191,7 @@ def fix_resource_parsing() -> None:
         except (KeyError, ValueError) as exc:
             self.raise_error(str(exc).strip("'\""), start, self.pos)
 
+    _keep_resources_on_clone()
     AttrParser._parse_dialect_resource_handle = parse_handle  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     Parser._parse_resource = parse_resource  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
+
