@@ -118,6 +118,8 @@ class InsnOp(IRDLOperation):
     FIELDS: ClassVar[tuple[str, ...]] = ()
     #: Name of the field layout in :meth:`VTAConfig.field_layouts`.
     LAYOUT: ClassVar[str] = "gemm"
+    #: Every property: the flags, then :attr:`FIELDS` (set per class below).
+    PROPS: ClassVar[tuple[str, ...]] = DEP_FLAGS
 
     def __init__(self, **values: int) -> None:
         names = (*DEP_FLAGS, *self.FIELDS)
@@ -141,7 +143,15 @@ class InsnOp(IRDLOperation):
 
     # ---- verification --------------------------------------------------------------------
     def verify_(self) -> None:
-        cfg = get_config(self)
+        self.check(get_config(self))
+
+    def check(self, cfg: VTAConfig, *, sram_bounds: bool = True) -> None:
+        """Raise :class:`VerifyException` unless the instruction is valid on ``cfg``: every field
+        fits its width, the executing module has a queue for every flag set, and the fields of
+        the kind (memory types, micro-op range) make sense.  ``sram_bounds=False`` leaves out
+        whether the SRAM range of a LOAD / STORE and the micro-op range stay inside their
+        SRAMs: a binary may hold such an instruction (``vta-run`` refuses it, the
+        ``sram_index_problems`` analysis of :mod:`vta_mlir.binary_checks` names it)."""
         layout = cfg.field_layouts()[self.LAYOUT]
         for name in (*DEP_FLAGS, *self.FIELDS):
             value = self.field(name)
@@ -159,9 +169,9 @@ class InsnOp(IRDLOperation):
                     f"{_FLAG_TEXT[name]} is set but the {self.module} module has no such "
                     "dependency queue"
                 )
-        self._verify_fields(cfg)
+        self._verify_fields(cfg, sram_bounds)
 
-    def _verify_fields(self, cfg: VTAConfig) -> None:
+    def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         pass
 
     # ---- syntax --------------------------------------------------------------------------
@@ -271,11 +281,11 @@ class LoadInsnOp(_MemInsnOp):
             return LOAD_MODULE
         return COMPUTE_MODULE
 
-    def _verify_fields(self, cfg: VTAConfig) -> None:
+    def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         mt = self._check_memory_type()
         if mt == MemType.OUT:
             raise VerifyException("memory_type out cannot be loaded (out is only stored)")
-        if self.is_nop:
+        if self.is_nop or not sram_bounds:
             return
         sram = "acc" if mt == MemType.ACC_8BIT else mt.name.lower()
         depth = cfg.sram_depth(sram)
@@ -304,14 +314,17 @@ class StoreInsnOp(_MemInsnOp):
     def module(self) -> str:
         return STORE_MODULE
 
-    def _verify_fields(self, cfg: VTAConfig) -> None:
+    def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         mt = self._check_memory_type()
         if self.is_nop:
             return
         if mt != MemType.OUT:
-            raise VerifyException(f"a store has memory_type out, got {_MEM_NAMES[mt]}")
+            raise VerifyException(f"a store has memory_type out, got {_MEM_NAMES[mt]} (only OUT "
+                                  "can be stored)")
         if any(self.pads):
             raise VerifyException("a store has no padding: every pad field must be 0")
+        if not sram_bounds:
+            return
         total = self.field("y_size") * self.field("x_size")
         base, depth = self.field("sram_base"), cfg.acc_buff_depth
         if base + total > depth:
@@ -334,11 +347,11 @@ class _LoopInsnOp(InsnOp):
 
     KINDS: ClassVar[tuple[str, ...]] = ("dst", "src")
 
-    def _verify_fields(self, cfg: VTAConfig) -> None:
+    def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         bgn, end = self.field("uop_bgn"), self.field("uop_end")
-        if bgn > end:
+        if bgn > end and sram_bounds:
             raise VerifyException(f"uop_bgn {bgn} is after uop_end {end}")
-        if end > cfg.uop_buff_depth:
+        if end > cfg.uop_buff_depth and sram_bounds:
             raise VerifyException(
                 f"uop_end {end} is beyond the UOP SRAM depth {cfg.uop_buff_depth}"
             )
@@ -418,11 +431,11 @@ class AluInsnOp(_LoopInsnOp):
     FIELDS: ClassVar[tuple[str, ...]] = ALU_FIELDS
     LAYOUT: ClassVar[str] = "alu"
 
-    def _verify_fields(self, cfg: VTAConfig) -> None:
+    def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         code = self.field("alu_opcode")
         if AluKind.from_opcode(code) is None:
             raise VerifyException(f"alu_opcode {code} is not an ALU operation (0..4)")
-        super()._verify_fields(cfg)
+        super()._verify_fields(cfg, sram_bounds)
 
     @classmethod
     def parse(cls, parser: Parser) -> InsnOp:
@@ -470,21 +483,32 @@ class FinishInsnOp(InsnOp):
 
 INSN_OPS: tuple[type[InsnOp], ...] = (LoadInsnOp, StoreInsnOp, GemmInsnOp, AluInsnOp,
                                        FinishInsnOp)
+for _cls in INSN_OPS:
+    _cls.PROPS = (*DEP_FLAGS, *_cls.FIELDS)
+
+
+_OP_OF_RECORD: dict[type, type[InsnOp]] = {GemmInsn: GemmInsnOp, AluInsn: AluInsnOp,
+                                            FinishInsn: FinishInsnOp}
 
 
 def insn_to_op(insn: Insn) -> InsnOp:
-    """The ``vtaisa`` op of a :mod:`vta_mlir.isa` instruction record (every field copied)."""
+    """The ``vtaisa`` op of a :mod:`vta_mlir.isa` instruction record (every field copied).
+
+    Built with ``create`` from the record's fields, without the keyword checks of the
+    constructor: a network has tens of thousands of instructions.  Raises ``TypeError`` for
+    an object that is not an instruction record or a field that is not an integer."""
+    cls: type[InsnOp] | None
     if isinstance(insn, MemInsn):
-        values = insn.field_values()
-        del values["opcode"]
-        cls: type[InsnOp] = StoreInsnOp if insn.is_store else LoadInsnOp
-        return cls(**values)
-    if isinstance(insn, GemmInsn | AluInsn | FinishInsn):
-        values = insn.field_values()
-        del values["opcode"]
-        cls = {GemmInsn: GemmInsnOp, AluInsn: AluInsnOp, FinishInsn: FinishInsnOp}[type(insn)]
-        return cls(**values)
-    raise TypeError(f"not a VTA instruction record: {insn!r}")
+        cls = StoreInsnOp if insn.is_store else LoadInsnOp
+    else:
+        cls = next((c for t, c in _OP_OF_RECORD.items() if isinstance(insn, t)), None)
+        if cls is None:
+            raise TypeError(f"not a VTA instruction record: {insn!r}")
+    try:
+        props = {n: int_attr(getattr(insn, n)) for n in cls.PROPS}
+    except (TypeError, ValueError, AttributeError) as e:
+        raise TypeError(f"{type(insn).__name__}: a field is not an integer ({e})") from None
+    return cls.create(properties=props)
 
 
 def op_to_insn(op: Operation) -> Insn:

@@ -12,7 +12,7 @@ hexadecimal (``phys 0x40000``), segment contents as a hex string, shapes as brac
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -20,14 +20,11 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    Float64Type,
-    FloatAttr,
     IntegerAttr,
     IntegerType,
     Signedness,
     StringAttr,
     TensorType,
-    f64,
     i32,
     i64,
 )
@@ -46,29 +43,32 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, ArgSpec, Quantization
-from vta_mlir.binary import BinaryModule
-from vta_mlir.errors import BinaryFormatError, VTAError
-from vta_mlir.isa import (
-    Uop,
-    encode_uops,
-)
-from vta_mlir.program import Program, Run, Segment, number_layers
+from vta_mlir.abi import check_name
+from vta_mlir.binary_checks import ADDRESS_LIMIT, MAX_XFER_BYTES
+from vta_mlir.config import PAGE_BYTES, VTAConfig
+from vta_mlir.errors import BinaryFormatError
+from vta_mlir.isa import Uop
+from vta_mlir.program import Segment
 
 from .vta_config_attr import get_config
-from .vtaisa_insns import FinishInsnOp, InsnOp, op_to_insn
+from .vtaisa_arg import ArgOp
+from .vtaisa_insns import FinishInsnOp, InsnOp
 from .vtaisa_syntax import (
     as_region,
     int_attr,
     int_field,
     parse_int,
-    parse_int_list,
     parse_region,
 )
+
+if TYPE_CHECKING:
+    from vta_mlir.binary import BinaryModule
 
 __all__ = ["ArgOp", "LayerOp", "ProgramOp", "RunOp", "SegmentOp", "UopsOp"]
 
 _ZERO = IntegerAttr(0, i64)
+_INSN_BYTES = 16
+_UOP_BYTES = 4
 
 # ---------------------------------------------------------------------------------------------
 # The micro-op table
@@ -107,10 +107,17 @@ class UopsOp(IRDLOperation):
         return len(self.table) // 3
 
     def verify_(self) -> None:
+        self.check(get_config(self))
+
+    def check(self, cfg: VTAConfig) -> None:
+        """Raise :class:`VerifyException` unless the table is triples of indices that fit the
+        micro-op fields of ``cfg``."""
         n = len(self.table)
         if n % 3:
             raise VerifyException(f"the table holds {n} values, not (dst, src, wgt) triples")
-        cfg = get_config(self)
+        if n // 3 * _UOP_BYTES > MAX_XFER_BYTES:
+            raise VerifyException(f"a micro-op image of {n // 3} words is too large (more than "
+                                  f"one {MAX_XFER_BYTES}-byte transfer)")
         values = cast(tuple[int, ...], self.table.get_values())
         for i in range(0, n, 3):
             for j, name in enumerate(("dst_idx", "src_idx", "wgt_idx")):
@@ -168,6 +175,16 @@ class LayerOp(IRDLOperation):
     def layer(self) -> str:
         return self.layer_name.data
 
+    def verify_(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Raise :class:`VerifyException` unless the name is one a ``.vtab`` can hold."""
+        try:
+            check_name(self.layer, "layer")
+        except BinaryFormatError as e:
+            raise VerifyException(str(e)) from None
+
     @classmethod
     def parse(cls, parser: Parser) -> LayerOp:
         op = cls(parser.parse_str_literal("a layer name"))
@@ -220,24 +237,56 @@ class RunOp(IRDLOperation):
         return [op for op in self.body.block.ops if isinstance(op, InsnOp)]
 
     def verify_(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Raise :class:`VerifyException` unless the run is a micro-op table (first, if any),
+        instructions and layer markers, ends in FINISH and nowhere else, fits one transfer,
+        and stages its micro-ops at a 4-byte-aligned non-zero address (0 without any)."""
         ops = list(self.body.block.ops)
+        insns = 0
         for i, op in enumerate(ops):
-            if isinstance(op, UopsOp):
+            if isinstance(op, InsnOp):
+                if isinstance(op, FinishInsnOp) and i != len(ops) - 1:
+                    raise VerifyException(
+                        f"FINISH at instruction {insns} before the end of the run "
+                        "(vtaisa.finish must be the last instruction of its run)"
+                    )
+                insns += 1
+            elif isinstance(op, UopsOp):
                 if i != 0:
                     raise VerifyException("vtaisa.uops must be the first op of its vtaisa.run")
-            elif not isinstance(op, InsnOp | LayerOp):
+            elif not isinstance(op, LayerOp):
                 raise VerifyException(
                     f"a vtaisa.run holds a vtaisa.uops table, instructions and vtaisa.layer "
                     f"markers, not {op.name}"
                 )
-        if isinstance(ops[-1] if ops else None, LayerOp):
+        if ops and isinstance(ops[-1], LayerOp):
             raise VerifyException("a vtaisa.layer marker must be followed by an instruction of "
                                   "its run")
-        insns = [op for op in ops if isinstance(op, InsnOp)]
-        if not insns or not isinstance(insns[-1], FinishInsnOp):
-            raise VerifyException("a vtaisa.run must end with vtaisa.finish")
-        if any(isinstance(op, FinishInsnOp) for op in insns[:-1]):
-            raise VerifyException("vtaisa.finish must be the last instruction of its run")
+        if not insns:
+            raise VerifyException("the run has no instructions (a vtaisa.run must end with "
+                                  "vtaisa.finish)")
+        if not isinstance(ops[-1], FinishInsnOp):
+            raise VerifyException("the run does not end in FINISH (a vtaisa.run must end with "
+                                  "vtaisa.finish)")
+        if insns * _INSN_BYTES > MAX_XFER_BYTES:
+            raise VerifyException(f"the run has {insns} instructions, more than one "
+                                  f"{MAX_XFER_BYTES}-byte transfer holds")
+        base = int_field(self, "uop_base")
+        if not self.uop_count:
+            if base != 0:
+                raise VerifyException(
+                    f"micro-op staging address {base:#x} given without micro-op words")
+        elif base % _UOP_BYTES or base <= 0:
+            raise VerifyException(f"micro-op staging address {base:#x} is not a 4-byte-aligned "
+                                  "non-zero address")
+
+    @property
+    def uop_count(self) -> int:
+        """Number of micro-op words the run stages."""
+        table = self.uops_op
+        return 0 if table is None else len(table)
 
     @classmethod
     def parse(cls, parser: Parser) -> RunOp:
@@ -311,19 +360,36 @@ class SegmentOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        size = int_field(self, "size")
+        self.check()
+
+    def check(self) -> None:
+        """Raise :class:`VerifyException` unless the segment has a valid name, a page-aligned
+        address, a positive size inside the 32-bit address space and, if constant, exactly
+        that many bytes of contents."""
+        name = self.segment_name
+        try:
+            check_name(name, "segment")
+        except BinaryFormatError as e:
+            raise VerifyException(str(e)) from None
+        phys, size = int_field(self, "phys"), int_field(self, "size")
+        if phys % PAGE_BYTES:
+            raise VerifyException(f"segment '{name}': address {phys:#x} is not 4 KiB-aligned")
         if size < 1:
-            raise VerifyException(f"segment '{self.segment_name}' has size {size}, must be >= 1")
+            raise VerifyException(f"segment '{name}' has size {size}, must be >= 1")
+        if phys + size > ADDRESS_LIMIT:
+            raise VerifyException(
+                f"segment '{name}': [{phys:#x}, +{size}) exceeds the 32-bit address space"
+            )
         if self.data is not None:
             t = self.data.type
             if not isinstance(t, TensorType) or t.element_type != _U8 or t.get_num_dims() != 1:
                 raise VerifyException(
-                    f"segment '{self.segment_name}' contents must be a 1-D ui8 tensor, got {t}"
+                    f"segment '{name}' contents must be a 1-D ui8 tensor, got {t}"
                 )
             n = len(self.data.data.data)
             if n != size:
                 raise VerifyException(
-                    f"segment '{self.segment_name}' has {n} bytes of contents for size {size}"
+                    f"segment '{name}' has {n} bytes of contents for size {size}"
                 )
 
     @classmethod
@@ -358,194 +424,6 @@ class SegmentOp(IRDLOperation):
             printer.print_op_attributes(self.attributes)
 
 
-def _dims_attr(values: Sequence[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, [int(v) for v in values])
-
-
-def _float_literal(value: float) -> str:
-    """``value`` as an MLIR float literal that parses back to the same double (``repr`` is
-    exact; MLIR needs a ``.`` in the mantissa: ``1e-05`` is spelt ``1.0e-05``)."""
-    text = repr(float(value))
-    if "." not in text:
-        mantissa, _, exponent = text.partition("e")
-        text = f"{mantissa}.0" + (f"e{exponent}" if exponent else "")
-    return text
-
-
-@irdl_op_definition
-class ArgOp(IRDLOperation):
-    """An entry of the argument table (:class:`vta_mlir.abi.ArgSpec`): name, direction
-    (``in``/``out``/``inout``), dtype, logical shape, the repeat dimensions it is broadcast over
-    (printed only when there are any), its window (likewise; the convolution patches replace
-    the array, ``vta_mlir.abi.window_patches``), padded shape, the split shape and permutation
-    that pack it, the packed dtype, and the segment and address of its buffer; a quantized
-    argument (a float edge, :class:`vta_mlir.abi.Quantization`) shows its scale and zero point
-    after them (``quant scale 0.0078125 zero_point -3``)::
-
-        vtaisa.arg "x" in int8 [1, 1024] padded [1, 1024] split [1, 1, 64, 16]
-            perm [0, 2, 1, 3] packed int8 segment "x" phys 0x40000
-        vtaisa.arg "bias" in int32 [48] repeat [2] padded [48] split [1, 2, 3, 16]
-            perm [0, 2, 1, 3] packed int32 segment "bias" phys 0x42000
-    """
-
-    name = "vtaisa.arg"
-
-    sym_name = prop_def(StringAttr, prop_name="name")
-    direction = prop_def(StringAttr)
-    dtype = prop_def(StringAttr)
-    shape = prop_def(DenseArrayBase.constr(i64))
-    padded_shape = prop_def(DenseArrayBase.constr(i64))
-    split_shape = prop_def(DenseArrayBase.constr(i64))
-    perm = prop_def(DenseArrayBase.constr(i64))
-    packed_dtype = prop_def(StringAttr)
-    segment = prop_def(StringAttr)
-    phys = prop_def(IntegerAttr[I64])
-    repeat = opt_prop_def(DenseArrayBase.constr(i64))
-    window = opt_prop_def(DenseArrayBase.constr(i64))
-    scale = opt_prop_def(FloatAttr[Float64Type])
-    zero_point = opt_prop_def(IntegerAttr[I64])
-
-    traits = lazy_traits_def(lambda: (HasParent(ProgramOp),))
-
-    def __init__(
-        self,
-        name: str,
-        direction: str,
-        dtype: str,
-        shape: Sequence[int],
-        padded_shape: Sequence[int],
-        split_shape: Sequence[int],
-        perm: Sequence[int],
-        packed_dtype: str,
-        segment: str,
-        phys: int,
-        repeat: Sequence[int] = (),
-        window: Sequence[int] = (),
-        quant: Quantization | None = None,
-    ) -> None:
-        props: dict[str, Attribute] = {
-            "name": StringAttr(name),
-            "direction": StringAttr(direction),
-            "dtype": StringAttr(dtype),
-            "shape": _dims_attr(shape),
-            "padded_shape": _dims_attr(padded_shape),
-            "split_shape": _dims_attr(split_shape),
-            "perm": _dims_attr(perm),
-            "packed_dtype": StringAttr(packed_dtype),
-            "segment": StringAttr(segment),
-            "phys": int_attr(phys),
-        }
-        # Left out when empty: most arguments are not repeated, and their ops stay minimal.
-        if repeat:
-            props["repeat"] = _dims_attr(repeat)
-        if window:
-            props["window"] = _dims_attr(window)
-        if quant is not None:
-            props["scale"] = FloatAttr(quant.scale, f64)
-            props["zero_point"] = int_attr(quant.zero_point)
-        super().__init__(properties=props)
-
-    @classmethod
-    def from_spec(cls, spec: ArgSpec) -> ArgOp:
-        """The op of an :class:`~vta_mlir.abi.ArgSpec`."""
-        return cls(spec.name, spec.direction, spec.dtype, spec.shape, spec.padded_shape,
-                   spec.split_shape, spec.perm, spec.packed_dtype, spec.segment, spec.phys,
-                   spec.repeat, spec.window, spec.quant)
-
-    def to_spec(self) -> ArgSpec:
-        """The :class:`~vta_mlir.abi.ArgSpec` (raises ``BinaryFormatError`` if inconsistent)."""
-
-        def dims(a: DenseArrayBase) -> tuple[int, ...]:
-            return cast(tuple[int, ...], a.get_values())
-
-        return ArgSpec(
-            self.sym_name.data, self.direction.data, self.dtype.data, dims(self.shape),
-            dims(self.padded_shape), dims(self.split_shape), dims(self.perm),
-            self.packed_dtype.data, self.segment.data, int_field(self, "phys"),
-            () if self.repeat is None else dims(self.repeat),
-            () if self.window is None else dims(self.window),
-            self.quantization(),
-        )
-
-    def quantization(self) -> Quantization | None:
-        """The argument's quantization (raises ``BinaryFormatError`` for half of one)."""
-        if self.scale is None and self.zero_point is None:
-            return None
-        if self.scale is None or self.zero_point is None:
-            raise BinaryFormatError(
-                f"argument '{self.sym_name.data}': a quantization needs both a scale and a "
-                "zero point"
-            )
-        return Quantization(self.scale.value.data, int_field(self, "zero_point"))
-
-    def verify_(self) -> None:
-        try:
-            self.to_spec()
-        except (BinaryFormatError, TypeError, ValueError) as e:
-            raise VerifyException(str(e)) from None
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ArgOp:
-        name = parser.parse_str_literal(" (the argument name)")
-        direction = parser.parse_keyword_in(DIRECTIONS, " (the argument direction)")
-        dtype = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the argument dtype)")
-        shape = parse_int_list(parser, "shape")
-        repeat: list[int] = []
-        if parser.parse_optional_keyword("repeat") is not None:
-            repeat = parse_int_list(parser, "repeat")
-        window: list[int] = []
-        if parser.parse_optional_keyword("window") is not None:
-            window = parse_int_list(parser, "window")
-        quant: Quantization | None = None
-        if parser.parse_optional_keyword("quant") is not None:
-            parser.parse_keyword("scale")
-            scale = parser.parse_float()
-            parser.parse_keyword("zero_point")
-            zero_point = parse_int(parser, "zero_point")
-            try:
-                quant = Quantization(scale, zero_point)
-            except BinaryFormatError as e:
-                parser.raise_error(str(e))
-        parser.parse_keyword("padded")
-        padded = parse_int_list(parser, "padded")
-        parser.parse_keyword("split")
-        split = parse_int_list(parser, "split")
-        parser.parse_keyword("perm")
-        perm = parse_int_list(parser, "perm")
-        parser.parse_keyword("packed")
-        packed = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the packed dtype)")
-        parser.parse_keyword("segment")
-        segment = parser.parse_str_literal(" (the segment name)")
-        parser.parse_keyword("phys")
-        phys = parse_int(parser, "phys")
-        op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys,
-                 repeat, window, quant)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        def dims(a: DenseArrayBase) -> str:
-            return "[" + ", ".join(str(v) for v in a.get_values()) + "]"
-
-        printer.print_string(" ")
-        printer.print_string_literal(self.sym_name.data)
-        repeat = "" if self.repeat is None else f"repeat {dims(self.repeat)} "
-        if self.window is not None:
-            repeat += f"window {dims(self.window)} "
-        if self.scale is not None and self.zero_point is not None:
-            repeat += (f"quant scale {_float_literal(self.scale.value.data)} zero_point "
-                       f"{int_field(self, 'zero_point')} ")
-        printer.print_string(
-            f" {self.direction.data} {self.dtype.data} {dims(self.shape)} {repeat}"
-            f"padded {dims(self.padded_shape)} split {dims(self.split_shape)} "
-            f"perm {dims(self.perm)} packed {self.packed_dtype.data} segment "
-        )
-        printer.print_string_literal(self.segment.data)
-        printer.print_string(f" phys {int_field(self, 'phys'):#x}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
-
-
 @irdl_op_definition
 class ProgramOp(IRDLOperation):
     """One linked program (:class:`vta_mlir.binary.BinaryModule` without its configuration,
@@ -575,45 +453,23 @@ class ProgramOp(IRDLOperation):
         return int_field(self, "base")
 
     def to_binary(self) -> BinaryModule:
-        """The :class:`~vta_mlir.binary.BinaryModule` this op describes (not validated)."""
-        cfg = get_config(self)
-        segments: list[Segment] = []
-        args: list[ArgSpec] = []
-        runs: list[Run] = []
-        names: dict[str, int] = {}
-        layer = -1
-        for op in self.body.block.ops:
-            if isinstance(op, SegmentOp):
-                segments.append(op.to_segment())
-            elif isinstance(op, ArgOp):
-                args.append(op.to_spec())
-            elif isinstance(op, RunOp):
-                table = op.uops_op
-                words = encode_uops(table.uops, cfg) if table is not None and len(table) \
-                    else np.zeros(0, dtype=np.uint32)
-                insns, tags = [], []
-                for inner in op.body.block.ops:
-                    if isinstance(inner, LayerOp):
-                        layer = names.setdefault(inner.layer, len(names))
-                    elif isinstance(inner, InsnOp):
-                        insns.append(op_to_insn(inner))
-                        tags.append(layer)
-                runs.append(Run(insns, np.asarray(words, dtype=np.uint32),
-                                int_field(op, "uop_base"), np.asarray(tags, dtype=np.int32)))
-        layers = number_layers(runs, list(names))
-        return BinaryModule(cfg, Program(runs, segments, layers), args, self.base_address)
+        """The :class:`~vta_mlir.binary.BinaryModule` this op serialises to (the op is not
+        verified here: :func:`vta_mlir.dialects.vtaisa_serialize.serialize` is the checked
+        way)."""
+        from .vtaisa_serialize import unchecked_image
+
+        return unchecked_image(self)
 
     def verify_(self) -> None:
+        from .vtaisa_rules import check_program
+
         for op in self.body.block.ops:
             if not isinstance(op, SegmentOp | ArgOp | RunOp):
                 raise VerifyException(
                     f"a vtaisa.program holds vtaisa.segment, vtaisa.arg and vtaisa.run ops, not "
                     f"{op.name}"
                 )
-        try:
-            self.to_binary().validate()
-        except VTAError as e:
-            raise VerifyException(str(e)) from None
+        check_program(self, get_config(self))
 
     @classmethod
     def parse(cls, parser: Parser) -> ProgramOp:

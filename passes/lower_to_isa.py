@@ -2,9 +2,10 @@
 
 The last pass of ``vta-to-isa`` (``docs/pipeline.md``).  It assigns SRAM addresses and DRAM
 segments, executes the host loops against the command builder (the JIT runtime's rules of
-``docs/isa.md`` §4) and replaces the module body with the linked ``vtaisa.program``, keeping the
-``vta.config`` attribute.  All the work is done by :func:`vta_mlir.host.lower_to_binary`, which
-``vta-translate --emit=bin`` calls too, so the two cannot disagree.
+``docs/isa.md`` §4) and replaces the module body with the linked ``vtaisa.program`` the host
+lowering emits, keeping the ``vta.config`` attribute.  All the work is done by
+:func:`vta_mlir.host.lower_to_isa`, through which the driver lowers ``vta`` IR too, so the two
+cannot disagree.
 
 Options: ``function`` (the ``func.func`` to lower when there are several), ``base`` (the link
 address of the first segment, default ``0x1000000``), ``config`` (a shipped configuration name
@@ -66,8 +67,7 @@ from xdsl.passes import ModulePass
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import set_module_config
-from vta_mlir.dialects.vtaisa_program import program_op
-from vta_mlir.host import lower_to_binary
+from vta_mlir.host import lower_to_isa
 
 __all__ = ["LowerToIsaPass"]
 
@@ -84,9 +84,9 @@ class LowerToIsaPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         cfg = None if self.config is None else VTAConfig.load(self.config)
-        binary = lower_to_binary(op, cfg, function=self.function, base=self.base)
+        program, cfg = lower_to_isa(op, cfg, function=self.function, base=self.base)
         block = op.body.block
         for old in reversed(list(block.ops)):
             block.erase_op(old, safe_erase=False)
-        block.add_op(program_op(binary))
-        set_module_config(op, binary.config)
+        block.add_op(program)
+        set_module_config(op, cfg)

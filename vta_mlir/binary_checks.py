@@ -1,50 +1,41 @@
-"""Consistency checks of a binary module, shared by the ``.vtab`` writer, reader and loader.
+"""Checks of a binary module (the image of a ``vtaisa.program``) and the analysis of its SRAM
+indices.
 
-A module is consistent when
-
-* its base address and every segment address are non-zero 4 KiB-aligned 32-bit addresses, the
-  segments lie at or above the base, have unique names, do not share a page, fit the 32-bit
-  address space and together occupy at most :data:`MAX_FOOTPRINT_BYTES`; constant contents have
-  exactly the segment's size;
-* every argument owns one segment outright: it starts there, its packed image has exactly the
-  segment's size, and the segment has no constant contents;
-* every run is non-empty, ends in FINISH and has no earlier FINISH, fits one transfer
-  (:data:`MAX_XFER_BYTES`), and has its micro-op staging image inside one scratch segment that
-  holds no argument (or no image and staging address 0);
-* every LOAD / STORE that moves data touches DRAM inside one segment (LOAD UOP: inside its run's
-  staging image), stores only OUT and loads only loadable buffers;
-* every instruction fits its encoding;
-* its layers, if any, have unique printable names of at most 255 bytes, and every instruction
-  has one, the layers numbered in the order of their first instruction, each with at least one.
+The rules of a program live in the verifiers of the ``vtaisa`` ops (field widths, memory types,
+runs ending in FINISH, segments, the argument table, DRAM accesses inside segments:
+:mod:`vta_mlir.dialects.vtaisa_rules`).  :func:`check_module` applies them to a module that did
+not come from verified ops — read from a ``.vtab``, or built by hand — by building its
+``vtaisa.program`` and verifying it, after :func:`check_image` has checked what the ops cannot
+express: the Python types of its parts and the layer tags of its runs (:func:`check_layers`).
+A module serialised from a verified program, or read and checked, is marked ``checked`` and
+not checked again.
 
 Whether every instruction stays inside the SRAMs and the micro-op table is another question,
 answered by :func:`sram_index_problems` (``vta-run`` refuses such a module, ``vta-translate
---emit=asm`` warns about it): it replays the micro-op SRAM the ``LOAD UOP`` instructions fill
-and bounds each GEMM / ALU index over its whole loop nest, as the device would address it.
+--emit=asm`` warns about it; the loader accepts it): it replays the micro-op SRAM the
+``LOAD UOP`` instructions fill and bounds each GEMM / ALU index over its whole loop nest, as
+the device would address it.
 """
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.abi import ArgSpec, check_name
 from vta_mlir.config import PAGE_BYTES, VTAConfig
-from vta_mlir.errors import BinaryFormatError, EncodingError
+from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.isa import (
     AluInsn,
     FinishInsn,
     GemmInsn,
-    Insn,
     MemInsn,
     MemType,
     decode_uop_fields,
-    dram_elem_bytes,
-    encode_insns,
 )
 from vta_mlir.program import Program, Run, Segment
 from vta_mlir.sim.timing import insn_name
@@ -57,10 +48,11 @@ __all__ = [
     "MAX_FOOTPRINT_BYTES",
     "MAX_XFER_BYTES",
     "IndexProblem",
+    "check_image",
     "check_layers",
     "check_module",
     "dram_footprint",
-    "encode_run",
+    "page_end",
     "sram_index_problems",
 ]
 
@@ -70,10 +62,6 @@ ADDRESS_LIMIT = 1 << 32
 MAX_FOOTPRINT_BYTES = 1 << 30
 #: Largest instruction stream and micro-op image of one run (``VTA_MAX_XFER``, docs/isa.md §4.1).
 MAX_XFER_BYTES = 1 << 25
-_INSN_BYTES = 16
-_UOP_BYTES = 4
-
-
 
 
 def is_int(v: Any) -> bool:
@@ -90,167 +78,66 @@ def dram_footprint(sizes: Iterable[int]) -> int:
     return sum(page_end(0, max(int(n), 1)) for n in sizes)
 
 
-def check_module(module: BinaryModule, *, encode: bool = True) -> None:
-    """Raise :class:`BinaryFormatError` unless ``module`` is self-consistent (module doc);
-    ``encode=False`` skips encoding every instruction (for callers that encode them anyway or
-    have just decoded them)."""
+def check_image(module: BinaryModule) -> None:
+    """Raise :class:`BinaryFormatError` unless the parts of ``module`` are of the types a
+    ``vtaisa.program`` can be built from and its layer tags are consistent."""
     if not isinstance(module.config, VTAConfig):
         raise BinaryFormatError("module config must be a VTAConfig")
-    cfg = module.config
-    base = module.base
-    if not is_int(base) or base % PAGE_BYTES or not PAGE_BYTES <= base < ADDRESS_LIMIT:
-        raise BinaryFormatError(
-            f"base address {base!r} is not a non-zero, 4 KiB-aligned 32-bit address"
-        )
+    if not is_int(module.base):
+        raise BinaryFormatError(f"base address {module.base!r} is not an integer")
     prog = module.program
     if not isinstance(prog, Program):
         raise BinaryFormatError("module program must be a Program")
-
-    # -- segments
-    segs = sorted(prog.segments, key=lambda s: int(s.phys) if is_int(getattr(s, "phys", None))
-                  else -1)
-    names: set[str] = set()
-    prev: Segment | None = None
-    for seg in segs:
+    for seg in prog.segments:
         if not isinstance(seg, Segment):
             raise BinaryFormatError(f"program segment {seg!r} is not a Segment")
-        check_name(seg.name, "segment")
+        if not isinstance(seg.name, str):
+            check_name(seg.name, "segment")
         what = f"segment '{seg.name}'"
-        if seg.name in names:
-            raise BinaryFormatError(f"{what} is defined twice")
-        names.add(seg.name)
-        if not is_int(seg.phys) or seg.phys % PAGE_BYTES:
-            raise BinaryFormatError(f"{what}: address {seg.phys!r} is not 4 KiB-aligned")
-        if seg.phys < base:
-            raise BinaryFormatError(
-                f"{what}: address {seg.phys:#x} is below the module base {base:#x}"
-            )
-        if not is_int(seg.nbytes) or seg.nbytes < 1:
-            raise BinaryFormatError(f"{what}: size {seg.nbytes!r} is not a positive integer")
-        if seg.phys + seg.nbytes > ADDRESS_LIMIT:
-            raise BinaryFormatError(
-                f"{what}: [{seg.phys:#x}, +{seg.nbytes}) exceeds the 32-bit address space"
-            )
-        if seg.data is not None:
-            if not isinstance(seg.data, np.ndarray) or seg.data.dtype != np.uint8 \
-                    or seg.data.ndim != 1:
-                raise BinaryFormatError(f"{what}: contents must be a 1-D uint8 array")
-            if seg.data.size != seg.nbytes:
-                raise BinaryFormatError(
-                    f"{what}: {seg.data.size} bytes of contents for a {seg.nbytes}-byte segment"
-                )
-        if prev is not None and seg.phys < page_end(prev.phys, prev.nbytes):
-            raise BinaryFormatError(
-                f"segments '{prev.name}' and '{seg.name}' overlap (pages of "
-                f"[{prev.phys:#x}, +{prev.nbytes}) and [{seg.phys:#x}, +{seg.nbytes}))"
-            )
-        prev = seg
-    footprint = sum(page_end(s.phys, s.nbytes) - s.phys for s in segs)
-    if footprint > MAX_FOOTPRINT_BYTES:
-        raise BinaryFormatError(
-            f"segments occupy {footprint} bytes of DRAM, more than the "
-            f"{MAX_FOOTPRINT_BYTES >> 20} MiB limit"
-        )
-    by_name = {s.name: s for s in segs}
-    starts = [s.phys for s in segs]
-
-    def find(lo: int, hi: int) -> Segment | None:
-        i = bisect.bisect_right(starts, lo) - 1
-        if i >= 0 and hi <= segs[i].phys + segs[i].nbytes:
-            return segs[i]
-        return None
-
-    # -- arguments
-    arg_names: set[str] = set()
-    arg_segments: dict[str, str] = {}
+        if not is_int(seg.phys) or not is_int(seg.nbytes):
+            raise BinaryFormatError(f"{what}: address {seg.phys!r} and size {seg.nbytes!r} must "
+                                    "be integers")
+        if seg.data is not None and (not isinstance(seg.data, np.ndarray)
+                                     or seg.data.dtype != np.uint8 or seg.data.ndim != 1):
+            raise BinaryFormatError(f"{what}: contents must be a 1-D uint8 array")
     for arg in module.args:
         if not isinstance(arg, ArgSpec):
             raise BinaryFormatError(f"argument {arg!r} is not an ArgSpec")
-        what = f"argument '{arg.name}'"
-        if arg.name in arg_names:
-            raise BinaryFormatError(f"{what} is declared twice")
-        arg_names.add(arg.name)
-        seg = by_name.get(arg.segment)
-        if seg is None:
-            raise BinaryFormatError(f"{what}: segment {arg.segment!r} does not exist")
-        if arg.segment in arg_segments:
-            raise BinaryFormatError(
-                f"{what}: segment '{arg.segment}' already holds argument "
-                f"'{arg_segments[arg.segment]}'"
-            )
-        arg_segments[arg.segment] = arg.name
-        if arg.phys != seg.phys:
-            raise BinaryFormatError(
-                f"{what}: address {arg.phys:#x} points outside the start of its segment "
-                f"'{seg.name}' at {seg.phys:#x}"
-            )
-        if arg.packed_nbytes != seg.nbytes:
-            raise BinaryFormatError(
-                f"{what}: packed size {arg.packed_nbytes} differs from the size {seg.nbytes} "
-                f"of its segment '{seg.name}'"
-            )
-        if seg.data is not None:
-            raise BinaryFormatError(f"{what}: its segment '{seg.name}' has constant contents")
-
-    # -- runs
-    elem_bytes = dram_elem_bytes(cfg)
     for r, run in enumerate(prog.runs):
         if not isinstance(run, Run):
             raise BinaryFormatError(f"run {r} is not a Run")
-        where = f"run {r}"
-        insns = run.insns
-        if not insns:
-            raise BinaryFormatError(f"{where} has no instructions")
-        if len(insns) * _INSN_BYTES > MAX_XFER_BYTES:
-            raise BinaryFormatError(
-                f"{where} has {len(insns)} instructions, more than one {MAX_XFER_BYTES}-byte "
-                "transfer holds"
-            )
         words = run.uop_words
         if not isinstance(words, np.ndarray) or words.ndim != 1 or words.dtype != np.uint32:
-            raise BinaryFormatError(f"{where}: micro-op words must be a 1-D uint32 array")
-        if words.size * _UOP_BYTES > MAX_XFER_BYTES:
-            raise BinaryFormatError(f"{where}: micro-op image of {words.size} words is too large")
-        ubase = run.uop_base
-        if not is_int(ubase):
-            raise BinaryFormatError(f"{where}: micro-op staging address {ubase!r} is not an int")
-        staging: tuple[int, int] | None = None
-        if words.size == 0:
-            if ubase != 0:
-                raise BinaryFormatError(
-                    f"{where}: micro-op staging address {ubase:#x} given without micro-op words"
-                )
-        else:
-            if ubase % _UOP_BYTES or ubase <= 0:
-                raise BinaryFormatError(
-                    f"{where}: micro-op staging address {ubase:#x} is not a 4-byte-aligned "
-                    "non-zero address"
-                )
-            end = ubase + words.size * _UOP_BYTES
-            seg = find(ubase, end)
-            if seg is None:
-                raise BinaryFormatError(
-                    f"{where}: micro-op staging region [{ubase:#x}, {end:#x}) is not inside a "
-                    "segment"
-                )
-            if seg.data is not None or seg.name in arg_segments:
-                raise BinaryFormatError(
-                    f"{where}: micro-op staging region lies in segment '{seg.name}', which "
-                    "holds constants or an argument"
-                )
-            staging = (ubase, end)
-        for i, insn in enumerate(insns):
-            last = i == len(insns) - 1
-            if isinstance(insn, FinishInsn) != last:
-                raise BinaryFormatError(
-                    f"{where} does not end in FINISH" if last
-                    else f"{where}: FINISH at instruction {i} before the end of the run"
-                )
-            if isinstance(insn, MemInsn):
-                _check_mem(insn, f"{where} instruction {i}", elem_bytes, cfg, find, staging)
-        if encode:
-            encode_run(insns, cfg, where)
+            raise BinaryFormatError(f"run {r}: micro-op words must be a 1-D uint32 array")
+        if not is_int(run.uop_base):
+            raise BinaryFormatError(
+                f"run {r}: micro-op staging address {run.uop_base!r} is not an int")
+        for i, insn in enumerate(run.insns):
+            if not isinstance(insn, MemInsn | GemmInsn | AluInsn | FinishInsn):
+                raise BinaryFormatError(f"run {r} instruction {i}: {insn!r} is not an "
+                                        "instruction record")
     check_layers(prog)
+
+
+def check_module(module: BinaryModule, *, encode: bool = True) -> None:
+    """Raise :class:`BinaryFormatError` (one line) unless ``module`` is a valid program: its
+    ``vtaisa.program`` verifies, SRAM bounds left out (module docstring); mark it checked.
+    ``encode`` is accepted for compatibility: the verifiers check every field's width, which
+    is what encoding checks."""
+    del encode
+    from vta_mlir.dialects.vtaisa_program import program_op
+    from vta_mlir.dialects.vtaisa_rules import verify_program
+
+    if getattr(module, "checked", False):
+        return
+    check_image(module)
+    try:
+        program = program_op(module)
+    except (TypeError, ValueError, VerifyException, VTAError) as e:
+        raise BinaryFormatError(str(e).splitlines()[0] if str(e) else type(e).__name__) \
+            from None
+    verify_program(program, module.config, sram_bounds=False)
+    module.checked = True
 
 
 def check_layers(prog: Program) -> None:
@@ -297,46 +184,6 @@ def check_layers(prog: Program) -> None:
         seen = int(running[-1]) + 1
     if names and seen != len(names):
         raise BinaryFormatError(f"layer '{names[seen]}' has no instructions")
-
-
-def encode_run(insns: list[Insn], cfg: VTAConfig, where: str) -> bytes:
-    """The instruction words of one run; encoding failures become BinaryFormatError."""
-    try:
-        return encode_insns(insns, cfg).tobytes()
-    except (EncodingError, TypeError, AttributeError, KeyError) as e:
-        raise BinaryFormatError(f"{where}: {e}") from None
-
-
-def _check_mem(insn: MemInsn, where: str, elem_bytes: dict[int, int], cfg: VTAConfig,
-               find: Any, staging: tuple[int, int] | None) -> None:
-    """A memory instruction's DRAM rows must lie inside one segment (LOAD UOP: the staging)."""
-    if insn.x_size == 0 or insn.y_size == 0:
-        return  # NOP, or a load that writes only padding rows: no DRAM access
-    if insn.is_store:
-        if insn.memory_type != MemType.OUT:
-            raise BinaryFormatError(f"{where}: STORE of memory type {insn.memory_type} "
-                                    "(only OUT can be stored)")
-        size = cfg.out_elem_bytes
-    else:
-        if insn.memory_type not in elem_bytes or insn.memory_type == MemType.OUT:
-            raise BinaryFormatError(
-                f"{where}: LOAD of memory type {insn.memory_type}, which cannot be loaded"
-            )
-        size = elem_bytes[insn.memory_type]
-    lo = insn.dram_base * size
-    hi = (insn.dram_base + (insn.y_size - 1) * insn.x_stride + insn.x_size) * size
-    kind = "STORE" if insn.is_store else f"LOAD {MemType(insn.memory_type).name}"
-    if insn.memory_type == MemType.UOP and not insn.is_store:
-        if staging is None or lo < staging[0] or hi > staging[1]:
-            raise BinaryFormatError(
-                f"{where}: {kind} reads [{lo:#x}, {hi:#x}) outside the run's micro-op staging "
-                "region"
-            )
-        return
-    if find(lo, hi) is None:
-        raise BinaryFormatError(
-            f"{where}: {kind} touches DRAM [{lo:#x}, {hi:#x}) outside every segment"
-        )
 
 
 # ---------------------------------------------------------------------------------------------

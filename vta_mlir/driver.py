@@ -5,9 +5,9 @@ The level of an input is detected from the input itself, never from a file name:
 
 * ``binary`` — a ``.vtab`` image, recognized by its magic bytes; read and checked as it is;
 * ``vtaisa`` — MLIR holding ``vtaisa`` ops (one ``vtaisa.program``): serialized as it is;
-* ``vta`` — MLIR holding ``vta`` ops (a host program): lowered through the command builder
-  straight to instruction words (:func:`vta_mlir.host.lowering.lower_to_binary`), without
-  building the flat ``vtaisa`` IR;
+* ``vta`` — MLIR holding ``vta`` ops (a host program): lowered through the command builder to
+  its ``vtaisa.program`` (:func:`vta_mlir.host.lowering.lower_to_isa`), which is verified and
+  serialized;
 * ``input`` — any other MLIR (``func``, ``linalg``, ...): run through the default pipeline
   ``vta-to-isa`` of :func:`vta_mlir.passes.get_all_passes`, then treated as above.
 
@@ -341,10 +341,11 @@ def lower_module(
     if function is not None and original == Level.VTAISA:
         raise VTAError(f"{function_option} applies to input-level and vta-level IR, not to "
                        f"{original.description}")
-    from vta_mlir.dialects.vtaisa_program import module_to_program
+    from vta_mlir.dialects.vtaisa_serialize import find_program, serialize
 
     try:
-        return module_to_program(module)
+        # The parser and every pipeline verify the IR they produce (after each pass).
+        return serialize(find_program(module), verified=True)
     except DiagnosticError:
         raise
     except VTAError as exc:

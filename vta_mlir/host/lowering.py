@@ -1,8 +1,9 @@
-"""The host-program driver: a ``vta``-level module → a linked :class:`BinaryModule`.
+"""The host-program driver: a ``vta``-level module → its linked ``vtaisa.program``.
 
-:func:`lower_to_binary` is the one place where ``vta`` IR becomes instructions; the
-``vta-lower-to-isa`` pass (``vtaisa`` IR) and ``vta-translate --emit=bin`` (a ``.vtab``) both
-call it, so they cannot disagree (``docs/architecture.md`` §1).  It
+:func:`lower_to_isa` is the one place where ``vta`` IR becomes instructions; the
+``vta-lower-to-isa`` pass and the driver's lowering of ``vta`` IR (``vta-translate``,
+``vta-run``, :func:`vta_mlir.lower`) both call it, so they cannot disagree
+(``docs/architecture.md`` §1).  It
 
 1. picks the function to lower and checks the configuration,
 2. places every buffer (:mod:`.layout`): SRAM element ranges, and DRAM segments linked from
@@ -10,11 +11,13 @@ call it, so they cannot disagree (``docs/architecture.md`` §1).  It
 3. compiles the body into a Python function (:mod:`.compiler`) and runs it against a
    :class:`~vta_mlir.runtime.command_builder.CommandBuilder`, which applies the runtime's rules
    (micro-op cache, dependency flags and NOPs, automatic synchronisation, FINISH),
-4. adds the micro-op staging segment last (the largest staging image of any run) and returns
-   the binary module.
+4. adds the micro-op staging segment last (the largest staging image of any run) and emits
+   the program — segments, argument table, then each run the builder recorded — as ``vtaisa``
+   ops (:class:`~vta_mlir.dialects.vtaisa_build.ProgramBuilder`).
 
-Every problem is reported MLIR-style at the op concerned
-(:class:`~vta_mlir.ir.diagnostics.DiagnosticError`).
+:func:`lower_to_binary` is the same followed by verification and serialisation
+(:func:`~vta_mlir.dialects.vtaisa_serialize.serialize`).  Every problem is reported
+MLIR-style at the op concerned (:class:`~vta_mlir.ir.diagnostics.DiagnosticError`).
 """
 
 from __future__ import annotations
@@ -25,15 +28,23 @@ from xdsl.ir import Operation
 
 from vta_mlir.binary import DEFAULT_BASE, BinaryModule, Linker
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta_config_attr import CONFIG_ATTR_NAME, VTAConfigAttr, get_config
-from vta_mlir.errors import BinaryFormatError, RuntimeBuildError
+from vta_mlir.dialects.vta_config_attr import (
+    CONFIG_ATTR_NAME,
+    VTAConfigAttr,
+    get_config,
+    set_module_config,
+)
+from vta_mlir.dialects.vtaisa_build import ProgramBuilder
+from vta_mlir.dialects.vtaisa_program_ops import ProgramOp
+from vta_mlir.dialects.vtaisa_serialize import serialize
+from vta_mlir.errors import BinaryFormatError, RuntimeBuildError, VTAError
 from vta_mlir.host.compiler import compile_host_program
 from vta_mlir.host.layout import plan_layout, value_label
 from vta_mlir.ir.diagnostics import report_error
-from vta_mlir.program import Program, number_layers
+from vta_mlir.program import number_layers
 from vta_mlir.runtime.command_builder import CommandBuilder
 
-__all__ = ["STAGING_SEGMENT", "lower_to_binary", "select_function"]
+__all__ = ["STAGING_SEGMENT", "lower_to_binary", "lower_to_isa", "select_function"]
 
 #: Name of the micro-op staging segment (suffixed if an argument already has the name).
 STAGING_SEGMENT = "uops"
@@ -76,14 +87,15 @@ def _check_config(module: ModuleOp, cfg: VTAConfig | None) -> VTAConfig:
     return cfg
 
 
-def lower_to_binary(
+def lower_to_isa(
     module: ModuleOp,
     cfg: VTAConfig | None = None,
     *,
     function: str | None = None,
     base: int | None = None,
-) -> BinaryModule:
-    """Lower the host program of ``module`` to a linked binary module.
+) -> tuple[ProgramOp, VTAConfig]:
+    """Lower the host program of ``module`` to a linked ``vtaisa.program`` (detached, not
+    yet verified) and the configuration it is for.
 
     ``cfg`` defaults to the module's ``vta.config`` (else the default configuration); a
     ``cfg`` that differs from the module's attribute is an error.  ``function`` names the
@@ -122,8 +134,31 @@ def lower_to_binary(
             assert segment.phys == staging, "the staging segment must follow every other one"
     except BinaryFormatError as e:
         report_error(f, str(e))
-    # Not validated here: writing a .vtab, loading it on a device and the vtaisa.program
-    # verifier each check the whole module anyway.
     layers = number_layers(runs, program.layers)
-    return BinaryModule(cfg, Program(runs, list(linker.segments), layers), layout.args,
-                        linker.base)
+    emit = ProgramBuilder(linker.base, cfg)
+    for seg in linker.segments:
+        emit.segment(seg.name, seg.phys, seg.nbytes, seg.data)
+    for arg in layout.args:
+        emit.argument(arg)
+    try:
+        for run in runs:
+            emit.run(run, layers)
+    except VTAError as e:
+        report_error(f, str(e))
+    return emit.program, cfg
+
+
+def lower_to_binary(
+    module: ModuleOp,
+    cfg: VTAConfig | None = None,
+    *,
+    function: str | None = None,
+    base: int | None = None,
+) -> BinaryModule:
+    """The image of :func:`lower_to_isa`'s program, verified
+    (:func:`~vta_mlir.dialects.vtaisa_serialize.serialize`; a rule the program breaks is a
+    :class:`~vta_mlir.ir.diagnostics.DiagnosticError` at its op)."""
+    program, cfg = lower_to_isa(module, cfg, function=function, base=base)
+    holder = ModuleOp([program])
+    set_module_config(holder, cfg)
+    return serialize(program)
