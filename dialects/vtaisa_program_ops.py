@@ -244,14 +244,12 @@ class RunOp(IRDLOperation):
         instructions and layer markers, ends in FINISH and nowhere else, fits one transfer,
         and stages its micro-ops at a 4-byte-aligned non-zero address (0 without any)."""
         ops = list(self.body.block.ops)
+        finishes: list[int] = []
         insns = 0
         for i, op in enumerate(ops):
             if isinstance(op, InsnOp):
-                if isinstance(op, FinishInsnOp) and i != len(ops) - 1:
-                    raise VerifyException(
-                        f"FINISH at instruction {insns} before the end of the run "
-                        "(vtaisa.finish must be the last instruction of its run)"
-                    )
+                if isinstance(op, FinishInsnOp):
+                    finishes.append(insns)
                 insns += 1
             elif isinstance(op, UopsOp):
                 if i != 0:
@@ -270,6 +268,11 @@ class RunOp(IRDLOperation):
         if not isinstance(ops[-1], FinishInsnOp):
             raise VerifyException("the run does not end in FINISH (a vtaisa.run must end with "
                                   "vtaisa.finish)")
+        if len(finishes) > 1:
+            raise VerifyException(
+                f"FINISH at instruction {finishes[0]} before the end of the run "
+                "(vtaisa.finish must be the last instruction of its run)"
+            )
         if insns * _INSN_BYTES > MAX_XFER_BYTES:
             raise VerifyException(f"the run has {insns} instructions, more than one "
                                   f"{MAX_XFER_BYTES}-byte transfer holds")

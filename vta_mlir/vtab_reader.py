@@ -48,6 +48,7 @@ from vta_mlir.vtab_format import (
     UOP_BYTES,
     VERSION_SECTIONS,
     WINDOW_RANK,
+    crc,
 )
 
 __all__ = ["from_bytes", "read_vtab"]
@@ -110,7 +111,7 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
             if buf[:len(MAGIC)] == MAGIC[:min(n, len(MAGIC))]
             else "not a VTA module (bad magic)"
         )
-    magic, version, nsec, flags, base, size, crc, reserved = HEADER.unpack_from(buf, 0)
+    magic, version, nsec, flags, base, size, stored, reserved = HEADER.unpack_from(buf, 0)
     if magic != MAGIC:
         raise BinaryFormatError("not a VTA module (bad magic)")
     if version not in VERSION_SECTIONS:
@@ -123,9 +124,9 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         raise BinaryFormatError(f"truncated module: header says {size} bytes, got {n}")
     if size < n:
         raise BinaryFormatError(f"{n - size} trailing byte(s) after the {size}-byte module")
-    if crc(buf) != crc:
+    if crc(buf) != stored:
         raise BinaryFormatError(
-            f"checksum mismatch (stored {crc:#010x}, computed {crc(buf):#010x}): "
+            f"checksum mismatch (stored {stored:#010x}, computed {crc(buf):#010x}): "
             "the module is corrupt"
         )
     if flags != 0 or reserved != 0:

@@ -197,9 +197,9 @@ vtaisa.program base 0x40000 {
 
 // -----
 
-// expected-error @+1 {{layer name must be a non-empty string, got ''}}
 vtaisa.program base 0x40000 {
   vtaisa.run {
+    // expected-error @+1 {{layer name must be a non-empty string, got ''}}
     vtaisa.layer ""
     vtaisa.finish
   }
