@@ -357,3 +357,93 @@ vtaisa.program base 0x40000 {
     vtaisa.finish
   }
 }
+
+// -----
+
+vtaisa.program base 0x40000 {
+  // expected-error @+1 {{segment 'a': address 0x40040 is not 4 KiB-aligned}}
+  vtaisa.segment "a" phys 0x40040 size 16
+}
+
+// -----
+
+// expected-error @+1 {{segment 'a' is defined twice}}
+vtaisa.program base 0x40000 {
+  vtaisa.segment "a" phys 0x40000 size 16
+  vtaisa.segment "a" phys 0x41000 size 16
+}
+
+// -----
+
+// expected-error @+1 {{segment 'a': address 0x3f000 is below the module base 0x40000}}
+vtaisa.program base 0x40000 {
+  vtaisa.segment "a" phys 0x3f000 size 16
+}
+
+// -----
+
+// expected-error @+1 {{argument 'x' is declared twice}}
+vtaisa.program base 0x40000 {
+  vtaisa.segment "x" phys 0x40000 size 64
+  vtaisa.segment "y" phys 0x41000 size 64
+  vtaisa.arg "x" in int8 [64] padded [64] split [64] perm [0] packed int8 segment "x" phys 0x40000
+  vtaisa.arg "x" in int8 [64] padded [64] split [64] perm [0] packed int8 segment "y" phys 0x41000
+}
+
+// -----
+
+// expected-error @+1 {{argument 'x': its segment 'x' has constant contents}}
+vtaisa.program base 0x40000 {
+  vtaisa.segment "x" phys 0x40000 size 1 data "0x07"
+  vtaisa.arg "x" in int8 [1] padded [1] split [1] perm [0] packed int8 segment "x" phys 0x40000
+}
+
+// -----
+
+// expected-error @+1 {{run 0: micro-op staging region [0x41000, 0x41004) is not inside a segment}}
+vtaisa.program base 0x40000 {
+  vtaisa.segment "uops" phys 0x40000 size 4
+  vtaisa.run uop_base 0x41000 {
+    vtaisa.uops [(0, 0, 0)]
+    vtaisa.finish
+  }
+}
+
+// -----
+
+// expected-error @+1 {{run 0: micro-op staging region lies in segment 'x', which holds constants or an argument}}
+vtaisa.program base 0x40000 {
+  vtaisa.segment "x" phys 0x40000 size 64
+  vtaisa.arg "x" in int8 [64] padded [64] split [64] perm [0] packed int8 segment "x" phys 0x40000
+  vtaisa.run uop_base 0x40000 {
+    vtaisa.uops [(0, 0, 0)]
+    vtaisa.finish
+  }
+}
+
+// -----
+
+vtaisa.program base 0x40000 {
+  // expected-error @+1 {{micro-op staging address 0x40000 given without micro-op words}}
+  vtaisa.run uop_base 0x40000 {
+    vtaisa.finish
+  }
+}
+
+// -----
+
+vtaisa.program base 0x40000 {
+  // expected-error @+1 {{the run has no instructions (a vtaisa.run must end with vtaisa.finish)}}
+  vtaisa.run {
+  }
+}
+
+// -----
+
+vtaisa.program base 0x40000 {
+  vtaisa.run {
+    // expected-error @+1 {{a store has memory_type out, got acc (only OUT can be stored)}}
+    vtaisa.store acc sram 0 dram 0x10 y 1 x 1 stride 1
+    vtaisa.finish
+  }
+}
