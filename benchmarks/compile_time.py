@@ -3,8 +3,8 @@
 For each workload: parsing (with the configuration attached and the module verified), each pass
 of ``vta-to-isa`` run on its own in pipeline order (``VtaToIsaPass().passes()``), the
 verification of the module after every pass (as the pipeline does it), and writing the binary
-module (the verified ``vtaisa`` program serialised to its image and ``.vtab`` bytes).  Each figure is the median
-over ``--repeat`` compilations; the total is the sum of the medians.
+module (the verified ``vtaisa`` program serialised to its image and ``.vtab`` bytes).  Each
+figure is the median over ``--repeat`` compilations; the total is the sum of the medians.
 
 Usage::
 

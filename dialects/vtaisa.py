@@ -8,13 +8,13 @@ op and a :mod:`vta_mlir.isa` record convert into each other exactly (:func:`insn
 range of loads and stores (§3.3–§3.5) and which dependency flags the executing module has a queue
 for (§3.2).
 
-``vtaisa.program`` holds one linked binary module (:class:`vta_mlir.binary.BinaryModule`): its
-base address, DRAM segments (``vtaisa.segment``), argument table (``vtaisa.arg``) and runs
-(``vtaisa.run``), each run with its micro-op staging image (``vtaisa.uops``, §2.7) and its
-instructions, the last one ``vtaisa.finish``.  The hardware configuration is the ``vta.config``
-attribute of an enclosing op (normally the module).  :func:`program_to_module` and
-:func:`module_to_program` convert between a ``BinaryModule`` and this IR without loss, so
-``.vtab → vtaisa → .vtab`` is byte-identical::
+``vtaisa.program`` is one linked program — what the host lowering emits, and what its image
+(:class:`vta_mlir.binary.BinaryModule`) and ``.vtab`` serialise: its base address, DRAM
+segments (``vtaisa.segment``), argument table (``vtaisa.arg``) and runs (``vtaisa.run``),
+each run with its micro-op staging image (``vtaisa.uops``, §2.7) and its instructions, the last one ``vtaisa.finish``.  The hardware configuration is the ``vta.config``
+attribute of an enclosing op (normally the module).  :func:`program_to_module` reads a
+``BinaryModule`` as this IR and :func:`module_to_program` serialises a verified program, without
+loss, so ``.vtab → vtaisa → .vtab`` is byte-identical::
 
     builtin.module attributes {vta.config = #vta.config<...>} {
       vtaisa.program base 0x40000 {
@@ -30,19 +30,23 @@ attribute of an enclosing op (normally the module).  :func:`program_to_module` a
       }
     }
 
-This module holds the dialect :data:`VTAISA` and re-exports its parts: the instruction ops and
-their conversion to and from :mod:`vta_mlir.isa` records
-(:mod:`vta_mlir.dialects.vtaisa_insns`), the ops of a linked program
-(:mod:`vta_mlir.dialects.vtaisa_program_ops`), and the conversion between a ``BinaryModule`` and
-this IR (:func:`program_op`, :func:`program_to_module`, :func:`module_to_program`, in
-:mod:`vta_mlir.dialects.vtaisa_program`).  The helpers the ops share (integer properties, custom
-syntax) live in :mod:`vta_mlir.dialects.vtaisa_syntax`.
+This module holds the dialect :data:`VTAISA` and re-exports its parts: the instruction ops
+(:mod:`vta_mlir.dialects.vtaisa_insns`) and their conversion to and from :mod:`vta_mlir.isa`
+records (:mod:`vta_mlir.dialects.vtaisa_records`), the ops of a linked program
+(:mod:`vta_mlir.dialects.vtaisa_program_ops`, :mod:`vta_mlir.dialects.vtaisa_arg`; the rules
+spanning a program in :mod:`vta_mlir.dialects.vtaisa_rules`), and reading a ``BinaryModule`` as
+this IR and serialising it back (:func:`program_op`, :func:`program_to_module`,
+:func:`module_to_program`, in :mod:`vta_mlir.dialects.vtaisa_program`; the builder and the
+serialiser in :mod:`vta_mlir.dialects.vtaisa_build` and
+:mod:`vta_mlir.dialects.vtaisa_serialize`).  The helpers the ops share (integer properties,
+custom syntax) live in :mod:`vta_mlir.dialects.vtaisa_syntax`.
 """
 
 from __future__ import annotations
 
 from xdsl.ir import Dialect
 
+from .vtaisa_arg import ArgOp
 from .vtaisa_insns import (
     ALU_FIELDS,
     GEMM_FIELDS,
@@ -55,11 +59,10 @@ from .vtaisa_insns import (
     InsnOp,
     LoadInsnOp,
     StoreInsnOp,
-    insn_to_op,
-    op_to_insn,
 )
 from .vtaisa_program import module_to_program, program_op, program_to_module
-from .vtaisa_program_ops import ArgOp, LayerOp, ProgramOp, RunOp, SegmentOp, UopsOp
+from .vtaisa_program_ops import LayerOp, ProgramOp, RunOp, SegmentOp, UopsOp
+from .vtaisa_records import insn_to_op, op_to_insn
 
 __all__ = [
     "ALU_FIELDS",

@@ -24,8 +24,8 @@ from vta_mlir.isa import Uop, decode_uops, encode_uops
 from vta_mlir.program import Run
 
 from .vtaisa_arg import ArgOp
-from .vtaisa_insns import insn_to_op
 from .vtaisa_program_ops import LayerOp, ProgramOp, RunOp, SegmentOp, UopsOp
+from .vtaisa_records import insn_to_op
 
 __all__ = ["ProgramBuilder", "uops_of_words"]
 

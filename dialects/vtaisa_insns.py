@@ -1,8 +1,8 @@
 """The instruction ops of the ``vtaisa`` dialect (:mod:`vta_mlir.dialects.vtaisa`), one per
 VTA instruction (``docs/isa.md`` §2.2–§2.6): ``vtaisa.load``, ``vtaisa.store``, ``vtaisa.gemm``,
 ``vtaisa.alu`` and ``vtaisa.finish``, every field a property named as in §2, and the exact
-conversion between an op and a :mod:`vta_mlir.isa` record (:func:`insn_to_op`,
-:func:`op_to_insn`).
+conversion between an op and a :mod:`vta_mlir.isa` record lives in
+:mod:`vta_mlir.dialects.vtaisa_records`.
 
 Their syntax is hand-written rather than an ``assembly_format``: the memory type and the ALU
 operation are integer fields printed as keywords (``inp``, ``shr``), the dependency flags four
@@ -20,7 +20,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     i64,
 )
-from xdsl.ir import Operation
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -36,12 +35,7 @@ from vta_mlir.isa import (
     DEP_FLAGS,
     LOAD_MODULE,
     STORE_MODULE,
-    AluInsn,
     AluKind,
-    FinishInsn,
-    GemmInsn,
-    Insn,
-    MemInsn,
     MemType,
 )
 
@@ -66,8 +60,6 @@ __all__ = [
     "InsnOp",
     "LoadInsnOp",
     "StoreInsnOp",
-    "insn_to_op",
-    "op_to_insn",
 ]
 
 #: Field names of each instruction kind after the common header (docs/isa.md §2.3–§2.5).
@@ -485,42 +477,3 @@ INSN_OPS: tuple[type[InsnOp], ...] = (LoadInsnOp, StoreInsnOp, GemmInsnOp, AluIn
                                        FinishInsnOp)
 for _cls in INSN_OPS:
     _cls.PROPS = (*DEP_FLAGS, *_cls.FIELDS)
-
-
-_OP_OF_RECORD: dict[type, type[InsnOp]] = {GemmInsn: GemmInsnOp, AluInsn: AluInsnOp,
-                                            FinishInsn: FinishInsnOp}
-
-
-def insn_to_op(insn: Insn) -> InsnOp:
-    """The ``vtaisa`` op of a :mod:`vta_mlir.isa` instruction record (every field copied).
-
-    Built with ``create`` from the record's fields, without the keyword checks of the
-    constructor: a network has tens of thousands of instructions.  Raises ``TypeError`` for
-    an object that is not an instruction record or a field that is not an integer."""
-    cls: type[InsnOp] | None
-    if isinstance(insn, MemInsn):
-        cls = StoreInsnOp if insn.is_store else LoadInsnOp
-    else:
-        cls = next((c for t, c in _OP_OF_RECORD.items() if isinstance(insn, t)), None)
-        if cls is None:
-            raise TypeError(f"not a VTA instruction record: {insn!r}")
-    try:
-        props = {n: int_attr(getattr(insn, n)) for n in cls.PROPS}
-    except (TypeError, ValueError, AttributeError) as e:
-        raise TypeError(f"{type(insn).__name__}: a field is not an integer ({e})") from None
-    return cls.create(properties=props)
-
-
-def op_to_insn(op: Operation) -> Insn:
-    """The :mod:`vta_mlir.isa` record of a ``vtaisa`` instruction op (inverse of
-    :func:`insn_to_op`)."""
-    if not isinstance(op, InsnOp):
-        raise TypeError(f"{op.name} is not a vtaisa instruction")
-    values = op.values()
-    if isinstance(op, _MemInsnOp):
-        return MemInsn(is_store=int(op.IS_STORE), **values)
-    if isinstance(op, GemmInsnOp):
-        return GemmInsn(**values)
-    if isinstance(op, AluInsnOp):
-        return AluInsn(**values)
-    return FinishInsn(**values)

@@ -22,8 +22,9 @@ from vta_mlir.program import Program, Run, Segment, number_layers
 
 from .vta_config_attr import get_config
 from .vtaisa_arg import ArgOp
-from .vtaisa_insns import InsnOp, op_to_insn
+from .vtaisa_insns import InsnOp
 from .vtaisa_program_ops import LayerOp, ProgramOp, RunOp, SegmentOp
+from .vtaisa_records import op_to_insn
 from .vtaisa_syntax import int_field
 
 __all__ = ["find_program", "serialize", "unchecked_image"]
