@@ -11,8 +11,9 @@ for (§3.2).
 ``vtaisa.program`` is one linked program — what the host lowering emits, and what its image
 (:class:`vta_mlir.binary.BinaryModule`) and ``.vtab`` serialise: its base address, DRAM
 segments (``vtaisa.segment``), argument table (``vtaisa.arg``) and runs (``vtaisa.run``),
-each run with its micro-op staging image (``vtaisa.uops``, §2.7) and its instructions, the last one ``vtaisa.finish``.  The hardware configuration is the ``vta.config``
-attribute of an enclosing op (normally the module).  :func:`program_to_module` reads a
+each run with its micro-op staging image (``vtaisa.uops``, §2.7) and its instructions, the
+last one ``vtaisa.finish``.  The hardware configuration is the ``vta.config`` attribute of an
+enclosing op (normally the module).  :func:`program_to_module` reads a
 ``BinaryModule`` as this IR and :func:`module_to_program` serialises a verified program, without
 loss, so ``.vtab → vtaisa → .vtab`` is byte-identical::
 
