@@ -177,6 +177,10 @@ def check_with_onnx(model: onnx.ModelProto, path: Path) -> None:
     loads the model)."""
     try:
         onnx.checker.check_model(model, full_check=True)
+    except UnicodeDecodeError:
+        # onnx's report quotes a name that is not UTF-8 (a corrupt file)
+        raise OnnxImportError(f"'{path}' is not a valid ONNX model (corrupt file: a name that "
+                              "is not UTF-8)") from None
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
         text = _one_line(exc)
         node = re.search(r"op_type:(\w+), node name: ([^)]*)\)", text)
@@ -191,13 +195,14 @@ def check_with_onnx(model: onnx.ModelProto, path: Path) -> None:
 
 
 def check_sizes(model: onnx.ModelProto) -> None:
-    """The size limits on the shapes ONNX's inference gives every tensor, before anything is
-    folded: :data:`MAX_TENSOR_ELEMENTS` per tensor, :data:`MAX_TOTAL_ELEMENTS` for the
-    constants and the int8 activations together."""
+    """The shapes ONNX's inference gives every tensor, before anything is folded: none empty
+    (named by the node writing it, in graph order), :data:`MAX_TENSOR_ELEMENTS` per tensor,
+    :data:`MAX_TOTAL_ELEMENTS` for the constants and the int8 activations together. The
+    inference is lenient here: ``check_with_onnx`` reports what it cannot infer."""
     graph = model.graph
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph
-    except onnx.shape_inference.InferenceError as exc:
+        inferred = onnx.shape_inference.infer_shapes(model).graph
+    except (onnx.shape_inference.InferenceError, UnicodeDecodeError) as exc:
         raise OnnxImportError(f"shape inference failed: {_one_line(exc)}") from None
     shapes: dict[str, tuple[int, ...]] = {}
     for value in [*inferred.input, *inferred.value_info, *inferred.output]:
@@ -224,7 +229,12 @@ _WINDOW_OPS = ("Conv", "MaxPool")
 
 def check_attributes(graph: onnx.GraphProto) -> None:
     """The strides, pads, kernel shapes and dilations of every convolution and pool: positive
-    (non-negative pads), two of each (four pads) for 2-D windows."""
+    (non-negative pads), two of each (four pads) for 2-D windows; a pool's pads smaller than
+    its kernel; a convolution's ``kernel_shape`` that of its constant weight."""
+    dims = {init.name: list(init.dims) for init in graph.initializer}
+    for node in graph.node:
+        if node.op_type == "DequantizeLinear" and node.input and node.input[0] in dims:
+            dims[node.output[0]] = dims[node.input[0]]
     for index, node in enumerate(graph.node):
         if node.op_type not in _WINDOW_OPS:
             continue
@@ -239,21 +249,27 @@ def check_attributes(graph: onnx.GraphProto) -> None:
                 need = "non-negative" if least == 0 else "positive"
                 raise OnnxImportError(f"{where}: {name} {values}; {count} {need} values are "
                                       "supported (2-D windows)")
-        if node.op_type == "MaxPool" and "kernel_shape" not in attrs:
-            raise OnnxImportError(f"{where}: no kernel_shape")
+        kernel = list(attrs["kernel_shape"].ints) if "kernel_shape" in attrs else None
+        pads = list(attrs["pads"].ints) if "pads" in attrs else [0, 0, 0, 0]
+        if node.op_type == "MaxPool":
+            if kernel is None:
+                raise OnnxImportError(f"{where}: no kernel_shape")
+            if any(p >= kernel[i % 2] for i, p in enumerate(pads)):
+                raise OnnxImportError(f"{where}: pads {pads} not smaller than the kernel "
+                                      f"{kernel[0]}×{kernel[1]}")
+        weight = dims.get(node.input[1]) if len(node.input) > 1 else None
+        if node.op_type == "Conv" and kernel is not None and weight is not None and \
+                weight[2:] != kernel:
+            raise OnnxImportError(f"{where}: kernel_shape {kernel}, but the weight is "
+                                  f"{'×'.join(str(d) for d in weight)}")
 
 
 def window_output(where: str, size: tuple[int, int], kernel: tuple[int, int],
-                  strides: Sequence[int], pads: Sequence[int],
-                  pads_below_kernel: bool = False) -> tuple[int, int]:
+                  strides: Sequence[int], pads: Sequence[int]) -> tuple[int, int]:
     """The output (H, W) of a 2-D window of ``kernel`` over an input of ``size`` (``pads`` top,
     left, bottom, right); an error when the window does not fit in the padded input (an empty
-    output) or, with ``pads_below_kernel`` (a pool: ONNX requires it), a pad is not smaller
-    than the kernel."""
+    output)."""
     (h, w), (kh, kw), (sh, sw), (pt, pl, pb, pr) = size, kernel, strides, pads
-    if pads_below_kernel and (max(pt, pb) >= kh or max(pl, pr) >= kw):
-        raise OnnxImportError(f"{where}: pads {list(pads)} not smaller than the kernel "
-                              f"{kh}×{kw}")
     if h + pt + pb < kh or w + pl + pr < kw:
         raise OnnxImportError(f"{where}: a {kh}×{kw} window does not fit the padded input "
                               f"{h + pt + pb}×{w + pl + pr} (an empty output)")

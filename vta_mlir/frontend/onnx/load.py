@@ -110,8 +110,8 @@ def load_model(path: str | Path) -> onnx.ModelProto:
     check_external_data(graph, model, path.parent)
     check_initializers(graph)
     check_attributes(graph)
-    check_with_onnx(model, path)
     check_sizes(model)
+    check_with_onnx(model, path)
     return model
 
 

@@ -332,8 +332,7 @@ class _Recognizer:
         if len(x.shape) != 4:
             raise OnnxImportError(f"{where}: only 2-D pools (NCHW) are supported")
         n, c, h, wd = x.shape
-        shape = (n, c, *window_output(where, (h, wd), (kh, kw), (sh, sw), (pt, pl, pb, pr),
-                                      pads_below_kernel=True))
+        shape = (n, c, *window_output(where, (h, wd), (kh, kw), (sh, sw), (pt, pl, pb, pr)))
         y = self._output(where, node, shape)
         if y.scale != x.scale or y.zero_point != x.zero_point:
             raise OnnxImportError(f"{where}: a MaxPool must keep its input's quantization")
