@@ -401,3 +401,17 @@ def test_unparsable_output_is_an_import_error(tmp_path: Path,
     path = conv_model().save(tmp_path / "m.onnx", (1, 4, 6, 6))
     line = cli_error(tmp_path, path, capsys)
     assert "out.mlir" not in line and "the imported module does not verify" in line
+
+
+def test_flatten_as_output_keeps_its_shape(tmp_path: Path) -> None:
+    """A Flatten as the graph's last node: the output is N×C, not the N×C×1×1 it views."""
+    from vta_mlir import compile
+
+    qdq = QDQ((1, 3, 4, 4))
+    qdq.conv("conv", 6)
+    qdq.op("GlobalAveragePool", [qdq.last], "gap")
+    qdq.op("Flatten", [qdq.last], "flat", axis=1)
+    path = qdq.save(tmp_path / "m.onnx", (1, 6))
+    x = np.random.default_rng(0).standard_normal((1, 3, 4, 4)).astype(np.float32)
+    (y,) = compile(import_text(path))(x)
+    assert y.shape == (1, 6)

@@ -168,8 +168,10 @@ class _Recognizer:
             raise OnnxImportError(f"{writer}: the graph's output is not a DequantizeLinear of "
                                   "an int8 tensor; float operations at the edges are not "
                                   "supported yet")
-        output_q = self.qt[self.aliases.get(output_q.name, output_q.name)]
-        if output_q.name not in self.producer:
+        # The output keeps its own shape (N×C after a Flatten); the emission writes the
+        # tensor it is a view of through that view.
+        output_q = self.qt[output_q.name]
+        if self.aliases.get(output_q.name, output_q.name) not in self.producer:
             raise OnnxImportError(f"output '{out_value.name}' is computed by no layer")
         return Program(self.graph.name or "model", input_q, output_q, self.qt, self.layers,
                        self.aliases)
