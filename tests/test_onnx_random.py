@@ -152,7 +152,7 @@ _BUILT: dict[int, Path] = {}
 
 
 def network(folder: Path, seed: int) -> Path:
-    """The quantized network of ``seed`` (built once per test session)."""
+    """The quantized network of ``seed`` (built once per pytest run)."""
     if seed not in _BUILT:
         rng = np.random.default_rng(seed)
         model = float_model(random_network, rng, name=f"random{seed}")
