@@ -50,7 +50,6 @@ of ``--load-pass-plugin FILE.py|MODULE`` (repeatable), are imported first.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import re
 import sys
@@ -77,10 +76,12 @@ from ._cli import (
     add_pipeline_arguments,
     load_config,
     load_pass_plugins,
+    open_output,
     pipeline_spec,
     print_diagnostic,
     read_source,
     run_guarded,
+    write_output,
 )
 
 __all__ = [
@@ -118,6 +119,17 @@ RANDOM_RANGE: tuple[int, int] = (-128, 127)
 SUMMARY_VALUES = 8
 #: Buffer names usable as they are in the keys of a case file.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.$-]+")
+
+
+def _seed(text: str) -> int:
+    """``--seed``: numpy's generators take only non-negative seeds."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, not {value}")
+    return value
 
 
 def _arg_parser() -> argparse.ArgumentParser:
@@ -160,7 +172,8 @@ def _arg_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--random-inputs", action="store_true", help="generate the inputs (see --seed)")
     p.add_argument(
-        "--seed", type=int, default=None, metavar="N", help="seed of --random-inputs (default 0)"
+        "--seed", type=_seed, default=None, metavar="N",
+        help="seed of --random-inputs, a non-negative integer (default 0)",
     )
     p.add_argument("--stats", default=None, metavar="FILE|-", help="write run statistics as JSON")
     p.add_argument(
@@ -205,6 +218,8 @@ def random_inputs(specs: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
     each dtype's range), drawn in signature order from ``numpy.random.default_rng(seed)``;
     for a quantized argument, float32 values uniform over those that quantize into
     :data:`RANDOM_RANGE`, ``[(-128 - zero_point) * scale, (127 - zero_point) * scale]``."""
+    if seed < 0:
+        raise VTAError(f"the seed of random inputs must be a non-negative integer, not {seed}")
     rng = np.random.default_rng(seed)
     arrays = []
     for spec in specs:
@@ -488,31 +503,19 @@ def conformance_case(record: RunRecord, *, meta: dict[str, Any] | None = None) -
 # Writing results
 
 
-def _open_for_writing(path: str) -> io.BufferedWriter:
-    try:
-        return open(path, "wb")  # noqa: SIM115 - closed by the caller's `with`
-    except OSError as exc:
-        raise VTAError(f"cannot write output file '{path}': {exc.strerror or exc}") from None
-
-
 def _write_json(path: str, data: dict[str, Any], *, indent: int | None = None) -> None:
     text = json.dumps(data, indent=indent) + "\n"
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    with _open_for_writing(path) as f:
-        f.write(text.encode("utf-8"))
+    write_output(path, text)
 
 
 def _write_npy(path: str, array: np.ndarray) -> None:
     # Through a file object: given a name, numpy would append ".npy" to it.
-    with _open_for_writing(path) as f:
+    with open_output(path) as f:
         np.save(f, array, allow_pickle=False)
 
 
 def _write_npz(path: str, arrays: dict[str, Any]) -> None:
-    with _open_for_writing(path) as f:
+    with open_output(path) as f:
         np.savez(f, **arrays)
 
 
