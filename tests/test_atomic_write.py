@@ -17,9 +17,11 @@ import pytest
 
 from vta_mlir.api import lower
 from vta_mlir.atomic_write import atomic_open, write_bytes, write_text
+from vta_mlir.errors import VTAError
 from vta_mlir.tools.vta_run import random_inputs
 
 ROWS, COLS = 16, 16384  # a 256 KiB int8 output
+BIN = Path(sys.executable).parent
 
 
 class Boom(Exception):
@@ -80,15 +82,17 @@ def test_a_device_is_written_in_place() -> None:
 # --------------------------------------------------------------------------------------------
 # vta-run interrupted while it writes its output
 
-PROGRAM = f"""
-func.func @add(%a: memref<{ROWS}x{COLS}xi32>, %b: memref<{ROWS}x{COLS}xi32>,
-               %c: memref<{ROWS}x{COLS}xi8>) {{
+def _add_program(rows: int, cols: int) -> str:
+    """``c = int8(a + b)`` on ``rows`` x ``cols`` elements."""
+    return f"""
+func.func @add(%a: memref<{rows}x{cols}xi32>, %b: memref<{rows}x{cols}xi32>,
+               %c: memref<{rows}x{cols}xi8>) {{
   linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}}
-      ins(%a, %b : memref<{ROWS}x{COLS}xi32>, memref<{ROWS}x{COLS}xi32>)
-      outs(%c : memref<{ROWS}x{COLS}xi8>) {{
+      ins(%a, %b : memref<{rows}x{cols}xi32>, memref<{rows}x{cols}xi32>)
+      outs(%c : memref<{rows}x{cols}xi8>) {{
   ^bb0(%x: i32, %y: i32, %out: i8):
     %s = arith.addi %x, %y : i32
     %t = arith.trunci %s : i32 to i8
@@ -97,6 +101,10 @@ func.func @add(%a: memref<{ROWS}x{COLS}xi32>, %b: memref<{ROWS}x{COLS}xi32>,
   return
 }}
 """
+
+
+PROGRAM = _add_program(ROWS, COLS)
+SMALL_PROGRAM = _add_program(1, 64)
 
 # vta-run, with numpy's writing of an array slowed down (the same bytes, in pieces with pauses)
 # so that an interrupt lands while the output file is being written.
@@ -185,7 +193,7 @@ for _ in range(count):
 def test_a_reader_never_sees_a_torn_file_of_two_writers(tmp_path: Path) -> None:
     target = tmp_path / "y.npy"
     np.save(target, np.full(1 << 20, 1, dtype=np.int8))
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(value), str(target), "150"])
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(value), str(target), "80"])
                for value in (1, 2)]
     loads = 0
     while any(w.poll() is None for w in writers) or loads == 0:
@@ -195,3 +203,34 @@ def test_a_reader_never_sees_a_torn_file_of_two_writers(tmp_path: Path) -> None:
         loads += 1
     assert [w.wait(timeout=60) for w in writers] == [0, 0]
     assert os.listdir(tmp_path) == ["y.npy"]
+
+
+# --------------------------------------------------------------------------------------------
+# The other writers use it
+
+
+def test_binary_module_save_replaces_the_file_at_once(tmp_path: Path) -> None:
+    binary = lower(SMALL_PROGRAM)
+    target = tmp_path / "m.vtab"
+    target.write_bytes(b"old")
+    binary.save(target)
+    assert target.read_bytes() == binary.to_bytes()
+    assert os.listdir(tmp_path) == ["m.vtab"]
+    with pytest.raises(VTAError, match="cannot write module"):
+        binary.save(tmp_path / "no" / "m.vtab")
+
+
+@pytest.mark.parametrize("tool", ["vta-opt", "vta-translate"])
+def test_tools_replace_their_output_and_leave_no_temporary(tool: str, tmp_path: Path) -> None:
+    source = tmp_path / "in.mlir"
+    source.write_text(SMALL_PROGRAM)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    target = out_dir / "result"
+    target.write_text("old")
+    extra = ["-p", "vta-raise-loops"] if tool == "vta-opt" else ["--emit=asm"]
+    done = subprocess.run([str(BIN / tool), str(source), *extra, "-o", str(target)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert target.read_text() != "old" and target.read_text().strip()
+    assert os.listdir(out_dir) == ["result"]
