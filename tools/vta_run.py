@@ -14,8 +14,9 @@ PATH.npy`` per argument it writes (``out`` and ``inout``); an argument both read
 takes both.  A program on tensors is bufferized first (``vta-bufferize``): its results are
 trailing out-parameters, so their ``--output`` files come after those of the arguments it
 writes, in the order of the results.  ``--random-inputs`` generates the inputs instead
-(numpy's ``default_rng(--seed)``, values in [-128, 127] whatever the integer type, so sums
-and products stay meaningful after the 8-bit truncation of the results).  Without
+(numpy's ``default_rng(--seed)``, a non-negative seed, values in [-128, 127] whatever the
+integer type, so sums and products stay meaningful after the 8-bit truncation of the
+results).  Without
 ``--output``, a summary of each output (shape, dtype, first values) is printed — on stdout,
 or on stderr when stdout carries ``--stats -``.
 An argument with ``vta.quant`` (a float edge of the model) takes and returns float32 arrays:
@@ -42,7 +43,10 @@ SRAM elements, at least one writing them, with no dependency token ordering them
 instead of ``vta-to-isa`` — e.g. its stages with a pass of a plugin among them — and must leave
 ``vta`` IR (lowered by the host lowering) or ``vtaisa`` IR; ``--check`` still evaluates the
 original input program.
-Every error is one MLIR-style line on stderr with exit status 1.  The pass plugins named by
+Every output file is written to a temporary file in its folder and renamed into place
+(:mod:`vta_mlir.atomic_write`): an interrupted or concurrent run leaves the complete new file or
+the old one.  Every error is one MLIR-style line on stderr with exit status 1 (an interrupt:
+``interrupted``, exit status 130).  The pass plugins named by
 ``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or module names), then those
 of ``--load-pass-plugin FILE.py|MODULE`` (repeatable), are imported first.
 """
