@@ -28,12 +28,12 @@ import os
 import struct
 import zlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
 from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, DTYPE_NAMES, ArgSpec, Quantization
+from vta_mlir.atomic_write import write_bytes
 from vta_mlir.binary_checks import ADDRESS_LIMIT, check_module, encode_run
 from vta_mlir.config import PAGE_BYTES, VTAConfig
 from vta_mlir.errors import BinaryFormatError, ConfigError, EncodingError, VTAError
@@ -313,7 +313,8 @@ def write_vtab(module: BinaryModule, path_or_file: str | os.PathLike[str] | IO[b
     data = to_bytes(module)
     if isinstance(path_or_file, str | os.PathLike):
         try:
-            Path(path_or_file).write_bytes(data)
+            # All at once: an interrupted or concurrent save never leaves a torn module.
+            write_bytes(path_or_file, data)
         except OSError as e:
             raise VTAError(f"{os.fspath(path_or_file)}: cannot write module: {e}") from None
     else:
