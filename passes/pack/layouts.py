@@ -5,9 +5,10 @@ Each use of a function argument, a constant or an intermediate buffer (their sta
 layout of its role (the data of a convolution, a matrix in the accumulator's layout, a bias,
 ...).  The first use fixes the buffer's packing; a later use in another layout is one of
 
-* **the same bytes with other axes** (a tensor's layout read by an element-wise layer as a
-  matrix, ``same_element_order``): one buffer, with the packing of the most axes; the uses of
-  the other read it through a ``memref.collapse_shape`` (``_Emitter.shaped``);
+* **the same bytes with fewer axes, read or written element for element** (a tensor's layout
+  read by an element-wise layer as a matrix, ``same_element_order``): one buffer, with the
+  packing of the most axes; the element-wise uses read or write it through a
+  ``memref.collapse_shape`` (``_Emitter.shaped``);
 * **another element order, of data the host packs** (an argument no layer writes, or a
   constant): one more buffer in that layout, a *copy*.  While planning, the copy is one more
   block argument standing in for it (like the stand-ins of constants); ``vta-pack`` then makes
@@ -28,10 +29,30 @@ from dataclasses import dataclass, field
 from xdsl.ir import BlockArgument, Operation
 
 from vta_mlir.passes.pack.expr import error_with_note, label
-from vta_mlir.passes.pack.intermediates import same_element_order
+from vta_mlir.passes.pack.intermediates import collapse_reassociation, same_element_order
 from vta_mlir.passes.pack.patterns import ROLE_NAMES, Packing, Role
 
 __all__ = ["Layouts"]
+
+#: The roles whose steps read or write a buffer through a collapsed view of it when the buffer
+#: has more axes (``Init`` and ``Store``: ``_Emitter.shaped``).
+_VIEWED_ROLES = (Role.MATRIX, Role.TENSOR)
+
+
+def _shared(known: tuple[Packing, Role], new: tuple[Packing, Role]) -> Packing | None:
+    """The packing of one buffer serving both uses, when one is the same bytes as the other
+    with fewer axes and reads or writes it element for element; None otherwise."""
+    (a, a_role), (b, b_role) = known, new
+    if not same_element_order(a, b):
+        return None
+    a_shape, b_shape = a.memref_type().get_shape(), b.memref_type().get_shape()
+    if len(a_shape) > len(b_shape) and b_role in _VIEWED_ROLES \
+            and collapse_reassociation(a_shape, b_shape) is not None:
+        return a
+    if len(b_shape) > len(a_shape) and a_role in _VIEWED_ROLES \
+            and collapse_reassociation(b_shape, a_shape) is not None:
+        return b
+    return None
 
 
 @dataclass
@@ -58,10 +79,11 @@ class Layouts:
             return arg
         if known[0].same_layout(packing):
             return arg
-        if same_element_order(known[0], packing):
+        shared = _shared((known[0], known[1]), (packing, role))
+        if shared is not None:
             # The same bytes viewed with other axes: the buffer gets the shape with the most
             # axes, and the others read it through a memref.collapse_shape.
-            if len(packing.memref_type().get_shape()) > len(known[0].memref_type().get_shape()):
+            if shared is packing:
                 self.packings[arg] = (packing, role, op)
             return arg
         if arg in self.intermediates or arg in self.written:
