@@ -95,6 +95,11 @@ instead of arguments (``passes/pack/constants.py``): planned as arguments, packe
 time the same way into new constant globals (``@w_packed``), so the signature keeps only the
 real arguments.
 
+An argument read in two packed layouts (``passes/pack/layouts.py``) is one buffer when one
+layout is the other's bytes with fewer axes (read through a ``memref.collapse_shape``), else
+packed twice by the host: a further argument at the end of the signature, whose ``vta.arg``
+names the argument it copies (``copy_of``).
+
 Other argument attributes stay where they were, beside ``vta.arg``: an int8 argument at a float
 edge keeps its ``vta.quant`` (checked here, ``vta_mlir/ir/quant.py``), which the host layout
 reads.
