@@ -6,18 +6,23 @@ onnxruntime."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from onnx import helper
 
 import vta_mlir
 from tests.layer_programs import Network, conv_layer
 from tests.mlir_programs import generic, memref
 from tests.test_onnx_import import EXAMPLES, check
+from vta_mlir.abi import Quantization
 from vta_mlir.binary import from_bytes
 from vta_mlir.config import VTAConfig
+from vta_mlir.errors import BinaryFormatError
 
 # The model builders of examples/onnx/models.py (not a package: imported from its folder).
 if str(EXAMPLES) not in sys.path:
@@ -69,23 +74,43 @@ def test_x_plus_conv_x(cfg: VTAConfig) -> None:
     np.testing.assert_array_equal(y, expected)
 
 
-def test_conv_and_elementwise_layer(cfg: VTAConfig) -> None:
-    """``%x`` read by a convolution and by an element-wise layer of its own (flattened in C
-    order): packed twice, and the copy survives a round trip through the ``.vtab`` format."""
+def conv_and_elementwise() -> str:
+    """``y1 = conv(x)`` and ``y2 = x + 3``, each a layer writing an output."""
     t = memref(SHAPE, "i8")
     net = Network()
     net.conv("a", "x", SHAPE, 16, 3, 1, 1, 6, "y1")
     net.body.append(generic(SHAPE, [("x", SHAPE, "i8", [0, 1, 2, 3])],
                             "%e = arith.extsi %in0 : i8 to i32\n    %c = arith.constant 3 : i32"
                             "\n    %r = arith.addi %e, %c : i32", out="y2"))
-    text = net.function("two_outputs", [f"%x: {t}"], [f"%y1: {t}", f"%y2: {t}"])
-    binary = from_bytes(vta_mlir.lower(text, config=cfg).to_bytes(), cfg)
+    return net.function("two_outputs", [f"%x: {t}"], [f"%y1: {t}", f"%y2: {t}"])
+
+
+def test_conv_and_elementwise_layer(cfg: VTAConfig) -> None:
+    """``%x`` read by a convolution and by an element-wise layer of its own (flattened in C
+    order): packed twice, and the copy survives a round trip through the ``.vtab`` format."""
+    binary = from_bytes(vta_mlir.lower(conv_and_elementwise(), config=cfg).to_bytes(), cfg)
     assert [(c.name, c.copy_of) for c in binary.copies] == [("x_1", "x")]
     assert [a.name for a in binary.inputs] == ["x", "a_w", "a_b"]
     x, w, b = _params(np.random.default_rng(2))
     y1, y2 = vta_mlir.Device(cfg).load_module(binary)(x, w, b)
     np.testing.assert_array_equal(y1, conv_layer(x, w, b, 1, 1, 6))
     np.testing.assert_array_equal(y2, (x.astype(np.int64) + 3).astype(np.int8))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"copy_of": "y1"}, "copies 'y1', an 'out' argument the caller does not pass"),
+    ({"copy_of": "w"}, "copies 'w', which is not an argument"),
+    ({"quant": Quantization(0.5, 0)}, "copies 'x' but differs from it"),
+    ({"copy_of": ""}, "is listed among the copies but copies no argument"),
+])
+def test_copies_are_checked(default_cfg: VTAConfig, change: dict[str, object],
+                            message: str) -> None:
+    """A copy packs an input argument of the same values: the writer (and the loader, which
+    runs the same checks) refuses any other."""
+    binary = vta_mlir.lower(conv_and_elementwise(), config=default_cfg)
+    binary.copies = [dataclasses.replace(binary.copies[0], **change)]  # type: ignore[arg-type]
+    with pytest.raises(BinaryFormatError, match=re.escape(message)):
+        binary.to_bytes()
 
 
 def test_dense_and_elementwise_layer(cfg: VTAConfig) -> None:
