@@ -47,7 +47,7 @@ def program_op(binary: BinaryModule) -> ProgramOp:
         SegmentOp(s.name, s.phys, s.nbytes, None if s.data is None else s.data)
         for s in binary.program.segments
     ]
-    body += [ArgOp.from_spec(a) for a in binary.args]
+    body += [ArgOp.from_spec(a) for a in [*binary.args, *binary.copies]]
     names = binary.program.layers
     for r, run in enumerate(binary.program.runs):
         ops: list[Operation] = []

@@ -310,6 +310,9 @@ def run_program(binary: BinaryModule, cfg: VTAConfig, inputs: Sequence[np.ndarra
     before = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
     for spec, array in zip(binary.inputs, inputs, strict=True):
         before[spec.segment] = np.frombuffer(spec.pack(array), dtype=np.uint8).copy()
+    given = {spec.name: array for spec, array in zip(binary.inputs, inputs, strict=True)}
+    for copy in binary.copies:  # an argument read in a second layout: packed into both
+        before[copy.segment] = np.frombuffer(copy.pack(given[copy.copy_of]), np.uint8).copy()
     outputs = loaded.run(list(inputs))
     after = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
     return RunRecord(binary, cfg, list(inputs), outputs, loaded.last_run, before, after)

@@ -3,7 +3,8 @@
 A :class:`BinaryModule` is what the compiler emits and the runtime loads: the hardware
 configuration it was built for, a :class:`~vta_mlir.program.Program` (runs of instructions, each
 with its micro-op staging image, and the DRAM segments they address), the argument table
-(:class:`~vta_mlir.abi.ArgSpec`) and the base physical address it is linked at.  Instructions hold
+(:class:`~vta_mlir.abi.ArgSpec`, with the *copies*: further packed images of arguments the
+program reads in two layouts) and the base physical address it is linked at.  Instructions hold
 absolute physical addresses, so the runtime places every segment at exactly its address.
 
 On disk (``docs/binary-format.md`` gives every byte): a 32-byte little-endian header (magic,
@@ -61,11 +62,15 @@ MAGIC = b"\x89VTAB\r\n\x1a"
 #: file is version 1, byte for byte as before).
 FORMAT_VERSION = 2
 #: Newest version of the argument table this code reads (version 2 appends the repeat
-#: dimensions to each argument record, version 3 the window, version 4 the quantization).  A
-#: table without a quantized argument is written as version 3, byte for byte as before.
-ARG_TABLE_VERSION = 4
+#: dimensions to each argument record, version 3 the window, version 4 the quantization,
+#: version 5 the argument a copy packs).  A table is written in the oldest version that holds
+#: it: 3 without quantized arguments and copies, byte for byte as before, 4 with quantized
+#: arguments only, 5 with copies.
+ARG_TABLE_VERSION = 5
 #: The table version written when no argument is quantized.
 _UNQUANTIZED_TABLE_VERSION = 3
+#: The table version written when an argument is quantized and none is copied.
+_QUANTIZED_TABLE_VERSION = 4
 #: Base physical address used when none is given (16 MiB: clear of small ad-hoc allocations).
 DEFAULT_BASE = 0x0100_0000
 #: Sections of a version-1 file, in their mandatory order.
@@ -91,6 +96,8 @@ _REPEAT_RANK = struct.Struct("<B")  # table version 2: number of repeat dimensio
 _WINDOW_RANK = struct.Struct("<B")  # table version 3: number of window fields (0 or 8)
 _QUANT_FLAG = struct.Struct("<B")  # table version 4: 1 if quantized, else 0
 _QUANT = struct.Struct("<di")  # table version 4, after a flag 1: scale, zero point
+_COPY_FLAG = struct.Struct("<B")  # table version 5: 1 if the record is a copy, else 0
+_COPY_OF = struct.Struct("<I")  # table version 5, after a flag 1: the copied record's index
 _RANGE_COUNT = struct.Struct("<I")  # LAYR: number of layer ranges
 _RANGE = struct.Struct("<II")  # LAYR: instruction count, layer index
 _CRC_AT = 24
@@ -105,12 +112,19 @@ _NAME_LEN = struct.Struct("<H")
 
 @dataclass
 class BinaryModule:
-    """A linked program with its configuration, argument table and link base address."""
+    """A linked program with its configuration, argument table and link base address.
+
+    ``args`` are the function's arguments, in signature order; ``copies`` the further packed
+    images of arguments the program reads in more than one layout (:attr:`ArgSpec.copy_of
+    <vta_mlir.abi.ArgSpec.copy_of>` names the argument): the caller passes each array once,
+    and the host packs it into its argument's buffer and into each of its copies'.  The
+    argument table lists the arguments, then the copies."""
 
     config: VTAConfig
     program: Program
     args: list[ArgSpec] = field(default_factory=list)
     base: int = DEFAULT_BASE
+    copies: list[ArgSpec] = field(default_factory=list)
 
     # ---- queries ----------------------------------------------------------------------------
     @property
@@ -140,7 +154,7 @@ class BinaryModule:
         for seg in sorted(prog.segments, key=lambda s: s.phys):
             kind = "const" if seg.data is not None else "scratch"
             lines.append(f"  segment {seg.name}: {seg.phys:#x} +{seg.nbytes} ({kind})")
-        for arg in self.args:
+        for arg in [*self.args, *self.copies]:
             lines.append(f"  arg {arg.describe()}")
         if prog.layers:
             lines.append(f"  {len(prog.layers)} layer(s): {', '.join(prog.layers)}")
@@ -246,10 +260,13 @@ def to_bytes(module: BinaryModule) -> bytes:
         if s.data is not None:
             data_parts.append(s.data.tobytes())
         data_off += size
-    quantized = any(a.quant is not None for a in module.args)
-    table_version = ARG_TABLE_VERSION if quantized else _UNQUANTIZED_TABLE_VERSION
+    table = [*module.args, *module.copies]
+    quantized = any(a.quant is not None for a in table)
+    table_version = ARG_TABLE_VERSION if module.copies else \
+        _QUANTIZED_TABLE_VERSION if quantized else _UNQUANTIZED_TABLE_VERSION
+    index = {a.name: i for i, a in enumerate(module.args)}
     arg_parts = [_ARGS_HEAD.pack(table_version, 0)]
-    for a in module.args:
+    for a in table:
         arg_parts.append(_name_bytes(a.name))
         arg_parts.append(_ARG.pack(DIRECTIONS.index(a.direction), DTYPE_CODES[a.dtype],
                                    DTYPE_CODES[a.packed_dtype], len(a.shape), len(a.split_shape),
@@ -261,10 +278,14 @@ def to_bytes(module: BinaryModule) -> bytes:
         arg_parts.append(struct.pack(f"<{len(a.repeat)}I", *a.repeat))
         arg_parts.append(_WINDOW_RANK.pack(len(a.window)))
         arg_parts.append(struct.pack(f"<{len(a.window)}I", *a.window))
-        if quantized:
+        if table_version >= 4:
             arg_parts.append(_QUANT_FLAG.pack(a.quant is not None))
             if a.quant is not None:
                 arg_parts.append(_QUANT.pack(a.quant.scale, a.quant.zero_point))
+        if table_version >= 5:
+            arg_parts.append(_COPY_FLAG.pack(bool(a.copy_of)))
+            if a.copy_of:
+                arg_parts.append(_COPY_OF.pack(index[a.copy_of]))
     bodies = [
         (conf, 0),
         (runs, len(prog.runs)),
@@ -272,7 +293,7 @@ def to_bytes(module: BinaryModule) -> bytes:
         (uops, sum(int(r.uop_words.size) for r in prog.runs)),
         (b"".join(seg_parts), len(segs)),
         (b"".join(data_parts), 0),
-        (b"".join(arg_parts), len(module.args)),
+        (b"".join(arg_parts), len(table)),
     ]
     version = 2 if prog.layers else 1
     if prog.layers:
@@ -555,12 +576,15 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         minimum += _WINDOW_RANK.size
     if table_version >= 4:
         minimum += _QUANT_FLAG.size
+    if table_version >= 5:
+        minimum += _COPY_FLAG.size
     if nargs * minimum > alen - _ARGS_HEAD.size:
         raise BinaryFormatError(
             f"section ARGS: {nargs} arguments need at least {nargs * minimum} bytes, "
             f"section has {alen - _ARGS_HEAD.size}"
         )
     args: list[ArgSpec] = []
+    copies: list[ArgSpec] = []
     for i in range(nargs):
         name = cur.name(f"argument {i}")
         (direction, dtype, pdtype, rank, srank, r8, r16, seg_i, phys) = cur.unpack(
@@ -596,17 +620,34 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
                     quant = Quantization(scale, zero_point)
                 except BinaryFormatError as e:
                     raise BinaryFormatError(f"{what}: {e}") from None
+        copy_of = ""
+        if table_version >= 5:
+            (flag,) = cur.unpack(_COPY_FLAG, f"{what} copy flag")
+            if flag > 1:
+                raise BinaryFormatError(f"{what}: copy flag {flag} is not 0 or 1")
+            if flag:
+                (source,) = cur.unpack(_COPY_OF, f"{what} copied argument")
+                if source >= len(args):
+                    raise BinaryFormatError(
+                        f"{what}: copies record {source}, which is not an argument before it"
+                    )
+                copy_of = args[source].name
+            elif copies:
+                raise BinaryFormatError(
+                    f"{what}: an argument record after a copy (the copies come last)"
+                )
         if seg_i >= len(segments):
             raise BinaryFormatError(
                 f"{what}: segment index {seg_i} is out of range ({len(segments)} segments)"
             )
-        args.append(ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded,
-                            split, perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys,
-                            repeat, window, quant))
+        spec = ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded, split,
+                       perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys, repeat, window,
+                       quant, copy_of)
+        (copies if copy_of else args).append(spec)
     cur.done()
 
     layers = _read_layers(buf, sections[LAYER_SECTION], runs) if version >= 2 else []
-    module = BinaryModule(cfg, Program(runs, segments, layers), args, base)
+    module = BinaryModule(cfg, Program(runs, segments, layers), args, base, copies)
     check_module(module, encode=False)
     return module
 

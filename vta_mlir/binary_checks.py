@@ -7,7 +7,9 @@ A module is consistent when
   address space and together occupy at most :data:`MAX_FOOTPRINT_BYTES`; constant contents have
   exactly the segment's size;
 * every argument owns one segment outright: it starts there, its packed image has exactly the
-  segment's size, and the segment has no constant contents;
+  segment's size, and the segment has no constant contents; so does every copy (a further
+  packed image of an argument read in two layouts), which packs an ``in`` / ``inout``
+  argument of the same dtype, shape and quantization;
 * every run is non-empty, ends in FINISH and has no earlier FINISH, fits one transfer
   (:data:`MAX_XFER_BYTES`), and has its micro-op staging image inside one scratch segment that
   holds no argument (or no image and staging address 0);
@@ -90,6 +92,34 @@ def dram_footprint(sizes: Iterable[int]) -> int:
     return sum(page_end(0, max(int(n), 1)) for n in sizes)
 
 
+def _check_copy(module: BinaryModule, arg: ArgSpec) -> None:
+    """``arg`` is a copy exactly when it is listed among the module's copies, and a copy packs
+    an input argument of the same logical values: dtype, shape and quantization."""
+    what = f"argument '{arg.name}'"
+    if any(a is arg for a in module.args):
+        if arg.copy_of:
+            raise BinaryFormatError(
+                f"{what} is a copy of '{arg.copy_of}' but is listed among the arguments"
+            )
+        return
+    if not arg.copy_of:
+        raise BinaryFormatError(f"{what} is listed among the copies but copies no argument")
+    source = next((a for a in module.args if a.name == arg.copy_of), None)
+    if source is None:
+        raise BinaryFormatError(f"{what} copies '{arg.copy_of}', which is not an argument")
+    if not source.is_input:
+        raise BinaryFormatError(
+            f"{what} copies '{source.name}', an '{source.direction}' argument the caller does "
+            "not pass"
+        )
+    if (arg.dtype, arg.shape, arg.quant) != (source.dtype, source.shape, source.quant):
+        raise BinaryFormatError(
+            f"{what} copies '{source.name}' but differs from it in dtype, shape or quantization "
+            f"({arg.dtype} {arg.shape} {arg.quant} against {source.dtype} {source.shape} "
+            f"{source.quant})"
+        )
+
+
 def check_module(module: BinaryModule, *, encode: bool = True) -> None:
     """Raise :class:`BinaryFormatError` unless ``module`` is self-consistent (module doc);
     ``encode=False`` skips encoding every instruction (for callers that encode them anyway or
@@ -163,13 +193,14 @@ def check_module(module: BinaryModule, *, encode: bool = True) -> None:
     # -- arguments
     arg_names: set[str] = set()
     arg_segments: dict[str, str] = {}
-    for arg in module.args:
+    for arg in [*module.args, *module.copies]:
         if not isinstance(arg, ArgSpec):
             raise BinaryFormatError(f"argument {arg!r} is not an ArgSpec")
         what = f"argument '{arg.name}'"
         if arg.name in arg_names:
             raise BinaryFormatError(f"{what} is declared twice")
         arg_names.add(arg.name)
+        _check_copy(module, arg)
         seg = by_name.get(arg.segment)
         if seg is None:
             raise BinaryFormatError(f"{what}: segment {arg.segment!r} does not exist")

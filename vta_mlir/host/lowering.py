@@ -126,4 +126,4 @@ def lower_to_binary(
     # verifier each check the whole module anyway.
     layers = number_layers(runs, program.layers)
     return BinaryModule(cfg, Program(runs, list(linker.segments), layers), layout.args,
-                        linker.base)
+                        linker.base, layout.copies)
