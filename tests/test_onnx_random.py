@@ -67,10 +67,15 @@ class _Net:
     def conv(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         rng = self.rng
         n, c, h, w = shape
-        cout = int(rng.integers(1, 33))
-        kh, kw = (int(rng.choice([k for k in (1, 2, 3, 5) if k <= d + 2])) for d in (h, w))
-        pads = [int(rng.integers(0, k)) for k in (kh, kw, kh, kw)]
-        strides = [int(rng.integers(1, 4)) for _ in range(2)]
+        if rng.random() < 0.3:
+            # Shape-preserving (3×3, pad 1, stride 1, as many channels): a residual Add may
+            # then read this layer's input, the network's own input included.
+            cout, kh, kw, pads, strides = c, 3, 3, [1, 1, 1, 1], [1, 1]
+        else:
+            cout = int(rng.integers(1, 33))
+            kh, kw = (int(rng.choice([k for k in (1, 2, 3, 5) if k <= d + 2])) for d in (h, w))
+            pads = [int(rng.integers(0, k)) for k in (kh, kw, kh, kw)]
+            strides = [int(rng.integers(1, 4)) for _ in range(2)]
         oh = (h + pads[0] + pads[2] - kh) // strides[0] + 1
         ow = (w + pads[1] + pads[3] - kw) // strides[1] + 1
         if oh < 2 or ow < 2:
@@ -103,7 +108,8 @@ class _Net:
         return out
 
     def add(self, shape: tuple[int, ...]) -> tuple[int, ...]:
-        # The other operand: an earlier tensor of the same shape, never the network's input.
+        # The other operand: an earlier tensor of the same shape, the network's input included
+        # (read then both as convolution data and as a residual).
         others = [t for t, s in self.shapes.items() if s == shape and t != self.last]
         if not others:
             return self.conv(shape)
@@ -135,6 +141,7 @@ def random_network(rng: np.random.Generator) -> Built:
     net = _Net(rng)
     shape = (1, int(rng.integers(1, 9)), int(rng.integers(4, 17)), int(rng.integers(4, 17)))
     x_shape = shape
+    net.shapes["x"] = x_shape
     shape = net.conv(shape)
     while net.last == "x":  # the first layer reads the input: a convolution
         shape = net.conv(shape)
@@ -196,3 +203,12 @@ def test_random_networks_mostly_import(folder: Path) -> None:
         except OnnxImportError as exc:
             refused.append(f"{seed}: {exc}")
     assert len(refused) <= len(SEEDS) // 10, refused
+
+
+def test_random_networks_read_the_input_twice() -> None:
+    """Some networks add the network's input to a convolution of it: the input is then packed
+    both as convolution data and as a residual operand (``docs/pipeline.md``, vta-pack)."""
+    twice = [seed for seed in SEEDS
+             if any(node.op_type == "Add" and "x" in node.input
+                    for node in random_network(np.random.default_rng(seed))[0])]
+    assert len(twice) >= 3, twice
