@@ -118,12 +118,12 @@ def _arg_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--mlir-print-ir-after-all",
         action="store_true",
-        help="print the IR to stderr after every pass",
+        help="print the IR to stderr after every pass (and every stage of vta-to-isa)",
     )
     p.add_argument(
         "--mlir-print-ir-before-all",
         action="store_true",
-        help="print the IR to stderr before every pass",
+        help="print the IR to stderr before every pass (and every stage of vta-to-isa)",
     )
     p.add_argument(
         "--config",
