@@ -29,7 +29,7 @@ from vta_mlir.ir.pipeline import (
     load_pass_plugin,
     mlir_pipeline_to_xdsl,
 )
-from vta_mlir.ir.stages import quote_insert_after
+from vta_mlir.ir.stages import observe_stages, quote_insert_after
 from vta_mlir.passes import register_pass, scoped_registry
 from vta_mlir.passes.pipeline import STAGES, VtaToIsaPass
 from vta_mlir.tools import vta_opt, vta_run
@@ -237,3 +237,17 @@ def test_inserted_after_prepasses(
     run_pipeline(parse(TWO_SHIFTS), "vta-to-isa{insert-after=vta-normalize:test-record{tag=b},"
                                     "vta-bufferize:test-record{tag=a}}")
     assert SEEN == [("a", False), ("b", False)]
+
+
+def test_observed_stages() -> None:
+    """observe_stages sees each stage that runs and each inserted pass, before and after."""
+    events: list[str] = []
+
+    def watch(previous: ModulePass | None, _module: ModuleOp, following: ModulePass | None) -> None:
+        events.append(f"after {previous.name}" if previous else f"before {following.name}")  # type: ignore[union-attr]
+
+    with observe_stages(watch):
+        run_pipeline(parse(TWO_SHIFTS_TENSORS), "vta-to-isa{insert-after=vta-raise-loops:cse}")
+    run_pipeline(parse(TWO_SHIFTS_TENSORS), "vta-to-isa")  # outside the block: not reported
+    ran = ["vta-bufferize", "cse", *STAGES[STAGES.index("vta-normalize"):]]
+    assert events == [f"{when} {name}" for name in ran for when in ("before", "after")]
