@@ -30,6 +30,7 @@ BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-integerize": ("integerize", "IntegerizePass"),
     "vta-narrow-integers": ("narrow_integers", "NarrowIntegersPass"),
     "vta-raise-loops": ("raise_loops", "RaiseLoopsPass"),
+    "vta-normalize": ("normalize", "NormalizePass"),
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),
     "vta-inject-dma": ("inject_dma", "InjectDmaPass"),

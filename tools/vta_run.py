@@ -74,6 +74,7 @@ from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError, one_line
 from vta_mlir.ir.pipeline import available_passes, build_pipeline
 from vta_mlir.program import COUNTER_NAMES, Segment
+from vta_mlir.sim.trace import trace_json
 
 from ._cli import (
     CLIArgumentParser,
@@ -367,18 +368,6 @@ def requant_json(module: ModuleOp | None) -> dict[str, Any] | None:
         return None
     return {"mode": mode.data, "layers": layers.value.data,
             "max_error_steps": error.value.data}
-
-
-def trace_json(binary: BinaryModule, cfg: VTAConfig) -> dict[str, Any]:
-    """The Chrome trace of the program's runs, timed back to back by the cycle model, with a
-    track of layer slices when the program has layers."""
-    from vta_mlir.sim.timing import chrome_trace, time_runs
-
-    runs = [run.insns for run in binary.program.runs]
-    result = time_runs(runs, cfg)
-    program = binary.program
-    return chrome_trace([insn for run in runs for insn in run], result, cfg,
-                        layers=program.layers, insn_layers=program.insn_layers().tolist())
 
 
 # --------------------------------------------------------------------------------------------
