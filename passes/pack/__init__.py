@@ -50,7 +50,7 @@ becomes::
     }
 
 A 2-D convolution (``linalg.conv_2d_nchw_fchw``, or the equivalent ``linalg.generic``) on
-NCHW tensors gives the same region in the ``tensor`` layout (``passes/pack/patterns.py``): data
+NCHW tensors gives the same region in the ``tensor`` layout (``passes/pack/normal_form.py``): data
 ``(N/BATCH, C/BLOCK_IN, H, W, BATCH, BLOCK_IN)``, kernel ``(O/BLOCK_OUT, I/BLOCK_IN, KH, KW,
 BLOCK_OUT, BLOCK_IN)``, accumulator and output ``(N/BATCH, O/BLOCK_OUT, OH, OW, BATCH,
 BLOCK_OUT)``, a per-channel bias one element row of that layout, and one packed convolution::
@@ -141,7 +141,7 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
-from vta_mlir.passes.pack.patterns import (
+from vta_mlir.passes.pack.normal_form import (
     ARG_ATTR_NAME,
     Packing,
     Role,

@@ -30,7 +30,7 @@ from xdsl.ir import BlockArgument, Operation
 
 from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import collapse_reassociation, same_element_order
-from vta_mlir.passes.pack.patterns import ROLE_NAMES, Packing, Role
+from vta_mlir.passes.pack.normal_form import ROLE_NAMES, Packing, Role
 
 __all__ = ["Layouts"]
 

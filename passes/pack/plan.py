@@ -35,7 +35,7 @@ from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
 from vta_mlir.passes.pack.match_pool import Pool
-from vta_mlir.passes.pack.patterns import (
+from vta_mlir.passes.pack.normal_form import (
     Packing,
     Role,
     packing_for,
