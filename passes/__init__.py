@@ -2,7 +2,8 @@
 ``vta_mlir.passes``).
 
 A pass with companions is a subpackage named after its flag (``pack/``, ``tile/``,
-``tensorize/``, ``coproc_sync/``), whose ``__init__`` holds the pass; analyses that several
+``inject_dma/``, ``tensorize/``, ``fold_uop_loops/``, ``coproc_sync/``), whose ``__init__`` holds
+the pass; analyses that several
 passes share live in ``analysis/``.  The modules these replaced keep their old import paths
 (:data:`MOVED_MODULES`).
 
