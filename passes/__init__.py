@@ -2,8 +2,8 @@
 ``vta_mlir.passes``).
 
 A pass with companions is a subpackage named after its flag (``pack/``, ``tile/``,
-``tensorize/``, ``coproc_sync/``), whose ``__init__`` holds the pass; analyses that several
-passes share live in ``analysis/``.
+``inject_dma/``, ``tensorize/``, ``fold_uop_loops/``, ``coproc_sync/``), whose ``__init__`` holds
+the pass; analyses that several passes share live in ``analysis/``.
 
 :func:`get_all_passes` is the registry the tools use.  Built-in passes are listed in
 :data:`BUILTIN_PASSES` (flag name → module and class, imported on first use); user code adds its
