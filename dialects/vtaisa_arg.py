@@ -67,12 +67,16 @@ class ArgOp(IRDLOperation):
     the array, ``vta_mlir.abi.window_patches``), padded shape, the split shape and permutation
     that pack it, the packed dtype, and the segment and address of its buffer; a quantized
     argument (a float edge, :class:`vta_mlir.abi.Quantization`) shows its scale and zero point
-    after them (``quant scale 0.0078125 zero_point -3``)::
+    after them (``quant scale 0.0078125 zero_point -3``).  A *copy*, a further packed image
+    of an argument the program reads in two layouts, names the argument after its own name
+    (``copy of "x"``; :attr:`vta_mlir.abi.ArgSpec.copy_of`)::
 
         vtaisa.arg "x" in int8 [1, 1024] padded [1, 1024] split [1, 1, 64, 16]
             perm [0, 2, 1, 3] packed int8 segment "x" phys 0x40000
         vtaisa.arg "bias" in int32 [48] repeat [2] padded [48] split [1, 2, 3, 16]
             perm [0, 2, 1, 3] packed int32 segment "bias" phys 0x42000
+        vtaisa.arg "x_1" copy of "x" in int8 [1, 1024] padded [1024] split [64, 1, 1, 16]
+            perm [0, 1, 2, 3] packed int8 segment "x_1" phys 0x43000
     """
 
     name = "vtaisa.arg"
@@ -91,6 +95,7 @@ class ArgOp(IRDLOperation):
     window = opt_prop_def(DenseArrayBase.constr(i64))
     scale = opt_prop_def(FloatAttr[Float64Type])
     zero_point = opt_prop_def(IntegerAttr[I64])
+    copy_of = opt_prop_def(StringAttr)
 
     traits = lazy_traits_def(lambda: (HasParent(_program_op()),))
 
@@ -109,6 +114,7 @@ class ArgOp(IRDLOperation):
         repeat: Sequence[int] = (),
         window: Sequence[int] = (),
         quant: Quantization | None = None,
+        copy_of: str = "",
     ) -> None:
         props: dict[str, Attribute] = {
             "name": StringAttr(name),
@@ -130,6 +136,8 @@ class ArgOp(IRDLOperation):
         if quant is not None:
             props["scale"] = FloatAttr(quant.scale, f64)
             props["zero_point"] = int_attr(quant.zero_point)
+        if copy_of:
+            props["copy_of"] = StringAttr(copy_of)
         super().__init__(properties=props)
 
     @classmethod
@@ -137,7 +145,7 @@ class ArgOp(IRDLOperation):
         """The op of an :class:`~vta_mlir.abi.ArgSpec`."""
         return cls(spec.name, spec.direction, spec.dtype, spec.shape, spec.padded_shape,
                    spec.split_shape, spec.perm, spec.packed_dtype, spec.segment, spec.phys,
-                   spec.repeat, spec.window, spec.quant)
+                   spec.repeat, spec.window, spec.quant, spec.copy_of)
 
     def to_spec(self) -> ArgSpec:
         """The :class:`~vta_mlir.abi.ArgSpec` (raises ``BinaryFormatError`` if inconsistent)."""
@@ -152,6 +160,7 @@ class ArgOp(IRDLOperation):
             () if self.repeat is None else dims(self.repeat),
             () if self.window is None else dims(self.window),
             self.quantization(),
+            "" if self.copy_of is None else self.copy_of.data,
         )
 
     def quantization(self) -> Quantization | None:
@@ -174,6 +183,10 @@ class ArgOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ArgOp:
         name = parser.parse_str_literal(" (the argument name)")
+        copy_of = ""
+        if parser.parse_optional_keyword("copy") is not None:
+            parser.parse_keyword("of")
+            copy_of = parser.parse_str_literal(" (the name of the copied argument)")
         direction = parser.parse_keyword_in(DIRECTIONS, " (the argument direction)")
         dtype = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the argument dtype)")
         shape = parse_int_list(parser, "shape")
@@ -206,7 +219,7 @@ class ArgOp(IRDLOperation):
         parser.parse_keyword("phys")
         phys = parse_int(parser, "phys")
         op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys,
-                 repeat, window, quant)
+                 repeat, window, quant, copy_of)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
 
@@ -216,6 +229,9 @@ class ArgOp(IRDLOperation):
 
         printer.print_string(" ")
         printer.print_string_literal(self.sym_name.data)
+        if self.copy_of is not None:
+            printer.print_string(" copy of ")
+            printer.print_string_literal(self.copy_of.data)
         repeat = "" if self.repeat is None else f"repeat {dims(self.repeat)} "
         if self.window is not None:
             repeat += f"window {dims(self.window)} "

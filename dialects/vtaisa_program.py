@@ -31,7 +31,7 @@ def program_op(binary: BinaryModule) -> ProgramOp:
     build = ProgramBuilder(binary.base, binary.config)
     for s in binary.program.segments:
         build.segment(s.name, s.phys, s.nbytes, s.data)
-    for a in binary.args:
+    for a in [*binary.args, *binary.copies]:
         build.argument(a)
     for run in binary.program.runs:
         build.run(run, binary.program.layers)

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
+from vta_mlir.abi import ArgSpec
 from vta_mlir.binary_checks import ADDRESS_LIMIT, MAX_FOOTPRINT_BYTES, page_end
 from vta_mlir.config import PAGE_BYTES, VTAConfig
 from vta_mlir.errors import BinaryFormatError
@@ -88,6 +89,7 @@ def _arguments(program: ProgramOp, by_name: dict[str, _Seg]) -> set[str]:
     """Check that every argument owns its segment; the names of those segments."""
     arg_names: set[str] = set()
     owners: dict[str, str] = {}
+    args: dict[str, ArgSpec] = {}
     for op in program.body.block.ops:
         if not isinstance(op, ArgOp):
             continue
@@ -119,7 +121,31 @@ def _arguments(program: ProgramOp, by_name: dict[str, _Seg]) -> set[str]:
             )
         if seg.constant:
             raise VerifyException(f"{what}: its segment '{seg.name}' has constant contents")
+        _check_copy(arg, args)
+        args[arg.name] = arg
     return set(owners)
+
+
+def _check_copy(arg: ArgSpec, earlier: dict[str, ArgSpec]) -> None:
+    """A copy (``copy_of``) comes after the arguments and packs an earlier input argument of the
+    same logical values: dtype, shape and quantization."""
+    what = f"argument '{arg.name}'"
+    if not arg.copy_of:
+        if any(a.copy_of for a in earlier.values()):
+            raise VerifyException(f"{what}: an argument after a copy (the copies come last)")
+        return
+    source = earlier.get(arg.copy_of)
+    if source is None or source.copy_of:
+        raise VerifyException(f"{what} copies '{arg.copy_of}', which is not an argument "
+                              "before it")
+    if not source.is_input:
+        raise VerifyException(f"{what} copies '{source.name}', an '{source.direction}' "
+                              "argument the caller does not pass")
+    if (arg.dtype, arg.shape, arg.quant) != (source.dtype, source.shape, source.quant):
+        raise VerifyException(
+            f"{what} copies '{source.name}' but differs from it in dtype, shape or quantization "
+            f"({arg.dtype} {arg.shape} {arg.quant} against {source.dtype} {source.shape} "
+            f"{source.quant})")
 
 
 def check_program(program: ProgramOp, cfg: VTAConfig) -> None:

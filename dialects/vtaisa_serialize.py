@@ -60,6 +60,7 @@ def unchecked_image(program: ProgramOp) -> BinaryModule:
     cfg = get_config(program)
     segments: list[Segment] = []
     args: list[ArgSpec] = []
+    copies: list[ArgSpec] = []
     runs: list[Run] = []
     names: dict[str, int] = {}
     layer = -1
@@ -67,7 +68,8 @@ def unchecked_image(program: ProgramOp) -> BinaryModule:
         if isinstance(op, SegmentOp):
             segments.append(op.to_segment())
         elif isinstance(op, ArgOp):
-            args.append(op.to_spec())
+            spec = op.to_spec()
+            (copies if spec.copy_of else args).append(spec)
         elif isinstance(op, RunOp):
             table = op.uops_op
             words = encode_uops(table.uops, cfg) if table is not None and len(table) \
@@ -82,4 +84,5 @@ def unchecked_image(program: ProgramOp) -> BinaryModule:
             runs.append(Run(insns, np.asarray(words, dtype=np.uint32),
                             int_field(op, "uop_base"), np.asarray(tags, dtype=np.int32)))
     layers = number_layers(runs, list(names))
-    return BinaryModule(cfg, Program(runs, segments, layers), args, program.base_address)
+    return BinaryModule(cfg, Program(runs, segments, layers), args, program.base_address,
+                        copies)

@@ -2,9 +2,8 @@
 ``vta_mlir.passes``).
 
 A pass with companions is a subpackage named after its flag (``pack/``, ``tile/``,
-``tensorize/``, ``coproc_sync/``), whose ``__init__`` holds the pass; analyses that several
-passes share live in ``analysis/``.  The modules these replaced keep their old import paths
-(:data:`MOVED_MODULES`).
+``inject_dma/``, ``tensorize/``, ``fold_uop_loops/``, ``coproc_sync/``), whose ``__init__`` holds
+the pass; analyses that several passes share live in ``analysis/``.
 
 :func:`get_all_passes` is the registry the tools use.  Built-in passes are listed in
 :data:`BUILTIN_PASSES` (flag name → module and class, imported on first use); user code adds its
@@ -22,14 +21,13 @@ from contextlib import contextmanager
 
 from xdsl.passes import ModulePass
 
-from vta_mlir.moved_modules import keep_old_paths
-
 #: flag name → (module inside ``vta_mlir.passes``, class name), in pipeline order.
 BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-bufferize": ("bufferize", "BufferizePass"),
     "vta-integerize": ("integerize", "IntegerizePass"),
     "vta-narrow-integers": ("narrow_integers", "NarrowIntegersPass"),
     "vta-raise-loops": ("raise_loops", "RaiseLoopsPass"),
+    "vta-normalize": ("normalize", "NormalizePass"),
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),
     "vta-inject-dma": ("inject_dma", "InjectDmaPass"),
@@ -41,27 +39,6 @@ BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     # MLIR's `lower-affine`, in place of xDSL's (see the module's docstring).
     "lower-affine": ("lower_affine", "LowerAffinePass"),
 }
-
-#: Old module names inside ``vta_mlir.passes`` → where the module is now.
-MOVED_MODULES: dict[str, str] = {
-    "pack_expr": "pack.expr",
-    "pack_flatten": "pack.flatten",
-    "pack_match": "pack.match",
-    "pack_match_conv": "pack.match_conv",
-    "pack_patterns": "pack.patterns",
-    "tile_builder": "tile.builder",
-    "tile_conv": "tile.conv",
-    "tile_conv_plan": "tile.conv_plan",
-    "tile_conv_region": "tile.conv_region",
-    "tile_cost": "tile.cost",
-    "tile_region": "tile.region",
-    "tile_search": "tile.search",
-    "tensorize_conv": "tensorize.conv",
-    "coproc_sync_deps": "coproc_sync.deps",
-    "coproc_sync_protocol": "coproc_sync.protocol",
-    "sram_views": "analysis.sram_views",
-}
-keep_old_paths(__name__, MOVED_MODULES)
 
 _user_passes: dict[str, Callable[[], type[ModulePass]]] = {}
 

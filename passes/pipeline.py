@@ -4,12 +4,19 @@ It runs, in order and verifying the module after each (``docs/pipeline.md``)::
 
     [vta-bufferize, when the input has tensors,] [vta-narrow-integers, when it has i64
     buffers,] [vta-integerize, when it has float layers,] [vta-raise-loops, when a function holds
-    loops,] vta-pack, vta-tile, vta-inject-dma,
+    loops,] vta-normalize, vta-pack, vta-tile, vta-inject-dma,
     vta-tensorize, vta-fold-uop-loops, vta-coproc-sync, vta-lower-to-isa
 
 with their default options, except the tiling choices, which pass through to ``vta-tile``
 (``tile=``, ``double-buffer=``).  ``vta-run FILE.mlir``, ``vta-translate --emit=bin FILE.mlir``
 and ``vta_mlir.compile`` use it for input-level IR.
+
+``insert-after=STAGE:PASS`` (repeatable as a list, ``insert-after=vta-pack:a,vta-tile:b{x=1}``)
+runs a registered pass after one of the stages (:data:`STAGES`), the prepasses included: the
+pass runs at that point of the pipeline whether or not the prepass had anything to do, so a
+pass inserted after ``vta-bufferize`` always sees the memref form.  Each stage that runs, and
+each inserted pass, is reported to :func:`vta_mlir.ir.stages.observe_stages` (``vta-opt
+--mlir-print-ir-after-all`` prints the IR after each).
 
 Input (upstream MLIR)::
 
@@ -23,6 +30,7 @@ instruction stream, micro-op table, DRAM segments and argument table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -30,11 +38,21 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from vta_mlir.ir.diagnostics import verify_op
+from vta_mlir.ir.stages import parse_insertions, report_stage
 
 #: The passes that verify the whole module before they return: verifying it again after them
 #: would only double the time (a network's module has tens of thousands of ops).
 SELF_VERIFYING = frozenset({"vta-tile", "vta-inject-dma", "vta-tensorize", "vta-fold-uop-loops",
                             "vta-coproc-sync"})
+#: The stages that run only when the input needs them, in order.
+PREPASSES: tuple[str, ...] = ("vta-bufferize", "vta-narrow-integers", "vta-integerize",
+                              "vta-raise-loops")
+#: The stages that always run after them, in order (:meth:`VtaToIsaPass.passes` from vta-pack).
+LOWERING: tuple[str, ...] = ("vta-normalize", "vta-pack", "vta-tile", "vta-inject-dma",
+                             "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync",
+                             "vta-lower-to-isa")
+#: Every stage, in order: what ``insert-after=STAGE:PASS`` may name.
+STAGES: tuple[str, ...] = (*PREPASSES, *LOWERING)
 
 
 @dataclass(frozen=True)
@@ -47,8 +65,19 @@ class VtaToIsaPass(ModulePass):
     double_buffer: bool | None = None
     function: str | None = None
     requant: str = "none"
+    insert_after: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A misspelt stage or pass is reported when the pipeline is built, before any input
+        # is read.
+        self.insertions()
+
+    def insertions(self) -> dict[str, list[ModulePass]]:
+        """The passes of ``insert_after`` by the stage they follow."""
+        return parse_insertions(self.name, self.insert_after, STAGES)
 
     def passes(self) -> tuple[ModulePass, ...]:
+        """The lowering stages from ``vta-pack`` on, with this pipeline's options."""
         from .coproc_sync import CoprocSyncPass
         from .fold_uop_loops import FoldUopLoopsPass
         from .inject_dma import InjectDmaPass
@@ -67,25 +96,48 @@ class VtaToIsaPass(ModulePass):
             LowerToIsaPass(function=self.function),
         )
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def prepasses(self) -> tuple[tuple[ModulePass, Callable[[ModuleOp], bool]], ...]:
+        """The prepasses, each with the test of whether the module needs it."""
         from .bufferize import BufferizePass, has_tensors
         from .integerize import IntegerizePass, has_float_layers
         from .narrow_integers import NarrowIntegersPass, has_wide_integers
         from .raise_loops import RaiseLoopsPass, has_loops
 
-        # linalg on tensors becomes the memref form in destination-passing style.
-        if has_tensors(op):
-            BufferizePass().apply(ctx, op)
-        # Sign extensions of their own and i64 accumulators (torch-mlir's FX importer) narrow.
-        if has_wide_integers(op):
-            NarrowIntegersPass().apply(ctx, op)
-        # Quantized layers requantizing in float become integer layers (requant=fixed-point).
-        if has_float_layers(op):
-            IntegerizePass(requant=self.requant).apply(ctx, op)
-        # Loop nests in the input are raised to the structured ops vta-pack takes.
-        if has_loops(op):
-            RaiseLoopsPass().apply(ctx, op)
-        for p in self.passes():
+        return (
+            # linalg on tensors becomes the memref form in destination-passing style.
+            (BufferizePass(), has_tensors),
+            # Sign extensions of their own and i64 accumulators (torch-mlir's FX importer)
+            # narrow.
+            (NarrowIntegersPass(), has_wide_integers),
+            # Quantized layers requantizing in float become integer layers
+            # (requant=fixed-point).
+            (IntegerizePass(requant=self.requant), has_float_layers),
+            # Loop nests in the input are raised to the structured ops vta-pack takes.
+            (RaiseLoopsPass(), has_loops),
+        )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from .normalize import NormalizePass
+
+        inserted = self.insertions()
+
+        def run(p: ModulePass, verify: bool) -> None:
+            report_stage(None, op, p)
             p.apply(ctx, op)
-            if p.name not in SELF_VERIFYING:
+            if verify:
                 verify_op(op)
+            report_stage(p, op, None)
+
+        def stage(p: ModulePass, needed: bool = True, verify: bool = False) -> None:
+            if needed:
+                run(p, verify)
+            # User passes are verified after: the lowering's own checks expect valid IR.
+            for user in inserted.get(p.name, ()):
+                run(user, True)
+
+        for p, needs in self.prepasses():
+            stage(p, needs(op))
+        # Patterns only: the ops they write verify by construction.
+        stage(NormalizePass())
+        for p in self.passes():
+            stage(p, verify=p.name not in SELF_VERIFYING)

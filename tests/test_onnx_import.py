@@ -138,10 +138,10 @@ def resnet18_32(rng: np.random.Generator) -> Built:
 @pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])
 def test_resnet18(tmp_path: Path, symmetric: bool) -> None:
     """The ResNet-18-shaped model at 224×224 with 1000 classes: bit-exact with the integer
-    semantics, and within the issue's agreement with onnxruntime (≥ 99 % within one step, the
-    worst ≤ 4: a one-code difference in a hidden layer, where the fixed-point requantization
-    and onnxruntime's float arithmetic round a value near a half step apart, can travel to the
-    output)."""
+    semantics, and within the agreement with onnxruntime of docs/onnx.md §6 (≥ 99 % within
+    one step, the worst ≤ 4: a one-code difference in a hidden layer, where the fixed-point
+    requantization and onnxruntime's float arithmetic round a value near a half step apart,
+    can travel to the output)."""
     check(quantized(tmp_path, resnet18_224, symmetric), "default", worst=4.0)
 
 

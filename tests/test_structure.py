@@ -6,9 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
-from vta_mlir.passes import BUILTIN_PASSES, MOVED_MODULES
+from vta_mlir.passes import BUILTIN_PASSES
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSES = ROOT / "passes"
@@ -52,33 +50,6 @@ def test_passes_shows_the_pipeline() -> None:
     assert modules | packages == pass_modules | SHARED_PACKAGES
     assert not modules & packages
 
-
-@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
-def test_a_moved_module_keeps_its_old_path(old: str) -> None:
-    import importlib
-    import sys
-
-    sys.modules.pop(f"vta_mlir.passes.{old}", None)  # imported by an earlier test: again
-    new = importlib.import_module(f"vta_mlir.passes.{MOVED_MODULES[old]}")
-    with pytest.deprecated_call():
-        moved = importlib.import_module(f"vta_mlir.passes.{old}")
-    assert moved is new
-    assert moved.__spec__ is not None and moved.__spec__.name == new.__name__
-
-
-
-@pytest.mark.parametrize(("old", "new"), [
-    ("vta_mlir.frontend.onnx.requant", "vta_mlir.quant.requant"),
-    ("vta_mlir.frontend.onnx.emit", "vta_mlir.quant.emit")])
-def test_a_module_that_left_its_package_keeps_its_old_path(old: str, new: str) -> None:
-    import importlib
-    import sys
-
-    importlib.import_module("vta_mlir.frontend.onnx")  # installs the old names
-    sys.modules.pop(old, None)
-    with pytest.deprecated_call():
-        moved = importlib.import_module(old)
-    assert moved is importlib.import_module(new)
 
 
 #: Folders of installed source code.

@@ -376,8 +376,19 @@ ERRORS = [
         ["{vtab}", "--random-inputs", "--stats", "{dir}/no/dir.json"],
         "cannot write output file '{dir}/no/dir.json'",
     ),
+    (
+        ["{vtab}", "--random-inputs", "--output", "{dir}/no/dir.npy"],
+        "cannot write output file '{dir}/no/dir.npy': No such file or directory",
+    ),
+    (
+        ["{vtab}", "--random-inputs", "--output", "{dir}"],
+        "cannot write output file '{dir}': Is a directory",
+    ),
     (["{vtab}", "--random-inputs", "--stats", "-", "--trace", "-"], "cannot both write to stdout"),
     (["{vtab}", "--random-inputs", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+    # numpy's generators refuse negative seeds: an argument error, not an internal one.
+    (["{vtab}", "--random-inputs", "--seed", "-1"], "argument --seed: must be a non-negative"),
+    (["{vtab}", "--random-inputs", "--seed=-7"], "argument --seed: must be a non-negative"),
     ([], "the following arguments are required: input_file"),
 ]
 

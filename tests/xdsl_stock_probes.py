@@ -166,6 +166,30 @@ def transpose_verifier() -> bool:
     return True  # an invalid permutation that verifies is a defect too
 
 
+def tensor_verifiers() -> bool:
+    """Both a pad of i8 yielding an i32 value and a slice past the end verify."""
+    pad = parse(
+        "func.func @f(%x: tensor<4xi8>) -> tensor<6xi8> {\n  %c = arith.constant 7 : i32\n"
+        "  %p = tensor.pad %x low[1] high[1] {\n  ^bb0(%i: index):\n"
+        "    tensor.yield %c : i32\n  } : tensor<4xi8> to tensor<6xi8>\n"
+        "  return %p : tensor<6xi8>\n}"
+    )
+    sliced = parse(
+        "func.func @f(%x: tensor<4xi8>) -> tensor<2xi8> {\n"
+        "  %0 = tensor.extract_slice %x[3] [2] [1] : tensor<4xi8> to tensor<2xi8>\n"
+        "  return %0 : tensor<2xi8>\n}"
+    )
+    found = []
+    for module in (pad, sliced):
+        try:
+            module.verify()
+        except Exception:
+            found.append(False)
+        else:
+            found.append(True)
+    return all(found)
+
+
 def elementwise_verifier() -> bool:
     module = parse(
         "func.func @f(%m: memref<4xi32>) {\n  %c0 = arith.constant 0 : i32\n"
@@ -256,6 +280,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "linalg-spacing": linalg_spacing,
     "transpose-verifier": transpose_verifier,
     "elementwise-verifier": elementwise_verifier,
+    "tensor-verifiers": tensor_verifiers,
     "memref-syntax": memref_syntax,
     "memory-space": memory_space,
     "affine-syntax": affine_syntax,

@@ -1,8 +1,9 @@
 """Helpers shared by the command-line tools: reading the input (a file or ``-`` for stdin, as
-text or as a ``.vtab`` or MLIR :class:`~vta_mlir.driver.Source`), writing the output (``-o``),
-``--config``, the pass pipeline options (``-p``, ``--pass-pipeline``, ``--load-pass-plugin``),
-MLIR-style errors and the top-level guard that turns every exception into one of them (never a
-traceback, unless ``VTA_MLIR_DEBUG=1``).
+text or as a ``.vtab`` or MLIR :class:`~vta_mlir.driver.Source`), writing the output (``-o``,
+all at once: a temporary file renamed into place), ``--config``, the pass pipeline options
+(``-p``, ``--pass-pipeline``, ``--load-pass-plugin``), MLIR-style errors and the top-level
+guard that turns every exception into one of them (never a traceback, unless
+``VTA_MLIR_DEBUG=1``; an interrupt is ``interrupted``, exit status 130).
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import IO, NoReturn
 
+from vta_mlir.atomic_write import atomic_open
 from vta_mlir.config import VTAConfig
 from vta_mlir.driver import Source
 from vta_mlir.errors import VTAError
@@ -38,12 +41,14 @@ __all__ = [
     "describe_exception",
     "load_config",
     "load_pass_plugins",
+    "open_output",
     "pipeline_spec",
     "print_diagnostic",
     "print_error",
     "read_input",
     "read_source",
     "run_guarded",
+    "write_binary_output",
     "write_output",
 ]
 
@@ -149,17 +154,53 @@ def pipeline_spec(args: argparse.Namespace) -> str | None:
     return None if given is None else mlir_pipeline_to_xdsl(given)
 
 
+@contextmanager
+def open_output(path: str) -> Iterator[IO[bytes]]:
+    """A binary file object whose contents replace ``path`` once the ``with`` block ends
+    (:func:`vta_mlir.atomic_write.atomic_open`: an error or an interrupt leaves the old file, a
+    concurrent reader never sees a torn one); an ``OSError`` becomes the tools' one-line
+    error."""
+    try:
+        with atomic_open(path, "wb") as f:
+            yield f
+    except OSError as exc:
+        raise VTAError(f"cannot write output file '{path}': {exc.strerror or exc}") from None
+
+
 def write_output(path: str | None, text: str) -> None:
-    """Write ``text`` to ``path``, or stdout when it is ``None`` or ``-``."""
+    """Write ``text`` to ``path`` (see :func:`open_output`), or stdout when it is ``None`` or
+    ``-``."""
     if path is None or path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise VTAError(f"cannot write output file '{path}': {exc.strerror or exc}") from exc
+    with open_output(path) as f:
+        f.write(text.encode("utf-8"))
+
+
+def write_binary_output(path: str | None, data: bytes) -> None:
+    """Write ``data`` to ``path`` (see :func:`open_output`), or stdout when it is ``None`` or
+    ``-``."""
+    if path is None or path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    with open_output(path) as f:
+        f.write(data)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised while handling, a ``KeyboardInterrupt``: an interrupt
+    that lands inside library code (numpy writing an array) can surface as another
+    exception."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def print_error(prog: str, message: str, stream: IO[str] | None = None) -> None:
@@ -196,6 +237,9 @@ def run_guarded(
             pass
         return 1
     except BaseException as exc:  # ArgSpecParseError derives from BaseException
+        if _interrupted(exc):
+            print_error(prog, "interrupted")
+            return 130
         report = describe_exception(exc)
         if report.internal and debug_enabled():
             raise

@@ -7,8 +7,8 @@ Usage::
 
 The model is one quantized by ``onnxruntime.quantization.quantize_static`` in the QDQ format
 (``docs/onnx.md``). The output is checked by parsing it before anything is written, so a failed
-import leaves no file; every error is one line on stderr with exit status 1. Needs the ``onnx``
-package (``pip install 'vta-mlir[onnx]'``).
+import leaves no file (a module that does not parse is an import error); every error is one
+line on stderr with exit status 1. Needs the ``onnx`` package (``pip install 'vta-mlir[onnx]'``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from vta_mlir import __version__
 from vta_mlir.errors import VTAError
 
-from ._cli import CLIArgumentParser, run_guarded, write_output
+from ._cli import CLIArgumentParser, describe_exception, run_guarded, write_output
 
 __all__ = ["main"]
 
@@ -47,7 +47,14 @@ def _run(argv: Sequence[str] | None) -> int:
     from vta_mlir.api import parse
 
     text = frontend.import_text(args.model, requant=args.requant)
-    parse(text, filename=args.output or "<stdout>")  # fail before writing anything
+    # Fail before writing anything. The text exists in no file yet, so a failure is reported
+    # as an import error, without a position in it.
+    try:
+        parse(text, filename="<imported module>")
+    except Exception as exc:
+        report = describe_exception(exc)
+        raise frontend.OnnxImportError(f"'{args.model}': the imported module does not "
+                                       f"verify ({report.message})") from None
     write_output(args.output, text)
     return 0
 

@@ -37,6 +37,7 @@ from vta_mlir.ir.diagnostics import (
 )
 from vta_mlir.ir.locations import location_of
 from vta_mlir.ir.pipeline import available_passes, build_pipeline, failing_op
+from vta_mlir.ir.stages import observe_stages
 
 from ._cli import (
     CLIArgumentParser,
@@ -117,12 +118,12 @@ def _arg_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--mlir-print-ir-after-all",
         action="store_true",
-        help="print the IR to stderr after every pass",
+        help="print the IR to stderr after every pass (and every stage of vta-to-isa)",
     )
     p.add_argument(
         "--mlir-print-ir-before-all",
         action="store_true",
-        help="print the IR to stderr before every pass",
+        help="print the IR to stderr before every pass (and every stage of vta-to-isa)",
     )
     p.add_argument(
         "--config",
@@ -241,6 +242,21 @@ def _pass_callback(
     return callback
 
 
+def _stage_callback(
+    args: argparse.Namespace,
+) -> Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]:
+    """Between the stages of a named pipeline (``vta-to-isa``): print the IR if asked.  The
+    pipeline verifies its stages itself."""
+
+    def callback(previous: ModulePass | None, mod: ModuleOp, following: ModulePass | None) -> None:
+        if previous is not None and args.mlir_print_ir_after_all:
+            _print_ir(f"IR Dump After {previous.name}", mod, args)
+        if following is not None and args.mlir_print_ir_before_all:
+            _print_ir(f"IR Dump Before {following.name}", mod, args)
+
+    return callback
+
+
 def process_chunk(chunk: Chunk, source: InputFile, ctx: Context, opts: Options) -> ChunkResult:
     """Parse, verify, configure, transform and print one chunk, collecting diagnostics."""
     from vta_mlir.ir.context import parse_module, print_module
@@ -259,7 +275,10 @@ def process_chunk(chunk: Chunk, source: InputFile, ctx: Context, opts: Options) 
                 opts.set_config(module, opts.config)
                 configuring = False
             verify_op(module)
-            opts.pipeline.apply(ctx, module)
+            printing = args.mlir_print_ir_after_all or args.mlir_print_ir_before_all
+            # A named pipeline's stages are printed as its passes, as MLIR prints them.
+            with observe_stages(_stage_callback(args) if printing else None):
+                opts.pipeline.apply(ctx, module)
             output = print_module(
                 module,
                 generic=args.print_op_generic,

@@ -14,8 +14,9 @@ PATH.npy`` per argument it writes (``out`` and ``inout``); an argument both read
 takes both.  A program on tensors is bufferized first (``vta-bufferize``): its results are
 trailing out-parameters, so their ``--output`` files come after those of the arguments it
 writes, in the order of the results.  ``--random-inputs`` generates the inputs instead
-(numpy's ``default_rng(--seed)``, values in [-128, 127] whatever the integer type, so sums
-and products stay meaningful after the 8-bit truncation of the results).  Without
+(numpy's ``default_rng(--seed)``, a non-negative seed, values in [-128, 127] whatever the
+integer type, so sums and products stay meaningful after the 8-bit truncation of the
+results).  Without
 ``--output``, a summary of each output (shape, dtype, first values) is printed — on stdout,
 or on stderr when stdout carries ``--stats -``.
 An argument with ``vta.quant`` (a float edge of the model) takes and returns float32 arrays:
@@ -42,7 +43,10 @@ SRAM elements, at least one writing them, with no dependency token ordering them
 instead of ``vta-to-isa`` — e.g. its stages with a pass of a plugin among them — and must leave
 ``vta`` IR (lowered by the host lowering) or ``vtaisa`` IR; ``--check`` still evaluates the
 original input program.
-Every error is one MLIR-style line on stderr with exit status 1.  The pass plugins named by
+Every output file is written to a temporary file in its folder and renamed into place
+(:mod:`vta_mlir.atomic_write`): an interrupted or concurrent run leaves the complete new file or
+the old one.  Every error is one MLIR-style line on stderr with exit status 1 (an interrupt:
+``interrupted``, exit status 130).  The pass plugins named by
 ``VTA_MLIR_PASS_PLUGINS`` (``os.pathsep``-separated ``.py`` files or module names), then those
 of ``--load-pass-plugin FILE.py|MODULE`` (repeatable), are imported first.
 """
@@ -50,7 +54,6 @@ of ``--load-pass-plugin FILE.py|MODULE`` (repeatable), are imported first.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import re
 import sys
@@ -71,16 +74,19 @@ from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError, one_line
 from vta_mlir.ir.pipeline import available_passes, build_pipeline
 from vta_mlir.program import COUNTER_NAMES, Segment
+from vta_mlir.sim.trace import trace_json
 
 from ._cli import (
     CLIArgumentParser,
     add_pipeline_arguments,
     load_config,
     load_pass_plugins,
+    open_output,
     pipeline_spec,
     print_diagnostic,
     read_source,
     run_guarded,
+    write_output,
 )
 
 __all__ = [
@@ -118,6 +124,17 @@ RANDOM_RANGE: tuple[int, int] = (-128, 127)
 SUMMARY_VALUES = 8
 #: Buffer names usable as they are in the keys of a case file.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.$-]+")
+
+
+def _seed(text: str) -> int:
+    """``--seed``: numpy's generators take only non-negative seeds."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, not {value}")
+    return value
 
 
 def _arg_parser() -> argparse.ArgumentParser:
@@ -160,7 +177,8 @@ def _arg_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--random-inputs", action="store_true", help="generate the inputs (see --seed)")
     p.add_argument(
-        "--seed", type=int, default=None, metavar="N", help="seed of --random-inputs (default 0)"
+        "--seed", type=_seed, default=None, metavar="N",
+        help="seed of --random-inputs, a non-negative integer (default 0)",
     )
     p.add_argument("--stats", default=None, metavar="FILE|-", help="write run statistics as JSON")
     p.add_argument(
@@ -205,6 +223,8 @@ def random_inputs(specs: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
     each dtype's range), drawn in signature order from ``numpy.random.default_rng(seed)``;
     for a quantized argument, float32 values uniform over those that quantize into
     :data:`RANDOM_RANGE`, ``[(-128 - zero_point) * scale, (127 - zero_point) * scale]``."""
+    if seed < 0:
+        raise VTAError(f"the seed of random inputs must be a non-negative integer, not {seed}")
     rng = np.random.default_rng(seed)
     arrays = []
     for spec in specs:
@@ -291,6 +311,9 @@ def run_program(binary: BinaryModule, cfg: VTAConfig, inputs: Sequence[np.ndarra
     before = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
     for spec, array in zip(binary.inputs, inputs, strict=True):
         before[spec.segment] = np.frombuffer(spec.pack(array), dtype=np.uint8).copy()
+    given = {spec.name: array for spec, array in zip(binary.inputs, inputs, strict=True)}
+    for copy in binary.copies:  # an argument read in a second layout: packed into both
+        before[copy.segment] = np.frombuffer(copy.pack(given[copy.copy_of]), np.uint8).copy()
     outputs = loaded.run(list(inputs))
     after = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
     return RunRecord(binary, cfg, list(inputs), outputs, loaded.last_run, before, after)
@@ -345,18 +368,6 @@ def requant_json(module: ModuleOp | None) -> dict[str, Any] | None:
         return None
     return {"mode": mode.data, "layers": layers.value.data,
             "max_error_steps": error.value.data}
-
-
-def trace_json(binary: BinaryModule, cfg: VTAConfig) -> dict[str, Any]:
-    """The Chrome trace of the program's runs, timed back to back by the cycle model, with a
-    track of layer slices when the program has layers."""
-    from vta_mlir.sim.timing import chrome_trace, time_runs
-
-    runs = [run.insns for run in binary.program.runs]
-    result = time_runs(runs, cfg)
-    program = binary.program
-    return chrome_trace([insn for run in runs for insn in run], result, cfg,
-                        layers=program.layers, insn_layers=program.insn_layers().tolist())
 
 
 # --------------------------------------------------------------------------------------------
@@ -488,31 +499,19 @@ def conformance_case(record: RunRecord, *, meta: dict[str, Any] | None = None) -
 # Writing results
 
 
-def _open_for_writing(path: str) -> io.BufferedWriter:
-    try:
-        return open(path, "wb")  # noqa: SIM115 - closed by the caller's `with`
-    except OSError as exc:
-        raise VTAError(f"cannot write output file '{path}': {exc.strerror or exc}") from None
-
-
 def _write_json(path: str, data: dict[str, Any], *, indent: int | None = None) -> None:
     text = json.dumps(data, indent=indent) + "\n"
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    with _open_for_writing(path) as f:
-        f.write(text.encode("utf-8"))
+    write_output(path, text)
 
 
 def _write_npy(path: str, array: np.ndarray) -> None:
     # Through a file object: given a name, numpy would append ".npy" to it.
-    with _open_for_writing(path) as f:
+    with open_output(path) as f:
         np.save(f, array, allow_pickle=False)
 
 
 def _write_npz(path: str, arrays: dict[str, Any]) -> None:
-    with _open_for_writing(path) as f:
+    with open_output(path) as f:
         np.savez(f, **arrays)
 
 

@@ -44,6 +44,7 @@ from ._cli import (
     print_diagnostic,
     read_source,
     run_guarded,
+    write_binary_output,
     write_output,
 )
 
@@ -120,19 +121,6 @@ def _to_stdout(path: str | None) -> bool:
     return path is None or path == "-"
 
 
-def _write_binary(path: str | None, data: bytes) -> None:
-    if _to_stdout(path):
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    assert path is not None
-    try:
-        with open(path, "wb") as f:
-            f.write(data)
-    except OSError as exc:
-        raise VTAError(f"cannot write output file '{path}': {exc.strerror or exc}") from None
-
-
 # --------------------------------------------------------------------------------------------
 # The driver
 
@@ -162,7 +150,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print_diagnostic(exc, source)
         return 1
     if args.emit == "bin":
-        _write_binary(args.output_file, data)
+        write_binary_output(args.output_file, data)
     else:
         write_output(args.output_file, text)
     return 0

@@ -10,9 +10,9 @@ lines below add the checkout root to the package search path so the same names r
 The Python API (``docs/python-api.md``) is available from here, each name loaded on first use
 so that ``import vta_mlir`` stays cheap::
 
-    from vta_mlir import compile, parse, print_ir, run_pipeline, lower, Device, VTAConfig
+    from vta_mlir import compile, parse, print_ir, run_pipeline, lower, trace, Device, VTAConfig
 
-``parse``, ``print_ir``, ``lower`` and ``compile`` come from :mod:`vta_mlir.api`,
+``parse``, ``print_ir``, ``lower``, ``compile`` and ``trace`` come from :mod:`vta_mlir.api`,
 ``run_pipeline`` from :mod:`vta_mlir.ir.pipeline`, ``Device`` from
 :mod:`vta_mlir.runtime.device`, ``VTAConfig`` from :mod:`vta_mlir.config`.
 """
@@ -41,6 +41,7 @@ __all__ = [
     "parse",
     "print_ir",
     "run_pipeline",
+    "trace",
 ]
 
 #: Lazily loaded names: name -> module defining it.
@@ -53,6 +54,7 @@ _LAZY: dict[str, str] = {
     "parse": "vta_mlir.api",
     "print_ir": "vta_mlir.api",
     "run_pipeline": "vta_mlir.ir.pipeline",
+    "trace": "vta_mlir.api",
 }
 
 

@@ -202,6 +202,10 @@ class ArgSpec:
     patches (:func:`window_patches`) before padding, so ``padded_shape`` has the rank of
     :func:`windowed_shape`.  ``quant`` (only for ``int8`` arguments) makes the argument a float
     edge: :meth:`pack` takes float arrays and quantizes them, :meth:`unpack` returns float32.
+    ``copy_of`` names the argument whose array this one packs once more, in another layout
+    (an argument the program reads in two packed layouts gets one buffer per layout: the
+    caller passes the array once, for the named argument); such a *copy* is an ``in``
+    argument.
     """
 
     name: str
@@ -217,6 +221,7 @@ class ArgSpec:
     repeat: tuple[int, ...] = ()
     window: tuple[int, ...] = ()
     quant: Quantization | None = None
+    copy_of: str = ""
     _inverse: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -287,6 +292,15 @@ class ArgSpec:
             if self.dtype != "int8":
                 raise BinaryFormatError(
                     f"{what}: only an int8 argument can be quantized, not {self.dtype}"
+                )
+        if self.copy_of != "":
+            check_name(self.copy_of, f"{what}: the copied argument's")
+            if self.copy_of == self.name:
+                raise BinaryFormatError(f"{what} is a copy of itself")
+            if self.direction != "in":
+                raise BinaryFormatError(
+                    f"{what}: a copy of '{self.copy_of}' is an 'in' argument, not "
+                    f"'{self.direction}' (the caller's array is packed into it, never read back)"
                 )
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "padded_shape", padded)
@@ -409,6 +423,8 @@ class ArgSpec:
             repeated += f" windowed {kh}x{kw}/{sh}x{sw} pad {'x'.join(map(str, pads))}"
         if self.quant is not None:
             repeated += f" quant {self.quant.scale!r}, {self.quant.zero_point}"
+        if self.copy_of:
+            repeated += f" copy of {self.copy_of}"
         return (f"{self.direction} {self.name}: {shape}x{self.dtype}{repeated} -> "
                 f"{packed}x{self.packed_dtype}{where}")
 

@@ -7,6 +7,7 @@ module, run it on the simulator with numpy arrays.
     mod = compile(open("gemm.mlir").read())     # MLIR at any level, or a .vtab
     y, = mod(x, w)                              # numpy in, numpy out, on the simulator
     print(mod.last_run.counters, mod.last_run.cycles)
+    json.dump(trace(mod), open("gemm.trace.json", "w"))  # Perfetto / chrome://tracing
 
 The functions here are re-exported by :mod:`vta_mlir` (loaded on first use).  Errors are
 :class:`~vta_mlir.errors.VTAError` s; those about a place in the IR are
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -44,7 +45,7 @@ from vta_mlir.ir.pipeline import run_pipeline
 if TYPE_CHECKING:
     from vta_mlir.runtime.device import Device, LoadedModule
 
-__all__ = ["compile", "lower", "parse", "print_ir", "run_pipeline"]
+__all__ = ["compile", "lower", "parse", "print_ir", "run_pipeline", "trace"]
 
 #: What :func:`lower` and :func:`compile` accept: MLIR text (``str``), a ``.vtab`` image or
 #: UTF-8 MLIR (``bytes``), a file (``os.PathLike``), a parsed module or a binary module.
@@ -218,3 +219,30 @@ def compile(
     if device is None:
         device = Device(cfg if cfg is not None else binary.config)
     return device.load_module(binary)
+
+
+def trace(
+    program: LoadedModule | Compilable, *, config: ConfigLike | None = None
+) -> dict[str, Any]:
+    """The Chrome / Perfetto trace of ``program`` under the cycle model: the JSON object
+    ``vta-run --trace`` writes (``json.dump`` it to open it in Perfetto or chrome://tracing).
+
+    ``program`` is a module :func:`compile` returned — traced on its device's configuration,
+    whose timing parameters the cycle model reads — or anything :func:`lower` takes, lowered
+    first with ``config``.  The trace depends on the instructions only, not on the data, so it
+    is that of every call; the module need not have been called.
+    """
+    from vta_mlir.runtime.device import LoadedModule
+    from vta_mlir.sim.trace import trace_json
+
+    if isinstance(program, LoadedModule):
+        cfg = _config(config)
+        if cfg is not None and not program.device.cfg.same_hardware(cfg):
+            raise VTAError(
+                f"the module is loaded on a device for {program.device.cfg.bitstream}, not for "
+                f"{cfg.bitstream}"
+            )
+        return trace_json(program.module, cfg if cfg is not None else program.device.cfg)
+    binary = lower(program, config=config)
+    cfg = _config(config)
+    return trace_json(binary, cfg if cfg is not None else binary.config)

@@ -3,7 +3,8 @@
 A :class:`BinaryModule` is what the compiler emits and the runtime loads: the hardware
 configuration it was built for, a :class:`~vta_mlir.program.Program` (runs of instructions, each
 with its micro-op staging image, and the DRAM segments they address), the argument table
-(:class:`~vta_mlir.abi.ArgSpec`) and the base physical address it is linked at.  Instructions hold
+(:class:`~vta_mlir.abi.ArgSpec`, with the *copies*: further packed images of arguments the
+program reads in two layouts) and the base physical address it is linked at.  Instructions hold
 absolute physical addresses, so the runtime places every segment at exactly its address.
 
 On disk (``docs/binary-format.md`` gives every byte): a 32-byte little-endian header (magic,
@@ -26,13 +27,13 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
 from vta_mlir import vtab_format as fmt
 from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, ArgSpec
+from vta_mlir.atomic_write import write_bytes
 from vta_mlir.binary_checks import ADDRESS_LIMIT, check_module
 from vta_mlir.config import PAGE_BYTES, VTAConfig
 from vta_mlir.errors import BinaryFormatError, EncodingError, VTAError
@@ -73,16 +74,29 @@ __all__ = [
 
 @dataclass
 class BinaryModule:
-    """A linked program with its configuration, argument table and link base address."""
+    """A linked program with its configuration, argument table and link base address.
+
+    ``args`` are the function's arguments, in signature order; ``copies`` the further packed
+    images of arguments the program reads in more than one layout (:attr:`ArgSpec.copy_of
+    <vta_mlir.abi.ArgSpec.copy_of>` names the argument): the caller passes each array once,
+    and the host packs it into its argument's buffer and into each of its copies'.  The
+    argument table lists the arguments, then the copies."""
 
     config: VTAConfig
     program: Program
     args: list[ArgSpec] = field(default_factory=list)
     base: int = DEFAULT_BASE
+    copies: list[ArgSpec] = field(default_factory=list)
     #: Set when the module is known to be valid: serialised from a verified ``vtaisa.program``
-    #: or read and checked.  :meth:`validate`, the writer and the device then trust it; a
-    #: module changed in place afterwards must have it cleared.
+    #: or read and checked.  :meth:`validate`, the writer and the device then trust it.
+    #: Assigning any other field clears it; a part changed in place (a list appended to, an
+    #: instruction edited) must have it cleared by hand.
     checked: bool = field(default=False, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "checked":
+            object.__setattr__(self, "checked", False)
+        object.__setattr__(self, name, value)
 
     # ---- queries ----------------------------------------------------------------------------
     @property
@@ -112,7 +126,7 @@ class BinaryModule:
         for seg in sorted(prog.segments, key=lambda s: s.phys):
             kind = "const" if seg.data is not None else "scratch"
             lines.append(f"  segment {seg.name}: {seg.phys:#x} +{seg.nbytes} ({kind})")
-        for arg in self.args:
+        for arg in [*self.args, *self.copies]:
             lines.append(f"  arg {arg.describe()}")
         if prog.layers:
             lines.append(f"  {len(prog.layers)} layer(s): {', '.join(prog.layers)}")
@@ -228,10 +242,13 @@ def to_bytes(module: BinaryModule) -> bytes:
         if s.data is not None:
             data_parts.append(s.data.tobytes())
         data_off += size
-    quantized = any(a.quant is not None for a in module.args)
-    table_version = ARG_TABLE_VERSION if quantized else fmt.UNQUANTIZED_TABLE_VERSION
+    table = [*module.args, *module.copies]
+    quantized = any(a.quant is not None for a in table)
+    table_version = ARG_TABLE_VERSION if module.copies else \
+        fmt.QUANTIZED_TABLE_VERSION if quantized else fmt.UNQUANTIZED_TABLE_VERSION
+    index = {a.name: i for i, a in enumerate(module.args)}
     arg_parts = [fmt.ARGS_HEAD.pack(table_version, 0)]
-    for a in module.args:
+    for a in table:
         arg_parts.append(_name_bytes(a.name))
         arg_parts.append(fmt.ARG.pack(DIRECTIONS.index(a.direction), DTYPE_CODES[a.dtype],
                                    DTYPE_CODES[a.packed_dtype], len(a.shape), len(a.split_shape),
@@ -243,10 +260,14 @@ def to_bytes(module: BinaryModule) -> bytes:
         arg_parts.append(struct.pack(f"<{len(a.repeat)}I", *a.repeat))
         arg_parts.append(fmt.WINDOW_RANK.pack(len(a.window)))
         arg_parts.append(struct.pack(f"<{len(a.window)}I", *a.window))
-        if quantized:
+        if table_version >= 4:
             arg_parts.append(fmt.QUANT_FLAG.pack(a.quant is not None))
             if a.quant is not None:
                 arg_parts.append(fmt.QUANT.pack(a.quant.scale, a.quant.zero_point))
+        if table_version >= 5:
+            arg_parts.append(fmt.COPY_FLAG.pack(bool(a.copy_of)))
+            if a.copy_of:
+                arg_parts.append(fmt.COPY_OF.pack(index[a.copy_of]))
     bodies = [
         (conf, 0),
         (runs, len(prog.runs)),
@@ -254,7 +275,7 @@ def to_bytes(module: BinaryModule) -> bytes:
         (uops, sum(int(r.uop_words.size) for r in prog.runs)),
         (b"".join(seg_parts), len(segs)),
         (b"".join(data_parts), 0),
-        (b"".join(arg_parts), len(module.args)),
+        (b"".join(arg_parts), len(table)),
     ]
     version = 2 if prog.layers else 1
     if prog.layers:
@@ -289,7 +310,8 @@ def write_vtab(module: BinaryModule, path_or_file: str | os.PathLike[str] | IO[b
     data = to_bytes(module)
     if isinstance(path_or_file, str | os.PathLike):
         try:
-            Path(path_or_file).write_bytes(data)
+            # All at once: an interrupted or concurrent save never leaves a torn module.
+            write_bytes(path_or_file, data)
         except OSError as e:
             raise VTAError(f"{os.fspath(path_or_file)}: cannot write module: {e}") from None
     else:

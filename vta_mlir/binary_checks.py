@@ -100,9 +100,18 @@ def check_image(module: BinaryModule) -> None:
         if seg.data is not None and (not isinstance(seg.data, np.ndarray)
                                      or seg.data.dtype != np.uint8 or seg.data.ndim != 1):
             raise BinaryFormatError(f"{what}: contents must be a 1-D uint8 array")
-    for arg in module.args:
+    for arg in [*module.args, *module.copies]:
         if not isinstance(arg, ArgSpec):
             raise BinaryFormatError(f"argument {arg!r} is not an ArgSpec")
+    # The program lists the copies after the arguments; the image keeps them apart.
+    for arg in module.args:
+        if arg.copy_of:
+            raise BinaryFormatError(f"argument '{arg.name}' is a copy of '{arg.copy_of}' but is "
+                                    "listed among the arguments")
+    for arg in module.copies:
+        if not arg.copy_of:
+            raise BinaryFormatError(f"argument '{arg.name}' is listed among the copies but "
+                                    "copies no argument")
     for r, run in enumerate(prog.runs):
         if not isinstance(run, Run):
             raise BinaryFormatError(f"run {r} is not a Run")

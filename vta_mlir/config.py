@@ -473,8 +473,3 @@ class VTAConfig:
 
 
 DEFAULT_CONFIG_NAME = "default"
-
-
-def default_config() -> VTAConfig:
-    """The default configuration, ``1x16_i8w8a32_15_15_18_17``."""
-    return VTAConfig.shipped("default")

@@ -332,13 +332,6 @@ def decode_insns(data: bytes | np.ndarray, cfg: VTAConfig) -> list[Insn]:
     return out
 
 
-def insn_words(data: bytes | np.ndarray) -> np.ndarray:
-    """A byte stream of instructions viewed as ``uint64[N, 2]`` (word 0, word 1)."""
-    arr = np.frombuffer(bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(),
-                        dtype="<u8")
-    return arr.reshape(-1, 2)
-
-
 def encode_uop(uop: Uop, cfg: VTAConfig) -> int:
     word = 0
     for name in ("dst_idx", "src_idx", "wgt_idx"):

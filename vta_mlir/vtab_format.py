@@ -22,7 +22,10 @@ __all__ = [
     "MAX_CONFIG_BYTES",
     "MAX_FILE_BYTES",
     "NAME_LEN",
+    "COPY_FLAG",
+    "COPY_OF",
     "QUANT",
+    "QUANTIZED_TABLE_VERSION",
     "QUANT_FLAG",
     "RANGE",
     "RANGE_COUNT",
@@ -43,11 +46,15 @@ MAGIC = b"\x89VTAB\r\n\x1a"
 #: file is version 1, byte for byte as before).
 FORMAT_VERSION = 2
 #: Newest version of the argument table this code reads (version 2 appends the repeat
-#: dimensions to each argument record, version 3 the window, version 4 the quantization).  A
-#: table without a quantized argument is written as version 3, byte for byte as before.
-ARG_TABLE_VERSION = 4
+#: dimensions to each argument record, version 3 the window, version 4 the quantization,
+#: version 5 the argument a copy packs).  A table is written in the oldest version that holds
+#: it: 3 without quantized arguments and copies, byte for byte as before, 4 with quantized
+#: arguments only, 5 with copies.
+ARG_TABLE_VERSION = 5
 #: The table version written when no argument is quantized.
 UNQUANTIZED_TABLE_VERSION = 3
+#: The table version written when an argument is quantized and none is copied.
+QUANTIZED_TABLE_VERSION = 4
 #: Base physical address used when none is given (16 MiB: clear of small ad-hoc allocations).
 DEFAULT_BASE = 0x0100_0000
 #: Sections of a version-1 file, in their mandatory order.
@@ -73,6 +80,8 @@ REPEAT_RANK = struct.Struct("<B")  # table version 2: number of repeat dimension
 WINDOW_RANK = struct.Struct("<B")  # table version 3: number of window fields (0 or 8)
 QUANT_FLAG = struct.Struct("<B")  # table version 4: 1 if quantized, else 0
 QUANT = struct.Struct("<di")  # table version 4, after a flag 1: scale, zero point
+COPY_FLAG = struct.Struct("<B")  # table version 5: 1 if the record is a copy, else 0
+COPY_OF = struct.Struct("<I")  # table version 5, after a flag 1: the copied record's index
 RANGE_COUNT = struct.Struct("<I")  # LAYR: number of layer ranges
 RANGE = struct.Struct("<II")  # LAYR: instruction count, layer index
 CRC_AT = 24

@@ -29,6 +29,8 @@ from vta_mlir.vtab_format import (
     ARG,
     ARG_TABLE_VERSION,
     ARGS_HEAD,
+    COPY_FLAG,
+    COPY_OF,
     DIRENT,
     FORMAT_VERSION,
     HEADER,
@@ -283,12 +285,15 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         minimum += WINDOW_RANK.size
     if table_version >= 4:
         minimum += QUANT_FLAG.size
+    if table_version >= 5:
+        minimum += COPY_FLAG.size
     if nargs * minimum > alen - ARGS_HEAD.size:
         raise BinaryFormatError(
             f"section ARGS: {nargs} arguments need at least {nargs * minimum} bytes, "
             f"section has {alen - ARGS_HEAD.size}"
         )
     args: list[ArgSpec] = []
+    copies: list[ArgSpec] = []
     for i in range(nargs):
         name = cur.name(f"argument {i}")
         (direction, dtype, pdtype, rank, srank, r8, r16, seg_i, phys) = cur.unpack(
@@ -324,17 +329,34 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
                     quant = Quantization(scale, zero_point)
                 except BinaryFormatError as e:
                     raise BinaryFormatError(f"{what}: {e}") from None
+        copy_of = ""
+        if table_version >= 5:
+            (flag,) = cur.unpack(COPY_FLAG, f"{what} copy flag")
+            if flag > 1:
+                raise BinaryFormatError(f"{what}: copy flag {flag} is not 0 or 1")
+            if flag:
+                (source,) = cur.unpack(COPY_OF, f"{what} copied argument")
+                if source >= len(args):
+                    raise BinaryFormatError(
+                        f"{what}: copies record {source}, which is not an argument before it"
+                    )
+                copy_of = args[source].name
+            elif copies:
+                raise BinaryFormatError(
+                    f"{what}: an argument record after a copy (the copies come last)"
+                )
         if seg_i >= len(segments):
             raise BinaryFormatError(
                 f"{what}: segment index {seg_i} is out of range ({len(segments)} segments)"
             )
-        args.append(ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded,
-                            split, perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys,
-                            repeat, window, quant))
+        spec = ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded, split,
+                       perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys, repeat, window,
+                       quant, copy_of)
+        (copies if copy_of else args).append(spec)
     cur.done()
 
     layers = _read_layers(buf, sections[LAYER_SECTION], runs) if version >= 2 else []
-    module = BinaryModule(cfg, Program(runs, segments, layers), args, base)
+    module = BinaryModule(cfg, Program(runs, segments, layers), args, base, copies)
     check_module(module, encode=False)
     return module
 

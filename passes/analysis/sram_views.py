@@ -16,8 +16,8 @@ Used by ``vta-tensorize``, ``vta-inject-dma`` and ``vta-fold-uop-loops``:
   buffer, the view's strides in scalars and its first scalar as a form over :class:`HostIndex`
   atoms; :func:`element_view` counts them in tensor elements.  :class:`ViewError` says why a
   view cannot be analysed.
-* :func:`erase_dead_views` erases the subviews, and the index arithmetic only they used, once
-  the micro-ops or DMAs address the buffers themselves.
+* :func:`erase_dead_views` erases, with a pattern's rewriter, the subviews and the index
+  arithmetic only they used, once the micro-ops or DMAs address the buffers themselves.
 
 The double-buffered input tile ``%ib = memref.subview %inp2[%p, 0, 0, 0, 0] [1, 1, 16, 1, 16]
 [1, 1, 1, 1, 1]`` of ``%inp2 : memref<2x1x16x1x16xi8, #vta.sram<inp>>``, with ``%p =
@@ -45,7 +45,7 @@ from xdsl.ir.affine import (
     AffineExpr,
     AffineMap,
 )
-from xdsl.rewriter import Rewriter
+from xdsl.pattern_rewriter import PatternRewriter
 
 from vta_mlir.ir.index_arith import (
     LinearForm,
@@ -55,6 +55,8 @@ from vta_mlir.ir.index_arith import (
     is_index_op,
     linear_affine_expr,
 )
+
+from .unsupported import Unsupported
 
 __all__ = [
     "BufferView",
@@ -182,7 +184,7 @@ class HostIndex:
         return apply.result, form.const
 
 
-class ViewError(Exception):
+class ViewError(Unsupported):
     """Why a buffer view cannot be analysed, and the op responsible."""
 
     def __init__(self, message: str, op: Operation | None = None) -> None:
@@ -308,9 +310,10 @@ def element_view(
     )
 
 
-def erase_dead_views(ops: Iterable[Operation]) -> None:
+def erase_dead_views(ops: Iterable[Operation], rewriter: PatternRewriter) -> None:
     """Erase the given subviews that lost their last use, and the index arithmetic (and
-    subviews) that only they used."""
+    subviews) that only they used: what a pattern's rewrite left behind, and nothing else of
+    the module (xDSL's dead-code elimination would take every unused pure op)."""
     work = list(ops)
     seen: set[int] = set()
     while work:
@@ -323,5 +326,5 @@ def erase_dead_views(ops: Iterable[Operation]) -> None:
             continue
         seen.add(id(op))
         operands = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
-        Rewriter.erase_op(op)
+        rewriter.erase(op)
         work += operands

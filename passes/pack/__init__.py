@@ -50,7 +50,7 @@ becomes::
     }
 
 A 2-D convolution (``linalg.conv_2d_nchw_fchw``, or the equivalent ``linalg.generic``) on
-NCHW tensors gives the same region in the ``tensor`` layout (``passes/pack/patterns.py``): data
+NCHW tensors gives the same region in the ``tensor`` layout (``passes/pack/normal_form.py``): data
 ``(N/BATCH, C/BLOCK_IN, H, W, BATCH, BLOCK_IN)``, kernel ``(O/BLOCK_OUT, I/BLOCK_IN, KH, KW,
 BLOCK_OUT, BLOCK_IN)``, accumulator and output ``(N/BATCH, O/BLOCK_OUT, OH, OW, BATCH,
 BLOCK_OUT)``, a per-channel bias one element row of that layout, and one packed convolution::
@@ -95,6 +95,11 @@ instead of arguments (``passes/pack/constants.py``): planned as arguments, packe
 time the same way into new constant globals (``@w_packed``), so the signature keeps only the
 real arguments.
 
+An argument read in two packed layouts (``passes/pack/layouts.py``) is one buffer when one
+layout is the other's bytes with fewer axes (read through a ``memref.collapse_shape``), else
+packed twice by the host: a further argument at the end of the signature, whose ``vta.arg``
+names the argument it copies (``copy_of``).
+
 Other argument attributes stay where they were, beside ``vta.arg``: an int8 argument at a float
 edge keeps its ``vta.quant`` (checked here, ``vta_mlir/ir/quant.py``), which the host layout
 reads.
@@ -136,7 +141,7 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
-from vta_mlir.passes.pack.patterns import (
+from vta_mlir.passes.pack.normal_form import (
     ARG_ATTR_NAME,
     Packing,
     Role,
@@ -229,23 +234,37 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
         DictionaryAttr({}) for _ in range(real_args)]
     buffers = _intermediate_buffers(intermediates, planner.packings, ret)
+    copies = planner.layouts.copies
+    #: The arguments packed once more for a second layout, after the real ones, with their
+    #: attributes (passes/pack/layouts.py).
+    copy_args: dict[SSAValue, Attribute] = {}
     for old, (packing, _, _) in planner.packings.items():
         if old in buffers:
             args[old] = buffers[old]
             continue
-        if old in stand_ins:
+        source = copies.get(old, old)
+        if source in stand_ins:
             # A constant: its packed image is a global of the module, read at the start.
             assert constants is not None
-            args[old] = constants.read_packed(stand_ins[old], packing, ret)
+            args[old] = constants.read_packed(stand_ins[source], packing, ret)
             continue
         args[old] = Rewriter.replace_value_with_new_type(old, packing.memref_type())
-        attrs = dict(arg_attrs[old.index].data)  # type: ignore[attr-defined]
-        attrs[ARG_ATTR_NAME] = packing.attr()
-        arg_attrs[old.index] = DictionaryAttr(attrs)
+        attrs = dict(arg_attrs[source.index].data)  # type: ignore[attr-defined]
+        if old is source:
+            attrs[ARG_ATTR_NAME] = packing.attr()
+            arg_attrs[old.index] = DictionaryAttr(attrs)
+        else:
+            # The host packs the caller's array for `source` into this argument too.
+            attrs[ARG_ATTR_NAME] = DictionaryAttr(
+                {"copy_of": IntegerAttr(source.index, i64), **packing.attr().data})
+            copy_args[args[old]] = DictionaryAttr(attrs)
     for stand_in in reversed(block.args[real_args:]):
+        if stand_in in copy_args:
+            continue
         if stand_in.uses and stand_in in buffers:
             stand_in.replace_all_uses_with(buffers[stand_in])
         block.erase_arg(stand_in)
+    arg_attrs += [copy_args[a] for a in block.args[real_args:]]
     f.arg_attrs = ArrayAttr(arg_attrs)  # type: ignore[arg-type]
     f.update_function_type()
 
@@ -396,8 +415,8 @@ class _Emitter:
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, conv_op(x, self.args[wgt], self.buffers[acc],
                                                      (sh, sw)))
-                case PoolStep(acc=acc, pool=pool, padded=padded):
-                    x = self.args[pool.act] if padded is None else self.padded[padded]
+                case PoolStep(acc=acc, pool=pool, act=act, padded=padded):
+                    x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, *pool_ops(x, self.buffers[acc], pool.kind,
                                                        pool.window, pool.strides))
                 case AluStep(acc=acc, kind=kind, imm=imm, other=other):

@@ -47,7 +47,7 @@ from vta_mlir.errors import BinaryFormatError
 from vta_mlir.ir.dense import dense_int_array
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
-from vta_mlir.passes.pack.patterns import Packing
+from vta_mlir.passes.pack.normal_form import Packing
 
 __all__ = ["ConstantPool", "StandIn", "stand_in_constants"]
 

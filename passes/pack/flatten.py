@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from vta_mlir.config import VTAConfig
 
-from .patterns import Packing
+from .normal_form import Packing
 
 __all__ = ["MatrixView"]
 

@@ -26,7 +26,7 @@ from xdsl.ir import SSAValue
 from vta_mlir.abi import windowed_shape
 from vta_mlir.config import VTAConfig
 from vta_mlir.passes.pack.match_conv import Conv
-from vta_mlir.passes.pack.patterns import Packing, Role, packing_for
+from vta_mlir.passes.pack.normal_form import Packing, Role, packing_for
 
 __all__ = ["FOLD_GAIN", "folded_packings", "reduction_blocks"]
 

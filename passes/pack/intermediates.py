@@ -42,7 +42,7 @@ from xdsl.rewriter import Rewriter
 
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.passes.pack.expr import error_with_note, label
-from vta_mlir.passes.pack.patterns import Packing
+from vta_mlir.passes.pack.normal_form import Packing
 
 __all__ = ["Intermediate", "collapse_reassociation", "same_element_order",
            "stand_in_intermediates"]

@@ -101,8 +101,8 @@ ELEMENTWISE_RANK_MAX = 7
 
 _SUPPORTED_BODY = (
     "VTA's ALU runs arith.addi, arith.subi by a constant, arith.muli, arith.shrsi and "
-    "arith.shli by a constant, arith.maxsi and arith.minsi on i32, arith.extsi of i8 inputs "
-    "and a final arith.trunci to i8"
+    "arith.shli by a constant, arith.maxsi and arith.minsi (on i32 or i8), arith.extsi of i8 "
+    "inputs and a final arith.trunci to i8"
 )
 
 
@@ -638,6 +638,9 @@ class FunctionRecognizer:
         if alu is None:
             report_error(bop, f"is not supported: {_SUPPORTED_BODY}")
         width = int_width(bop.results[0].type)
+        kind, negated = alu
+        if width == 8 and kind in (AluKind.MAX, AluKind.MIN):
+            return self.narrow_min_max(bop, kind, get(bop.operands[0]), get(bop.operands[1]))
         if width != 32:
             if width == 8:
                 report_error(bop, "computes on i8 values: VTA's ALU computes on i32; extend the "
@@ -645,8 +648,19 @@ class FunctionRecognizer:
             report_error(bop, f"computes on {bop.results[0].type}: VTA's ALU computes on i32")
         lhs, rhs = get(bop.operands[0]), get(bop.operands[1])
         assert isinstance(lhs, Expr) and isinstance(rhs, Expr)
-        kind, negated = alu
         return self.alu(bop, kind, lhs, rhs, negated)
+
+    def narrow_min_max(self, bop: Operation, kind: AluKind, lhs: Value, rhs: Value) -> Narrow:
+        """``arith.maxsi`` / ``minsi`` on i8: the maximum (minimum) of two i8 values is the i8
+        whose sign extension is the maximum (minimum) of their sign extensions, so the ALU
+        computes it on i32 and the result stays an i8 value that can be extended again."""
+        assert isinstance(lhs, Narrow) and isinstance(rhs, Narrow)
+        for side in (lhs, rhs):
+            if side.truncated:
+                report_error(bop, "takes the maximum or minimum of a value truncated to i8: "
+                                  "VTA truncates only when storing, so arith.trunci must be "
+                                  "the last op")
+        return Narrow(self.alu(bop, kind, lhs.value, rhs.value), False, bop)
 
     def alu(self, bop: Operation, kind: AluKind, lhs: Expr, rhs: Expr,
             negated: bool = False) -> Expr:

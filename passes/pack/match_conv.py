@@ -212,15 +212,17 @@ class ConvMatcher:
     def pad_fill(self, op: Operation, pad: Padding, value: Value) -> None:
         """``op`` writes the zero-padded buffer: only its ``linalg.fill`` with 0 may."""
         name = label(pad.buffer)
+        # An unnamed allocation is "a buffer": say "the zero-padded buffer" alone.
+        buffer = "the zero-padded buffer" + ("" if name == "a buffer" else f" {name}")
         if pad.copy is not None:
-            error_with_note(op, f"writes the zero-padded buffer {name} after its interior was "
+            error_with_note(op, f"writes {buffer} after its interior was "
                                 "copied: a convolution reads it as it is after the copy",
                             pad.copy, "copied here")
         if pad.fill is not None:
-            error_with_note(op, f"writes the zero-padded buffer {name} a second time: it is "
+            error_with_note(op, f"writes {buffer} a second time: it is "
                                 "filled with 0 once", pad.fill, "filled here")
         if not isinstance(op, linalg.FillOp):
-            report_error(op, f"writes the zero-padded buffer {name}: it may only be filled with "
+            report_error(op, f"writes {buffer}: it may only be filled with "
                              "0 (linalg.fill) and receive a function argument in its interior "
                              "(memref.copy or linalg.copy into its subview)")
         fill = value.value if isinstance(value, Narrow) else value

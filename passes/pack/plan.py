@@ -31,12 +31,11 @@ from vta_mlir.passes.pack.expr import (
 )
 from vta_mlir.passes.pack.flatten import MatrixView
 from vta_mlir.passes.pack.fold_window import folded_packings
-from vta_mlir.passes.pack.intermediates import same_element_order
+from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
 from vta_mlir.passes.pack.match_pool import Pool
-from vta_mlir.passes.pack.patterns import (
-    ROLE_NAMES,
+from vta_mlir.passes.pack.normal_form import (
     Packing,
     Role,
     packing_for,
@@ -139,11 +138,13 @@ class Contract(Step):
 
 @dataclass
 class PoolStep(Step):
-    """The pooling ``pool`` into ``acc`` (``passes/pack/match_pool.py``), reading ``padded``
-    instead of its argument when the data is padded."""
+    """The pooling ``pool`` into ``acc`` (``passes/pack/match_pool.py``) of ``act`` (its
+    argument, or a copy of it in the pooling's layout), reading ``padded`` instead when the
+    data is padded."""
 
     acc: AccBuffer
     pool: Pool
+    act: BlockArgument
     padded: PaddedData | None = None
 
 
@@ -200,8 +201,8 @@ class Planner:
     #: The stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``).
     intermediates: Collection[BlockArgument] = ()
     steps: list[Step] = field(default_factory=list[Step])
-    packings: dict[BlockArgument, tuple[Packing, Role, Operation]] = field(
-        default_factory=dict[BlockArgument, tuple[Packing, Role, Operation]])
+    #: The packing of every buffer the steps use (``passes/pack/layouts.py``).
+    layouts: Layouts = field(default_factory=Layouts)
     _current: Output | None = None
     _loaded: dict[tuple[BlockArgument, bool], AccBuffer] = field(
         default_factory=dict[tuple[BlockArgument, bool], AccBuffer])
@@ -218,6 +219,8 @@ class Planner:
         block = self.outputs[0].writer.parent_block() if self.outputs else None
         self._order = {op: k for k, op in enumerate(block.ops)} if block is not None else {}
         self._writers = {out.arg: out.writer for out in self.outputs}
+        self.layouts.intermediates = self.intermediates
+        self.layouts.written = self._writers.keys()
         for out in self.outputs:
             self._current = out
             self._loaded = {}
@@ -228,8 +231,9 @@ class Planner:
             start = len(self.steps)
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            self.use(out.arg, self.whole_role(acc), out.writer, self.view_packing(out.arg))
-            self.steps.append(Store(out.writer, acc, out.arg))
+            out_arg = self.use(out.arg, self.whole_role(acc), out.writer,
+                               self.view_packing(out.arg))
+            self.steps.append(Store(out.writer, acc, out_arg))
             self.place_deallocs(start)
 
     def place_deallocs(self, start: int) -> None:
@@ -300,10 +304,16 @@ class Planner:
             return self._view.bias_packing(t.get_shape(), load.axes, dtype)
         return self._view.packing(dtype)
 
+    @property
+    def packings(self) -> dict[BlockArgument, tuple[Packing, Role, Operation]]:
+        """The packing of every buffer the steps use, copies included."""
+        return self.layouts.packings
+
     def use(self, arg: BlockArgument, role: Role, op: Operation,
-            packing: Packing | None = None) -> None:
-        """``op`` uses ``arg`` in ``role`` (with ``packing``, else the role's packing); an
-        argument has a single packed layout."""
+            packing: Packing | None = None) -> BlockArgument:
+        """``op`` uses ``arg`` in ``role`` (with ``packing``, else the role's packing): the
+        block argument its step reads, ``arg`` or a copy of it in that layout
+        (``passes/pack/layouts.py``)."""
         assert self._current is not None
         writer = self._writers.get(arg)
         if arg is not self._current.arg and writer is not None \
@@ -321,20 +331,7 @@ class Planner:
         dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
         if packing is None:
             packing = packing_for(role, t.get_shape(), dtype, self.cfg)
-        known = self.packings.get(arg)
-        if known is None:
-            self.packings[arg] = (packing, role, op)
-        elif arg in self.intermediates and not known[0].same_layout(packing) \
-                and same_element_order(known[0], packing):
-            # The same bytes viewed with other axes (a tensor read by an element-wise layer
-            # as a matrix): the buffer gets the shape with the most axes, and the others
-            # read it through a memref.collapse_shape.
-            if len(packing.memref_type().get_shape()) > len(known[0].memref_type().get_shape()):
-                self.packings[arg] = (packing, role, op)
-        elif not known[0].same_layout(packing):
-            error_with_note(op, f"uses {label(arg)} as {ROLE_NAMES[role]}, which is packed "
-                                 f"differently from {ROLE_NAMES[known[1]]}: an argument has "
-                                 "one packed layout", known[2], "first used here")
+        return self.layouts.use(arg, role, op, packing)
 
     def check_shape(self, load: Load, acc: AccBuffer) -> None:
         shape = tuple(load.arg.type.get_shape())  # type: ignore[attr-defined]
@@ -374,8 +371,8 @@ class Planner:
     def init(self, acc: AccBuffer, load: Load) -> None:
         self.check_shape(load, acc)
         role = self.bias_role(acc) if load.broadcast else self.whole_role(acc)
-        self.use(load.arg, role, load.op, self.view_packing(load.arg, load))
-        self.steps.append(Init(load.op, acc, load.arg, load.broadcast))
+        arg = self.use(load.arg, role, load.op, self.view_packing(load.arg, load))
+        self.steps.append(Init(load.op, acc, arg, load.broadcast))
 
     def gemm(self, acc: AccBuffer, g: Gemm, init: Expr) -> None:
         """``acc = init + act · wgt``: VTA's accumulator starts from 0 or from a load."""
@@ -402,21 +399,21 @@ class Planner:
         if isinstance(g, Conv) and folded is not None:
             # A 1×1 convolution of the data's patches (passes/pack/fold_window.py): the host
             # applies the window, so the zero-padded buffer is not needed.
-            self.use(g.act, Role.DATA, g.op, folded[0])
-            self.use(g.wgt, Role.KERNEL, g.op, folded[1])
-            self.steps.append(Contract(g.op, acc, g.act, g.wgt, (1, 1)))
+            act = self.use(g.act, Role.DATA, g.op, folded[0])
+            wgt = self.use(g.wgt, Role.KERNEL, g.op, folded[1])
+            self.steps.append(Contract(g.op, acc, act, wgt, (1, 1)))
         elif isinstance(g, Conv):
-            self.use(g.act, Role.DATA, g.op)
-            self.use(g.wgt, Role.KERNEL, g.op)
+            act = self.use(g.act, Role.DATA, g.op)
+            wgt = self.use(g.wgt, Role.KERNEL, g.op)
             padded = None
             if g.padding is not None:
-                padded = PaddedData(g.act, g.padding)
+                padded = PaddedData(act, g.padding)
                 self.steps.append(PadData(g.padding.alloc, padded))
-            self.steps.append(Contract(g.op, acc, g.act, g.wgt, g.strides, padded))
+            self.steps.append(Contract(g.op, acc, act, wgt, g.strides, padded))
         else:
-            self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
-            self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
-            self.steps.append(Contract(g.op, acc, g.act, g.wgt))
+            act = self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
+            wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
+            self.steps.append(Contract(g.op, acc, act, wgt))
         if isinstance(init, Const) and init.value:
             self.imm(acc, AluKind.ADD, init.value, init.op)
         if bias_after is not None:
@@ -427,12 +424,12 @@ class Planner:
         """``acc = init``, then the pooling: its data is loaded into the accumulator SRAM, in
         the accumulator's (tensor) layout."""
         self.plan_into(acc, p.init)
-        self.use(p.act, Role.TENSOR, p.op)
+        act = self.use(p.act, Role.TENSOR, p.op)
         padded = None
         if p.padding is not None:
-            padded = PaddedData(p.act, p.padding)
+            padded = PaddedData(act, p.padding)
             self.steps.append(PadData(p.padding.alloc, padded))
-        self.steps.append(PoolStep(p.op, acc, p, padded))
+        self.steps.append(PoolStep(p.op, acc, p, act, padded))
 
     def alu(self, acc: AccBuffer, a: Alu) -> None:
         lhs, rhs = a.lhs, a.rhs

@@ -2,13 +2,15 @@
 pipeline takes.
 
 Each outermost ``affine.for`` / ``scf.for`` of a function is read as statements (``nest.py``),
-checked for exactness (``dependence.py``: distributing the nest into one computation per
-statement keeps every dependence; a statement reads the buffer it writes only at the element it
-stores), recognised (``recognize.py``: a fill, an element-wise or a contraction / convolution
-``linalg.generic``, a copy into a padded buffer's interior) and replaced by the structured ops
-(``emit.py``), in statement order.  A nest that is not one of these is an error at its loop,
-saying what was found and why it is not raised; the module is unchanged then.  See
-``docs/pipeline.md`` ("Input forms: loop nests").
+their accesses checked to stay in bounds, split loops (``c * ko + ki``) read as one loop
+(``split.py``), checked for exactness (``dependence.py``: distributing the nest into one
+computation per statement keeps every dependence; a statement reads the buffer it writes only
+at the element it stores), recognised (``recognize.py``: a fill, an element-wise or a
+contraction / convolution ``linalg.generic``, a copy into a padded buffer's interior) and
+replaced by the structured ops (``emit.py``), in statement order.  A nest that is not one of
+these is an error at its loop (or at the access out of bounds), saying what was found and why
+it is not raised; the module is unchanged then.  See ``docs/pipeline.md`` ("Input forms: loop
+nests").
 
 Input::
 
@@ -43,6 +45,7 @@ from vta_mlir.ir.diagnostics import report_error, verify_op
 from .dependence import check_distribution, check_statement
 from .nest import LOOP_OPS, NestReader
 from .recognize import Computation, recognize
+from .split import check_bounds, merge_split_loops
 
 __all__ = ["RaiseLoopsPass", "has_loops", "raise_nest"]
 
@@ -58,6 +61,10 @@ def raise_nest(nest: Operation) -> list[Computation]:
     statements = NestReader(nest).read()
     if not statements:
         report_error(nest, "this loop nest stores nothing: there is no computation to raise")
+    for statement in statements:
+        check_bounds(statement)
+    # Split (tiled) loops as one loop each, before the checks and the recognition.
+    statements = [merge_split_loops(statement) for statement in statements]
     for statement in statements:
         check_statement(statement)
     check_distribution(statements)

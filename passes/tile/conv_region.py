@@ -57,11 +57,6 @@ class ConvGeometry:
     oh: int
     ow: int
 
-    @property
-    def macs_blocks(self) -> int:
-        """GEMM micro-op executions of the whole convolution."""
-        return self.nb * self.ob * self.ib * self.oh * self.ow * self.kh * self.kw
-
 
 @dataclass(eq=False)
 class ConvRegion:

@@ -23,7 +23,10 @@ DMA → ``out``, both → ``inout``; a function's result (an argument with ``vta
 ``vta.arg`` dictionary (``docs/dialects.md``, "Argument packing") with its logical ``shape``,
 ``dtype``, ``repeat``, ``window``, ``padded_shape``, ``split_shape`` and ``perm``, the fields of
 ``ArgSpec``.  A ``vta.quant`` attribute (``vta_mlir/ir/quant.py``) on an int8 argument gives
-its ``ArgSpec`` the quantization of a float edge.
+its ``ArgSpec`` the quantization of a float edge.  A ``copy_of`` index in ``vta.arg`` makes the
+argument a *copy* of an earlier one (``vta-pack`` adds such arguments for an argument the
+program reads in two packed layouts): its ``ArgSpec`` goes to :attr:`Layout.copies`, and the
+host packs the earlier argument's array into it.
 """
 
 from __future__ import annotations
@@ -68,7 +71,8 @@ ARG_ATTR_NAME = "vta.arg"
 RESULT_ATTR_NAME = "vta.result"
 #: The scratch segment holding the DRAM temporaries (``vta_mlir/host/dram_reuse.py``).
 TEMPORARIES_SEGMENT = "temporaries"
-_ARG_KEYS = ("shape", "dtype", "repeat", "window", "padded_shape", "split_shape", "perm")
+_ARG_KEYS = ("shape", "dtype", "repeat", "window", "padded_shape", "split_shape", "perm",
+             "copy_of")
 _WIDTHS = (8, 16, 32, 64)
 
 
@@ -103,6 +107,8 @@ class Layout:
     sram: dict[SSAValue, SramBuffer] = field(default_factory=dict)
     dram: dict[SSAValue, DramBuffer] = field(default_factory=dict)
     args: list[ArgSpec] = field(default_factory=list)
+    #: The further packed images of arguments read in two layouts (``ArgSpec.copy_of``).
+    copies: list[ArgSpec] = field(default_factory=list)
     #: Arguments that are not memrefs (no DRAM buffer can hold them): index -> value.
     scalar_args: dict[int, BlockArgument] = field(default_factory=dict)
     sram_used: dict[Sram, int] = field(default_factory=dict)
@@ -160,8 +166,9 @@ def _int_list(op: Operation, attr: Attribute, what: str) -> tuple[int, ...]:
 
 
 def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
-              direction: str) -> ArgSpec:
-    """The argument's ABI entry: identity packing, or the one its ``vta.arg`` describes."""
+              direction: str, names: dict[int, str]) -> ArgSpec:
+    """The argument's ABI entry: identity packing, or the one its ``vta.arg`` describes;
+    ``names`` are those of the arguments before it, which a copy may name."""
     shape = tuple(t.get_shape())
     what = f"argument {index} ({value_label(f.body.block.args[index], name)})"
     attrs = f.arg_attrs.data[index] if f.arg_attrs is not None else None
@@ -203,8 +210,15 @@ def _arg_spec(f: func.FuncOp, index: int, name: str, t: MemRefType, dtype: str,
         perm = tuple(range(len(split)))
         if "perm" in desc.data:
             perm = _int_list(f, desc.data["perm"], f"{what}: perm")
+        copy_of = ""
+        if "copy_of" in desc.data:
+            source = desc.data["copy_of"]
+            if not isinstance(source, IntegerAttr) or source.value.data not in names:
+                report_error(f, f"{what}: {ARG_ATTR_NAME} copy_of must be the index of an "
+                                f"earlier memref argument that is no copy, got {source}")
+            copy_of = names[source.value.data]
         spec = ArgSpec(name, direction, dtype, logical, padded, split, perm, packed,
-                       repeat=repeat, window=window, quant=quant)
+                       repeat=repeat, window=window, quant=quant, copy_of=copy_of)
     except BinaryFormatError as e:
         report_error(f, f"{what}: {e}")
     nbytes = math.prod(shape) * np.dtype(packed).itemsize
@@ -275,6 +289,8 @@ def plan_layout(
     """Assign SRAM ranges and DRAM segments to every buffer of ``f`` (module doc)."""
     layout = Layout(linker)
     used_names: set[str] = set()
+    #: The ABI names of the arguments that are not copies, by index.
+    names: dict[int, str] = {}
     try:
         for i, arg in enumerate(f.body.block.args):
             if not isinstance(arg.type, MemRefType):
@@ -291,8 +307,12 @@ def plan_layout(
                                 "DRAM buffers")
             t, dtype = _dram_type(f, arg.type, what)
             direction = "out" if is_result_argument(f, i) else _direction(arg)
-            spec = linker.argument(_arg_spec(f, i, name, t, dtype, direction))
-            layout.args.append(spec)
+            spec = linker.argument(_arg_spec(f, i, name, t, dtype, direction, names))
+            if spec.copy_of:
+                layout.copies.append(spec)
+            else:
+                layout.args.append(spec)
+                names[i] = name
             layout.dram[arg] = DramBuffer(spec.segment, spec.phys, t.element_type,  # type: ignore[arg-type]
                                           math.prod(t.get_shape()), "argument",
                                           value_label(arg, name))

@@ -138,7 +138,7 @@ def lower_to_isa(
     emit = ProgramBuilder(linker.base, cfg)
     for seg in linker.segments:
         emit.segment(seg.name, seg.phys, seg.nbytes, seg.data)
-    for arg in layout.args:
+    for arg in [*layout.args, *layout.copies]:
         emit.argument(arg)
     try:
         for run in runs:

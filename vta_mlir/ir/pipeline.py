@@ -196,11 +196,15 @@ def build_pipeline(
     callback: PipelineCallback | None = None,
 ) -> PassPipeline:
     """A pipeline from an xDSL-syntax ``spec``; unknown passes and bad options raise
-    :class:`VTAError` naming them."""
+    :class:`VTAError` naming them.  The values of a named pipeline's ``insert-after`` option
+    need no quotes (:func:`vta_mlir.ir.stages.quote_insert_after`)."""
     from xdsl.utils.arg_spec import parse_pipeline
 
+    from vta_mlir.ir.stages import quote_insert_after
+
     try:
-        specs = list(parse_pipeline(spec))
+        # `insert-after=STAGE:PASS` values are not tokens of xDSL's syntax unless quoted.
+        specs = list(parse_pipeline(quote_insert_after(spec)))
     except ArgSpecParseError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         raise VTAError(f"invalid pass pipeline '{spec}': {lines[-1] if lines else exc}") from None

@@ -395,8 +395,13 @@ def emit_program(program: Program) -> str:
     em = _Emitter(program)
     inp, outp = program.input, program.output
     em.names[inp.name] = "%input"
-    em.names[outp.name] = "%output"
     em.used.update({"input", "output"})
+    # An output that is a view (a Flatten's N×C of an N×C×1×1 tensor): the layer writes that
+    # tensor, which is then copied to %output through the view.
+    viewed = program.aliases.get(outp.name)
+    real = outp.name if viewed is None else viewed
+    if viewed is None:
+        em.names[outp.name] = "%output"
     last_reader: dict[str, Layer] = {}
     for layer in program.layers:
         for src in _sources(layer):
@@ -409,9 +414,18 @@ def emit_program(program: Program) -> str:
                             f"{memref_type(program.tensors[layer.dst].shape, 'i8')}")
         em.emit(layer, em.names[layer.dst])
         for src in dict.fromkeys(program.aliases.get(s, s) for s in _sources(layer)):
-            if src not in (inp.name, outp.name) and last_reader[src] is layer:
+            if src not in (inp.name, real) and last_reader[src] is layer:
                 em.lines.append(f"  memref.dealloc {em.names[src]} : "
                                 f"{memref_type(program.tensors[src].shape, 'i8')}")
+    if viewed is not None:
+        src_shape = program.tensors[viewed].shape
+        groups = "[[0], [" + ", ".join(str(i) for i in range(1, len(src_shape))) + "]]"
+        view = "%" + em.unique("output_view")
+        out_t = memref_type(outp.shape, "i8")
+        em.lines += [f"  {view} = memref.collapse_shape {em.names[viewed]} {groups} : "
+                     f"{memref_type(src_shape, 'i8')} into {out_t}",
+                     f"  memref.copy {view}, %output : {out_t} to {out_t}",
+                     f"  memref.dealloc {em.names[viewed]} : {memref_type(src_shape, 'i8')}"]
     func = _ident(program.name)
     params = [f"%input: {memref_type(inp.shape, 'i8')} {_quant_attr(inp.scale, inp.zero_point)}",
               f"%output: {memref_type(outp.shape, 'i8')} "

@@ -183,14 +183,18 @@ def conv_zero_point_bias(bias: np.ndarray, weight: np.ndarray, zero_point: int,
     if zero_point == 0 or not any(pads):
         return bias - zero_point * wsum.sum(axis=(1, 2, 3))
     oh, ow = (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1
-    ones = np.zeros((c, h + pt + pb, wd + pl + pr), np.int64)
-    ones[:, pt:pt + h, pl:pl + wd] = 1
-    valid = np.zeros((o, oh, ow), np.int64)
-    for i in range(kh):
-        for j in range(kw):
-            patch = ones[:, i:i + sh * oh:sh, j:j + sw * ow:sw]
-            valid += np.einsum("chw,oc->ohw", patch, wsum[:, :, i, j])
+    # Tap (i, j) of output (a, b) reads input row a·sh − pt + i and column b·sw − pl + j; it
+    # reads data when both are inside. The sum over those taps is rows · Σ_c w · columnsᵀ,
+    # which needs no array larger than the result (O, OH, OW).
+    rows = _inside(np.arange(oh)[:, None] * sh - pt + np.arange(kh)[None, :], h)
+    cols = _inside(np.arange(ow)[:, None] * sw - pl + np.arange(kw)[None, :], wd)
+    valid = rows[None] @ wsum.sum(axis=1) @ cols.T[None]
     return bias[:, None, None] - zero_point * valid
+
+
+def _inside(index: np.ndarray, size: int) -> np.ndarray:
+    """1 where ``index`` is in ``[0, size)``, else 0 (int64)."""
+    return ((index >= 0) & (index < size)).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -287,11 +287,15 @@ class LoadedModule:
         else:
             raise ArgumentError("inputs must be a sequence of arrays or a mapping of names")
         host_steps: list[dict[str, Any]] = []
-        images = [spec.pack_values(_host_step(spec, "quantize", spec.quantize, value, host_steps))
-                  for spec, value in zip(specs, values, strict=True)]
+        logical = {spec.name: _host_step(spec, "quantize", spec.quantize, value, host_steps)
+                   for spec, value in zip(specs, values, strict=True)}
+        # An argument read in two layouts is packed into its own buffer and its copies'.
+        images = [(spec.phys, spec.pack_values(logical[spec.name])) for spec in specs]
+        images += [(copy.phys, copy.pack_values(logical[copy.copy_of]))
+                   for copy in self.module.copies]
         dram = self.device.dram
-        for spec, image in zip(specs, images, strict=True):
-            dram.write(spec.phys, image)
+        for phys, image in images:
+            dram.write(phys, image)
         stats = RunStats(cycles=0 if self.device.timing else None)
         timings = []
         for r, stream in enumerate(self._streams):

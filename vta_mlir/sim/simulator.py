@@ -195,10 +195,6 @@ class Simulator:
         for k in COUNTER_NAMES:
             self.executor.counters[k] = 0
 
-    def reset_tokens(self) -> None:
-        for q in QUEUES:
-            self.tokens[q] = 0
-
     # ---- running ------------------------------------------------------------------------------
     def decode(self, insns: bytes | bytearray | np.ndarray | Iterable[Insn]) -> list[Insn]:
         """The instruction records of a raw stream, or ``insns`` itself checked."""

@@ -1,9 +1,9 @@
-// vta-fold-uop-loops folds the (at most two) innermost host loops around micro-ops of one
-// kernel into vta.uop_loop levels: factors = the loop variable's coefficients in the
-// positions, new bases = the positions without it. Contiguous loops merge into one level, a
-// short innermost loop may be unrolled into several micro-ops when that saves instructions,
-// and loops that break a rule (bounds, step, non-affine positions, the write-hazard rule,
-// mixed kernels) stay on the host.
+// vta-fold-uop-loops (its pattern FoldUopLoops) folds the (at most two) innermost host loops around
+// micro-ops of one kernel into vta.uop_loop levels: factors = the loop variable's coefficients in
+// the positions, new bases = the positions without it. Contiguous loops merge into one level, a
+// short innermost loop may be unrolled into several micro-ops when that saves instructions, and
+// loops that break a rule (bounds, step, non-affine positions, the write-hazard rule, mixed
+// kernels) stay on the host.
 
 // RUN: vta-opt %s --split-input-file -p vta-fold-uop-loops | filecheck %s
 // RUN: vta-opt %s --split-input-file -p 'vta-fold-uop-loops{max-levels=1 unroll-limit=0}' | filecheck %s --check-prefix=ONE

@@ -1,8 +1,8 @@
-// vta-inject-dma turns copies between DRAM views and SRAM buffers into vta.dma_copy: positions in
-// tensor elements (an affine.apply of the host values plus a constant), the 2-D pattern
-// (y rows of x elements, DRAM pitch stride) from the views' strides, several DMAs when one
-// cannot express the copy (written out, or a host loop beyond unroll-limit). Loads come from
-// memref.copy (INP, WGT, ACC), a broadcasting linalg.generic (a repeated row: stride 0) or an
+// vta-inject-dma (its pattern InjectDmaCopy) turns copies between DRAM views and SRAM buffers into
+// vta.dma_copy: positions in tensor elements (an affine.apply of the host values plus a constant),
+// the 2-D pattern (y rows of x elements, DRAM pitch stride) from the views' strides, several DMAs
+// when one cannot express the copy (written out, or a host loop beyond unroll-limit). Loads come
+// from memref.copy (INP, WGT, ACC), a broadcasting linalg.generic (a repeated row: stride 0) or an
 // arith.extsi one (ACC_8BIT); the arith.trunci output is a store. The DRAM subviews go.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-inject-dma | filecheck %s

@@ -222,8 +222,17 @@ func.func @packing(%x: memref<1x2x1x16xi8> {vta.arg = {shape = [1, 2048], dtype 
 
 // -----
 
-// expected-error @+1 {{'func.func' op argument 0 (%x): unknown vta.arg key(s) layout (expected shape, dtype, repeat, window, padded_shape, split_shape, perm)}}
+// expected-error @+1 {{'func.func' op argument 0 (%x): unknown vta.arg key(s) layout (expected shape, dtype, repeat, window, padded_shape, split_shape, perm, copy_of)}}
 func.func @packing_key(%x: memref<1x2x1x16xi8> {vta.arg = {shape = [1, 32], layout = "NC"}}) {
+  func.return
+}
+
+// -----
+
+// A copy (a second packed image of an argument read in two layouts) names an earlier
+// argument that is no copy itself.
+// expected-error @+1 {{'func.func' op argument 1 (%xc): vta.arg copy_of must be the index of an earlier memref argument that is no copy, got 1 : i64}}
+func.func @copy_of_itself(%x: memref<1x2x1x16xi8>, %xc: memref<1x2x1x16xi8> {vta.arg = {shape = [1, 32], copy_of = 1 : i64}}) {
   func.return
 }
 

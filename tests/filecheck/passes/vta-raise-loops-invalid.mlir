@@ -130,3 +130,33 @@ func.func @branch(%x: memref<16xi32>, %y: memref<16xi32>, %b: i1) {
   }
   return
 }
+
+// -----
+
+// An index past the end of its dimension is an error at the access itself.
+func.func @load_past_the_end(%a: memref<16xi32>, %b: memref<16xi32>) {
+  affine.for %i = 0 to 16 {
+    // expected-error@+1 {{'affine.load' op out-of-bounds load: index 0 of %a[d0 + 1] ranges over [1, 16] in the loops, outside the dimension of size 16}}
+    %v = affine.load %a[%i + 1] : memref<16xi32>
+    affine.store %v, %b[%i] : memref<16xi32>
+  }
+  return
+}
+
+// -----
+
+func.func @store_before_the_start(%a: memref<4x8xi32>, %b: memref<4x8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c8 step %c1 {
+      %v = memref.load %a[%i, %j] : memref<4x8xi32>
+      %k = arith.subi %j, %c1 : index
+      // expected-error@+1 {{'memref.store' op out-of-bounds store: index 1 of %b[d0, d1 - 1] ranges over [-1, 6] in the loops, outside the dimension of size 8}}
+      memref.store %v, %b[%i, %k] : memref<4x8xi32>
+    }
+  }
+  return
+}

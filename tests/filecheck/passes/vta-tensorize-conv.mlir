@@ -1,8 +1,9 @@
-// Convolutions (the stage-1 form, tiled: stage 3): vta-tensorize orders the loops with the output
-// rows and columns outermost and marks the loops of the micro-op list (input channels, kernel
-// rows and columns, output channels) `vta.uop_list`; vta-fold-uop-loops makes ONE micro-kernel per
-// convolution generic: two levels (rows, columns) around the list loops. The bias add with a
-// broadcasting source map is an ALU kernel with a zero source factor over the positions.
+// Convolutions (the stage-1 form, tiled: stage 3), the TensorizeConv pattern: vta-tensorize orders
+// the loops with the output rows and columns outermost and marks the loops of the micro-op list
+// (input channels, kernel rows and columns, output channels) `vta.uop_list`; vta-fold-uop-loops
+// makes ONE micro-kernel per convolution generic: two levels (rows, columns) around the list loops.
+// The bias add with a broadcasting source map is an ALU kernel with a zero source factor over the
+// positions.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-tensorize | filecheck %s
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-tensorize,vta-fold-uop-loops | filecheck %s --check-prefix=FOLD

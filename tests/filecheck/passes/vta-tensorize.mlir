@@ -2,7 +2,9 @@
 // one per element dimension of extent > 1, innermost = last) around one micro-op at the
 // linearised element positions: linalg.fill -> vta.gemm reset (+ vta.alu add for a nonzero
 // value), a GEMM contraction -> vta.gemm, an element-wise op on accumulators -> vta.alu.
-// DMA copies and host ops are left alone; anything else on SRAM is an error at the op.
+// DMA copies and host ops are left alone; anything else on SRAM is an error at the op, reported
+// before anything changes. Each pattern has a file of its own: vta-tensorize-fill.mlir,
+// -contraction.mlir, -conv.mlir and -elementwise.mlir.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-tensorize | filecheck %s
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-tensorize --print-debuginfo | filecheck %s --check-prefix=LOC

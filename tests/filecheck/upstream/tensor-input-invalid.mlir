@@ -219,3 +219,55 @@ func.func @odd_digits() -> tensor<1xi8> {
     }
   }
 #-}
+
+// -----
+
+func.func @pad_i8_with_i32(%x: tensor<1x1x4x4xi8>) -> tensor<1x1x6x6xi8> {
+  %c = arith.constant 7 : i32
+  // expected-error@+1 {{'tensor.pad' op the padding value must have the result's element type i8, but the region yields i32}}
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %c : i32
+  } : tensor<1x1x4x4xi8> to tensor<1x1x6x6xi8>
+  return %p : tensor<1x1x6x6xi8>
+}
+
+// -----
+
+func.func @pad_result_shape(%x: tensor<1x1x4x4xi8>) -> tensor<1x1x6x7xi8> {
+  %c = arith.constant 0 : i8
+  // expected-error@+1 {{'tensor.pad' op result dimension 3 has size 7, but the source's 4 padded by 1 and 1 is 6}}
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %c : i8
+  } : tensor<1x1x4x4xi8> to tensor<1x1x6x7xi8>
+  return %p : tensor<1x1x6x7xi8>
+}
+
+// -----
+
+func.func @pad_result_element_type(%x: tensor<4xi8>) -> tensor<6xi32> {
+  %c = arith.constant 0 : i32
+  // expected-error@+1 {{'tensor.pad' op result element type i32 does not match the source's i8}}
+  %p = tensor.pad %x low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %c : i32
+  } : tensor<4xi8> to tensor<6xi32>
+  return %p : tensor<6xi32>
+}
+
+// -----
+
+func.func @slice_past_the_end(%x: tensor<4x16xi8>) -> tensor<2x8xi8> {
+  // expected-error@+1 {{'tensor.extract_slice' op slice along dimension 0 runs past the end of the dimension: offset 3, size 2 and stride 1 reach index 4, but the dimension has size 4}}
+  %0 = tensor.extract_slice %x[3, 0] [2, 8] [1, 1] : tensor<4x16xi8> to tensor<2x8xi8>
+  return %0 : tensor<2x8xi8>
+}
+
+// -----
+
+func.func @strided_slice_past_the_end(%x: tensor<4x16xi8>) -> tensor<2x8xi8> {
+  // expected-error@+1 {{'tensor.extract_slice' op slice along dimension 1 runs past the end of the dimension: offset 2, size 8 and stride 2 reach index 16}}
+  %0 = tensor.extract_slice %x[0, 2] [2, 8] [1, 2] : tensor<4x16xi8> to tensor<2x8xi8>
+  return %0 : tensor<2x8xi8>
+}

@@ -11,16 +11,12 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
-from vta_mlir.moved_modules import keep_old_paths
 from vta_mlir.quant.emit import emit_program
 from vta_mlir.quant.program import Program
 from vta_mlir.quant.requant import MODES, Requant, choose_requant, choose_requant_channels
 
 from .load import OnnxImportError, load_model
 from .qdq import recognize
-
-# The requantization and the emission moved to vta_mlir.quant (shared with vta-integerize).
-keep_old_paths(__name__, {"requant": "vta_mlir.quant.requant", "emit": "vta_mlir.quant.emit"})
 
 __all__ = ["MODES", "OnnxImportError", "Program", "Requant", "choose_requant",
            "choose_requant_channels", "import_model", "import_program", "import_text"]

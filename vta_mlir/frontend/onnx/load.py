@@ -1,6 +1,7 @@
 """Reading an ONNX model and the checks that come before recognising its QDQ patterns: the file
 parses, every node is of the default domain and an op the importer knows, every shape is static,
-and the model is quantized (``docs/onnx.md`` §5)."""
+the input and output are float32, the model is quantized, its initializers and external data
+are sound, it passes ``onnx.checker`` and it is within the size limits (``docs/onnx.md`` §5)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from pathlib import Path
 import onnx
 from google.protobuf.message import DecodeError
 
-from vta_mlir.errors import VTAError
+from .check import (
+    OnnxImportError,
+    check_attributes,
+    check_external_data,
+    check_initializers,
+    check_sizes,
+    check_tensor_size,
+    check_with_onnx,
+    node_label,
+    reader_label,
+)
 
 __all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_model", "node_label",
            "static_shape"]
@@ -24,16 +35,6 @@ OPSETS = range(13, 22)
 
 QUANTIZE_HINT = ("quantize it first with onnxruntime.quantization.quantize_static "
                   "(quant_format=QuantFormat.QDQ, int8 activations and weights)")
-
-
-class OnnxImportError(VTAError):
-    """A model the importer cannot translate: the message names the node and its op."""
-
-
-def node_label(node: onnx.NodeProto, index: int) -> str:
-    """``node 'conv1' (Conv)``, with the node's position when it has no name."""
-    name = node.name or f"#{index}"
-    return f"node '{name}' ({node.op_type})"
 
 
 def static_shape(value: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -83,20 +84,43 @@ def load_model(path: str | Path) -> onnx.ModelProto:
     for value in graph.input:
         if value.name in initializers:
             continue
-        if static_shape(value) is None:
-            reader = next((f"{node_label(n, i)}: " for i, n in enumerate(graph.node)
-                           if value.name in n.input), "")
+        reader = reader_label(graph, value.name)
+        shape = static_shape(value)
+        if shape is None:
             raise OnnxImportError(f"{reader}input '{value.name}' has a dynamic or unknown shape "
                                   "(give every dimension a number)")
+        _check_float(reader, "input", value)
+        check_tensor_size(reader, f"input '{value.name}'", shape)
     for value in graph.output:
-        if static_shape(value) is None:
-            writer = next((f"{node_label(n, i)}: " for i, n in enumerate(graph.node)
-                           if value.name in n.output), "")
+        writer = next((f"{node_label(n, i)}: " for i, n in enumerate(graph.node)
+                       if value.name in n.output), "")
+        out_shape = static_shape(value)
+        if out_shape is None:
             raise OnnxImportError(f"{writer}output '{value.name}' has a dynamic or unknown "
                                   "shape (give every dimension a number)")
+        _check_float(writer, "output", value)
+        check_tensor_size(writer, f"output '{value.name}'", out_shape)
     if not any(node.op_type in QDQ_OPS for node in graph.node):
         index, node = next((i, n) for i, n in enumerate(graph.node))
         raise OnnxImportError(f"{node_label(node, index)}: the model is not quantized (a float "
                               f"model); {QUANTIZE_HINT}")
+    if model.ir_version > onnx.IR_VERSION:
+        raise OnnxImportError(f"'{path}': IR version {model.ir_version}; the importer reads up "
+                              f"to {onnx.IR_VERSION}")
+    check_external_data(graph, model, path.parent)
+    check_initializers(graph)
+    check_attributes(graph)
+    check_sizes(model)
+    check_with_onnx(model, path)
     return model
+
+
+def _check_float(where: str, what: str, value: onnx.ValueInfoProto) -> None:
+    """The graph's input and output are float32 (the host steps quantize and dequantize)."""
+    elem = value.type.tensor_type.elem_type
+    if elem != onnx.TensorProto.FLOAT:
+        name = onnx.TensorProto.DataType.Name(elem).lower() if elem in \
+            onnx.TensorProto.DataType.values() else f"type {elem}"
+        raise OnnxImportError(f"{where}{what} '{value.name}' is {name}; the importer takes a "
+                              f"float32 {what}")
 

@@ -35,6 +35,7 @@ from vta_mlir.quant.program import (
 )
 from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_channels
 
+from .check import check_scale, check_tensor_size, reader_label, window_output
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
@@ -62,7 +63,7 @@ class _Recognizer:
     def __init__(self, model: onnx.ModelProto, requant_mode: str) -> None:
         self.graph = model.graph
         self.mode = requant_mode
-        self.inits = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
+        self.inits = {i.name: _array(self.graph, i) for i in self.graph.initializer}
         self.consts: dict[str, _Const] = {}     # float name -> dequantized constant
         self.act: dict[str, QTensor] = {}       # float name (a DQ output) -> int8 tensor
         self.qt: dict[str, QTensor] = {}        # int8 name -> tensor
@@ -87,6 +88,7 @@ class _Recognizer:
         if scale.size != 1 or zp.size != 1:
             raise OnnxImportError(f"{where}: per-channel activation quantization is not "
                                   "supported")
+        check_scale(where, node.input[1], scale)
         if zp.dtype != np.int8:
             raise OnnxImportError(f"{where}: zero point of type {zp.dtype}; the importer "
                                   "supports int8 activations (QuantType.QInt8)")
@@ -113,6 +115,7 @@ class _Recognizer:
             raise OnnxImportError(f"{where}: its output '{node.output[0]}' is not quantized "
                                   f"by a QuantizeLinear ({QUANTIZE_HINT})")
         scale, zp = self._qparams(node_label(quant[1], quant[0]), quant[1])
+        check_tensor_size(f"{where}: ", f"output '{node.output[0]}'", shape)
         tensor = QTensor(quant[1].output[0], shape, scale, zp)
         self.qt[tensor.name] = tensor
         return tensor
@@ -165,8 +168,10 @@ class _Recognizer:
             raise OnnxImportError(f"{writer}: the graph's output is not a DequantizeLinear of "
                                   "an int8 tensor; float operations at the edges are not "
                                   "supported yet")
-        output_q = self.qt[self.aliases.get(output_q.name, output_q.name)]
-        if output_q.name not in self.producer:
+        # The output keeps its own shape (N×C after a Flatten); the emission writes the
+        # tensor it is a view of through that view.
+        output_q = self.qt[output_q.name]
+        if self.aliases.get(output_q.name, output_q.name) not in self.producer:
             raise OnnxImportError(f"output '{out_value.name}' is computed by no layer")
         return Program(self.graph.name or "model", input_q, output_q, self.qt, self.layers,
                        self.aliases)
@@ -178,6 +183,7 @@ class _Recognizer:
             zp = (self._scalar(where, node.input[2]) if len(node.input) > 2 and node.input[2]
                   else np.zeros_like(scale, dtype=np.int8))
             axis = int(_attrs(node).get("axis", 1))
+            check_scale(where, node.input[1], scale)
             self.consts[node.output[0]] = _Const(self.inits[src], scale.astype(np.float64),
                                                  zp.astype(np.int64), axis)
             return
@@ -287,8 +293,12 @@ class _Recognizer:
         o, c, kh, kw = w.q.shape
         sh, sw = attrs.get("strides", [1, 1])
         pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
-        n, _, h, wd = x.shape
-        oh, ow = (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1
+        n, xc, h, wd = x.shape
+        if c != xc or list(attrs.get("kernel_shape", [kh, kw])) != [kh, kw]:
+            raise OnnxImportError(f"{where}: weight of shape {tuple(w.q.shape)} (kernel_shape "
+                                  f"{list(attrs.get('kernel_shape', [kh, kw]))}) for an input "
+                                  f"of {xc} channels")
+        oh, ow = window_output(where, (h, wd), (kh, kw), (sh, sw), (pt, pl, pb, pr))
         bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
         y = self._output(where, node, (n, o, oh, ow))
         rq = self._requant_acc(where, x, w_scale, y)
@@ -321,8 +331,10 @@ class _Recognizer:
         kh, kw = attrs["kernel_shape"]
         sh, sw = attrs.get("strides", [1, 1])
         pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+        if len(x.shape) != 4:
+            raise OnnxImportError(f"{where}: only 2-D pools (NCHW) are supported")
         n, c, h, wd = x.shape
-        shape = (n, c, (h + pt + pb - kh) // sh + 1, (wd + pl + pr - kw) // sw + 1)
+        shape = (n, c, *window_output(where, (h, wd), (kh, kw), (sh, sw), (pt, pl, pb, pr)))
         y = self._output(where, node, shape)
         if y.scale != x.scale or y.zero_point != x.zero_point:
             raise OnnxImportError(f"{where}: a MaxPool must keep its input's quantization")
@@ -331,6 +343,8 @@ class _Recognizer:
 
     def _op_GlobalAveragePool(self, where: str, node: onnx.NodeProto) -> None:
         x = self._source(where, node.input[0])
+        if len(x.shape) != 4:
+            raise OnnxImportError(f"{where}: only 2-D pools (NCHW) are supported")
         n, c, _, _ = x.shape
         self._global_mean(where, x, self._output(where, node, (n, c, 1, 1)))
 
@@ -435,6 +449,16 @@ class _Recognizer:
         const = np.rint(real / y.scale * 2.0 ** shift).astype(np.int64)
         self._add_layer(AddLayer(self.layer_name, a.name, None, a.zero_point, 0, ma, 0,
                                  _int32(where, const), shift, y.zero_point, -128, 127, y.name), y)
+
+
+def _array(graph: onnx.GraphProto, init: onnx.TensorProto) -> np.ndarray:
+    """The value of a checked initializer (``check.check_initializers``); an error naming it
+    should numpy still refuse it."""
+    try:
+        return numpy_helper.to_array(init)
+    except (ValueError, TypeError) as exc:
+        raise OnnxImportError(f"{reader_label(graph, init.name)}initializer '{init.name}' "
+                              f"cannot be read: {exc}") from None
 
 
 def _built(where: str, build: Callable[..., Layer], *args: object) -> Layer:

@@ -10,8 +10,8 @@ linalg ops) instead of subclassing them: code that matches on
 included — keeps recognising the ops.  :func:`apply_upstream_fixes` is idempotent;
 :func:`vta_mlir.ir.context.make_context` calls it, after :func:`check_xdsl_version`.
 
-One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``), one per group of
-ops added to a dialect (``linalg_pooling``, ``linalg_quantized_conv``, ``linalg_map``: each
+One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``, ``tensor``), one per group
+of ops added to a dialect (``linalg_pooling``, ``linalg_quantized_conv``, ``linalg_map``: each
 ends with its list of ops and the function adding them), one for the ``dense_resource`` blobs
 (``resources``) and one for the lexer.  What is fixed (``tests/test_upstream_fixes.py`` and
 ``tests/test_tensor_input_ops.py`` exercise each fix, and ``tests/test_xdsl_defects.py``
@@ -33,6 +33,9 @@ test fails, xDSL fixed it and the patch can go):
   the stock verifier indexes the shapes with it (which raised ``IndexError``).
 * The element-wise named linalg ops (``linalg.copy``, ``linalg.add``, ...) reject a scalar
   operand in their verifier; the stock one asserted while building their indexing maps.
+* ``tensor.pad`` checks its result type and that its region yields a value of the result's
+  element type; ``tensor.extract_slice`` checks that a static slice lies within its source
+  (``tensor``).
 * ``memref.copy``, ``memref.cast`` and ``memref.global`` get MLIR's custom syntax.
 * ``memref<..., 1>``: an integer memory space prints without the ``: i64`` suffix.
 * ``affine.load``/``store``/``vector_load``/``vector_store`` parse SSA ids as map *dims* and
@@ -84,6 +87,7 @@ from vta_mlir.ir.upstream_fixes.linalg_pooling import add_pooling_ops
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import add_quantized_conv_ops
 from vta_mlir.ir.upstream_fixes.memref import fix_memory_space_printing, fix_memref_syntax
 from vta_mlir.ir.upstream_fixes.resources import fix_resource_parsing
+from vta_mlir.ir.upstream_fixes.tensor import fix_tensor_verifiers
 
 __all__ = [
     "FIXES",
@@ -132,6 +136,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "elementwise-verifier": (
         fix_elementwise_verifier,
         "element-wise named linalg ops (linalg.copy, ...) reject scalar operands",
+    ),
+    "tensor-verifiers": (
+        fix_tensor_verifiers,
+        "tensor.pad yields its result's element type; tensor.extract_slice stays in bounds",
     ),
     "memref-syntax": (
         fix_memref_syntax,
