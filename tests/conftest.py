@@ -1,8 +1,10 @@
 """Shared pytest fixtures: the three shipped configurations, an xDSL context with the
-project's dialects, and the test-data folders."""
+project's dialects, the test-data folders, and for the ``vta-opt`` tests an input-file writer
+and extra passes registered for one test."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,28 @@ def default_cfg() -> VTAConfig:
 def ctx() -> Context:
     """An xDSL context with every dialect the project parses (one per test module)."""
     return make_context()
+
+
+@pytest.fixture
+def mlir_file(tmp_path: Path) -> Callable[..., str]:
+    """Writes a text into a file of ``tmp_path``; returns its path."""
+
+    def write(text: str, name: str = "input.mlir") -> str:
+        path = tmp_path / name
+        path.write_text(text)
+        return str(path)
+
+    return write
+
+
+@pytest.fixture
+def extra_passes() -> Iterator[None]:
+    """The extra passes of ``vta_opt_helpers.py``, registered for one test."""
+    from vta_mlir.passes import register_pass, scoped_registry
+
+    from .vta_opt_helpers import EXTRA_PASSES
+
+    with scoped_registry():
+        for p in EXTRA_PASSES:
+            register_pass(p)
+        yield

@@ -7,9 +7,11 @@ on SRAM and DRAM element ranges, loop-carried ones included, with two-deep token
 ``vta-tile`` marks ``vta.double_buffer``.  The work is a whole-function analysis, then two local
 rewrites:
 
-* :mod:`.deps` evaluates the host index arithmetic of the constant-bound host loops and finds
-  the dependences between the commands (per element, in nests of up to 100,000 command
-  instances; beyond, a range that depends on a loop variable counts as the whole buffer);
+* :mod:`.model` builds the tree of host loops and commands, :mod:`.host_eval` evaluates the
+  host index arithmetic of the constant-bound host loops, :mod:`.footprint` gives the ranges
+  each command touches and :mod:`.deps` finds the dependences between the commands (per
+  element, in nests of up to 100,000 command instances; beyond, a range that depends on a loop
+  variable counts as the whole buffer);
 * :mod:`.protocol` chooses the tokens (forward, carried, primed and drained, relayed by the
   compute module between load and store) and checks that they order every dependence;
 * :mod:`.rewrite` applies the result with two patterns: the tokens around each command or loop,
@@ -78,7 +80,9 @@ from vta_mlir.dialects.vta import DepPopOp, DepPushOp, StageOp
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import report_error, verify_op
 
-from .deps import DependenceAnalysis, HostEval, build_model, is_command
+from .deps import DependenceAnalysis
+from .host_eval import HostEval
+from .model import build_model, is_command
 from .protocol import ProtocolError, synthesize, verify_protocol
 from .rewrite import InsertDependencyTokens, SyncPlan, WrapStages
 

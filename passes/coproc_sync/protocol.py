@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from vta_mlir.dialects.vta import Module
 
-from .deps import COMPUTE, MODULES, QUEUES, Node, Queue, Req, Window
+from .model import COMPUTE, MODULES, QUEUES, Node, Queue, Req, Window
 
 __all__ = [
     "ProtocolError",

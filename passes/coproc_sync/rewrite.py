@@ -23,7 +23,7 @@ from vta_mlir.dialects.vta import DepPopOp, DepPushOp, Module, StageOp, module_o
 from vta_mlir.ir.index_arith import is_index_op
 from vta_mlir.ir.locations import copy_location
 
-from .deps import Node, Queue
+from .model import Node, Queue
 
 __all__ = ["InsertDependencyTokens", "SyncPlan", "WrapStages"]
 

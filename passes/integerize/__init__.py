@@ -80,7 +80,8 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.quant.emit import emit_program
 
 from . import bodies
-from .lift import Unsupported, lift_function
+from .lift import lift_function
+from .meaning import Unsupported
 
 __all__ = ["REQUANT_ATTR_NAME", "REQUANT_MODES", "IntegerizePass", "has_float_layers"]
 

@@ -4,13 +4,13 @@ linalg-on-tensors output, bufferized by ``vta-bufferize``) as a
 integer layers (``docs/onnx.md`` §3–§4).
 
 The function is read op by op, in order, keeping for each buffer what it holds
-(:data:`Meaning`): int8 codes of a program tensor, their dequantized reals, an int32
+(:data:`~.meaning.Meaning`): int8 codes of a program tensor, their dequantized reals, an int32
 accumulator, the reals of a scaled accumulator, a constant, ... A ``QuantizeLinear``-like
 generic then closes a layer: what the buffer it reads holds says which one (a convolution or a
 matrix product, a max-pool, a global average pool, the sum of two tensors). A dequantize then
 quantize with the same parameters is the identity, a ``max(q, zero point)`` on codes the ReLU
 folded into the layer before it, and generics on constants are evaluated. Anything else is an
-error at the op (:class:`Unsupported`).
+error at the op (:class:`Unsupported`).  What a buffer can hold is :mod:`.meaning`'s.
 """
 
 from __future__ import annotations
@@ -19,23 +19,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
-    Float32Type,
-    Float64Type,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-)
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from vta_mlir.host import RESULT_ATTR_NAME
-from vta_mlir.ir.dense import dense_int_array, dense_resource_array
 from vta_mlir.ir.upstream_fixes.linalg_pooling import PoolingNchwSumOp
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import Conv2DNchwFchwQOp
-from vta_mlir.ir.upstream_fixes.resources import module_resources
 from vta_mlir.quant.program import (
     AddLayer,
     ConvLayer,
@@ -53,120 +43,24 @@ from vta_mlir.quant.requant import Requant, choose_requant, error_bound
 
 from . import bodies
 from .fold import fold_generic
+from .meaning import (
+    Accumulator,
+    Added,
+    Codes,
+    Const,
+    Filled,
+    FloatInput,
+    Meaning,
+    Padded,
+    PooledMax,
+    Real,
+    ScaledAccumulator,
+    Sum,
+    Unsupported,
+    global_array,
+)
 
 __all__ = ["Unsupported", "lift_function"]
-
-
-class Unsupported(Exception):
-    """The function holds something this reading does not take: ``op`` and why."""
-
-    def __init__(self, op: Operation, message: str) -> None:
-        super().__init__(message)
-        self.op = op
-
-
-# ---------------------------------------------------------------------------------------------
-# What a buffer holds
-
-
-@dataclass(frozen=True)
-class Codes:
-    """The int8 codes of ``tensor``."""
-
-    tensor: QTensor
-
-
-@dataclass(frozen=True)
-class Real:
-    """The dequantized reals of ``tensor``'s codes: ``scale · (q − zero_point)``."""
-
-    tensor: QTensor
-
-
-@dataclass(frozen=True)
-class Const:
-    """A constant array."""
-
-    array: np.ndarray
-
-
-@dataclass(frozen=True)
-class Filled:
-    """A buffer filled with one value."""
-
-    value: float
-
-
-@dataclass(frozen=True)
-class Padded:
-    """``source`` (codes or reals) inside a border of ``value``; ``pads`` top, left, bottom,
-    right."""
-
-    source: Codes | Real
-    pads: tuple[int, int, int, int]
-    value: float
-
-
-@dataclass(frozen=True)
-class Accumulator:
-    """The int32 accumulator of a convolution (``stride``, ``pads``) or a matrix product on
-    ``x``'s codes with the zero point subtracted, plus ``bias`` (per output channel)."""
-
-    op: Operation
-    x: QTensor
-    weight: np.ndarray
-    bias: np.ndarray
-    stride: tuple[int, int] | None = None
-    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
-
-
-@dataclass(frozen=True)
-class ScaledAccumulator:
-    """``scale · acc + bias``: an accumulator as reals; ``bias`` reals per output channel."""
-
-    acc: Accumulator
-    scale: float
-    bias: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class PooledMax:
-    """The max-pool of ``x``'s reals (padded with −∞)."""
-
-    op: Operation
-    x: QTensor
-    kernel: tuple[int, int]
-    stride: tuple[int, int]
-    pads: tuple[int, int, int, int]
-
-
-@dataclass(frozen=True)
-class Sum:
-    """The sum of ``x``'s reals over the whole image, divided by ``divisor``."""
-
-    op: Operation
-    x: QTensor
-    divisor: float = 1.0
-
-
-@dataclass(frozen=True)
-class Added:
-    """``a``'s reals plus ``b``'s."""
-
-    op: Operation
-    a: QTensor
-    b: QTensor
-
-
-@dataclass(frozen=True)
-class FloatInput:
-    """The function's float argument."""
-
-    arg: BlockArgument
-
-
-Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ScaledAccumulator | PooledMax
-           | Sum | Added | FloatInput)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,7 +136,7 @@ class _Lifter:
         if isinstance(op, memref.AllocOp):
             return
         if isinstance(op, memref.GetGlobalOp):
-            self.held[op.memref] = Const(_global_array(self.module, op))
+            self.held[op.memref] = Const(global_array(self.module, op))
             return
         if isinstance(op, linalg.FillOp):
             value = bodies.scalar(op.inputs[0])
@@ -592,35 +486,6 @@ def _requant(op: Operation, multiplier: float) -> Requant:
         return choose_requant(multiplier)
     except ValueError as exc:
         raise Unsupported(op, str(exc)) from None
-
-
-def _global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:
-    name = op.name_.root_reference.data
-    found = next((g for g in module.walk() if isinstance(g, memref.GlobalOp)
-                  and g.sym_name.data == name), None)
-    if found is None:
-        raise Unsupported(op, f"global @{name} is not defined")
-    t = found.type
-    shape = tuple(t.get_shape())
-    init: Attribute = found.initial_value
-    element = t.element_type
-    if isinstance(init, DenseResourceAttr):
-        try:
-            return np.asarray(dense_resource_array(init, module_resources(module)))
-        except ValueError as exc:
-            raise Unsupported(op, str(exc)) from None
-    if isinstance(init, DenseIntOrFPElementsAttr):
-        if isinstance(element, IntegerType):
-            array = dense_int_array(init, shape)
-            if array is not None:
-                return array
-        if isinstance(element, Float32Type | Float64Type):
-            dtype = np.float32 if isinstance(element, Float32Type) else np.float64
-            flat = np.frombuffer(init.data.data, dtype=dtype)
-            if flat.size == 1:
-                flat = np.full(int(np.prod(shape)), flat[0], dtype)
-            return flat.reshape(shape)
-    raise Unsupported(op, f"global @{name} holds no dense constant")
 
 
 def lift_function(module: ModuleOp, function: func.FuncOp) -> tuple[Program, float]:

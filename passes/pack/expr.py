@@ -4,7 +4,7 @@
 as a small tree of these expressions (``passes/pack/match.py`` describes each kind); the
 convolution :class:`~.match_conv.Conv` extends :class:`Gemm`.  Also here:
 how messages name buffers (:func:`label`), an error with a note (:func:`error_with_note`), and
-the element-type and indexing-map queries both recognizers share.
+the element-type and indexing-map queries the recognizers share.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NoReturn
 
-from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.dialects.builtin import AnyFloat, IntegerType, Signedness
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
@@ -32,6 +32,7 @@ __all__ = [
     "int_width",
     "label",
     "result_dims",
+    "type_problem",
 ]
 
 @dataclass(eq=False)
@@ -125,6 +126,20 @@ def int_width(t: object) -> int | None:
     """The width of a signless integer type (None for any other type)."""
     if isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNLESS:
         return t.width.data
+    return None
+
+
+def type_problem(t: object) -> str | None:
+    """Why an element type is not one VTA holds (None: i8 and i32 are fine)."""
+    if isinstance(t, AnyFloat):
+        return (f"floating-point element type {t} is not supported: VTA computes on integers "
+                "(i8 operands, i32 accumulators)")
+    if isinstance(t, IntegerType) and t.signedness.data != Signedness.SIGNLESS:
+        return f"element type {t} is not supported: use signless i8 or i32"
+    if isinstance(t, IntegerType) and t.width.data not in (8, 32):
+        return f"element type {t} is not supported: VTA's buffers hold i8 or i32"
+    if not isinstance(t, IntegerType):
+        return f"element type {t} is not supported: VTA's buffers hold i8 or i32"
     return None
 
 

@@ -104,7 +104,8 @@ from .conv import emit_conv
 from .conv_plan import choose_conv_plan
 from .conv_region import ConvRegion
 from .cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
-from .pool import PoolRegion, choose_pool_plan, emit_pool
+from .pool import choose_pool_plan, emit_pool
+from .pool_region import PoolRegion
 from .region import VtaRegion, find_regions
 from .search import (
     check_dram_sizes,

@@ -27,7 +27,7 @@ from vta_mlir.ir.diagnostics import report_error
 
 from .conv_region import ConvRegion, conv_region, erase_region
 from .cost import RegionShape
-from .pool import PoolRegion, is_pool_op, pool_region
+from .pool_region import PoolRegion, is_pool_op, pool_region
 
 __all__ = ["VtaRegion", "find_regions"]
 

@@ -1,0 +1,183 @@
+"""What a buffer holds while ``vta-integerize`` reads a function (``docs/onnx.md`` §3–§4): the
+cases of :data:`Meaning` (int8 codes, their reals, accumulators, constants, ...), the arrays of
+the ``memref.global`` constants, and :class:`Unsupported`, the error at an op the reading does
+not take.  The reading itself is :mod:`.lift`'s."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation
+
+from vta_mlir.ir.dense import dense_int_array, dense_resource_array
+from vta_mlir.ir.upstream_fixes.resources import module_resources
+from vta_mlir.quant.program import QTensor
+
+__all__ = [
+    "Accumulator",
+    "Added",
+    "Codes",
+    "Const",
+    "Filled",
+    "FloatInput",
+    "Meaning",
+    "Padded",
+    "PooledMax",
+    "Real",
+    "ScaledAccumulator",
+    "Sum",
+    "Unsupported",
+    "global_array",
+]
+
+
+class Unsupported(Exception):
+    """The function holds something this reading does not take: ``op`` and why."""
+
+    def __init__(self, op: Operation, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+# ---------------------------------------------------------------------------------------------
+# What a buffer holds
+
+
+@dataclass(frozen=True)
+class Codes:
+    """The int8 codes of ``tensor``."""
+
+    tensor: QTensor
+
+
+@dataclass(frozen=True)
+class Real:
+    """The dequantized reals of ``tensor``'s codes: ``scale · (q − zero_point)``."""
+
+    tensor: QTensor
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant array."""
+
+    array: np.ndarray
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A buffer filled with one value."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Padded:
+    """``source`` (codes or reals) inside a border of ``value``; ``pads`` top, left, bottom,
+    right."""
+
+    source: Codes | Real
+    pads: tuple[int, int, int, int]
+    value: float
+
+
+@dataclass(frozen=True)
+class Accumulator:
+    """The int32 accumulator of a convolution (``stride``, ``pads``) or a matrix product on
+    ``x``'s codes with the zero point subtracted, plus ``bias`` (per output channel)."""
+
+    op: Operation
+    x: QTensor
+    weight: np.ndarray
+    bias: np.ndarray
+    stride: tuple[int, int] | None = None
+    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class ScaledAccumulator:
+    """``scale · acc + bias``: an accumulator as reals; ``bias`` reals per output channel."""
+
+    acc: Accumulator
+    scale: float
+    bias: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class PooledMax:
+    """The max-pool of ``x``'s reals (padded with −∞)."""
+
+    op: Operation
+    x: QTensor
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Sum:
+    """The sum of ``x``'s reals over the whole image, divided by ``divisor``."""
+
+    op: Operation
+    x: QTensor
+    divisor: float = 1.0
+
+
+@dataclass(frozen=True)
+class Added:
+    """``a``'s reals plus ``b``'s."""
+
+    op: Operation
+    a: QTensor
+    b: QTensor
+
+
+@dataclass(frozen=True)
+class FloatInput:
+    """The function's float argument."""
+
+    arg: BlockArgument
+
+
+Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ScaledAccumulator | PooledMax
+           | Sum | Added | FloatInput)
+
+
+def global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:
+    """The array a ``memref.global`` constant holds (dense or a dense resource)."""
+    name = op.name_.root_reference.data
+    found = next((g for g in module.walk() if isinstance(g, memref.GlobalOp)
+                  and g.sym_name.data == name), None)
+    if found is None:
+        raise Unsupported(op, f"global @{name} is not defined")
+    t = found.type
+    shape = tuple(t.get_shape())
+    init: Attribute = found.initial_value
+    element = t.element_type
+    if isinstance(init, DenseResourceAttr):
+        try:
+            return np.asarray(dense_resource_array(init, module_resources(module)))
+        except ValueError as exc:
+            raise Unsupported(op, str(exc)) from None
+    if isinstance(init, DenseIntOrFPElementsAttr):
+        if isinstance(element, IntegerType):
+            array = dense_int_array(init, shape)
+            if array is not None:
+                return array
+        if isinstance(element, Float32Type | Float64Type):
+            dtype = np.float32 if isinstance(element, Float32Type) else np.float64
+            flat = np.frombuffer(init.data.data, dtype=dtype)
+            if flat.size == 1:
+                flat = np.full(int(np.prod(shape)), flat[0], dtype)
+            return flat.reshape(shape)
+    raise Unsupported(op, f"global @{name} holds no dense constant")
