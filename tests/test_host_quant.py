@@ -18,12 +18,13 @@ import pytest
 
 import vta_mlir
 from vta_mlir.abi import ArgSpec, ArgumentError, Quantization, dequantize, quantize
-from vta_mlir.binary import ARG_TABLE_VERSION, from_bytes, to_bytes
+from vta_mlir.binary import from_bytes, to_bytes
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.errors import BinaryFormatError
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.reference import evaluate
 from vta_mlir.tools import vta_run
+from vta_mlir.vtab_format import QUANTIZED_TABLE_VERSION
 
 from .test_binary import patch, rejects, section
 
@@ -312,7 +313,8 @@ def test_vtab_round_trip_is_version_4(cfg: VTAConfig, tmp_path: Path,
     module = vta_mlir.lower(DENSE, config=cfg)
     data = to_bytes(module)
     _, off, _, _ = section(data, b"ARGS")
-    assert struct.unpack_from("<HH", data, off) == (4, 0) == (ARG_TABLE_VERSION, 0)
+    # Quantized arguments and no copies: version 4, the oldest table that holds them.
+    assert struct.unpack_from("<HH", data, off) == (4, 0) == (QUANTIZED_TABLE_VERSION, 0)
     at = _flag_offset(data)
     assert struct.unpack_from("<Bdi", data, at) == (1, X_SCALE, X_ZP)
     back = from_bytes(data)
