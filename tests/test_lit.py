@@ -1,6 +1,9 @@
 """Runs the FileCheck suite (``lit -v tests/filecheck``) so that ``pytest`` alone runs
-everything; fails on any failing lit test, and when lit finds no test at all.  Also runs the
-plugin example's suite (``lit -v examples/plugins``): the ``lit.cfg.py`` recipe that
+everything; fails on any failing lit test, and when lit finds no test at all.  The default run
+checks the passes and the dialects (one file per pass flag, an ``invalid.mlir`` per dialect);
+the whole suite, with the command-line tools' files (whose behaviour the ``test_vta_*`` modules
+also check in-process), the upstream forms and the examples, runs with ``-m slow``.  Also runs
+the plugin example's suite (``lit -v examples/plugins``): the ``lit.cfg.py`` recipe that
 ``docs/python-api.md`` gives users for testing their own pass plugins.
 
 lit is started with this interpreter (``sys.executable``), so the suites see this
@@ -14,16 +17,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "tests" / "filecheck"
 PLUGIN_SUITE = ROOT / "examples" / "plugins"
 _LIT_MAIN = "import sys; from lit.main import main; sys.argv[0] = 'lit'; sys.exit(main())"
 
 
-def run_lit(suite: Path) -> int:
-    """Run lit on ``suite``; returns how many tests it found, asserting none failed."""
+def run_lit(*suites: Path) -> int:
+    """Run lit on ``suites``; returns how many tests it found, asserting none failed."""
     proc = subprocess.run(
-        [sys.executable, "-c", _LIT_MAIN, "-v", str(suite)],
+        [sys.executable, "-c", _LIT_MAIN, "-v", *map(str, suites)],
         capture_output=True,
         text=True,
         timeout=3600,
@@ -38,6 +43,11 @@ def run_lit(suite: Path) -> int:
     return int(found.group(1))
 
 
+def test_lit_passes_and_dialects() -> None:
+    run_lit(SUITE / "passes", SUITE / "dialects")
+
+
+@pytest.mark.slow
 def test_lit_suite() -> None:
     run_lit(SUITE)
 
