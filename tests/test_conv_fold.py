@@ -28,7 +28,7 @@ from vta_mlir.tools import vta_run
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from resnet18_layers import Layer, conv_mlir  # noqa: E402
 
-from . import test_binary  # noqa: E402
+from .binary_helpers import small_module  # noqa: E402
 
 CONFIGS = {name: VTAConfig.shipped(name) for name in SHIPPED_CONFIGS}
 
@@ -118,8 +118,8 @@ def test_windowed_argument_packs_the_patches(default_cfg: VTAConfig) -> None:
 
 
 def _module_with(spec: ArgSpec, cfg: VTAConfig) -> BinaryModule:
-    """``test_binary``'s small module with ``spec`` as one more argument."""
-    mod = test_binary.small_module(cfg)
+    """The small module of ``tests/binary_helpers.py`` with ``spec`` as one more argument."""
+    mod = small_module(cfg)
     top = max(s.phys + s.nbytes for s in mod.program.segments)
     phys = -(-top // 4096) * 4096
     mod.program.segments.append(Segment("xw", phys, spec.packed_nbytes))

@@ -26,7 +26,7 @@ from vta_mlir.reference import evaluate
 from vta_mlir.tools import vta_run
 from vta_mlir.vtab_format import QUANTIZED_TABLE_VERSION
 
-from .test_binary import patch, rejects, section
+from .binary_helpers import patch, rejects, section
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[1]
@@ -413,7 +413,7 @@ def test_documented_quantized_example_matches_the_writer() -> None:
     """docs/binary-format.md §5, "The same module with a quantized argument"."""
     import dataclasses
 
-    from .test_binary import doc_example_module
+    from .binary_helpers import doc_example_module
 
     module = doc_example_module()
     module.args = [dataclasses.replace(module.args[0], quant=Quantization(0.5, 1))]

@@ -436,7 +436,7 @@ func.func @f(%A: memref<1x2x1x16xi32>, %C: memref<1x2x1x16xi8>) {
 
 
 def test_documented_version_2_example_matches_the_writer() -> None:
-    from .test_binary import doc_example_module
+    from .binary_helpers import doc_example_module
 
     module = doc_example_module()
     module.program.layers = ["add"]

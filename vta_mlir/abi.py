@@ -32,6 +32,11 @@ float arrays for it, which :meth:`ArgSpec.quantize` turns into int8 before packi
 (ONNX's ``QuantizeLinear``), and receives float32 arrays, which :meth:`ArgSpec.dequantize`
 computes from the unpacked int8 values (``DequantizeLinear``); :func:`quantize` and
 :func:`dequantize` give the exact formulas.
+
+This module holds :class:`ArgSpec` and re-exports the parts it is built from: the codes and
+limits of the argument table's fields and the checks of names, dimensions and dtypes
+(:mod:`vta_mlir.abi_fields`), the windows and blocked layouts of the packing transform
+(:mod:`vta_mlir.abi_packing`) and the quantization of float edges (:mod:`vta_mlir.abi_quant`).
 """
 
 from __future__ import annotations
@@ -44,6 +49,30 @@ from typing import Any
 
 import numpy as np
 
+from vta_mlir.abi_fields import (
+    DIRECTIONS,
+    DTYPE_CODES,
+    MAX_RANK,
+    MAX_SPLIT_RANK,
+    check_dims,
+    check_dtype,
+    check_name,
+)
+from vta_mlir.abi_fields import DTYPE_NAMES as DTYPE_NAMES
+from vta_mlir.abi_fields import MAX_DIM as MAX_DIM
+from vta_mlir.abi_fields import MAX_NAME_BYTES as MAX_NAME_BYTES
+from vta_mlir.abi_packing import (
+    LAYOUTS,
+    WINDOW_FIELDS,
+    check_window,
+    layout_tiles,
+    tiled_packing,
+    window_patches,
+    windowed_shape,
+)
+from vta_mlir.abi_quant import QUANT_MAX as QUANT_MAX
+from vta_mlir.abi_quant import QUANT_MIN as QUANT_MIN
+from vta_mlir.abi_quant import Quantization, dequantize, quantize
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import BinaryFormatError, VTAError
 
@@ -65,126 +94,9 @@ __all__ = [
     "windowed_shape",
 ]
 
-#: Argument directions, by their code in the binary argument table.
-DIRECTIONS: tuple[str, ...] = ("in", "out", "inout")
-
-#: Element types an argument may have, by their code in the binary argument table.
-DTYPE_CODES: dict[str, int] = {
-    "int8": 1,
-    "int16": 2,
-    "int32": 3,
-    "int64": 4,
-    "uint8": 5,
-    "uint16": 6,
-    "uint32": 7,
-    "uint64": 8,
-}
-DTYPE_NAMES: dict[int, str] = {v: k for k, v in DTYPE_CODES.items()}
-
-#: Largest logical rank and largest rank of the split shape.
-MAX_RANK = 8
-MAX_SPLIT_RANK = 16
-#: Largest dimension (dimensions are stored as unsigned 32-bit integers).
-MAX_DIM = (1 << 32) - 1
-#: Fields of a window: kernel height and width, strides, padding (top, bottom, left, right).
-WINDOW_FIELDS = ("KH", "KW", "stride_h", "stride_w", "pad_top", "pad_bottom", "pad_left",
-                 "pad_right")
-#: Longest argument or segment name, in UTF-8 bytes.
-MAX_NAME_BYTES = 255
-
-#: Standard layout names accepted by :func:`layout_tiles`.
-LAYOUTS: tuple[str, ...] = ("NC", "OI", "KN", "NCHW", "OIHW", "flat")
-
 
 class ArgumentError(VTAError):
     """An array passed for an argument does not match its specification (count, dtype, shape)."""
-
-
-#: The int8 range quantized values are clipped to.
-QUANT_MIN, QUANT_MAX = -128, 127
-
-
-@dataclass(frozen=True)
-class Quantization:
-    """The per-tensor int8 quantization of an argument at a float edge of the program: a
-    positive finite ``scale`` and a ``zero_point`` in [-128, 127] (ONNX's
-    ``QuantizeLinear`` / ``DequantizeLinear`` parameters)."""
-
-    scale: float
-    zero_point: int
-
-    def __post_init__(self) -> None:
-        scale, zp = self.scale, self.zero_point
-        real = float | int | np.floating | np.integer
-        if isinstance(scale, bool) or not isinstance(scale, real) \
-                or not math.isfinite(float(scale)) or float(scale) <= 0:
-            raise BinaryFormatError(
-                f"quantization scale {scale!r} is not a positive finite number"
-            )
-        if isinstance(zp, bool) or not isinstance(zp, int | np.integer) \
-                or not QUANT_MIN <= int(zp) <= QUANT_MAX:
-            raise BinaryFormatError(
-                f"quantization zero point {zp!r} is not an integer in [{QUANT_MIN}, {QUANT_MAX}]"
-            )
-        object.__setattr__(self, "scale", float(scale))
-        object.__setattr__(self, "zero_point", int(zp))
-
-
-def quantize(x: np.ndarray, quant: Quantization) -> np.ndarray:
-    """ONNX ``QuantizeLinear`` to int8: ``clip(round_half_to_even(x / scale) + zero_point,
-    -128, 127)``, the division in float32 as onnxruntime computes it."""
-    scaled = np.rint(x.astype(np.float32) / np.float32(quant.scale))
-    return np.clip(scaled + quant.zero_point, QUANT_MIN, QUANT_MAX).astype(np.int8)
-
-
-def dequantize(q: np.ndarray, quant: Quantization) -> np.ndarray:
-    """ONNX ``DequantizeLinear`` of int8 values to float32: ``(q - zero_point) * scale``,
-    in float32."""
-    return (q.astype(np.float32) - np.float32(quant.zero_point)) * np.float32(quant.scale)
-
-
-def _dims(value: Any, what: str, *, minimum: int = 1) -> tuple[int, ...]:
-    try:
-        dims = tuple(value)
-    except TypeError:
-        raise BinaryFormatError(f"{what} must be a sequence of integers, got {value!r}") from None
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, int | np.integer):
-            raise BinaryFormatError(f"{what} must hold integers, got {value!r}")
-        if not minimum <= int(d) <= MAX_DIM:
-            raise BinaryFormatError(f"{what} has dimension {int(d)} outside [{minimum}, {MAX_DIM}]")
-    return tuple(int(d) for d in dims)
-
-
-def check_name(name: Any, what: str) -> str:
-    """Validate an argument or segment name (non-empty UTF-8, at most 255 bytes, printable)."""
-    if not isinstance(name, str) or not name:
-        raise BinaryFormatError(f"{what} name must be a non-empty string, got {name!r}")
-    try:
-        raw = name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise BinaryFormatError(f"{what} name {name!r} is not valid UTF-8") from None
-    if len(raw) > MAX_NAME_BYTES:
-        raise BinaryFormatError(
-            f"{what} name {name[:32]!r}... is longer than {MAX_NAME_BYTES} bytes"
-        )
-    if not name.isprintable():
-        raise BinaryFormatError(f"{what} name {name!r} contains non-printable characters")
-    return name
-
-
-def _dtype(name: Any, what: str) -> str:
-    text: Any = name
-    if isinstance(name, np.dtype | type):
-        try:
-            text = str(np.dtype(name))
-        except TypeError:
-            text = None
-    if not isinstance(text, str) or text not in DTYPE_CODES:
-        raise BinaryFormatError(
-            f"{what} {name!r} is not supported (one of {', '.join(DTYPE_CODES)})"
-        )
-    return text
 
 
 @dataclass(frozen=True)
@@ -231,14 +143,14 @@ class ArgSpec:
             raise BinaryFormatError(
                 f"{what}: direction {self.direction!r} is not one of {', '.join(DIRECTIONS)}"
             )
-        object.__setattr__(self, "dtype", _dtype(self.dtype, f"{what}: dtype"))
+        object.__setattr__(self, "dtype", check_dtype(self.dtype, f"{what}: dtype"))
         packed = self.packed_dtype or self.dtype
-        object.__setattr__(self, "packed_dtype", _dtype(packed, f"{what}: packed dtype"))
-        shape = _dims(self.shape, f"{what}: shape")
-        padded = _dims(self.padded_shape, f"{what}: padded shape")
-        split = _dims(self.split_shape, f"{what}: split shape")
-        perm = _dims(self.perm, f"{what}: permutation", minimum=0)
-        repeat = _dims(self.repeat, f"{what}: repeat")
+        object.__setattr__(self, "packed_dtype", check_dtype(packed, f"{what}: packed dtype"))
+        shape = check_dims(self.shape, f"{what}: shape")
+        padded = check_dims(self.padded_shape, f"{what}: padded shape")
+        split = check_dims(self.split_shape, f"{what}: split shape")
+        perm = check_dims(self.perm, f"{what}: permutation", minimum=0)
+        repeat = check_dims(self.repeat, f"{what}: repeat")
         if not 1 <= len(shape) <= MAX_RANK:
             raise BinaryFormatError(f"{what}: rank {len(shape)} is outside [1, {MAX_RANK}]")
         if len(repeat) + len(shape) > MAX_RANK:
@@ -251,7 +163,7 @@ class ArgSpec:
                 f"{what}: repeat {repeat} is only allowed for 'in' arguments, not "
                 f"'{self.direction}' (a repeated image has no single value to unpack)"
             )
-        window = _window(self.window, shape, what)
+        window = check_window(self.window, shape, what)
         if window and (repeat or self.direction != "in"):
             raise BinaryFormatError(
                 f"{what}: a window is only allowed for 'in' arguments without repeat, not "
@@ -336,9 +248,9 @@ class ArgSpec:
         ``repeat + shape``; a repeat axis is never padded, so its block must divide it.  With
         ``window``, they describe the patches, of shape :func:`windowed_shape`.
         """
-        rep = _dims(repeat, f"argument '{name}': repeat")
+        rep = check_dims(repeat, f"argument '{name}': repeat")
         shape = tuple(shape)
-        win = _window(window, shape, f"argument '{name}'")
+        win = check_window(window, shape, f"argument '{name}'")
         padded, split, perm = tiled_packing((*rep, *windowed_shape(shape, win)), tiles,
                                             outer_order=outer_order, inner_order=inner_order)
         if padded[:len(rep)] != rep:
@@ -531,62 +443,6 @@ class ArgSpec:
         return np.ascontiguousarray(logical, dtype=self.dtype)
 
 
-def _window(value: Any, shape: tuple[int, ...], what: str) -> tuple[int, ...]:
-    """A validated window of an argument of logical ``shape``: empty, or the eight fields of
-    :data:`WINDOW_FIELDS` with at least one output row and column."""
-    window = _dims(value, f"{what}: window", minimum=0)
-    if not window:
-        return ()
-    if len(window) != len(WINDOW_FIELDS):
-        raise BinaryFormatError(
-            f"{what}: window {window} does not have the {len(WINDOW_FIELDS)} fields "
-            f"({', '.join(WINDOW_FIELDS)})"
-        )
-    if min(window[:4]) < 1:
-        raise BinaryFormatError(f"{what}: window {window} has a kernel size or stride of 0")
-    if len(shape) < 3:
-        raise BinaryFormatError(
-            f"{what}: a window needs the axes (C, H, W) at the end of the shape, got {shape}"
-        )
-    kh, kw, _, _, top, bottom, left, right = window
-    if shape[-2] + top + bottom < kh or shape[-1] + left + right < kw:
-        raise BinaryFormatError(
-            f"{what}: window {window} is larger than the padded image of shape {shape}"
-        )
-    return window
-
-
-def windowed_shape(shape: Sequence[int], window: Sequence[int]) -> tuple[int, ...]:
-    """The shape of :func:`window_patches` of an array of ``shape``: the last three axes
-    ``(C, H, W)`` become ``(C·KH·KW, OH, OW)``; ``shape`` itself without a window."""
-    shape = tuple(shape)
-    if not window:
-        return shape
-    kh, kw, sh, sw, top, bottom, left, right = window
-    *lead, c, h, w = shape
-    return (*lead, c * kh * kw, (h + top + bottom - kh) // sh + 1,
-            (w + left + right - kw) // sw + 1)
-
-
-def window_patches(array: np.ndarray, window: Sequence[int]) -> np.ndarray:
-    """The convolution patches of ``array`` (im2col): for ``(..., C, H, W)`` and the window
-    (KH, KW, stride_h, stride_w, pad_top, pad_bottom, pad_left, pad_right), the array
-    ``(..., C·KH·KW, OH, OW)`` whose element ``[..., c·KH·KW + kh·KW + kw, oh, ow]`` is
-    ``padded[..., c, oh·stride_h + kh, ow·stride_w + kw]``, ``padded`` the array zero-padded
-    along H and W.  A convolution of ``array`` with an OIHW kernel is then a 1×1 convolution
-    of the patches with the kernel reshaped to ``(O, C·KH·KW, 1, 1)``, which is the kernel's
-    own patches for the window (KH, KW, 1, 1, 0, 0, 0, 0)."""
-    kh, kw, sh, sw, top, bottom, left, right = window
-    lead = array.ndim - 2
-    padded = np.pad(array, [(0, 0)] * lead + [(top, bottom), (left, right)])
-    # (..., C, H', W', KH, KW) views of every window position, then every stride-th one.
-    views = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(-2, -1))
-    views = views[..., ::sh, ::sw, :, :]
-    *rest, c, oh, ow, _, _ = views.shape
-    patches = np.moveaxis(views, (-2, -1), (-4, -3))  # (..., C, KH, KW, OH, OW)
-    return patches.reshape(*rest, c * kh * kw, oh, ow)
-
-
 def _convert(array: np.ndarray, dtype: str, what: str) -> np.ndarray:
     """``array`` as ``dtype``, refusing values the target type cannot represent."""
     target = np.dtype(dtype)
@@ -600,90 +456,3 @@ def _convert(array: np.ndarray, dtype: str, what: str) -> np.ndarray:
                 f"{what}: values in [{lo}, {hi}] do not fit the packed dtype {dtype}"
             )
     return array.astype(target)
-
-
-def tiled_packing(
-    shape: Sequence[int],
-    tiles: Sequence[int | None],
-    *,
-    outer_order: Sequence[int] | None = None,
-    inner_order: Sequence[int] | None = None,
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """``(padded_shape, split_shape, perm)`` of a blocked layout.
-
-    ``tiles[i]`` is the block size of logical dimension ``i`` (``None``: not blocked).  A blocked
-    dimension ``d`` is padded to a multiple of its block ``t`` and split into ``(d/t, t)``.  The
-    packed order is: the outer parts of all dimensions (in ``outer_order``, default the logical
-    order), then the blocks (in ``inner_order``, default the logical order of blocked dimensions).
-    NCHW with tiles ``(B, BI, None, None)`` gives ``perm (0, 2, 4, 5, 1, 3)``, as §1.6.
-    """
-    shape = _dims(shape, "shape")
-    if len(tiles) != len(shape):
-        raise BinaryFormatError(f"tiles {tuple(tiles)} do not match the rank of shape {shape}")
-    padded: list[int] = []
-    split: list[int] = []
-    outer_axis: list[int] = []
-    inner_axis: dict[int, int] = {}
-    for i, (d, t) in enumerate(zip(shape, tiles, strict=True)):
-        if t is None:
-            padded.append(d)
-            outer_axis.append(len(split))
-            split.append(d)
-            continue
-        if isinstance(t, bool) or not isinstance(t, int | np.integer) or t < 1:
-            raise BinaryFormatError(f"tile {t!r} of dimension {i} is not a positive integer")
-        n = -(-d // int(t))
-        padded.append(n * int(t))
-        outer_axis.append(len(split))
-        inner_axis[i] = len(split) + 1
-        split += [n, int(t)]
-    outer = list(range(len(shape))) if outer_order is None else [int(i) for i in outer_order]
-    if sorted(outer) != list(range(len(shape))):
-        raise BinaryFormatError(f"outer order {tuple(outer)} is not a permutation of the axes")
-    inner = sorted(inner_axis) if inner_order is None else [int(i) for i in inner_order]
-    if sorted(inner) != sorted(inner_axis):
-        raise BinaryFormatError(
-            f"inner order {tuple(inner)} is not a permutation of the blocked axes "
-            f"{tuple(sorted(inner_axis))}"
-        )
-    perm = [outer_axis[i] for i in outer] + [inner_axis[i] for i in inner]
-    return tuple(padded), tuple(split), tuple(perm)
-
-
-def layout_tiles(
-    layout: str, cfg: VTAConfig, rank: int | None = None
-) -> tuple[tuple[int | None, ...], tuple[int, ...] | None, tuple[int, ...] | None]:
-    """``(tiles, outer_order, inner_order)`` of a standard packed layout for ``cfg``.
-
-    * ``NC`` — a matrix of activations, accumulators or outputs, ``(N, C)`` →
-      ``(N/BATCH, C/BLOCK, BATCH, BLOCK)``;
-    * ``OI`` — a weight matrix ``(O, I)`` → ``(O/BLOCK_OUT, I/BLOCK_IN, BLOCK_OUT, BLOCK_IN)``;
-    * ``KN`` — a weight matrix given as ``(I, O)`` (the right operand of ``x @ w``), packed like
-      ``OI`` (VTA's weight element is output-major);
-    * ``NCHW`` — data ``(N, C, H, W)`` → ``(N/BATCH, C/BLOCK, H, W, BATCH, BLOCK)``;
-    * ``OIHW`` — a kernel → ``(O/BLOCK_OUT, I/BLOCK_IN, KH, KW, BLOCK_OUT, BLOCK_IN)``;
-    * ``flat`` — no packing (``rank`` required).
-
-    ``BLOCK_IN == BLOCK_OUT`` in every configuration; data layouts use ``BLOCK_IN`` for C.
-    """
-    b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
-    table: dict[str, tuple[tuple[int | None, ...], tuple[int, ...] | None,
-                           tuple[int, ...] | None]] = {
-        "NC": ((b, bi), None, None),
-        "OI": ((bo, bi), None, None),
-        "KN": ((bi, bo), (1, 0), (1, 0)),
-        "NCHW": ((b, bi, None, None), None, None),
-        "OIHW": ((bo, bi, None, None), None, None),
-    }
-    if layout == "flat":
-        if rank is None:
-            raise BinaryFormatError("layout 'flat' needs the rank of the shape")
-        return (None,) * rank, None, None
-    if layout not in table:
-        raise BinaryFormatError(f"unknown layout {layout!r} (one of {', '.join(LAYOUTS)})")
-    tiles, outer, inner = table[layout]
-    if rank is not None and rank != len(tiles):
-        raise BinaryFormatError(
-            f"layout {layout!r} is for rank-{len(tiles)} tensors, got rank {rank}"
-        )
-    return tiles, outer, inner
