@@ -17,6 +17,7 @@ level example written for another one) is left out of the table.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import re
@@ -79,18 +80,36 @@ def programs() -> Iterator[Pinned]:
                  slow=True)
 
 
-def vtab_hash(text: str, config: str, function: str | None = None) -> str | None:
-    """The SHA-256 of the binary ``text`` compiles to on ``config``, ``None`` when it does not
-    compile there."""
+def vtab_bytes(text: str, config: str, function: str | None = None) -> bytes | None:
+    """The binary ``text`` compiles to on ``config``, ``None`` when it does not compile
+    there."""
     from vta_mlir import lower
     from vta_mlir.errors import VTAError
     from vta_mlir.ir.diagnostics import DiagnosticError
 
     try:
-        binary = lower(text, config=config, function=function)
+        return lower(text, config=config, function=function).to_bytes()
     except (VTAError, DiagnosticError):
         return None
-    return hashlib.sha256(binary.to_bytes()).hexdigest()
+
+
+def vtab_hash(text: str, config: str, function: str | None = None) -> str | None:
+    """The SHA-256 of :func:`vtab_bytes`."""
+    data = vtab_bytes(text, config, function)
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+@functools.cache
+def pinned_programs() -> dict[str, Pinned]:
+    return {program.name: program for program in programs()}
+
+
+@functools.cache
+def compiled(name: str, config: str) -> bytes | None:
+    """The binary of the pinned program ``name`` on ``config``, compiled once per process
+    (the hash test and the round-trip test read the same bytes)."""
+    program = pinned_programs()[name]
+    return vtab_bytes(program.text(), config, program.function)
 
 
 def compute(include_slow: bool = True) -> dict[str, str]:
