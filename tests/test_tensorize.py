@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
-from vta_mlir.dialects.vta import AluOp, GemmOp, UopLoopOp, set_module_config
+from vta_mlir.dialects.vta import AluOp, GemmOp, GemmResetOp, UopLoopOp, set_module_config
 from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import DiagnosticError, verify_op
 from vta_mlir.ir.locations import location_of
@@ -197,7 +197,7 @@ def test_tensorize_only_loops(cfg: VTAConfig) -> None:
     """Without folding: loops over the element dimensions (extent-1 dimensions dropped), the
     innermost the last one, around one micro-op each."""
     module = compile_ir(dense_program(cfg), cfg, fold=False)
-    gemms = [g for g in ops_of(module, GemmOp) if not g.is_reset]
+    gemms = ops_of(module, GemmOp)
     assert len(gemms) == 1
     nest = []
     parent = gemms[0].parent_op()
@@ -377,8 +377,8 @@ FILL = """
 def test_fill(value: int) -> None:
     cfg = VTAConfig.shipped("default")
     module = compile_ir(alu_program(cfg, FILL.format(value=value)), cfg)
-    (reset,) = ops_of(module, GemmOp)
-    assert reset.is_reset
+    assert len(ops_of(module, GemmResetOp)) == 1
+    assert not ops_of(module, GemmOp)
     alus = ops_of(module, AluOp)
     assert [(a.kind.value, a.imm_value) for a in alus] == ([("add", value)] if value else [])
 
