@@ -35,7 +35,6 @@ from vta_mlir.dialects.vta import (
     DepPushOp,
     DmaCopyOp,
     GemmOp,
-    GemmResetOp,
     Module,
     Sram,
     SramAttr,
@@ -211,7 +210,7 @@ def test_vta_ops_built_in_python(ctx: Context) -> None:
                      pad=(1, 0, 0, 1))
     load8 = DmaCopyOp(bias, acc, x_size=4, dst_pos=i)
     store = DmaCopyOp(acc, y, x_size=16, src_pos=0, dst_pos=i)
-    reset = UopLoopOp(16, dst_factor=1, body=[GemmResetOp(acc, 0)])
+    reset = UopLoopOp(16, dst_factor=1, body=[vta.GemmResetOp(acc, 0)])
     gemm = UopLoopOp(16, 1, 0, 16, [UopLoopOp(16, 0, 1, 1, [GemmOp(acc, 0, inp, 0, wgt, 0)])])
     shr = UopLoopOp(16, 1, 1, body=[AluOp("shr", acc, 0, imm=-8)])
     add = AluOp(AluKind.ADD, acc, (i, 1), src=acc, src_pos=5)
