@@ -49,7 +49,7 @@ from .vta_attrs import (
     Module,
     ModuleAttr,
 )
-from .vta_compute import AluOp, GemmLikeOp, GemmOp, GemmResetOp, MicroOp
+from .vta_compute import AluOp, GemmOp, GemmResetOp, MicroOp
 from .vta_config_attr import CONFIG_ATTR_NAME, VTAConfigAttr, get_config, set_module_config
 from .vta_dma import DmaCopyOp
 from .vta_kernels import AluKernel, UopLoopOp, enclosing_list_loops, kernel_uops, linear_position
@@ -81,7 +81,6 @@ __all__ = [
     "DepPopOp",
     "DepPushOp",
     "DmaCopyOp",
-    "GemmLikeOp",
     "GemmOp",
     "GemmResetOp",
     "LinearPosition",

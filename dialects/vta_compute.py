@@ -42,7 +42,7 @@ from .vta_positions import (
     static_position,
 )
 
-__all__ = ["AluOp", "GemmLikeOp", "GemmOp", "GemmResetOp", "MicroOp"]
+__all__ = ["AluOp", "GemmOp", "GemmResetOp", "MicroOp"]
 
 
 @irdl_op_definition
@@ -330,7 +330,5 @@ class AluOp(IRDLOperation):
         printer.print_list(types, printer.print_attribute)
 
 
-#: The GEMM-mode micro-ops: a multiply-accumulate or a reset, both a GEMM instruction.
-GemmLikeOp = GemmOp | GemmResetOp
 #: Every micro-op, the contents of a micro-kernel.
 MicroOp = GemmOp | GemmResetOp | AluOp
