@@ -10,6 +10,8 @@ op                          runtime call / meaning
 ``vta.dma_copy``            ``VTALoadBuffer2D`` / ``VTAStoreBuffer2D``: one 2-D strided copy
                             between a DRAM buffer and an SRAM buffer (§2.3, §3.3–§3.5, §4.7)
 ``vta.gemm``                ``VTAUopPush`` of one GEMM micro-op (§2.7, §3.6, §4.4)
+``vta.gemm_reset``          ``VTAUopPush`` of one GEMM micro-op of a reset kernel: zeroes an
+                            accumulator element (§2.7, §3.6, §4.4)
 ``vta.alu``                 ``VTAUopPush`` of one ALU micro-op (§3.7, §4.4)
 ``vta.uop_loop``            ``VTAUopLoopBegin`` / ``VTAUopLoopEnd``: a micro-kernel loop (§4.4)
 ``vta.dep_push``            ``VTADepPush(from, to)`` (§3.2, §4.6)
@@ -47,7 +49,7 @@ from .vta_attrs import (
     Module,
     ModuleAttr,
 )
-from .vta_compute import AluOp, GemmOp
+from .vta_compute import AluOp, GemmOp, GemmResetOp, MicroOp
 from .vta_config_attr import CONFIG_ATTR_NAME, VTAConfigAttr, get_config, set_module_config
 from .vta_dma import DmaCopyOp
 from .vta_kernels import AluKernel, UopLoopOp, enclosing_list_loops, kernel_uops, linear_position
@@ -80,7 +82,9 @@ __all__ = [
     "DepPushOp",
     "DmaCopyOp",
     "GemmOp",
+    "GemmResetOp",
     "LinearPosition",
+    "MicroOp",
     "Module",
     "ModuleAttr",
     "Sram",
@@ -105,6 +109,6 @@ __all__ = [
 
 VTA = Dialect(
     "vta",
-    [DmaCopyOp, GemmOp, AluOp, UopLoopOp, DepPushOp, DepPopOp, StageOp],
+    [DmaCopyOp, GemmOp, GemmResetOp, AluOp, UopLoopOp, DepPushOp, DepPopOp, StageOp],
     [SramAttr, ModuleAttr, AluKindAttr, VTAConfigAttr],
 )

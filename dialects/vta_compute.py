@@ -1,12 +1,12 @@
-"""The micro-ops of the ``vta`` dialect (:mod:`vta_mlir.dialects.vta`): ``vta.gemm`` and
-``vta.alu``, each one ``VTAUopPush`` of TVM's VTA runtime (``docs/isa.md`` §2.7, §3.6–§3.7,
-§4.4).  Micro-ops outside a ``vta.uop_loop`` are micro-kernels of their own; the kernels
-themselves are in :mod:`vta_mlir.dialects.vta_kernels`.
+"""The micro-ops of the ``vta`` dialect (:mod:`vta_mlir.dialects.vta`): ``vta.gemm``,
+``vta.gemm_reset`` and ``vta.alu``, each one ``VTAUopPush`` of TVM's VTA runtime
+(``docs/isa.md`` §2.7, §3.6–§3.7, §4.4).  Micro-ops outside a ``vta.uop_loop`` are
+micro-kernels of their own; the kernels themselves are in :mod:`vta_mlir.dialects.vta_kernels`.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, MemRefType, UnitAttr, i64
+from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, MemRefType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -17,12 +17,13 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.config import ALU_IMM_WIDTH
 
+from .directives import BufferPosition
 from .vta_attrs import IMM_MAX, IMM_MIN, AluKind, AluKindAttr
 from .vta_config_attr import get_config
 from .vta_positions import (
@@ -41,74 +42,73 @@ from .vta_positions import (
     static_position,
 )
 
-__all__ = ["AluOp", "GemmOp"]
+__all__ = ["AluOp", "GemmOp", "GemmResetOp", "MicroOp"]
 
 
 @irdl_op_definition
 class GemmOp(IRDLOperation):
     """One GEMM micro-op (docs/isa.md §2.7, §3.6): ``acc[d] += inp[s] · wgt[w]ᵀ`` on tensor
-    elements, or with ``reset`` ``acc[d] = 0``::
+    elements::
 
         vta.gemm %acc[%o] += %inp[0] * %wgt[%o + 16]
             : memref<16x1x16xi32, #vta.sram<acc>>, memref<16x1x16xi8, #vta.sram<inp>>,
               memref<256x16x16xi8, #vta.sram<wgt>>
-        vta.gemm reset %acc[0] : memref<16x1x16xi32, #vta.sram<acc>>
     """
 
     name = "vta.gemm"
 
     acc = operand_def(MemRefType)
     acc_index = opt_operand_def(IndexType)
-    inp = opt_operand_def(MemRefType)
+    inp = operand_def(MemRefType)
     inp_index = opt_operand_def(IndexType)
-    wgt = opt_operand_def(MemRefType)
+    wgt = operand_def(MemRefType)
     wgt_index = opt_operand_def(IndexType)
 
     acc_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
     inp_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
     wgt_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
-    reset = opt_prop_def(UnitAttr)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    # The empty literal glues ``+`` and ``=`` into ``+=``.
+    assembly_format = (
+        "$acc custom<BufferPosition>($acc_index, $acc_offset) `+` `` `=` "
+        "$inp custom<BufferPosition>($inp_index, $inp_offset) `*` "
+        "$wgt custom<BufferPosition>($wgt_index, $wgt_offset) "
+        "attr-dict `:` type($acc) `,` type($inp) `,` type($wgt)"
+    )
+    custom_directives = (BufferPosition,)
 
     def __init__(
         self,
         acc: SSAValue | Operation,
-        acc_pos: Position = None,
-        inp: SSAValue | Operation | None = None,
-        inp_pos: Position = None,
-        wgt: SSAValue | Operation | None = None,
-        wgt_pos: Position = None,
+        acc_pos: Position,
+        inp: SSAValue | Operation,
+        inp_pos: Position,
+        wgt: SSAValue | Operation,
+        wgt_pos: Position,
         *,
-        reset: bool = False,
         attributes: dict[str, Attribute] | None = None,
     ) -> None:
         acc_v, acc_off = split_position(acc_pos)
         inp_v, inp_off = split_position(inp_pos)
         wgt_v, wgt_off = split_position(wgt_pos)
-        props: dict[str, Attribute] = {
-            "acc_offset": int_prop(acc_off),
-            "inp_offset": int_prop(inp_off),
-            "wgt_offset": int_prop(wgt_off),
-        }
-        if reset:
-            props["reset"] = UnitAttr()
         super().__init__(
             operands=[
                 acc,
                 [acc_v] if acc_v is not None else [],
-                [inp] if inp is not None else [],
+                inp,
                 [inp_v] if inp_v is not None else [],
-                [wgt] if wgt is not None else [],
+                wgt,
                 [wgt_v] if wgt_v is not None else [],
             ],
-            properties=props,
+            properties={
+                "acc_offset": int_prop(acc_off),
+                "inp_offset": int_prop(inp_off),
+                "wgt_offset": int_prop(wgt_off),
+            },
             attributes=attributes or {},
         )
-
-    @property
-    def is_reset(self) -> bool:
-        return self.reset is not None
 
     def position(self, which: str) -> tuple[SSAValue | None, int]:
         """(index value or ``None``, constant) of ``'acc'``, ``'inp'`` or ``'wgt'``."""
@@ -117,89 +117,67 @@ class GemmOp(IRDLOperation):
     def operand_positions(self) -> list[OperandPosition]:
         """``(kind, buffer, index, constant, sram)`` of each addressed operand; kind is the uop
         field it feeds (``dst``, ``src``, ``wgt``)."""
-        out: list[OperandPosition] = [("dst", self.acc, *self.position("acc"), Sram.ACC)]
-        if self.inp is not None:
-            out.append(("src", self.inp, *self.position("inp"), Sram.INP))
-        if self.wgt is not None:
-            out.append(("wgt", self.wgt, *self.position("wgt"), Sram.WGT))
-        return out
+        return [
+            ("dst", self.acc, *self.position("acc"), Sram.ACC),
+            ("src", self.inp, *self.position("inp"), Sram.INP),
+            ("wgt", self.wgt, *self.position("wgt"), Sram.WGT),
+        ]
 
     def verify_(self) -> None:
         cfg = get_config(self)
-        acc_count = check_sram_buffer(self.acc, Sram.ACC, cfg, "gemm accumulator")
-        check_static_in(static_position(*self.position("acc")), acc_count, "accumulator")
-        if self.is_reset:
-            for name in ("inp", "wgt"):
-                if getattr(self, name) is not None or getattr(self, f"{name}_index") is not None \
-                        or prop_value(self, f"{name}_offset"):
-                    raise VerifyException(f"a reset gemm takes no {name} operand")
-            return
-        for name, space in (("inp", Sram.INP), ("wgt", Sram.WGT)):
-            buf = getattr(self, name)
-            if buf is None:
-                raise VerifyException(f"a gemm without reset needs an {name} operand")
-            count = check_sram_buffer(buf, space, cfg, f"gemm {name}")
-            check_static_in(static_position(*self.position(name)), count, name)
+        for name, space, what in (
+            ("acc", Sram.ACC, "accumulator"), ("inp", Sram.INP, "inp"), ("wgt", Sram.WGT, "wgt")
+        ):
+            count = check_sram_buffer(getattr(self, name), space, cfg, f"gemm {what}")
+            check_static_in(static_position(*self.position(name)), count, what)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> GemmOp:
-        reset = parser.parse_optional_keyword("reset") is not None
-        acc = parser.parse_unresolved_operand()
-        acc_idx, acc_off = parse_position(parser)
-        inp = wgt = inp_idx = wgt_idx = None
-        inp_off = wgt_off = 0
-        if not reset:
-            parser.parse_punctuation("+")
-            parser.parse_punctuation("=")
-            inp = parser.parse_unresolved_operand()
-            inp_idx, inp_off = parse_position(parser)
-            parser.parse_punctuation("*")
-            wgt = parser.parse_unresolved_operand()
-            wgt_idx, wgt_off = parse_position(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        acc_v = parser.resolve_operand(acc, parser.parse_type())
-        inp_v = wgt_v = None
-        if not reset:
-            assert inp is not None and wgt is not None
-            parser.parse_punctuation(",")
-            inp_v = parser.resolve_operand(inp, parser.parse_type())
-            parser.parse_punctuation(",")
-            wgt_v = parser.resolve_operand(wgt, parser.parse_type())
 
-        def pos(idx: UnresolvedOperand | None, off: int) -> Position:
-            value = resolve_index(parser, idx)
-            return (value, off) if value is not None else off
+@irdl_op_definition
+class GemmResetOp(IRDLOperation):
+    """One reset micro-op: a GEMM instruction with its reset flag (docs/isa.md §2.7, §3.6),
+    ``acc[d] = 0``::
 
-        return cls(
-            acc_v,
-            pos(acc_idx, acc_off),
-            inp_v,
-            pos(inp_idx, inp_off),
-            wgt_v,
-            pos(wgt_idx, wgt_off),
-            reset=reset,
-            attributes=attrs,
+        vta.gemm_reset %acc[%o] : memref<16x1x16xi32, #vta.sram<acc>>
+    """
+
+    name = "vta.gemm_reset"
+
+    acc = operand_def(MemRefType)
+    acc_index = opt_operand_def(IndexType)
+
+    acc_offset = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+
+    assembly_format = (
+        "$acc custom<BufferPosition>($acc_index, $acc_offset) attr-dict `:` type($acc)"
+    )
+    custom_directives = (BufferPosition,)
+
+    def __init__(
+        self,
+        acc: SSAValue | Operation,
+        acc_pos: Position = None,
+        *,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> None:
+        acc_v, acc_off = split_position(acc_pos)
+        super().__init__(
+            operands=[acc, [acc_v] if acc_v is not None else []],
+            properties={"acc_offset": int_prop(acc_off)},
+            attributes=attributes or {},
         )
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        if self.is_reset:
-            printer.print_string("reset ")
-        printer.print_operand(self.acc)
-        print_position(printer, *self.position("acc"))
-        types = [self.acc.type]
-        if not self.is_reset and self.inp is not None and self.wgt is not None:
-            printer.print_string(" += ")
-            printer.print_operand(self.inp)
-            print_position(printer, *self.position("inp"))
-            printer.print_string(" * ")
-            printer.print_operand(self.wgt)
-            print_position(printer, *self.position("wgt"))
-            types += [self.inp.type, self.wgt.type]
-        print_attr_dict(printer, self)
-        printer.print_string(" : ")
-        printer.print_list(types, printer.print_attribute)
+    def position(self, which: str) -> tuple[SSAValue | None, int]:
+        """(index value or ``None``, constant) of ``'acc'``."""
+        assert which == "acc", which
+        return self.acc_index, prop_value(self, "acc_offset")
+
+    def operand_positions(self) -> list[OperandPosition]:
+        """``(kind, buffer, index, constant, sram)`` of the accumulator, the ``dst`` field."""
+        return [("dst", self.acc, *self.position("acc"), Sram.ACC)]
+
+    def verify_(self) -> None:
+        count = check_sram_buffer(self.acc, Sram.ACC, get_config(self), "gemm accumulator")
+        check_static_in(static_position(*self.position("acc")), count, "accumulator")
 
 
 @irdl_op_definition
@@ -350,3 +328,7 @@ class AluOp(IRDLOperation):
         print_attr_dict(printer, self)
         printer.print_string(" : ")
         printer.print_list(types, printer.print_attribute)
+
+
+#: Every micro-op, the contents of a micro-kernel.
+MicroOp = GemmOp | GemmResetOp | AluOp

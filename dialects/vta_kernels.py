@@ -23,7 +23,7 @@ from vta_mlir.ir.index_arith import is_index_op
 
 from .directives import SingleBlockBody
 from .vta_attrs import EXTENT_MAX, MAX_UOP_LOOP_DEPTH, WRITE_HAZARD_WINDOW, AluKind
-from .vta_compute import AluOp, GemmOp
+from .vta_compute import AluOp, MicroOp
 from .vta_config_attr import get_config
 from .vta_positions import (
     Linearizer,
@@ -73,7 +73,7 @@ def enclosing_list_loops(op: Operation) -> list[affine.ForOp]:
     return loops
 
 
-def linear_position(uop: GemmOp | AluOp, value: SSAValue | None, constant: int,
+def linear_position(uop: MicroOp, value: SSAValue | None, constant: int,
                     kernel: Operation | None = None) -> LinearPosition | None:
     """The position ``value + constant`` of an operand of ``uop`` as a :class:`LinearPosition`
     over the induction variables of the micro-op's list loops (:func:`enclosing_list_loops`);
@@ -182,17 +182,17 @@ class UopLoopOp(IRDLOperation):
                 out += op.loops()
         return out
 
-    def micro_ops(self) -> list[GemmOp | AluOp]:
+    def micro_ops(self) -> list[MicroOp]:
         """The kernel's micro-op ops in program order, those inside list loops included (each
         once: :meth:`micro_op_sequence` enumerates the list they record)."""
-        out: list[GemmOp | AluOp] = []
+        out: list[MicroOp] = []
         for op in self.body.block.ops:
-            if isinstance(op, GemmOp | AluOp):
+            if isinstance(op, MicroOp):
                 out.append(op)
             elif isinstance(op, UopLoopOp):
                 out += op.micro_ops()
             elif isinstance(op, affine.ForOp):
-                out += [o for o in op.walk() if isinstance(o, GemmOp | AluOp)]
+                out += [o for o in op.walk() if isinstance(o, MicroOp)]
         return out
 
     def list_loops(self) -> list[affine.ForOp]:
@@ -207,7 +207,7 @@ class UopLoopOp(IRDLOperation):
         def build(block: Block) -> _ListTree:
             out: _ListTree = []
             for op in block.ops:
-                if isinstance(op, GemmOp | AluOp):
+                if isinstance(op, MicroOp):
                     out.append(next(counter))
                 elif isinstance(op, UopLoopOp):
                     out += build(op.body.block)
@@ -255,10 +255,10 @@ class UopLoopOp(IRDLOperation):
             if self.field(f"{kind}_factor") < 0:
                 raise VerifyException(f"{kind}_factor {self.field(f'{kind}_factor')} is negative")
         nested = [op for op in self.body.block.ops if isinstance(op, UopLoopOp)]
-        uops = [op for op in self.body.block.ops if isinstance(op, GemmOp | AluOp)]
+        uops = [op for op in self.body.block.ops if isinstance(op, MicroOp)]
         lists = [op for op in self.body.block.ops if isinstance(op, affine.ForOp)]
         for op in self.body.block.ops:
-            if not isinstance(op, UopLoopOp | GemmOp | AluOp | affine.ForOp) \
+            if not isinstance(op, UopLoopOp | MicroOp | affine.ForOp) \
                     and not is_index_op(op):
                 raise VerifyException(
                     f"a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, micro-op list "
@@ -272,7 +272,7 @@ class UopLoopOp(IRDLOperation):
         for lp in lists:
             _verify_list_loop(lp)
         if not nested and not uops and not any(
-                isinstance(o, GemmOp | AluOp) for lp in lists for o in lp.walk()):
+                isinstance(o, MicroOp) for lp in lists for o in lp.walk()):
             raise VerifyException("a vta.uop_loop body needs at least one vta.gemm or vta.alu")
         if not self.is_kernel:
             if nested:
@@ -301,14 +301,14 @@ def _verify_list_loop(loop: affine.ForOp) -> None:
     for op in loop.body.block.ops:
         if isinstance(op, affine.ForOp):
             _verify_list_loop(op)
-        elif not isinstance(op, GemmOp | AluOp | affine.YieldOp) and not is_index_op(op):
+        elif not isinstance(op, MicroOp | affine.YieldOp) and not is_index_op(op):
             raise VerifyException(
                 f"a micro-op list loop (affine.for in a vta.uop_loop) holds vta.gemm / vta.alu "
                 f"micro-ops, nested list loops and index arithmetic, not {op.name}"
             )
 
 
-def kernel_uops(op: GemmOp | AluOp | UopLoopOp) -> list[GemmOp | AluOp]:
+def kernel_uops(op: MicroOp | UopLoopOp) -> list[MicroOp]:
     """The micro-op ops of a micro-kernel (a lone gemm/alu or an outermost uop_loop), each
     once, in program order."""
     return op.micro_ops() if isinstance(op, UopLoopOp) else [op]
@@ -371,29 +371,19 @@ class AluKernel:
 def _verify_kernel(kernel: UopLoopOp, cfg: VTAConfig) -> None:
     uops = kernel.micro_ops()
     first = uops[0]
-    if isinstance(first, GemmOp):
-        for u in uops[1:]:
-            if not isinstance(u, GemmOp):
-                raise VerifyException(
-                    "a micro-kernel holds one kind of micro-op: vta.gemm and vta.alu are mixed"
-                )
-            if u.is_reset != first.is_reset:
-                raise VerifyException(
-                    "all vta.gemm micro-ops of a kernel must agree on reset"
-                )
-        layout = cfg.gemm_fields
-    else:
-        for u in uops[1:]:
-            if not isinstance(u, AluOp):
-                raise VerifyException(
-                    "a micro-kernel holds one kind of micro-op: vta.gemm and vta.alu are mixed"
-                )
-            if (u.kind, u.use_imm, u.imm_value) != (first.kind, first.use_imm, first.imm_value):
-                raise VerifyException(
-                    "all vta.alu micro-ops of a kernel must share the operation and the "
-                    "immediate (or all use a source tensor)"
-                )
-        layout = cfg.alu_fields
+    for u in uops[1:]:
+        # A kernel is one GEMM or ALU instruction: a reset flag or an ALU opcode covers all.
+        if type(u) is not type(first):
+            raise VerifyException(
+                f"a micro-kernel holds one kind of micro-op: {first.name} and {u.name} are mixed"
+            )
+        if isinstance(u, AluOp) and isinstance(first, AluOp) and \
+                (u.kind, u.use_imm, u.imm_value) != (first.kind, first.use_imm, first.imm_value):
+            raise VerifyException(
+                "all vta.alu micro-ops of a kernel must share the operation and the "
+                "immediate (or all use a source tensor)"
+            )
+    layout = cfg.alu_fields if isinstance(first, AluOp) else cfg.gemm_fields
     count = kernel.micro_op_count()
     if count > cfg.uop_buff_depth:
         raise VerifyException(

@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .directives import SingleBlockBody
 from .vta_attrs import Module, ModuleAttr
-from .vta_compute import AluOp, GemmOp
+from .vta_compute import MicroOp
 from .vta_dma import DmaCopyOp
 from .vta_kernels import UopLoopOp
 from .vta_positions import sram_space
@@ -90,7 +90,7 @@ def module_of(op: Operation) -> Module | None:
     (a push executes on its ``from`` module, a pop on its ``to`` module)."""
     if isinstance(op, DmaCopyOp):
         return op.module
-    if isinstance(op, GemmOp | AluOp | UopLoopOp):
+    if isinstance(op, MicroOp | UopLoopOp):
         return Module.COMPUTE
     if isinstance(op, DepPushOp):
         return op.src
@@ -166,8 +166,8 @@ class StageOp(IRDLOperation):
                     f"vta.dep_pop {op.src} -> {op.dst} executes on the {op.dst} module, not "
                     f"in a {stage} stage"
                 )
-            if isinstance(op, DmaCopyOp | GemmOp | AluOp | UopLoopOp):
-                if isinstance(op, GemmOp | AluOp) and isinstance(op.parent_op(), UopLoopOp):
+            if isinstance(op, DmaCopyOp | MicroOp | UopLoopOp):
+                if isinstance(op, MicroOp) and isinstance(op.parent_op(), UopLoopOp):
                     continue
                 if module_of(op) != stage:
                     what = op.name

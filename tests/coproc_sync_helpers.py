@@ -198,7 +198,7 @@ func.func @dense(%x: {x_t}, %w: {w_t}, %y: {y_t}) {{
   %acc = memref.alloc() : {acc_t}
   affine.for %oc = 0 to {oc} {{
     vta.uop_loop {tile} dst 1 {{
-      vta.gemm reset %acc[0] : {acc_t}
+      vta.gemm_reset %acc[0] : {acc_t}
     }}
     affine.for %ic = 0 to {ic} {{
 {sel}      %xo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%ic)
@@ -307,7 +307,7 @@ class _Gen:
                 self.emit("}", depth)
         elif kind == "reset":
             acc = self.acc()
-            self.emit(f"vta.gemm reset %{acc}[{self.pos(n, 1, depth)}] : {t[acc]}", depth)
+            self.emit(f"vta.gemm_reset %{acc}[{self.pos(n, 1, depth)}] : {t[acc]}", depth)
         elif kind == "alu":
             acc = self.acc()
             op, imm = self.rng.choice([("add", 3), ("max", -5), ("min", 40), ("shr", 1)])
@@ -365,7 +365,7 @@ class _Gen:
         attr = " {vta.double_buffer}" if rng.random() < 0.8 else ""
         self.emit(f"affine.for %i = 0 to {rng.randint(1, 3)} {{", 1)
         self.ivs.append("%i")
-        self.emit(f"vta.uop_loop 2 dst 1 {{ vta.gemm reset %acc0[0] : {t['acc0']} }}", 2)
+        self.emit(f"vta.uop_loop 2 dst 1 {{ vta.gemm_reset %acc0[0] : {t['acc0']} }}", 2)
         unrolled = rng.random() < 0.4
         step = 2 if unrolled else 1
         self.emit(f"affine.for %j = 0 to {rng.randint(1, 5) * step} step {step} {{", 2)

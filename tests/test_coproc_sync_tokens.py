@@ -70,7 +70,7 @@ func.func @f(%x: memref<1x8x1x16xi8>, %w: memref<2x8x16x16xi8>, %y: memref<1x2x1
   %acc = memref.alloc() : {acc_t}
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
-  vta.uop_loop 2 dst 1 {{ vta.gemm reset %acc[0] : {acc_t} }}
+  vta.uop_loop 2 dst 1 {{ vta.gemm_reset %acc[0] : {acc_t} }}
   affine.for %k = 0 to 4 {{
     %par = arith.remui %k, %c2 : index
     %even = arith.cmpi eq, %par, %c0 : index
@@ -171,14 +171,14 @@ func.func @f(%y: {y_t}) {{
   %acc = memref.alloc() : {acc_t}
   affine.for %o = 0 to 2 {{
     affine.for %b = 0 to 2 {{
-      vta.uop_loop 2 dst 1 {{ vta.gemm reset %acc[0] : {acc_t} }}
+      vta.uop_loop 2 dst 1 {{ vta.gemm_reset %acc[0] : {acc_t} }}
       vta.uop_loop 2 dst 1 src 1 {{ vta.alu add %acc[0], 3 : {acc_t} }}
       %yo = affine.apply affine_map<(d0, d1) -> (d0 * 5 + d1 * 2)> (%b, %o)
       vta.dma_copy %acc[0] -> %y[%yo] y 1 x 2 stride 2 : {acc_t} -> {y_t}
     }}
   }}{attr}
   affine.for %b = 0 to 2 {{
-    vta.gemm reset %acc[0] : {acc_t}
+    vta.gemm_reset %acc[0] : {acc_t}
     vta.alu add %acc[0], 5 : {acc_t}
     %yo = affine.apply affine_map<(d0) -> (d0 * 5 + 4)> (%b)
     vta.dma_copy %acc[0] -> %y[%yo] y 1 x 1 stride 1 : {acc_t} -> {y_t}

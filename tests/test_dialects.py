@@ -210,7 +210,7 @@ def test_vta_ops_built_in_python(ctx: Context) -> None:
                      pad=(1, 0, 0, 1))
     load8 = DmaCopyOp(bias, acc, x_size=4, dst_pos=i)
     store = DmaCopyOp(acc, y, x_size=16, src_pos=0, dst_pos=i)
-    reset = UopLoopOp(16, dst_factor=1, body=[GemmOp(acc, 0, reset=True)])
+    reset = UopLoopOp(16, dst_factor=1, body=[vta.GemmResetOp(acc, 0)])
     gemm = UopLoopOp(16, 1, 0, 16, [UopLoopOp(16, 0, 1, 1, [GemmOp(acc, 0, inp, 0, wgt, 0)])])
     shr = UopLoopOp(16, 1, 1, body=[AluOp("shr", acc, 0, imm=-8)])
     add = AluOp(AluKind.ADD, acc, (i, 1), src=acc, src_pos=5)
@@ -225,7 +225,7 @@ def test_vta_ops_built_in_python(ctx: Context) -> None:
     module = module_with([vals, *stages], DEFAULT)
     text = assert_round_trips(ctx, module)
     assert "vta.dma_copy %0[%6 + 3] -> %3[1] y 2 x 4 stride 16 pad [1, 0, 0, 1]" in text
-    assert "vta.gemm reset %5[0]" in text
+    assert "vta.gemm_reset %5[0]" in text
     assert "vta.uop_loop 16 dst 1 wgt 16 {" in text
     assert "vta.alu shr %5[0], -8" in text
     assert "vta.alu add %5[%6 + 1], %5[5]" in text

@@ -442,7 +442,7 @@ CASES = {
     }}""", {"acc": 4, "acc2": 1, "inp": 4, "wgt": 16}),
     "reset_then_gemm": Case(f"""
     affine.for %o = 0 to 8 {{
-      vta.gemm reset %acc[%o] : !acc
+      vta.gemm_reset %acc[%o] : !acc
     }}
     affine.for %o = 0 to 8 {{
       affine.for %i = 0 to 2 {{

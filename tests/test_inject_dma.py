@@ -462,7 +462,7 @@ def test_stage3_output_tensorizes_and_folds(default_cfg: VTAConfig) -> None:
                           filename="t.mlir")
     set_module_config(module, default_cfg)
     run_pipeline(module, "vta-inject-dma,vta-tensorize,vta-fold-uop-loops")
-    gemms = [op for op in module.walk() if isinstance(op, GemmOp) and not op.is_reset]
+    gemms = [op for op in module.walk() if isinstance(op, GemmOp)]
     assert len(gemms) == 1
     kernel = gemms[0].parent_op()
     assert isinstance(kernel, UopLoopOp) and isinstance(kernel.parent_op(), UopLoopOp)

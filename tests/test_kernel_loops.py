@@ -76,7 +76,7 @@ builtin.module {{
     affine.for %n = 0 to {images} {{
       {offsets}
       vta.uop_loop {acc_n} dst 1 {{
-        vta.gemm reset %acc[0] : {acc_t}
+        vta.gemm_reset %acc[0] : {acc_t}
       }}
       %xo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%n)
       vta.dma_copy %x[%xo] -> %inp[%p] y {cin * side} x {side} stride {side} : {x_t} -> {inp_t}
@@ -323,7 +323,7 @@ builtin.module {{
     vta.uop_loop 2 dst 1 {{
       affine.for %j = 0 to 4 {{
         %d = affine.apply affine_map<(d0) -> (d0 * 16)> (%j)
-        vta.gemm reset %acc[%d] : {ACC}
+        vta.gemm_reset %acc[%d] : {ACC}
       }}
     }}
     vta.dma_copy %acc[{element}] -> %y[0] y 1 x 1 stride 1 : {ACC} -> memref<1x1x1x16xi8>

@@ -232,7 +232,7 @@ def gemm_alu_program(cfg: VTAConfig, dynamic: bool, kb: int = 2, ob: int = 3) ->
         vta.dep_pop load -> compute
         vta.dma_copy %bias[0] -> %bb[0] y 1 x {ob} stride {ob} : {bias_t} -> {acc}
         vta.uop_loop {ob} dst 1 {{
-          vta.gemm reset %acc[0] : {acc}
+          vta.gemm_reset %acc[0] : {acc}
         }}
         {gemm}
         vta.uop_loop {ob} dst 1 src 1 {{
@@ -311,7 +311,7 @@ def test_sram_bump_allocation_and_dram_segments() -> None:
         vta.dma_copy %b[0] -> %t[0] y 1 x 4 stride 4
             : memref<5x1x16xi32, #vta.sram<acc>> -> memref<1x4x1x16xi8>
         vta.uop_loop 2 dst 1 {
-          vta.gemm reset %b[0] : memref<5x1x16xi32, #vta.sram<acc>>
+          vta.gemm_reset %b[0] : memref<5x1x16xi32, #vta.sram<acc>>
         }
         func.return
       }

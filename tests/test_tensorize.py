@@ -1,6 +1,8 @@
 """``vta-tensorize`` on hand-written stage-3 programs (``docs/pipeline.md``), alone and followed by
-``vta-fold-uop-loops``: the micro-ops and loops it makes, its diagnostics, and bit-exact runs of
-the lowered programs on the simulator against numpy, for every shipped configuration.
+``vta-fold-uop-loops``: the micro-ops and loops it makes for a dense layer, other contractions
+and SRAM subviews, and bit-exact runs of the lowered programs on the simulator against numpy,
+for every shipped configuration.  Element-wise ops and fills are in ``test_tensorize_alu.py``,
+the diagnostics in ``test_tensorize_errors.py``, convolutions in ``test_tensorize_conv.py``.
 
 The programs are written with their ``vta.stage`` / ``vta.dep_*`` ops around the linalg ops (the
 token protocol of ``docs/pipeline.md`` §6), so after the two passes they are complete
@@ -11,57 +13,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.context import Context
 from xdsl.dialects import affine, memref
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 
-from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
-from vta_mlir.dialects.vta import AluOp, GemmOp, UopLoopOp, set_module_config
-from vta_mlir.ir.context import make_context, parse_module, print_module
-from vta_mlir.ir.diagnostics import DiagnosticError, verify_op
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta import AluOp, GemmOp, UopLoopOp
+from vta_mlir.ir.context import make_context, print_module
 from vta_mlir.ir.locations import location_of
-from vta_mlir.isa import AluInsn, GemmInsn
-from vta_mlir.passes.fold_uop_loops import FoldUopLoopsPass
-from vta_mlir.passes.tensorize import TensorizePass
 
-# ---------------------------------------------------------------------------------------------
-# Helpers
-
-
-def compile_ir(text: str, cfg: VTAConfig, *, fold: bool = True) -> ModuleOp:
-    """Parse ``text`` for ``cfg`` and run vta-tensorize (and vta-fold-uop-loops)."""
-    ctx: Context = make_context()
-    module = parse_module(text, ctx=ctx, filename="test.mlir")
-    set_module_config(module, cfg)
-    verify_op(module)
-    TensorizePass().apply(ctx, module)
-    if fold:
-        FoldUopLoopsPass().apply(ctx, module)
-    return module
-
-
-def run_on_device(module: ModuleOp, cfg: VTAConfig, *inputs: np.ndarray):
-    """Lower ``module``, run it on a simulated device; the outputs and the binary."""
-    from vta_mlir.host.lowering import lower_to_binary
-    from vta_mlir.runtime import Device
-
-    binary = lower_to_binary(module, cfg)
-    device = Device(cfg)
-    outputs = device.load_module(binary)(*inputs)
-    return outputs, binary
-
-
-def compute_insns(binary) -> tuple[int, int]:
-    """(GEMM, ALU) instructions of every run."""
-    insns = [i for run in binary.program.runs for i in run.insns]
-    return (sum(isinstance(i, GemmInsn) for i in insns),
-            sum(isinstance(i, AluInsn) for i in insns))
-
-
-def ops_of(module: ModuleOp, kind: type) -> list:
-    return [op for op in module.walk() if isinstance(op, kind)]
-
+from .tensorize_helpers import (
+    compile_ir,
+    compute_insns,
+    ops_of,
+    run_on_device,
+)
 
 # ---------------------------------------------------------------------------------------------
 # A tiled dense layer (matrix_multiply_opt): fill, contraction, shr / max / min, DMA copies
@@ -197,7 +162,7 @@ def test_tensorize_only_loops(cfg: VTAConfig) -> None:
     """Without folding: loops over the element dimensions (extent-1 dimensions dropped), the
     innermost the last one, around one micro-op each."""
     module = compile_ir(dense_program(cfg), cfg, fold=False)
-    gemms = [g for g in ops_of(module, GemmOp) if not g.is_reset]
+    gemms = ops_of(module, GemmOp)
     assert len(gemms) == 1
     nest = []
     parent = gemms[0].parent_op()
@@ -249,155 +214,6 @@ def test_dense_fewer_instructions_than_unfolded() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Element-wise ALU operations and fills on accumulators loaded from DRAM
-
-
-def alu_program(cfg: VTAConfig, body: str, *, n: int = 4) -> str:
-    """``a`` and ``b`` (n × n elements, int32) loaded into two accumulator buffers, ``body``
-    (linalg ops on ``%sa`` / ``%sb``, type ``!acc``), ``a`` stored as int8."""
-    b, bl = cfg.batch, cfg.block_out
-    dram = f"memref<1x{n * n}x{b}x{bl}xi32>"
-    out = f"memref<1x{n * n}x{b}x{bl}xi8>"
-    acc = f"memref<{n}x{n}x{b}x{bl}xi32, #vta.sram<acc>>"
-    return f"""
-#id = affine_map<(p, q, bb, oo) -> (p, q, bb, oo)>
-#tr = affine_map<(p, q, bb, oo) -> (q, p, bb, oo)>
-func.func @alu(%a: {dram}, %b: {dram}, %y: {out}) {{
-  %sa = memref.alloc() : {acc}
-  %sb = memref.alloc() : {acc}
-  vta.stage compute {{
-    vta.dma_copy %a[0] -> %sa[0] y 1 x {n * n} stride {n * n} : {dram} -> {acc}
-    vta.dma_copy %b[0] -> %sb[0] y 1 x {n * n} stride {n * n} : {dram} -> {acc}
-{body.replace("!acc", acc)}
-    vta.dep_push compute -> store
-  }}
-  vta.stage store {{
-    vta.dep_pop compute -> store
-    vta.dma_copy %sa[0] -> %y[0] y 1 x {n * n} stride {n * n} : {acc} -> {out}
-  }}
-  return
-}}
-"""
-
-
-def elementwise(op: str, lhs: str, rhs: str, *, ins: str = "%sb", in_map: str = "#id",
-                const: str = "") -> str:
-    """``sa = op(lhs, rhs)`` with ``%x`` the element of ``ins`` and ``%o`` that of ``%sa``."""
-    par = '["parallel", "parallel", "parallel", "parallel"]'
-    return f"""
-    linalg.generic {{indexing_maps = [{in_map}, #id], iterator_types = {par}}}
-        ins({ins} : !acc) outs(%sa : !acc) {{
-    ^bb0(%x: i32, %o: i32):
-      {const}
-      %r = {op} {lhs}, {rhs} : i32
-      linalg.yield %r : i32
-    }}"""
-
-
-ALU_CASES = {
-    # name: (linalg body, numpy of (a, b), ALU op and immediate of the kernel)
-    "add_tensor": (elementwise("arith.addi", "%o", "%x"), lambda a, b: a + b, ("add", None)),
-    "add_transposed": (
-        elementwise("arith.addi", "%x", "%o", in_map="#tr"),
-        lambda a, b: a + b.transpose(1, 0, 2, 3),
-        ("add", None),
-    ),
-    "max_tensor": (elementwise("arith.maxsi", "%x", "%o"), np.maximum, ("max", None)),
-    "min_imm": (
-        elementwise("arith.minsi", "%c", "%o", const="%c = arith.constant -3 : i32"),
-        lambda a, b: np.minimum(a, -3),
-        ("min", -3),
-    ),
-    "sub_imm": (
-        elementwise("arith.subi", "%o", "%c", const="%c = arith.constant 1000 : i32"),
-        lambda a, b: a - 1000,
-        ("add", -1000),
-    ),
-    "shl_imm": (
-        elementwise("arith.shli", "%o", "%c", const="%c = arith.constant 3 : i32"),
-        lambda a, b: a << 3,
-        ("shr", -3),
-    ),
-    "shr_imm": (
-        elementwise("arith.shrsi", "%x", "%c", ins="%sa", const="%c = arith.constant 2 : i32"),
-        lambda a, b: a >> 2,
-        ("shr", 2),
-    ),
-    "mul_imm": (
-        elementwise("arith.muli", "%c", "%o", const="%c = arith.constant -7 : i32"),
-        lambda a, b: a * -7,
-        ("mul", -7),
-    ),
-    "add_self": (elementwise("arith.addi", "%o", "%x", ins="%sa"), lambda a, b: a + a,
-                 ("add", None)),
-}
-
-
-@pytest.mark.parametrize("case", sorted(ALU_CASES))
-def test_alu_micro_op(case: str) -> None:
-    cfg = VTAConfig.shipped("default")
-    body, _, (kind, imm) = ALU_CASES[case]
-    module = compile_ir(alu_program(cfg, body), cfg)
-    (alu,) = ops_of(module, AluOp)
-    assert alu.kind.value == kind
-    assert (alu.imm_value if alu.use_imm else None) == imm
-    (kernel,) = ops_of(module, UopLoopOp)[:1]
-    levels = kernel.loops()
-    if case == "add_transposed":
-        # dst walks p then q, the source q then p: two levels that cannot merge.
-        assert [(lp.field("extent"), lp.field("dst_factor"), lp.field("src_factor"))
-                for lp in levels] == [(4, 4, 1), (4, 1, 4)]
-    else:
-        # The two element loops are contiguous: one level of 16.
-        assert [(lp.field("extent"), lp.field("dst_factor")) for lp in levels] == [(16, 1)]
-
-
-@pytest.mark.parametrize("case", sorted(ALU_CASES))
-def test_alu_runs_bit_exact(cfg: VTAConfig, case: str) -> None:
-    body, reference, _ = ALU_CASES[case]
-    module = compile_ir(alu_program(cfg, body), cfg)
-    rng = np.random.default_rng(7)
-    shape = (1, 16, cfg.batch, cfg.block_out)
-    a = rng.integers(-(1 << 20), 1 << 20, shape, dtype=np.int32)
-    b = rng.integers(-(1 << 20), 1 << 20, shape, dtype=np.int32)
-    (y,), binary = run_on_device(module, cfg, a, b)
-    grid = (4, 4, cfg.batch, cfg.block_out)
-    with np.errstate(over="ignore"):
-        expected = reference(a.reshape(grid), b.reshape(grid)).astype(np.int32)
-    np.testing.assert_array_equal(y, expected.reshape(shape).astype(np.int8))
-    assert compute_insns(binary) == (0, 1)
-
-
-FILL = """
-    %cv = arith.constant {value} : i32
-    linalg.fill ins(%cv : i32) outs(%sa : !acc)"""
-
-
-@pytest.mark.parametrize("value", [0, -7, 300])
-def test_fill(value: int) -> None:
-    cfg = VTAConfig.shipped("default")
-    module = compile_ir(alu_program(cfg, FILL.format(value=value)), cfg)
-    (reset,) = ops_of(module, GemmOp)
-    assert reset.is_reset
-    alus = ops_of(module, AluOp)
-    assert [(a.kind.value, a.imm_value) for a in alus] == ([("add", value)] if value else [])
-
-
-@pytest.mark.parametrize("value", [0, -7, 300])
-def test_fill_runs_bit_exact(cfg: VTAConfig, value: int) -> None:
-    # Fill, then add b: the result is b + value (truncated to int8 by the store).
-    body = FILL.format(value=value) + elementwise("arith.addi", "%o", "%x")
-    module = compile_ir(alu_program(cfg, body), cfg)
-    rng = np.random.default_rng(3)
-    shape = (1, 16, cfg.batch, cfg.block_out)
-    a = rng.integers(-1000, 1000, shape, dtype=np.int32)
-    b = rng.integers(-1000, 1000, shape, dtype=np.int32)
-    (y,), binary = run_on_device(module, cfg, a, b)
-    np.testing.assert_array_equal(y, (b + value).astype(np.int8))
-    assert compute_insns(binary) == (1, 1 + (value != 0))
-
-
-# ---------------------------------------------------------------------------------------------
 # More contraction shapes
 
 
@@ -437,105 +253,6 @@ func.func @conv(%inp: memref<6x1x16xi8, #vta.sram<inp>>, %wgt: memref<2x3x16x16x
     (kernel,) = [k for k in ops_of(folded, UopLoopOp) if k.is_kernel]
     assert [(lp.field("extent"), lp.field("dst_factor"), lp.field("src_factor"),
              lp.field("wgt_factor")) for lp in kernel.loops()] == [(2, 1, 0, 3), (3, 0, 1, 1)]
-
-
-# ---------------------------------------------------------------------------------------------
-# What stays and what is reported
-
-
-def test_untouched_ops() -> None:
-    """DMA copies, host loops and linalg on DRAM are not the pass's business."""
-    text = """
-func.func @host(%x: memref<4x1x16xi32>, %y: memref<4x1x16xi32>) {
-  %c1 = arith.constant 1 : i32
-  linalg.fill ins(%c1 : i32) outs(%x : memref<4x1x16xi32>)
-  affine.for %i = 0 to 4 {
-    %acc = memref.alloc() : memref<4x1x16xi32, #vta.sram<acc>>
-    vta.dma_copy %x[0] -> %acc[0] y 1 x 4 stride 4
-        : memref<4x1x16xi32> -> memref<4x1x16xi32, #vta.sram<acc>>
-  }
-  return
-}
-"""
-    ctx = make_context()
-    module = parse_module(text, ctx=ctx)
-    before = print_module(module)
-    TensorizePass().apply(ctx, module)
-    assert print_module(module) == before
-
-
-ERRORS = {
-    "fill of an input buffer": (
-        """
-func.func @f(%inp: memref<4x1x16xi8, #vta.sram<inp>>) {
-  %c0 = arith.constant 0 : i8
-  linalg.fill ins(%c0 : i8) outs(%inp : memref<4x1x16xi8, #vta.sram<inp>>)
-  return
-}""",
-        4,
-        "fills a #vta.sram<inp> buffer",
-    ),
-    "division": (
-        """
-#m = affine_map<(a, b, c) -> (a, b, c)>
-func.func @f(%acc: memref<4x1x16xi32, #vta.sram<acc>>) {
-  %c = arith.constant 3 : i32
-  linalg.generic {indexing_maps = [#m], iterator_types = ["parallel", "parallel", "parallel"]}
-      outs(%acc : memref<4x1x16xi32, #vta.sram<acc>>) {
-  ^bb0(%o: i32):
-    %0 = arith.divsi %o, %c : i32
-    linalg.yield %0 : i32
-  }
-  return
-}""",
-        5,
-        "'arith.divsi' is not an ALU operation",
-    ),
-    "wrong element shape": (
-        """
-#m = affine_map<(a, b, c) -> (a, b, c)>
-func.func @f(%acc: memref<4x1x8xi32, #vta.sram<acc>>) {
-  %c = arith.constant 3 : i32
-  linalg.generic {indexing_maps = [#m], iterator_types = ["parallel", "parallel", "parallel"]}
-      outs(%acc : memref<4x1x8xi32, #vta.sram<acc>>) {
-  ^bb0(%o: i32):
-    %0 = arith.addi %o, %c : i32
-    linalg.yield %0 : i32
-  }
-  return
-}""",
-        5,
-        "must be shaped [elements...]x1x16",
-    ),
-}
-
-
-@pytest.mark.parametrize("case", sorted(ERRORS))
-def test_errors_at_the_op(case: str) -> None:
-    text, line, message = ERRORS[case]
-    cfg = VTAConfig.shipped("default")
-    with pytest.raises(DiagnosticError) as info:
-        compile_ir(text, cfg)
-    diagnostic = info.value.diagnostic
-    assert message in diagnostic.message
-    assert diagnostic.message.startswith("'linalg.")
-    assert diagnostic.location is not None and diagnostic.location.line == line
-
-
-def test_error_leaves_module_unchanged() -> None:
-    """Everything is matched before anything is rewritten."""
-    cfg = VTAConfig.shipped("default")
-    text = alu_program(cfg, FILL.format(value=1) + elementwise("arith.divsi", "%o", "%x"))
-    ctx = make_context()
-    module = parse_module(text, ctx=ctx)
-    before = print_module(module)
-    with pytest.raises(DiagnosticError):
-        TensorizePass().apply(ctx, module)
-    assert print_module(module) == before
-
-
-def test_shipped_configurations_listed() -> None:
-    assert set(SHIPPED_CONFIGS) == {"default", "block32", "batch2"}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -263,10 +263,10 @@ def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
 def _unsynchronised_command(module: ModuleOp) -> Operation | None:
     """The first ``vta`` command in no ``vta.stage``, if any (``vta-coproc-sync`` puts every
     command in the stage of its module)."""
-    from vta_mlir.dialects.vta import AluOp, DmaCopyOp, GemmOp, StageOp
+    from vta_mlir.dialects.vta import DmaCopyOp, MicroOp, StageOp
 
     for op in module.walk():
-        if isinstance(op, DmaCopyOp | GemmOp | AluOp):
+        if isinstance(op, DmaCopyOp | MicroOp):
             parent = op.parent_op()
             while parent is not None and not isinstance(parent, StageOp):
                 parent = parent.parent_op()

@@ -34,7 +34,7 @@ builtin.module attributes {vta.config = #vta.config<target = "sim", hw_ver = "0.
     %acc = memref.alloc() : memref<16x1x16xi32, #vta.sram<acc>>
     vta.stage compute {
       vta.uop_loop 16 dst 1 {
-        vta.gemm reset %acc[0] : memref<16x1x16xi32, #vta.sram<acc>>
+        vta.gemm_reset %acc[0] : memref<16x1x16xi32, #vta.sram<acc>>
       }
       vta.dep_push compute -> load
     }

@@ -23,7 +23,7 @@ stage (running the pass twice changes nothing).
 Input (``matrix_multiply_opt`` at stage 5, abridged)::
 
     affine.for %oc = 0 to 4 {
-      vta.uop_loop 16 dst 1 { vta.gemm reset %acc[0] : ... }
+      vta.uop_loop 16 dst 1 { vta.gemm_reset %acc[0] : ... }
       affine.for %ic = 0 to 4 {
         vta.dma_copy %x[%xo] -> %inp[0] y 1 x 16 stride 64 : ...
         vta.dma_copy %w[%wo] -> %wgt[0] y 16 x 16 stride 64 : ...

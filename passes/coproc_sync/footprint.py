@@ -18,9 +18,9 @@ from xdsl.ir import Operation, SSAValue
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import (
-    AluOp,
     DmaCopyOp,
-    GemmOp,
+    GemmResetOp,
+    MicroOp,
     Module,
     UopLoopOp,
     enclosing_list_loops,
@@ -135,7 +135,7 @@ class _Touch:
     whole: bool = False
 
 
-def _list_range(uop: GemmOp | AluOp, value: SSAValue | None, offset: int,
+def _list_range(uop: MicroOp, value: SSAValue | None, offset: int,
                 kernel: UopLoopOp) -> tuple[int, int] | None:
     """The lowest and highest position an operand of ``uop`` takes over its micro-op list loops
     (docs/isa.md §4.4), relative to ``value`` evaluated with every list-loop variable 0: from the
@@ -181,7 +181,7 @@ class Accesses:
             touches.append(_Touch(dram_root(op.dram), *op.dram_position,
                                   (y - 1) * stride + x, store, _dram_element_bytes(op, self.cfg)))
         else:
-            assert isinstance(op, GemmOp | AluOp | UopLoopOp)
+            assert isinstance(op, MicroOp | UopLoopOp)
             loops = op.loops() if isinstance(op, UopLoopOp) else []
             if isinstance(op, UopLoopOp):
                 zeros = {lp.body.block.args[0]: 0 for lp in op.list_loops()}
@@ -190,7 +190,7 @@ class Accesses:
             hulls: dict[tuple[SSAValue, SSAValue | None, bool], tuple[int, int]] = {}
             whole: set[tuple[SSAValue, bool]] = set()
             for uop in kernel_uops(op):
-                reset = isinstance(uop, GemmOp) and uop.is_reset
+                reset = isinstance(uop, GemmResetOp)
                 in_list = isinstance(op, UopLoopOp) and bool(enclosing_list_loops(uop))
                 for kind, buf, value, offset, _space in uop.operand_positions():
                     span = sum((lp.field("extent") - 1) * lp.field(f"{kind}_factor")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects import affine, scf
 from xdsl.ir import Block, Operation, SSAValue
 
-from vta_mlir.dialects.vta import AluOp, DmaCopyOp, GemmOp, Module, UopLoopOp, module_of
+from vta_mlir.dialects.vta import DmaCopyOp, MicroOp, Module, UopLoopOp, module_of
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import IndexArithError, evaluate_map
 
@@ -56,7 +56,7 @@ def is_command(op: Operation) -> bool:
         return True
     if isinstance(op, UopLoopOp):
         return op.is_kernel
-    if isinstance(op, GemmOp | AluOp):
+    if isinstance(op, MicroOp):
         cur = op.parent_op()
         while cur is not None:
             if isinstance(cur, UopLoopOp):

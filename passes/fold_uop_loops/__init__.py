@@ -1,7 +1,7 @@
 """``vta-fold-uop-loops``: host loops around micro-ops become micro-kernel loops (stage 4 → 5).
 
 The contract is ``docs/pipeline.md``, stage 5.  A micro-kernel is one GEMM or ALU instruction:
-a list of micro-ops of one kind (all ``vta.gemm`` with the same ``reset``, or all ``vta.alu``
+a list of micro-ops of one kind (all ``vta.gemm``, all ``vta.gemm_reset``, or all ``vta.alu``
 with the same operation and immediate) inside at most two ``vta.uop_loop`` levels, each adding
 a constant factor to the destination / source / weight index per iteration (``docs/isa.md``
 §4.4).  Starting from every innermost ``affine.for`` whose body holds only micro-ops of one

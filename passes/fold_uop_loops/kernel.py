@@ -23,7 +23,7 @@ from vta_mlir.dialects.vta import (
     EXTENT_MAX,
     WRITE_HAZARD_WINDOW,
     AluOp,
-    GemmOp,
+    MicroOp,
     UopLoopOp,
 )
 from vta_mlir.ir.index_arith import LinearForm, is_index_op, linear_form_of_op
@@ -49,9 +49,6 @@ __all__ = [
 
 #: The micro-op index fields, in ``vta.uop_loop`` order.
 FIELDS = ("dst", "src", "wgt")
-
-MicroOp = GemmOp | AluOp
-
 
 # ---------------------------------------------------------------------------------------------
 # Positions as linear forms over SSA values
@@ -93,9 +90,9 @@ class PositionForms:
 
 def _signature(op: MicroOp) -> tuple[object, ...]:
     """What the micro-ops of one kernel share (docs/isa.md §4.4)."""
-    if isinstance(op, GemmOp):
-        return ("gemm", op.is_reset)
-    return ("alu", op.kind, op.use_imm, op.imm_value)
+    if isinstance(op, AluOp):
+        return ("alu", op.kind, op.use_imm, op.imm_value)
+    return (op.name,)
 
 
 @dataclass(frozen=True)
@@ -153,7 +150,7 @@ class Limits:
 
 
 def kernel_limits(op: MicroOp, cfg: VTAConfig, max_levels: int) -> Limits:
-    layout = cfg.gemm_fields if isinstance(op, GemmOp) else cfg.alu_fields
+    layout = cfg.alu_fields if isinstance(op, AluOp) else cfg.gemm_fields
     factor_max: dict[str, int] = {}
     for name in FIELDS:
         widths = [layout[f"{name}_factor_{lvl}"].width for lvl in ("out", "in")
@@ -345,8 +342,8 @@ def kernel_of_body(loop: affine.ForOp, forms: PositionForms) -> Kernel | None:
             Level(lp.field("extent"), {n: lp.field(f"{n}_factor") for n in FIELDS}, lp)
             for lp in kernel_op.loops()
         )
-    elif all(isinstance(o, GemmOp | AluOp) for o in ops):
-        micro = [o for o in ops if isinstance(o, GemmOp | AluOp)]
+    elif all(isinstance(o, MicroOp) for o in ops):
+        micro = [o for o in ops if isinstance(o, MicroOp)]
         levels = ()
     else:
         return None

@@ -14,7 +14,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from vta_mlir.dialects.vta import AluOp, GemmOp, UopLoopOp
+from vta_mlir.dialects.vta import AluOp, GemmOp, GemmResetOp, UopLoopOp
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.index_arith import LinearForm, affine_of_form, is_index_op
 from vta_mlir.ir.locations import copy_location
@@ -99,9 +99,10 @@ def _rebuild(u: Uop, builder: _Builder) -> MicroOp:
             builder.position(u.forms.get("src")),
             t.wgt,
             builder.position(u.forms.get("wgt")),
-            reset=t.is_reset,
             attributes=attrs,
         )
+    elif isinstance(t, GemmResetOp):
+        new = GemmResetOp(t.acc, dst, attributes=attrs)
     else:
         new = AluOp(
             t.kind,
@@ -123,7 +124,7 @@ def _list_body(kernel: Kernel, rewriter: PatternRewriter) -> list[Operation]:
     outermost.detach()
     for lp in kernel.listed:
         lp.attributes.pop(UOP_LIST_ATTR, None)
-    old = [o for o in innermost.body.block.ops if isinstance(o, GemmOp | AluOp)]
+    old = [o for o in innermost.body.block.ops if isinstance(o, MicroOp)]
     terminator = innermost.body.block.last_op
     assert terminator is not None
     dims = [lp.body.block.args[0] for lp in reversed(kernel.listed)]

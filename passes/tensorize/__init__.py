@@ -6,7 +6,7 @@ per element-level iteration dimension of extent > 1, the innermost loop being th
 dimension) around one micro-op whose buffer positions are the operands' element indices,
 linearised row-major over the leading (element) dimensions of each buffer:
 
-* ``linalg.fill ins(%c : i32) outs(%acc)`` → ``vta.gemm reset %acc[d]`` (a nonzero ``c`` that fits
+* ``linalg.fill ins(%c : i32) outs(%acc)`` → ``vta.gemm_reset %acc[d]`` (a nonzero ``c`` that fits
   the ALU immediate adds a second nest of ``vta.alu add %acc[d], c``);
 * a GEMM contraction ``linalg.generic`` — maps whose trailing results are the tensor intrinsic
   ``Acc(.., bb, oo) += X(.., bb, ii) * W(.., oo, ii)`` over ``BATCH x BLOCK_IN x BLOCK_OUT`` and
@@ -83,7 +83,7 @@ Before (default configuration, BATCH 1, BLOCK 16)::
 After::
 
     affine.for %o = 0 to 16 {
-      vta.gemm reset %acc[%o] : memref<1x16x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[%o] : memref<1x16x1x16xi32, #vta.sram<acc>>
     }
     affine.for %o = 0 to 16 {
       affine.for %i = 0 to 16 {

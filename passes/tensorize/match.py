@@ -19,7 +19,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import IMM_MAX, IMM_MIN, AluKind, AluOp, GemmOp
+from vta_mlir.dialects.vta import IMM_MAX, IMM_MIN, AluKind, AluOp, GemmOp, GemmResetOp
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.dialects.vta_positions import Sram, space_text, sram_space
 
@@ -101,7 +101,7 @@ def _match_fill(op: linalg.FillOp, cfg: VTAConfig, index: HostIndex) -> Tensoriz
     dst = linearise(subscripts, buf.strides).simplify(len(looped), 0)
     offsets = {"dst": buf.offset}
     nests = [
-        Nest(extents, {"dst": dst}, lambda p: GemmOp(buf.base, p["dst"], reset=True), offsets),
+        Nest(extents, {"dst": dst}, lambda p: GemmResetOp(buf.base, p["dst"]), offsets),
     ]
     if value:
         # Reset, then add the value: the ALU's immediate is the only way to write a constant.

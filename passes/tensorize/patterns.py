@@ -50,7 +50,7 @@ class TensorizePattern(RewritePattern):
 
 @dataclass(frozen=True)
 class TensorizeFill(TensorizePattern):
-    """``linalg.fill`` of an accumulator -> ``vta.gemm reset`` (then ``vta.alu add`` of a
+    """``linalg.fill`` of an accumulator -> ``vta.gemm_reset`` (then ``vta.alu add`` of a
     nonzero value)."""
 
     form: ClassVar[Form] = Form.FILL

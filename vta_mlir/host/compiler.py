@@ -46,6 +46,8 @@ from vta_mlir.dialects.vta import (
     DepPushOp,
     DmaCopyOp,
     GemmOp,
+    GemmResetOp,
+    MicroOp,
     Module,
     StageOp,
     UopLoopOp,
@@ -83,7 +85,7 @@ _SUPPORTED = ("host loops (affine.for, scf.for), index arithmetic (arith, affine
 
 _BOUND = "has a loop bound that depends on"
 #: The ops that become builder calls (and so instructions).
-_COMMANDS = (DmaCopyOp, GemmOp, AluOp, UopLoopOp, DepPushOp, DepPopOp)
+_COMMANDS = (DmaCopyOp, GemmOp, GemmResetOp, AluOp, UopLoopOp, DepPushOp, DepPopOp)
 
 
 def offset(value: Operand, constant: int) -> Operand:
@@ -253,7 +255,7 @@ class _Compiler:
             self.block(op.body.block, op.kind)
         elif isinstance(op, DmaCopyOp):
             self.dma(op, stage)
-        elif isinstance(op, GemmOp | AluOp | UopLoopOp):
+        elif isinstance(op, MicroOp | UopLoopOp):
             self.kernel(op, stage)
         elif isinstance(op, DepPushOp | DepPopOp):
             self.dep(op, stage)
@@ -401,7 +403,7 @@ class _Compiler:
                       f"{s}, {int(mt)})", op)
         self.commands += 1
 
-    def kernel(self, op: GemmOp | AluOp | UopLoopOp, stage: Module | None) -> None:
+    def kernel(self, op: MicroOp | UopLoopOp, stage: Module | None) -> None:
         self.check_stage(op, Module.COMPUTE, stage, "a micro-kernel")
         check_kernel(op, self.cfg.uop_buff_depth)
         if isinstance(op, UopLoopOp):
@@ -412,7 +414,7 @@ class _Compiler:
             for lp in op.list_loops():
                 self.values[lp.body.block.args[0]] = 0
             for inner in op.walk():
-                if inner is op or isinstance(inner, UopLoopOp | GemmOp | AluOp | affine.ForOp |
+                if inner is op or isinstance(inner, UopLoopOp | MicroOp | affine.ForOp |
                                              affine.YieldOp):
                     continue
                 if isinstance(inner.parent_op(), UopLoopOp | affine.ForOp) \

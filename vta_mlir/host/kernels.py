@@ -33,7 +33,8 @@ from xdsl.ir import Operation, SSAValue
 
 from vta_mlir.dialects.vta import (
     AluOp,
-    GemmOp,
+    GemmResetOp,
+    MicroOp,
     UopLoopOp,
     enclosing_list_loops,
     kernel_uops,
@@ -119,7 +120,7 @@ class KernelTemplate:
 _LIST_LOOP = "a micro-op list loop (affine.for in a vta.uop_loop)"
 
 
-def check_kernel(op: GemmOp | AluOp | UopLoopOp, depth: int) -> None:
+def check_kernel(op: MicroOp | UopLoopOp, depth: int) -> None:
     """Check the micro-op list loops of a kernel op before its index arithmetic is computed:
     constant bounds and step 1, at least one iteration, only in the innermost body, at most
     ``depth`` (the UOP SRAM depth, docs/isa.md §4.5) micro-ops in all, and every position linear
@@ -159,7 +160,7 @@ def check_kernel(op: GemmOp | AluOp | UopLoopOp, depth: int) -> None:
 
 
 def kernel_template(
-    op: GemmOp | AluOp | UopLoopOp,
+    op: MicroOp | UopLoopOp,
     resolve: Callable[[SSAValue, Operation], Operand],
     sram_of: Callable[[SSAValue, Operation, Sram], SramBuffer],
 ) -> KernelTemplate:
@@ -175,13 +176,12 @@ def kernel_template(
     if not uops:
         report_error(op, "a micro-kernel needs at least one vta.gemm or vta.alu")
     first = uops[0]
-    mode = KernelMode.GEMM if isinstance(first, GemmOp) else KernelMode.ALU
+    mode = KernelMode.ALU if isinstance(first, AluOp) else KernelMode.GEMM
     for u in uops:
-        if isinstance(u, GemmOp) != (mode == KernelMode.GEMM):
-            report_error(u, "a micro-kernel holds one kind of micro-op: vta.gemm and vta.alu "
-                            "are mixed")
-        if isinstance(u, GemmOp) and isinstance(first, GemmOp) and u.is_reset != first.is_reset:
-            report_error(u, "all vta.gemm micro-ops of a kernel must agree on reset")
+        # One GEMM or ALU instruction: its reset flag or ALU opcode covers every micro-op.
+        if type(u) is not type(first):
+            report_error(u, f"a micro-kernel holds one kind of micro-op: {first.name} and "
+                            f"{u.name} are mixed")
         if isinstance(u, AluOp) and isinstance(first, AluOp) and \
                 (u.kind, u.use_imm, u.imm_value) != (first.kind, first.use_imm, first.imm_value):
             report_error(u, "all vta.alu micro-ops of a kernel must share the operation and "
@@ -237,7 +237,7 @@ def kernel_template(
     return KernelTemplate(
         op=op,
         mode=mode,
-        reset=isinstance(first, GemmOp) and first.is_reset,
+        reset=isinstance(first, GemmResetOp),
         alu_opcode=int(alu.kind.opcode) if alu else 0,
         use_imm=bool(alu and alu.use_imm),
         imm=alu.imm_value if alu else 0,

@@ -133,7 +133,8 @@ class UopKernel:
     def gemm(
         cls, uops: Iterable[Uop], loops: Iterable[UopLoop] = (), *, reset: bool = False
     ) -> UopKernel:
-        """A GEMM kernel (``reset=True``: a reset kernel that zeroes the addressed accumulators)."""
+        """A GEMM kernel (``reset=True``: a reset kernel that zeroes the addressed accumulators,
+        as ``vta.gemm_reset`` micro-kernels lower to)."""
         return cls(KernelMode.GEMM, tuple(uops), tuple(loops), reset=reset)
 
     @classmethod

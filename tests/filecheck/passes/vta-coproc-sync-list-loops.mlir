@@ -12,7 +12,7 @@
 // CHECK-NEXT:      vta.uop_loop 2 dst 1 {
 // CHECK-NEXT:        affine.for %{{.*}} = 0 to 4 {
 // CHECK-NEXT:          %{{.*}} = affine.apply
-// CHECK-NEXT:          vta.gemm reset
+// CHECK-NEXT:          vta.gemm_reset
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      vta.dep_push compute -> store
@@ -25,7 +25,7 @@ func.func @ordered(%y: memref<1x1x1x16xi8>) {
   vta.uop_loop 2 dst 1 {
     affine.for %j = 0 to 4 {
       %d = affine.apply affine_map<(d0) -> (d0 * 16)> (%j)
-      vta.gemm reset %acc[%d] : memref<64x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[%d] : memref<64x1x16xi32, #vta.sram<acc>>
     }
   }
   vta.dma_copy %acc[49] -> %y[0] y 1 x 1 stride 1 : memref<64x1x16xi32, #vta.sram<acc>> -> memref<1x1x1x16xi8>
@@ -44,7 +44,7 @@ func.func @disjoint(%y: memref<1x1x1x16xi8>) {
   vta.uop_loop 2 dst 1 {
     affine.for %j = 0 to 4 {
       %d = affine.apply affine_map<(d0) -> (d0 * 16)> (%j)
-      vta.gemm reset %acc[%d] : memref<64x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[%d] : memref<64x1x16xi32, #vta.sram<acc>>
     }
   }
   vta.dma_copy %acc[50] -> %y[0] y 1 x 1 stride 1 : memref<64x1x16xi32, #vta.sram<acc>> -> memref<1x1x1x16xi8>

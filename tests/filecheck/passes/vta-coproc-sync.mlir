@@ -18,7 +18,7 @@
 // CHECK-NEXT:        vta.dep_pop store -> compute
 // CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.uop_loop 16 dst 1 {
-// CHECK-NEXT:          vta.gemm reset %acc[0] : memref<1x16x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:          vta.gemm_reset %acc[0] : memref<1x16x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      affine.for %ic = 0 to 4 {
@@ -70,7 +70,7 @@ func.func @matrix_multiply_opt(%x: memref<1x64x1x16xi8>, %w: memref<64x64x16x16x
   %acc = memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
   affine.for %oc = 0 to 4 {
     vta.uop_loop 16 dst 1 {
-      vta.gemm reset %acc[0] : memref<1x16x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[0] : memref<1x16x1x16xi32, #vta.sram<acc>>
     }
     affine.for %ic = 0 to 4 {
       %xo = affine.apply affine_map<(d0) -> (d0 * 16)> (%ic)
@@ -149,7 +149,7 @@ func.func @vector_add(%A: memref<1x64x1x16xi32>, %B: memref<1x64x1x16xi32>,
 // CHECK-NEXT:    affine.for %o = 0 to 2 {
 // CHECK-NEXT:      vta.stage compute {
 // CHECK-NEXT:        vta.dep_pop store -> compute
-// CHECK-NEXT:        vta.gemm reset %acc[0]
+// CHECK-NEXT:        vta.gemm_reset %acc[0]
 // CHECK-NEXT:      }
 // CHECK-NEXT:      affine.for %h = 0 to 2 {
 // CHECK-NEXT:        vta.dep_push compute -> load
@@ -185,7 +185,7 @@ func.func @nest(%x: memref<1x4x1x16xi8>, %w: memref<1x1x16x16xi8>, %y: memref<1x
   %wgt = memref.alloc() : memref<1x16x16xi8, #vta.sram<wgt>>
   %acc = memref.alloc() : memref<1x1x16xi32, #vta.sram<acc>>
   affine.for %o = 0 to 2 {
-    vta.gemm reset %acc[0] : memref<1x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[0] : memref<1x1x16xi32, #vta.sram<acc>>
     affine.for %h = 0 to 2 {
       vta.dma_copy %w[0] -> %wgt[0] y 1 x 1 stride 1
           : memref<1x1x16x16xi8> -> memref<1x16x16xi8, #vta.sram<wgt>>
@@ -215,7 +215,7 @@ func.func @nest(%x: memref<1x4x1x16xi8>, %w: memref<1x1x16x16xi8>, %y: memref<1x
 // CHECK-NEXT:    affine.for %oc = 0 to 2 {
 // CHECK-NEXT:      vta.stage compute {
 // CHECK-NEXT:        vta.dep_pop store -> compute
-// CHECK-NEXT:        vta.gemm reset %acc[0]
+// CHECK-NEXT:        vta.gemm_reset %acc[0]
 // CHECK-NEXT:      }
 // CHECK-NEXT:      vta.dep_pop compute -> load
 // CHECK-NEXT:      affine.for %ic = 0 to 1 {
@@ -245,7 +245,7 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
   %wgt = memref.alloc() : memref<1x16x16xi8, #vta.sram<wgt>>
   %acc = memref.alloc() : memref<1x1x16xi32, #vta.sram<acc>>
   affine.for %oc = 0 to 2 {
-    vta.gemm reset %acc[0] : memref<1x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[0] : memref<1x1x16xi32, #vta.sram<acc>>
     affine.for %ic = 0 to 1 {
       vta.dma_copy %x[%ic] -> %inp[0] y 1 x 1 stride 1
           : memref<1x1x1x16xi8> -> memref<1x1x16xi8, #vta.sram<inp>>
@@ -273,7 +273,7 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
 // CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.uop_loop 2 dst 1 {
-// CHECK-NEXT:          vta.gemm reset %acc[0]
+// CHECK-NEXT:          vta.gemm_reset %acc[0]
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:    affine.for %ic = 0 to 3 {
@@ -294,7 +294,7 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
 // ONE:               vta.dep_pop store -> compute
 // ONE-NEXT:          vta.dep_push compute -> load
 // ONE-NEXT:          vta.uop_loop 2 dst 1 {
-// ONE-NEXT:            vta.gemm reset %acc[0]
+// ONE-NEXT:            vta.gemm_reset %acc[0]
 // ONE-NEXT:          }
 // ONE-NEXT:        }
 // ONE-NEXT:      affine.for %ic = 0 to 3 {
@@ -310,7 +310,7 @@ func.func @double_buffer(%x: memref<1x12x1x16xi8>, %w: memref<4x12x16x16xi8>,
   %acc = memref.alloc() : memref<2x1x16xi32, #vta.sram<acc>>
   affine.for %oc = 0 to 2 {
     vta.uop_loop 2 dst 1 {
-      vta.gemm reset %acc[0] : memref<2x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[0] : memref<2x1x16xi32, #vta.sram<acc>>
     }
     affine.for %ic = 0 to 3 {
       %p = affine.apply affine_map<(d0) -> ((d0 mod 2) * 2)> (%ic)

@@ -20,7 +20,7 @@
 // CHECK-LABEL: func.func @dense(
 // CHECK-SAME:      %[[ACC:[^:]*]]: memref<1x16x1x16xi32, #vta.sram<acc>>, %[[INP:[^:]*]]: memref<1x16x1x16xi8, #vta.sram<inp>>, %[[WGT:[^:]*]]: memref<16x16x16x16xi8, #vta.sram<wgt>>)
 // CHECK-NEXT:    vta.uop_loop 16 dst 1 {
-// CHECK-NEXT:      vta.gemm reset %[[ACC]][0] : memref<1x16x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:      vta.gemm_reset %[[ACC]][0] : memref<1x16x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    vta.uop_loop 16 dst 1 wgt 16 {
 // CHECK-NEXT:      vta.uop_loop 16 src 1 wgt 1 {
@@ -47,14 +47,14 @@
 
 // A kernel level takes the location of the loop it replaces.
 // LOC-LABEL: func.func @dense(
-// LOC:         vta.gemm reset {{.*}} loc("{{.*}}vta-fold-uop-loops.mlir":[[# @LINE + 7]]:5)
+// LOC:         vta.gemm_reset {{.*}} loc("{{.*}}vta-fold-uop-loops.mlir":[[# @LINE + 7]]:5)
 // LOC-NEXT:    } loc("{{.*}}vta-fold-uop-loops.mlir":[[# @LINE + 5]]:3)
 !acc = memref<1x16x1x16xi32, #vta.sram<acc>>
 !inp = memref<1x16x1x16xi8, #vta.sram<inp>>
 !wgt = memref<16x16x16x16xi8, #vta.sram<wgt>>
 func.func @dense(%acc: !acc, %inp: !inp, %wgt: !wgt) {
   affine.for %o = 0 to 16 {
-    vta.gemm reset %acc[%o] : !acc
+    vta.gemm_reset %acc[%o] : !acc
   }
   affine.for %o = 0 to 16 {
     affine.for %i = 0 to 16 {

@@ -154,7 +154,7 @@ func.func @kernel_range() {
   affine.for %i = 0 to 4 {
     // expected-error @+1 {{'vta.uop_loop' op micro-op 0 addresses elements [3, 4] of %acc in acc, which holds 4}}
     vta.uop_loop 2 dst 1 {
-      vta.gemm reset %acc[%i] : memref<4x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[%i] : memref<4x1x16xi32, #vta.sram<acc>>
     }
   }
   func.return

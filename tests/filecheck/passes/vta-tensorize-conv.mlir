@@ -40,7 +40,7 @@
 
 // FOLD-LABEL: func.func @conv3x3(
 // FOLD:         vta.uop_loop 256 dst 1 {
-// FOLD-NEXT:      vta.gemm reset %[[ACC:.*]][0]
+// FOLD-NEXT:      vta.gemm_reset %[[ACC:.*]][0]
 // FOLD-NEXT:    }
 // FOLD-NEXT:    affine.for %[[IC:.*]] = 0 to 2 {
 // FOLD-NEXT:      %[[P:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 200))> (%[[IC]])

@@ -1,6 +1,6 @@
 // vta-tensorize rewrites the linalg ops on SRAM buffers into affine.for loops (constant bounds,
 // one per element dimension of extent > 1, innermost = last) around one micro-op at the
-// linearised element positions: linalg.fill -> vta.gemm reset (+ vta.alu add for a nonzero
+// linearised element positions: linalg.fill -> vta.gemm_reset (+ vta.alu add for a nonzero
 // value), a GEMM contraction -> vta.gemm, an element-wise op on accumulators -> vta.alu.
 // DMA copies and host ops are left alone; anything else on SRAM is an error at the op, reported
 // before anything changes. Each pattern has a file of its own: vta-tensorize-fill.mlir,
@@ -19,7 +19,7 @@
 // CHECK-NEXT:    %[[ACC:.*]] = memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    affine.for %[[OC:.*]] = 0 to 4 {
 // CHECK-NEXT:      affine.for %[[R:.*]] = 0 to 16 {
-// CHECK-NEXT:        vta.gemm reset %[[ACC]][%[[R]]] : memref<1x16x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:        vta.gemm_reset %[[ACC]][%[[R]]] : memref<1x16x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      affine.for %[[IC:.*]] = 0 to 4 {
 // CHECK-NEXT:        %[[XO:.*]] = affine.apply
@@ -51,7 +51,7 @@
 // FOLD-LABEL: func.func @dense(
 // FOLD:         affine.for %{{.*}} = 0 to 4 {
 // FOLD-NEXT:      vta.uop_loop 16 dst 1 {
-// FOLD-NEXT:        vta.gemm reset %{{.*}}[0]
+// FOLD-NEXT:        vta.gemm_reset %{{.*}}[0]
 // FOLD-NEXT:      }
 // FOLD-NEXT:      affine.for %{{.*}} = 0 to 4 {
 // FOLD:             vta.dma_copy
@@ -74,7 +74,7 @@
 
 // The new ops keep the location of the linalg op they come from.
 // LOC-LABEL: func.func @dense(
-// LOC:         vta.gemm reset {{.*}} loc("{{.*}}vta-tensorize.mlir":[[# @LINE + 19]]:5)
+// LOC:         vta.gemm_reset {{.*}} loc("{{.*}}vta-tensorize.mlir":[[# @LINE + 19]]:5)
 // LOC:         vta.gemm {{.*}} loc("{{.*}}vta-tensorize.mlir":[[# @LINE + 24]]:7)
 // LOC-NEXT:    } loc("{{.*}}vta-tensorize.mlir":[[# @LINE + 23]]:7)
 
@@ -206,10 +206,10 @@ func.func @conv(%inp: memref<7x1x16xi8, #vta.sram<inp>>, %wgt: memref<2x3x16x16x
 // CHECK:         affine.for %[[I:.*]] = 0 to 2 {
 // CHECK-NEXT:      affine.for %[[J:.*]] = 0 to 4 {
 // CHECK-NEXT:        %[[D:.*]] = affine.apply affine_map<(d0, d1) -> (((d0 * 4) + d1))> (%[[I]], %[[J]])
-// CHECK-NEXT:        vta.gemm reset %[[A]][%[[D]]] : memref<2x1x4x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:        vta.gemm_reset %[[A]][%[[D]]] : memref<2x1x4x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// CHECK-NEXT:    vta.gemm reset %[[B]][0] : memref<1x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    vta.gemm_reset %[[B]][0] : memref<1x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    vta.alu add %[[B]][0], -5 : memref<1x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    func.return
 func.func @fill(%a: memref<2x1x4x1x16xi32, #vta.sram<acc>>, %b: memref<1x1x16xi32, #vta.sram<acc>>) {
@@ -491,7 +491,7 @@ func.func @copy(%a: memref<4x1x16xi32, #vta.sram<acc>>, %b: memref<4x1x16xi32, #
 // CHECK-NEXT:    %{{.*}} = arith.constant 0 : i32
 // CHECK-NEXT:    affine.for %[[IC:.*]] = 0 to 4 {
 // CHECK-NEXT:      affine.for %[[R:.*]] = 0 to 4 {
-// CHECK-NEXT:        vta.gemm reset %[[ACC]][%[[R]] + 4] : memref<2x4x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:        vta.gemm_reset %[[ACC]][%[[R]] + 4] : memref<2x4x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      %[[IP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 4))> (%[[IC]])
 // CHECK-NEXT:      %[[WP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 16))> (%[[IC]])
@@ -515,7 +515,7 @@ func.func @copy(%a: memref<4x1x16xi32, #vta.sram<acc>>, %b: memref<4x1x16xi32, #
 // FOLD-LABEL: func.func @subviews(
 // FOLD:         affine.for %[[IC:.*]] = 0 to 4 {
 // FOLD-NEXT:      vta.uop_loop 4 dst 1 {
-// FOLD-NEXT:        vta.gemm reset %{{.*}}[4]
+// FOLD-NEXT:        vta.gemm_reset %{{.*}}[4]
 // FOLD-NEXT:      }
 // FOLD-NEXT:      %[[IP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 4))> (%[[IC]])
 // FOLD-NEXT:      %[[WP:.*]] = affine.apply affine_map<(d0) -> (((d0 mod 2) * 16))> (%[[IC]])

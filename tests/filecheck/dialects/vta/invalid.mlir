@@ -157,14 +157,8 @@ vta.dma_copy %x[0] -> %inp[0] y 1 x 4 stride 4 : memref<64x1x16xi8> -> memref<?x
 
 // ---- vta.gemm ----
 
-%acc, %inp, %wgt = "test.op"() : () -> (memref<4x1x16xi32, #vta.sram<acc>>, memref<4x1x16xi8, #vta.sram<inp>>, memref<4x16x16xi8, #vta.sram<wgt>>)
-// expected-error @+1 {{a reset gemm takes no inp operand}}
-"vta.gemm"(%acc, %inp, %wgt) <{acc_offset = 0 : i64, inp_offset = 0 : i64, wgt_offset = 0 : i64, reset, operandSegmentSizes = array<i32: 1, 0, 1, 0, 1, 0>}> : (memref<4x1x16xi32, #vta.sram<acc>>, memref<4x1x16xi8, #vta.sram<inp>>, memref<4x16x16xi8, #vta.sram<wgt>>) -> ()
-
-// -----
-
 %acc, %wgt = "test.op"() : () -> (memref<4x1x16xi32, #vta.sram<acc>>, memref<4x16x16xi8, #vta.sram<wgt>>)
-// expected-error @+1 {{a gemm without reset needs an inp operand}}
+// expected-error @+1 {{expected 1 value for inp, but got 0}}
 "vta.gemm"(%acc, %wgt) <{acc_offset = 0 : i64, inp_offset = 0 : i64, wgt_offset = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 1, 0>}> : (memref<4x1x16xi32, #vta.sram<acc>>, memref<4x16x16xi8, #vta.sram<wgt>>) -> ()
 
 // -----
@@ -183,7 +177,22 @@ vta.gemm %acc[0] += %inp[0] * %wgt[4] : memref<4x1x16xi32, #vta.sram<acc>>, memr
 
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
 // expected-error @+1 {{accumulator index -1 is negative}}
-vta.gemm reset %acc[-1] : memref<4x1x16xi32, #vta.sram<acc>>
+vta.gemm_reset %acc[-1] : memref<4x1x16xi32, #vta.sram<acc>>
+
+// -----
+
+// ---- vta.gemm_reset ----
+
+%inp = "test.op"() : () -> memref<4x1x16xi8, #vta.sram<inp>>
+// expected-error @+1 {{gemm accumulator must be a memref in #vta.sram<acc>, got memref<4x1x16xi8, #vta.sram<inp>>}}
+vta.gemm_reset %inp[0] : memref<4x1x16xi8, #vta.sram<inp>>
+
+// -----
+
+// A reset zeroes the accumulator: it reads no inp or wgt.
+%acc, %inp, %wgt = "test.op"() : () -> (memref<4x1x16xi32, #vta.sram<acc>>, memref<4x1x16xi8, #vta.sram<inp>>, memref<4x16x16xi8, #vta.sram<wgt>>)
+// expected-error @+1 {{Expected ':'}}
+vta.gemm_reset %acc[0] += %inp[0] * %wgt[0] : memref<4x1x16xi32, #vta.sram<acc>>, memref<4x1x16xi8, #vta.sram<inp>>, memref<4x16x16xi8, #vta.sram<wgt>>
 
 // -----
 
@@ -224,7 +233,7 @@ vta.alu sub %acc[0], 1 : memref<4x1x16xi32, #vta.sram<acc>>
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
 // expected-error @+1 {{extent 0 does not fit the 14-bit iteration field (1..16383)}}
 vta.uop_loop 0 {
-  vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+  vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
 }
 
 // -----
@@ -232,7 +241,7 @@ vta.uop_loop 0 {
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
 // expected-error @+1 {{extent 16384 does not fit the 14-bit iteration field (1..16383)}}
 vta.uop_loop 16384 {
-  vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+  vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
 }
 
 // -----
@@ -240,7 +249,7 @@ vta.uop_loop 16384 {
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
 // expected-error @+1 {{dst_factor -1 is negative}}
 vta.uop_loop 2 dst -1 {
-  vta.gemm reset %acc[1] : memref<4x1x16xi32, #vta.sram<acc>>
+  vta.gemm_reset %acc[1] : memref<4x1x16xi32, #vta.sram<acc>>
 }
 
 // -----
@@ -248,7 +257,7 @@ vta.uop_loop 2 dst -1 {
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
 // expected-error @+1 {{a vta.uop_loop body holds vta.gemm / vta.alu micro-ops, micro-op list loops (affine.for), one nested vta.uop_loop and index arithmetic, not vta.dep_push}}
 vta.uop_loop 2 dst 1 {
-  vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+  vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
   vta.dep_push compute -> load
 }
 
@@ -257,9 +266,9 @@ vta.uop_loop 2 dst 1 {
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
 // expected-error @+1 {{a vta.uop_loop body holds either micro-ops or exactly one nested vta.uop_loop}}
 vta.uop_loop 2 dst 1 {
-  vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+  vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
   vta.uop_loop 2 {
-    vta.gemm reset %acc[1] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[1] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -276,7 +285,7 @@ vta.uop_loop 2 {
   // expected-error @+1 {{vta.uop_loop nests more than 2 levels}}
   vta.uop_loop 2 {
     vta.uop_loop 2 {
-      vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
     }
   }
 }
@@ -284,18 +293,18 @@ vta.uop_loop 2 {
 // -----
 
 %acc = "test.op"() : () -> memref<4x1x16xi32, #vta.sram<acc>>
-// expected-error @+1 {{a micro-kernel holds one kind of micro-op: vta.gemm and vta.alu are mixed}}
+// expected-error @+1 {{a micro-kernel holds one kind of micro-op: vta.gemm_reset and vta.alu are mixed}}
 vta.uop_loop 2 dst 2 {
-  vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+  vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
   vta.alu add %acc[1], 1 : memref<4x1x16xi32, #vta.sram<acc>>
 }
 
 // -----
 
 %acc, %inp, %wgt = "test.op"() : () -> (memref<4x1x16xi32, #vta.sram<acc>>, memref<4x1x16xi8, #vta.sram<inp>>, memref<4x16x16xi8, #vta.sram<wgt>>)
-// expected-error @+1 {{all vta.gemm micro-ops of a kernel must agree on reset}}
+// expected-error @+1 {{a micro-kernel holds one kind of micro-op: vta.gemm_reset and vta.gemm are mixed}}
 vta.uop_loop 2 dst 2 {
-  vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+  vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
   vta.gemm %acc[1] += %inp[0] * %wgt[0] : memref<4x1x16xi32, #vta.sram<acc>>, memref<4x1x16xi8, #vta.sram<inp>>, memref<4x16x16xi8, #vta.sram<wgt>>
 }
 
@@ -340,7 +349,7 @@ vta.uop_loop 2 {
 // expected-error @+1 {{the kernel reaches acc element 4 (micro-op 0, dst) but the buffer holds 4}}
 vta.uop_loop 2 dst 2 {
   vta.uop_loop 2 dst 1 {
-    vta.gemm reset %acc[1] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[1] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -352,7 +361,7 @@ vta.uop_loop 2 dst 2 {
 // expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) has constant bounds and step 1}}
 vta.uop_loop 2 {
   affine.for %j = 0 to %n {
-    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -362,7 +371,7 @@ vta.uop_loop 2 {
 // expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) has constant bounds and step 1}}
 vta.uop_loop 2 {
   affine.for %j = 0 to 4 step 2 {
-    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -372,7 +381,7 @@ vta.uop_loop 2 {
 // expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) runs at least once}}
 vta.uop_loop 2 {
   affine.for %j = 2 to 2 {
-    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -382,7 +391,7 @@ vta.uop_loop 2 {
 // expected-error @+1 {{a micro-op list loop (affine.for in a vta.uop_loop) holds vta.gemm / vta.alu micro-ops, nested list loops and index arithmetic, not vta.dep_push}}
 vta.uop_loop 2 {
   affine.for %j = 0 to 2 {
-    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
     vta.dep_push compute -> load
   }
 }
@@ -393,10 +402,10 @@ vta.uop_loop 2 {
 // expected-error @+1 {{a vta.uop_loop body holds either micro-ops or exactly one nested vta.uop_loop}}
 vta.uop_loop 2 {
   affine.for %j = 0 to 2 {
-    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
   }
   vta.uop_loop 2 {
-    vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -444,7 +453,7 @@ vta.uop_loop 2 {
 // expected-error @+1 {{the kernel reaches acc element 4 (micro-op 4, dst) but the buffer holds 4}}
 vta.uop_loop 1 {
   affine.for %j = 0 to 5 {
-    vta.gemm reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[%j] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -466,7 +475,7 @@ vta.uop_loop 2 dst 1 src 1 {
 vta.uop_loop 1 {
   affine.for %j = 0 to 2 {
     %d = affine.apply affine_map<(d0) -> (d0 - 1)> (%j)
-    vta.gemm reset %acc[%d] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[%d] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 
@@ -517,7 +526,7 @@ vta.stage store {
 // expected-error @+1 {{a load stage holds DMA loads into inp/wgt, not a vta.uop_loop (executed by the compute module)}}
 vta.stage load {
   vta.uop_loop 4 dst 1 {
-    vta.gemm reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[0] : memref<4x1x16xi32, #vta.sram<acc>>
   }
 }
 

@@ -24,14 +24,14 @@ func.func @dense(%x: memref<1x64x1x16xi8>, %w: memref<64x64x16x16xi8>, %y: memre
     // CHECK-NEXT: vta.stage compute {
     // CHECK-NEXT:   vta.dep_pop store -> compute
     // CHECK-NEXT:   vta.uop_loop 16 dst 1 {
-    // CHECK-NEXT:     vta.gemm reset %[[ACC]][0] : memref<16x1x16xi32, #vta.sram<acc>>
+    // CHECK-NEXT:     vta.gemm_reset %[[ACC]][0] : memref<16x1x16xi32, #vta.sram<acc>>
     // CHECK-NEXT:   }
     // CHECK-NEXT:   vta.dep_push compute -> load
     // CHECK-NEXT: }
     vta.stage compute {
       vta.dep_pop store -> compute
       vta.uop_loop 16 dst 1 {
-        vta.gemm reset %acc[0] : memref<16x1x16xi32, #vta.sram<acc>>
+        vta.gemm_reset %acc[0] : memref<16x1x16xi32, #vta.sram<acc>>
       }
       vta.dep_push compute -> load
     }
@@ -191,19 +191,19 @@ func.func @list_loops(%p: index, %q: index) {
     }
   }
   // CHECK:      vta.uop_loop 4 dst 1 {
-  // CHECK-NEXT:   vta.gemm reset %{{.*}}[0]
+  // CHECK-NEXT:   vta.gemm_reset %{{.*}}[0]
   // CHECK-NEXT:   affine.for %{{.*}} = 1 to 3 {
   // CHECK-NEXT:     %{{.*}} = arith.constant 64 : index
   // CHECK-NEXT:     %{{.*}} = arith.muli
-  // CHECK-NEXT:     vta.gemm reset
+  // CHECK-NEXT:     vta.gemm_reset
   // CHECK-NEXT:   }
   // CHECK-NEXT: }
   vta.uop_loop 4 dst 1 {
-    vta.gemm reset %acc[0] : memref<256x1x16xi32, #vta.sram<acc>>
+    vta.gemm_reset %acc[0] : memref<256x1x16xi32, #vta.sram<acc>>
     affine.for %j = 1 to 3 {
       %c64 = arith.constant 64 : index
       %r = arith.muli %j, %c64 : index
-      vta.gemm reset %acc[%r] : memref<256x1x16xi32, #vta.sram<acc>>
+      vta.gemm_reset %acc[%r] : memref<256x1x16xi32, #vta.sram<acc>>
     }
   }
   func.return
