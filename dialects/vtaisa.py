@@ -48,6 +48,7 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 
 from .vtaisa_arg import ArgOp
+from .vtaisa_attrs import MemKind, MemTypeAttr
 from .vtaisa_insns import (
     ALU_FIELDS,
     GEMM_FIELDS,
@@ -79,6 +80,8 @@ __all__ = [
     "InsnOp",
     "LayerOp",
     "LoadInsnOp",
+    "MemKind",
+    "MemTypeAttr",
     "ProgramOp",
     "RunOp",
     "SegmentOp",
@@ -95,5 +98,5 @@ VTAISA = Dialect(
     "vtaisa",
     [LoadInsnOp, StoreInsnOp, GemmInsnOp, AluInsnOp, FinishInsnOp, UopsOp, LayerOp, RunOp,
      SegmentOp, ArgOp, ProgramOp],
-    [],
+    [MemTypeAttr],
 )
