@@ -11,6 +11,8 @@ shared instance per member serves every instruction (a network has tens of thous
 
 from __future__ import annotations
 
+from functools import cache
+
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -64,6 +66,7 @@ _ALU_ATTRS: dict[int, AluKindAttr] = {k.opcode: AluKindAttr(k) for k in AluKind}
 _ALU_CODES: dict[AluKind, int] = {k: k.opcode for k in AluKind}
 
 
+@cache  # a C-level lookup after the first call: one per field of every LOAD / STORE built
 def mem_type_attr(code: int) -> MemTypeAttr:
     """The shared attribute of memory type ``code``; ``VerifyException`` for a code that is no
     memory type (a field decoded from a binary can hold any 3-bit value)."""
@@ -73,6 +76,7 @@ def mem_type_attr(code: int) -> MemTypeAttr:
     return attr
 
 
+@cache
 def alu_opcode_attr(code: int) -> AluKindAttr:
     """The shared attribute of ALU opcode ``code``; ``VerifyException`` for a code that is no
     ALU operation."""
