@@ -39,8 +39,10 @@ spanning a program in :mod:`vta_mlir.dialects.vtaisa_rules`), and reading a ``Bi
 this IR and serialising it back (:func:`program_op`, :func:`program_to_module`,
 :func:`module_to_program`, in :mod:`vta_mlir.dialects.vtaisa_program`; the builder and the
 serialiser in :mod:`vta_mlir.dialects.vtaisa_build` and
-:mod:`vta_mlir.dialects.vtaisa_serialize`).  The helpers the ops share (integer properties,
-custom syntax) live in :mod:`vta_mlir.dialects.vtaisa_syntax`.
+:mod:`vta_mlir.dialects.vtaisa_serialize`).  The memory-type attribute is in
+:mod:`vta_mlir.dialects.vtaisa_attrs`, the custom directives of the ops' ``assembly_format`` in
+:mod:`vta_mlir.dialects.vtaisa_directives`, and the helpers they share (integer properties)
+in :mod:`vta_mlir.dialects.vtaisa_syntax`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 
 from .vtaisa_arg import ArgOp
+from .vtaisa_attrs import MemKind, MemTypeAttr
 from .vtaisa_insns import (
     ALU_FIELDS,
     GEMM_FIELDS,
@@ -79,6 +82,8 @@ __all__ = [
     "InsnOp",
     "LayerOp",
     "LoadInsnOp",
+    "MemKind",
+    "MemTypeAttr",
     "ProgramOp",
     "RunOp",
     "SegmentOp",
@@ -95,5 +100,5 @@ VTAISA = Dialect(
     "vtaisa",
     [LoadInsnOp, StoreInsnOp, GemmInsnOp, AluInsnOp, FinishInsnOp, UopsOp, LayerOp, RunOp,
      SegmentOp, ArgOp, ProgramOp],
-    [],
+    [MemTypeAttr],
 )

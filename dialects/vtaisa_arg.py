@@ -1,7 +1,8 @@
 """The argument-table op of a linked program, ``vtaisa.arg`` (:mod:`vta_mlir.dialects.vtaisa`):
-one :class:`vta_mlir.abi.ArgSpec` with a hand-written syntax (shapes as bracketed lists, the
-address in hexadecimal, the optional repeat, window and quantization printed only when
-present)."""
+one :class:`vta_mlir.abi.ArgSpec`, its syntax an ``assembly_format`` (shapes as bracketed
+lists; the custom directives of :mod:`vta_mlir.dialects.vtaisa_directives` for the address in
+hexadecimal, the direction and dtype keywords and the quantization; the optional repeat, window
+and quantization printed only when present)."""
 
 from __future__ import annotations
 
@@ -26,15 +27,14 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import HasParent
 from xdsl.utils.exceptions import VerifyException
 
-from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, ArgSpec, Quantization
+from vta_mlir.abi import ArgSpec, Quantization
 from vta_mlir.errors import BinaryFormatError
 
-from .vtaisa_syntax import int_attr, int_field, parse_int, parse_int_list
+from .vtaisa_directives import Direction, Dtype, Hex, Quant
+from .vtaisa_syntax import int_attr, int_field
 
 __all__ = ["ArgOp"]
 
@@ -47,16 +47,6 @@ def _program_op() -> type[IRDLOperation]:
 
 def _dims_attr(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, [int(v) for v in values])
-
-
-def _float_literal(value: float) -> str:
-    """``value`` as an MLIR float literal that parses back to the same double (``repr`` is
-    exact; MLIR needs a ``.`` in the mantissa: ``1e-05`` is spelt ``1.0e-05``)."""
-    text = repr(float(value))
-    if "." not in text:
-        mantissa, _, exponent = text.partition("e")
-        text = f"{mantissa}.0" + (f"e{exponent}" if exponent else "")
-    return text
 
 
 @irdl_op_definition
@@ -96,6 +86,14 @@ class ArgOp(IRDLOperation):
     scale = opt_prop_def(FloatAttr[Float64Type])
     zero_point = opt_prop_def(IntegerAttr[I64])
     copy_of = opt_prop_def(StringAttr)
+
+    assembly_format = (
+        "$name (`copy` `of` $copy_of^)? custom<Direction>($direction) custom<Dtype>($dtype) "
+        "$shape (`repeat` $repeat^)? (`window` $window^)? custom<Quant>($scale, $zero_point) "
+        "`padded` $padded_shape `split` $split_shape `perm` $perm `packed` "
+        "custom<Dtype>($packed_dtype) `segment` $segment `phys` custom<Hex>($phys) attr-dict"
+    )
+    custom_directives = (Direction, Dtype, Quant, Hex)
 
     traits = lazy_traits_def(lambda: (HasParent(_program_op()),))
 
@@ -179,71 +177,3 @@ class ArgOp(IRDLOperation):
             self.to_spec()
         except (BinaryFormatError, TypeError, ValueError) as e:
             raise VerifyException(str(e)) from None
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ArgOp:
-        name = parser.parse_str_literal(" (the argument name)")
-        copy_of = ""
-        if parser.parse_optional_keyword("copy") is not None:
-            parser.parse_keyword("of")
-            copy_of = parser.parse_str_literal(" (the name of the copied argument)")
-        direction = parser.parse_keyword_in(DIRECTIONS, " (the argument direction)")
-        dtype = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the argument dtype)")
-        shape = parse_int_list(parser, "shape")
-        repeat: list[int] = []
-        if parser.parse_optional_keyword("repeat") is not None:
-            repeat = parse_int_list(parser, "repeat")
-        window: list[int] = []
-        if parser.parse_optional_keyword("window") is not None:
-            window = parse_int_list(parser, "window")
-        quant: Quantization | None = None
-        if parser.parse_optional_keyword("quant") is not None:
-            parser.parse_keyword("scale")
-            scale = parser.parse_float()
-            parser.parse_keyword("zero_point")
-            zero_point = parse_int(parser, "zero_point")
-            try:
-                quant = Quantization(scale, zero_point)
-            except BinaryFormatError as e:
-                parser.raise_error(str(e))
-        parser.parse_keyword("padded")
-        padded = parse_int_list(parser, "padded")
-        parser.parse_keyword("split")
-        split = parse_int_list(parser, "split")
-        parser.parse_keyword("perm")
-        perm = parse_int_list(parser, "perm")
-        parser.parse_keyword("packed")
-        packed = parser.parse_keyword_in(tuple(DTYPE_CODES), " (the packed dtype)")
-        parser.parse_keyword("segment")
-        segment = parser.parse_str_literal(" (the segment name)")
-        parser.parse_keyword("phys")
-        phys = parse_int(parser, "phys")
-        op = cls(name, direction, dtype, shape, padded, split, perm, packed, segment, phys,
-                 repeat, window, quant, copy_of)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        def dims(a: DenseArrayBase) -> str:
-            return "[" + ", ".join(str(v) for v in a.get_values()) + "]"
-
-        printer.print_string(" ")
-        printer.print_string_literal(self.sym_name.data)
-        if self.copy_of is not None:
-            printer.print_string(" copy of ")
-            printer.print_string_literal(self.copy_of.data)
-        repeat = "" if self.repeat is None else f"repeat {dims(self.repeat)} "
-        if self.window is not None:
-            repeat += f"window {dims(self.window)} "
-        if self.scale is not None and self.zero_point is not None:
-            repeat += (f"quant scale {_float_literal(self.scale.value.data)} zero_point "
-                       f"{int_field(self, 'zero_point')} ")
-        printer.print_string(
-            f" {self.direction.data} {self.dtype.data} {dims(self.shape)} {repeat}"
-            f"padded {dims(self.padded_shape)} split {dims(self.split_shape)} "
-            f"perm {dims(self.perm)} packed {self.packed_dtype.data} segment "
-        )
-        printer.print_string_literal(self.segment.data)
-        printer.print_string(f" phys {int_field(self, 'phys'):#x}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)

@@ -4,49 +4,36 @@ VTA instruction (``docs/isa.md`` §2.2–§2.6): ``vtaisa.load``, ``vtaisa.store
 conversion between an op and a :mod:`vta_mlir.isa` record lives in
 :mod:`vta_mlir.dialects.vtaisa_records`.
 
-Their syntax is hand-written rather than an ``assembly_format``: the memory type and the ALU
-operation are integer fields printed as keywords (``inp``, ``shr``), the dependency flags four
-integer fields printed as one list (``deps [pop_prev, push_next]``), ``reset`` an integer field
-printed as a keyword, DRAM addresses are printed in hexadecimal, and ``imm`` / ``imm_unused``
-depend on ``use_imm`` -- none of which xDSL's declarative format expresses.
+Their syntax is an ``assembly_format``: the memory type and the ALU operation are enum
+attributes printed as their keyword (``inp``, ``shr``; :mod:`vta_mlir.dialects.vtaisa_attrs`),
+the other fields ``i64`` properties, and the custom directives of
+:mod:`vta_mlir.dialects.vtaisa_directives` print what the declarative format does not express:
+the dependency flags as one list (``deps [pop_prev, push_next]``), ``reset``, DRAM addresses in
+hexadecimal, loop pairs and paddings as lists, and ``imm`` / ``imm_unused`` by ``use_imm``.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, cast
+from collections.abc import Callable, Mapping
+from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    I64,
-    IntegerAttr,
-    i64,
-)
+from xdsl.dialects.builtin import I64, IntegerAttr
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     prop_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.config import ALU_IMM_WIDTH, VTAConfig
-from vta_mlir.isa import (
-    COMPUTE_MODULE,
-    DEP_FLAGS,
-    LOAD_MODULE,
-    STORE_MODULE,
-    AluKind,
-    MemType,
-)
+from vta_mlir.isa import DEP_FLAGS, MemType
 
+from .vta_attrs import Module
 from .vta_config_attr import get_config
-from .vtaisa_syntax import (
-    int_attr,
-    int_field,
-    parse_int,
-    parse_int_list,
-    parse_pair,
-)
+from .vtaisa_attrs import AluKindAttr, MemTypeAttr, alu_opcode_attr, enum_code, mem_type_attr
+from .vtaisa_directives import Deps, Flag, Hex, Imm, Pads, Pair
+from .vtaisa_syntax import int_attr
 
 __all__ = [
     "ALU_FIELDS",
@@ -72,20 +59,26 @@ ALU_FIELDS = (*LOOP_FIELDS, "alu_opcode", "use_imm", "imm")
 
 _FLAG_TEXT = {"pop_prev_dep": "pop_prev", "pop_next_dep": "pop_next",
               "push_prev_dep": "push_prev", "push_next_dep": "push_next"}
-_FLAG_FIELD = {v: k for k, v in _FLAG_TEXT.items()}
 #: Dependency flags a module has no queue for (docs/isa.md §3.2 step 2).
 _ILLEGAL_FLAGS = {
-    LOAD_MODULE: ("pop_prev_dep", "push_prev_dep"),
-    COMPUTE_MODULE: (),
-    STORE_MODULE: ("pop_next_dep", "push_next_dep"),
+    Module.LOAD: ("pop_prev_dep", "push_prev_dep"),
+    Module.COMPUTE: (),
+    Module.STORE: ("pop_next_dep", "push_next_dep"),
 }
 _MEM_NAMES = {t: t.name.lower() for t in MemType}
-_MEM_FROM_NAME = {v: k for k, v in _MEM_NAMES.items()}
-_ALU_KEYWORDS = tuple(kind.value for kind in AluKind)
+#: The attribute of each enumerated field, from its code (every other field is an integer).
+_ENUM_FIELDS: dict[str, Callable[[int], Attribute]] = {
+    "memory_type": mem_type_attr, "alu_opcode": alu_opcode_attr,
+}
+#: The syntax of the dependency flags, the end of every instruction's format.
+_DEPS = "custom<Deps>($pop_prev_dep, $pop_next_dep, $push_prev_dep, $push_next_dep) attr-dict"
+#: The loop fields shared by GEMM and ALU.
+_LOOPS = ("custom<Flag>(`reset`, $reset_reg) `uop` $uop_bgn `to` $uop_end "
+          "`iter` custom<Pair>($iter_out, $iter_in) `dst` custom<Pair>($dst_factor_out, "
+          "$dst_factor_in) `src` custom<Pair>($src_factor_out, $src_factor_in)")
 
 _IMM_MIN = -(1 << (ALU_IMM_WIDTH - 1))
 _IMM_MAX = (1 << (ALU_IMM_WIDTH - 1)) - 1
-_ZERO = IntegerAttr(0, i64)
 
 
 def _check_width(value: int, width: int, name: str) -> None:
@@ -101,10 +94,10 @@ def _check_width(value: int, width: int, name: str) -> None:
 class InsnOp(IRDLOperation):
     """Common header of every instruction: the four dependency flags (docs/isa.md §2.2)."""
 
-    pop_prev_dep = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    pop_next_dep = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    push_prev_dep = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    push_next_dep = prop_def(IntegerAttr[I64], default_value=_ZERO)
+    pop_prev_dep = prop_def(IntegerAttr[I64])
+    pop_next_dep = prop_def(IntegerAttr[I64])
+    push_prev_dep = prop_def(IntegerAttr[I64])
+    push_next_dep = prop_def(IntegerAttr[I64])
 
     #: Names of the fields after the header, in printing order.
     FIELDS: ClassVar[tuple[str, ...]] = ()
@@ -113,25 +106,36 @@ class InsnOp(IRDLOperation):
     #: Every property: the flags, then :attr:`FIELDS` (set per class below).
     PROPS: ClassVar[tuple[str, ...]] = DEP_FLAGS
 
+    #: ``(name, attribute of a code)`` of every property, in :attr:`PROPS` order.
+    CONVERTERS: ClassVar[tuple[tuple[str, Callable[[int], Attribute]], ...]] = ()
+
     def __init__(self, **values: int) -> None:
-        names = (*DEP_FLAGS, *self.FIELDS)
-        unknown = sorted(set(values) - set(names))
+        unknown = sorted(set(values) - set(self.PROPS))
         if unknown:
             raise TypeError(f"{self.__class__.__name__}: unknown field(s) {', '.join(unknown)}")
-        super().__init__(properties={n: int_attr(values.get(n, 0)) for n in names})
+        super().__init__(properties=self.properties_of(values))
+
+    @classmethod
+    def properties_of(cls, values: Mapping[str, int]) -> dict[str, Attribute]:
+        """The properties of an instruction with field values ``values`` (0 for a missing
+        field); ``VerifyException`` for a memory type or ALU opcode that names none."""
+        return {n: attr(values.get(n, 0)) for n, attr in cls.CONVERTERS}
 
     def field(self, name: str) -> int:
         """The value of field ``name`` (a dependency flag or one of :attr:`FIELDS`)."""
-        return int_field(self, name)
+        attr = self.properties[name]
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+        return enum_code(attr)
 
     def values(self) -> dict[str, int]:
         """All fields of the instruction by name."""
         return {n: self.field(n) for n in (*DEP_FLAGS, *self.FIELDS)}
 
     @property
-    def module(self) -> str:
+    def module(self) -> Module:
         """The module that executes the instruction (docs/isa.md §3.2 step 1)."""
-        return COMPUTE_MODULE
+        return Module.COMPUTE
 
     # ---- verification --------------------------------------------------------------------
     def verify_(self) -> None:
@@ -166,48 +170,18 @@ class InsnOp(IRDLOperation):
     def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         pass
 
-    # ---- syntax --------------------------------------------------------------------------
-    @staticmethod
-    def _parse_deps(parser: Parser, values: dict[str, int]) -> None:
-        if parser.parse_optional_keyword("deps") is None:
-            return
-
-        def one() -> None:
-            name = parser.parse_keyword_in(tuple(_FLAG_FIELD), " (a dependency flag)")
-            values[_FLAG_FIELD[name]] = 1
-
-        parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
-
-    def _print_deps(self, printer: Printer) -> None:
-        on = [_FLAG_TEXT[f] for f in DEP_FLAGS if self.field(f)]
-        if on:
-            printer.print_string(" deps [" + ", ".join(on) + "]")
-
-    @classmethod
-    def _finish_parse(cls, parser: Parser, values: dict[str, int]) -> InsnOp:
-        cls._parse_deps(parser, values)
-        attrs = parser.parse_optional_attr_dict()
-        op = cls(**values)
-        op.attributes.update(attrs)
-        return op
-
-    def _print_attrs(self, printer: Printer) -> None:
-        self._print_deps(printer)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
-
 
 class _MemInsnOp(InsnOp):
-    memory_type = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    sram_base = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    dram_base = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    y_size = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    x_size = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    x_stride = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    y_pad_0 = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    y_pad_1 = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    x_pad_0 = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    x_pad_1 = prop_def(IntegerAttr[I64], default_value=_ZERO)
+    memory_type = prop_def(MemTypeAttr)
+    sram_base = prop_def(IntegerAttr[I64])
+    dram_base = prop_def(IntegerAttr[I64])
+    y_size = prop_def(IntegerAttr[I64])
+    x_size = prop_def(IntegerAttr[I64])
+    x_stride = prop_def(IntegerAttr[I64])
+    y_pad_0 = prop_def(IntegerAttr[I64])
+    y_pad_1 = prop_def(IntegerAttr[I64])
+    x_pad_0 = prop_def(IntegerAttr[I64])
+    x_pad_1 = prop_def(IntegerAttr[I64])
 
     FIELDS: ClassVar[tuple[str, ...]] = MEM_FIELDS
     LAYOUT: ClassVar[str] = "mem"
@@ -223,39 +197,14 @@ class _MemInsnOp(InsnOp):
         y0, y1, x0, x1 = (self.field(n) for n in ("y_pad_0", "y_pad_1", "x_pad_0", "x_pad_1"))
         return y0, y1, x0, x1
 
-    @classmethod
-    def parse(cls, parser: Parser) -> InsnOp:
-        values: dict[str, int] = {}
-        name = parser.parse_keyword_in(tuple(_MEM_FROM_NAME), " (a memory type)")
-        values["memory_type"] = int(_MEM_FROM_NAME[name])
-        for key, field in (("sram", "sram_base"), ("dram", "dram_base"), ("y", "y_size"),
-                           ("x", "x_size"), ("stride", "x_stride")):
-            parser.parse_keyword(key)
-            values[field] = parse_int(parser, key)
-        if parser.parse_optional_keyword("pad") is not None:
-            pads = parse_int_list(parser, "pad")
-            if len(pads) != 4:
-                parser.raise_error("pad takes four values [y_pad_0, y_pad_1, x_pad_0, x_pad_1]")
-            for n, v in zip(("y_pad_0", "y_pad_1", "x_pad_0", "x_pad_1"), pads, strict=True):
-                values[n] = v
-        return cls._finish_parse(parser, values)
-
-    def print(self, printer: Printer) -> None:
-        mt = self.field("memory_type")
-        name = _MEM_NAMES.get(cast(MemType, mt), str(mt))
-        printer.print_string(
-            f" {name} sram {self.field('sram_base')} dram {self.field('dram_base'):#x} "
-            f"y {self.field('y_size')} x {self.field('x_size')} stride {self.field('x_stride')}"
-        )
-        if any(self.pads):
-            printer.print_string(" pad [" + ", ".join(map(str, self.pads)) + "]")
-        self._print_attrs(printer)
+    assembly_format = (
+        "$memory_type `sram` $sram_base `dram` custom<Hex>($dram_base) `y` $y_size `x` $x_size "
+        "`stride` $x_stride custom<Pads>($y_pad_0, $y_pad_1, $x_pad_0, $x_pad_1) " + _DEPS
+    )
+    custom_directives = (Hex, Pads, Deps)
 
     def _check_memory_type(self) -> MemType:
-        mt = self.field("memory_type")
-        if mt not in MemType._value2member_map_:
-            raise VerifyException(f"memory_type {mt} is not a memory id (0..5)")
-        return MemType(mt)
+        return MemType(self.field("memory_type"))
 
 
 @irdl_op_definition
@@ -268,10 +217,10 @@ class LoadInsnOp(_MemInsnOp):
     name = "vtaisa.load"
 
     @property
-    def module(self) -> str:
+    def module(self) -> Module:
         if self.field("memory_type") in (MemType.INP, MemType.WGT):
-            return LOAD_MODULE
-        return COMPUTE_MODULE
+            return Module.LOAD
+        return Module.COMPUTE
 
     def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         mt = self._check_memory_type()
@@ -303,8 +252,8 @@ class StoreInsnOp(_MemInsnOp):
     IS_STORE: ClassVar[bool] = True
 
     @property
-    def module(self) -> str:
-        return STORE_MODULE
+    def module(self) -> Module:
+        return Module.STORE
 
     def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         mt = self._check_memory_type()
@@ -327,17 +276,15 @@ class StoreInsnOp(_MemInsnOp):
 
 
 class _LoopInsnOp(InsnOp):
-    reset_reg = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    uop_bgn = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    uop_end = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    iter_out = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    iter_in = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    dst_factor_out = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    dst_factor_in = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    src_factor_out = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    src_factor_in = prop_def(IntegerAttr[I64], default_value=_ZERO)
-
-    KINDS: ClassVar[tuple[str, ...]] = ("dst", "src")
+    reset_reg = prop_def(IntegerAttr[I64])
+    uop_bgn = prop_def(IntegerAttr[I64])
+    uop_end = prop_def(IntegerAttr[I64])
+    iter_out = prop_def(IntegerAttr[I64])
+    iter_in = prop_def(IntegerAttr[I64])
+    dst_factor_out = prop_def(IntegerAttr[I64])
+    dst_factor_in = prop_def(IntegerAttr[I64])
+    src_factor_out = prop_def(IntegerAttr[I64])
+    src_factor_in = prop_def(IntegerAttr[I64])
 
     def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
         bgn, end = self.field("uop_bgn"), self.field("uop_end")
@@ -348,29 +295,6 @@ class _LoopInsnOp(InsnOp):
                 f"uop_end {end} is beyond the UOP SRAM depth {cfg.uop_buff_depth}"
             )
 
-    @classmethod
-    def _parse_loops(cls, parser: Parser, values: dict[str, int]) -> None:
-        parser.parse_keyword("uop")
-        values["uop_bgn"] = parse_int(parser, "uop_bgn")
-        parser.parse_keyword("to")
-        values["uop_end"] = parse_int(parser, "uop_end")
-        parser.parse_keyword("iter")
-        values["iter_out"], values["iter_in"] = parse_pair(parser, "iter")
-        for kind in cls.KINDS:
-            parser.parse_keyword(kind)
-            values[f"{kind}_factor_out"], values[f"{kind}_factor_in"] = parse_pair(parser, kind)
-
-    def _print_loops(self, printer: Printer) -> None:
-        if self.field("reset_reg"):
-            printer.print_string(" reset")
-        printer.print_string(
-            f" uop {self.field('uop_bgn')} to {self.field('uop_end')} "
-            f"iter [{self.field('iter_out')}, {self.field('iter_in')}]"
-        )
-        for kind in self.KINDS:
-            printer.print_string(
-                f" {kind} [{self.field(f'{kind}_factor_out')}, {self.field(f'{kind}_factor_in')}]"
-            )
 
 
 @irdl_op_definition
@@ -383,24 +307,16 @@ class GemmInsnOp(_LoopInsnOp):
 
     name = "vtaisa.gemm"
 
-    wgt_factor_out = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    wgt_factor_in = prop_def(IntegerAttr[I64], default_value=_ZERO)
+    wgt_factor_out = prop_def(IntegerAttr[I64])
+    wgt_factor_in = prop_def(IntegerAttr[I64])
 
     FIELDS: ClassVar[tuple[str, ...]] = GEMM_FIELDS
     LAYOUT: ClassVar[str] = "gemm"
-    KINDS: ClassVar[tuple[str, ...]] = ("dst", "src", "wgt")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> InsnOp:
-        values: dict[str, int] = {}
-        if parser.parse_optional_keyword("reset") is not None:
-            values["reset_reg"] = 1
-        cls._parse_loops(parser, values)
-        return cls._finish_parse(parser, values)
-
-    def print(self, printer: Printer) -> None:
-        self._print_loops(printer)
-        self._print_attrs(printer)
+    assembly_format = (
+        f"{_LOOPS} `wgt` custom<Pair>($wgt_factor_out, $wgt_factor_in) {_DEPS}"
+    )
+    custom_directives = (Flag, Pair, Deps)
 
 
 @irdl_op_definition
@@ -416,44 +332,15 @@ class AluInsnOp(_LoopInsnOp):
 
     name = "vtaisa.alu"
 
-    alu_opcode = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    use_imm = prop_def(IntegerAttr[I64], default_value=_ZERO)
-    imm = prop_def(IntegerAttr[I64], default_value=_ZERO)
+    alu_opcode = prop_def(AluKindAttr)
+    use_imm = prop_def(IntegerAttr[I64])
+    imm = prop_def(IntegerAttr[I64])
 
     FIELDS: ClassVar[tuple[str, ...]] = ALU_FIELDS
     LAYOUT: ClassVar[str] = "alu"
 
-    def _verify_fields(self, cfg: VTAConfig, sram_bounds: bool) -> None:
-        code = self.field("alu_opcode")
-        if AluKind.from_opcode(code) is None:
-            raise VerifyException(f"alu_opcode {code} is not an ALU operation (0..4)")
-        super()._verify_fields(cfg, sram_bounds)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> InsnOp:
-        values: dict[str, int] = {}
-        name = parser.parse_keyword_in(_ALU_KEYWORDS, " (an ALU operation)")
-        values["alu_opcode"] = AluKind(name).opcode
-        if parser.parse_optional_keyword("reset") is not None:
-            values["reset_reg"] = 1
-        cls._parse_loops(parser, values)
-        if parser.parse_optional_keyword("imm") is not None:
-            values["use_imm"] = 1
-            values["imm"] = parse_int(parser, "imm")
-        elif parser.parse_optional_keyword("imm_unused") is not None:
-            values["imm"] = parse_int(parser, "imm_unused")
-        return cls._finish_parse(parser, values)
-
-    def print(self, printer: Printer) -> None:
-        code = self.field("alu_opcode")
-        kind = AluKind.from_opcode(code)
-        printer.print_string(f" {kind.value if kind is not None else code}")
-        self._print_loops(printer)
-        if self.field("use_imm"):
-            printer.print_string(f" imm {self.field('imm')}")
-        elif self.field("imm"):
-            printer.print_string(f" imm_unused {self.field('imm')}")
-        self._print_attrs(printer)
+    assembly_format = f"$alu_opcode {_LOOPS} custom<Imm>($use_imm, $imm) {_DEPS}"
+    custom_directives = (Flag, Pair, Imm, Deps)
 
 
 @irdl_op_definition
@@ -465,15 +352,12 @@ class FinishInsnOp(InsnOp):
 
     name = "vtaisa.finish"
 
-    @classmethod
-    def parse(cls, parser: Parser) -> InsnOp:
-        return cls._finish_parse(parser, {})
-
-    def print(self, printer: Printer) -> None:
-        self._print_attrs(printer)
+    assembly_format = _DEPS
+    custom_directives = (Deps,)
 
 
 INSN_OPS: tuple[type[InsnOp], ...] = (LoadInsnOp, StoreInsnOp, GemmInsnOp, AluInsnOp,
                                        FinishInsnOp)
 for _cls in INSN_OPS:
     _cls.PROPS = (*DEP_FLAGS, *_cls.FIELDS)
+    _cls.CONVERTERS = tuple((n, _ENUM_FIELDS.get(n, int_attr)) for n in _cls.PROPS)

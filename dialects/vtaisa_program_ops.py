@@ -3,10 +3,11 @@
 ``vtaisa.segment``, ``vtaisa.arg`` and ``vtaisa.program``, which together describe one
 :class:`vta_mlir.binary.BinaryModule`.
 
-Their syntax is hand-written rather than an ``assembly_format``: addresses print in
-hexadecimal (``phys 0x40000``), segment contents as a hex string, shapes as bracketed lists
-(``[1, 64]``, not ``array<i64: 1, 64>``) and the micro-op table as ``(dst, src, wgt)`` triples
--- none of which xDSL's declarative format expresses.
+Their syntax is an ``assembly_format``, with the custom directives of
+:mod:`vta_mlir.dialects.vtaisa_directives` for what the declarative format does not express:
+addresses in hexadecimal (``phys 0x40000``), segment contents as a hex string, the micro-op
+table as ``(dst, src, wgt)`` triples, and (:mod:`vta_mlir.dialects.directives`) a body that is
+one block without a terminator.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
-    IntegerType,
-    Signedness,
     StringAttr,
     TensorType,
     i32,
@@ -38,8 +37,6 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import HasParent, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
@@ -50,16 +47,12 @@ from vta_mlir.errors import BinaryFormatError
 from vta_mlir.isa import Uop
 from vta_mlir.program import Segment
 
+from .directives import SingleBlockBody
 from .vta_config_attr import get_config
 from .vtaisa_arg import ArgOp
+from .vtaisa_directives import U8, Hex, OptionalHex, SegmentData, UopTable
 from .vtaisa_insns import FinishInsnOp, InsnOp
-from .vtaisa_syntax import (
-    as_region,
-    int_attr,
-    int_field,
-    parse_int,
-    parse_region,
-)
+from .vtaisa_syntax import as_region, int_attr, int_field
 
 if TYPE_CHECKING:
     from vta_mlir.binary import BinaryModule
@@ -85,6 +78,9 @@ class UopsOp(IRDLOperation):
     name = "vtaisa.uops"
 
     table = prop_def(DenseArrayBase.constr(i32))
+
+    assembly_format = "custom<UopTable>($table) attr-dict"
+    custom_directives = (UopTable,)
 
     traits = lazy_traits_def(lambda: (HasParent(RunOp),))
 
@@ -129,29 +125,6 @@ class UopsOp(IRDLOperation):
                         f"(0..{f.mask})"
                     )
 
-    @classmethod
-    def parse(cls, parser: Parser) -> UopsOp:
-        def triple() -> tuple[int, int, int]:
-            v = parser.parse_comma_separated_list(
-                parser.Delimiter.PAREN, lambda: parse_int(parser, "a micro-op index")
-            )
-            if len(v) != 3:
-                parser.raise_error("a micro-op is (dst, src, wgt)")
-            return v[0], v[1], v[2]
-
-        uops = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, triple)
-        op = cls(uops)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        values = cast(tuple[int, ...], self.table.get_values())
-        text = ", ".join(
-            f"({values[i]}, {values[i + 1]}, {values[i + 2]})" for i in range(0, len(values), 3)
-        )
-        printer.print_string(f" [{text}]")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
 
 
 @irdl_op_definition
@@ -165,6 +138,8 @@ class LayerOp(IRDLOperation):
     name = "vtaisa.layer"
 
     layer_name = prop_def(StringAttr, prop_name="name")
+
+    assembly_format = "$name attr-dict"
 
     traits = lazy_traits_def(lambda: (HasParent(RunOp),))
 
@@ -185,17 +160,6 @@ class LayerOp(IRDLOperation):
         except BinaryFormatError as e:
             raise VerifyException(str(e)) from None
 
-    @classmethod
-    def parse(cls, parser: Parser) -> LayerOp:
-        op = cls(parser.parse_str_literal("a layer name"))
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.layer_name)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,6 +184,12 @@ class RunOp(IRDLOperation):
 
     uop_base = prop_def(IntegerAttr[I64], default_value=_ZERO)
     body = region_def("single_block")
+
+    assembly_format = (
+        "custom<OptionalHex>(`uop_base`, $uop_base) attr-dict-with-keyword "
+        "custom<SingleBlockBody>($body)"
+    )
+    custom_directives = (OptionalHex, SingleBlockBody)
 
     traits = lazy_traits_def(lambda: (NoTerminator(), HasParent(ProgramOp)))
 
@@ -291,28 +261,6 @@ class RunOp(IRDLOperation):
         table = self.uops_op
         return 0 if table is None else len(table)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> RunOp:
-        uop_base = 0
-        if parser.parse_optional_keyword("uop_base") is not None:
-            uop_base = parse_int(parser, "uop_base")
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(parse_region(parser), uop_base)
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        base = int_field(self, "uop_base")
-        if base:
-            printer.print_string(f" uop_base {base:#x}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-
-
-_U8 = IntegerType(8, Signedness.UNSIGNED)
 
 
 @irdl_op_definition
@@ -331,6 +279,11 @@ class SegmentOp(IRDLOperation):
     size = prop_def(IntegerAttr[I64])
     data = opt_prop_def(DenseIntOrFPElementsAttr)
 
+    assembly_format = (
+        "$name `phys` custom<Hex>($phys) `size` $size custom<SegmentData>($data) attr-dict"
+    )
+    custom_directives = (Hex, SegmentData)
+
     traits = lazy_traits_def(lambda: (HasParent(ProgramOp),))
 
     def __init__(self, name: str, phys: int, size: int,
@@ -341,7 +294,7 @@ class SegmentOp(IRDLOperation):
         if data is not None:
             raw = bytes(np.ascontiguousarray(data).tobytes()) if isinstance(data, np.ndarray) \
                 else bytes(data)
-            props["data"] = DenseIntOrFPElementsAttr(TensorType(_U8, [len(raw)]), BytesAttr(raw))
+            props["data"] = DenseIntOrFPElementsAttr(TensorType(U8, [len(raw)]), BytesAttr(raw))
         super().__init__(properties=props)
 
     @property
@@ -385,7 +338,7 @@ class SegmentOp(IRDLOperation):
             )
         if self.data is not None:
             t = self.data.type
-            if not isinstance(t, TensorType) or t.element_type != _U8 or t.get_num_dims() != 1:
+            if not isinstance(t, TensorType) or t.element_type != U8 or t.get_num_dims() != 1:
                 raise VerifyException(
                     f"segment '{name}' contents must be a 1-D ui8 tensor, got {t}"
                 )
@@ -395,36 +348,6 @@ class SegmentOp(IRDLOperation):
                     f"segment '{name}' has {n} bytes of contents for size {size}"
                 )
 
-    @classmethod
-    def parse(cls, parser: Parser) -> SegmentOp:
-        name = parser.parse_str_literal(" (the segment name)")
-        parser.parse_keyword("phys")
-        phys = parse_int(parser, "phys")
-        parser.parse_keyword("size")
-        size = parse_int(parser, "size")
-        data = None
-        if parser.parse_optional_keyword("data") is not None:
-            pos = parser.pos
-            text = parser.parse_str_literal(" (hex contents \"0x...\")")
-            try:
-                if not text.startswith("0x"):
-                    raise ValueError
-                data = bytes.fromhex(text[2:])
-            except ValueError:
-                parser.raise_error("segment contents must be a hex string \"0x...\"", pos)
-        op = cls(name, phys, size, data)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.segment_name)
-        printer.print_string(f" phys {int_field(self, 'phys'):#x} size {int_field(self, 'size')}")
-        raw = self.contents
-        if raw is not None:
-            printer.print_string(f' data "0x{raw.hex().upper()}"')
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
 
 
 @irdl_op_definition
@@ -445,6 +368,11 @@ class ProgramOp(IRDLOperation):
 
     base = prop_def(IntegerAttr[I64])
     body = region_def("single_block")
+
+    assembly_format = (
+        "`base` custom<Hex>($base) attr-dict-with-keyword custom<SingleBlockBody>($body)"
+    )
+    custom_directives = (Hex, SingleBlockBody)
 
     traits = traits_def(NoTerminator())
 
@@ -473,20 +401,3 @@ class ProgramOp(IRDLOperation):
                     f"{op.name}"
                 )
         check_program(self, get_config(self))
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ProgramOp:
-        parser.parse_keyword("base")
-        base = parse_int(parser, "base")
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(base, parse_region(parser))
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" base {self.base_address:#x}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)

@@ -16,7 +16,6 @@ from .vtaisa_insns import (
     LoadInsnOp,
     StoreInsnOp,
 )
-from .vtaisa_syntax import int_attr
 
 __all__ = ["insn_to_op", "op_to_insn"]
 
@@ -29,7 +28,8 @@ def insn_to_op(insn: Insn) -> InsnOp:
 
     Built with ``create`` from the record's fields, without the keyword checks of the
     constructor: a network has tens of thousands of instructions.  Raises ``TypeError`` for
-    an object that is not an instruction record or a field that is not an integer."""
+    an object that is not an instruction record or a field that is not an integer, and
+    ``VerifyException`` for a memory type or ALU opcode that names none."""
     cls: type[InsnOp] | None
     if isinstance(insn, MemInsn):
         cls = StoreInsnOp if insn.is_store else LoadInsnOp
@@ -38,7 +38,7 @@ def insn_to_op(insn: Insn) -> InsnOp:
         if cls is None:
             raise TypeError(f"not a VTA instruction record: {insn!r}")
     try:
-        props = {n: int_attr(getattr(insn, n)) for n in cls.PROPS}
+        props = {n: attr(getattr(insn, n)) for n, attr in cls.CONVERTERS}
     except (TypeError, ValueError, AttributeError) as e:
         raise TypeError(f"{type(insn).__name__}: a field is not an integer ({e})") from None
     return cls.create(properties=props)

@@ -19,8 +19,6 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.abi import ArgSpec
@@ -45,12 +43,6 @@ class _Seg:
     phys: int
     size: int
     constant: bool
-
-
-def _value(op: Operation, name: str) -> int:
-    attr = op.properties[name]
-    assert isinstance(attr, IntegerAttr)
-    return attr.value.data
 
 
 def _segments(program: ProgramOp, base: int) -> list[_Seg]:
@@ -197,17 +189,17 @@ def check_program(program: ProgramOp, cfg: VTAConfig) -> None:
 def _check_dram(op: LoadInsnOp | StoreInsnOp, where: str, elem_bytes: dict[int, int],
                 cfg: VTAConfig, find: object, staging: tuple[int, int] | None) -> None:
     """A LOAD / STORE's DRAM rows lie inside one segment (a LOAD UOP: the run's staging)."""
-    x_size, y_size = _value(op, "x_size"), _value(op, "y_size")
+    x_size, y_size = op.field("x_size"), op.field("y_size")
     if x_size == 0 or y_size == 0:
         return  # a NOP, or a load that writes only padding rows: no DRAM access
-    mt = _value(op, "memory_type")
+    mt = op.field("memory_type")
     store = isinstance(op, StoreInsnOp)
     if mt not in elem_bytes or (store and mt != MemType.OUT) or (not store and mt == MemType.OUT):
         return  # the instruction's own verifier reports it
     size = cfg.out_elem_bytes if store else elem_bytes[mt]
-    dram = _value(op, "dram_base")
+    dram = op.field("dram_base")
     lo = dram * size
-    hi = (dram + (y_size - 1) * _value(op, "x_stride") + x_size) * size
+    hi = (dram + (y_size - 1) * op.field("x_stride") + x_size) * size
     kind = "STORE" if store else f"LOAD {MemType(mt).name}"
     if mt == MemType.UOP and not store:
         if staging is None or lo < staging[0] or hi > staging[1]:

@@ -1,12 +1,11 @@
-"""Helpers shared by the ``vtaisa`` ops (:mod:`vta_mlir.dialects.vtaisa`): their integer
-properties and their custom syntax.
+"""Helpers shared by the ``vtaisa`` ops (:mod:`vta_mlir.dialects.vtaisa`) and their custom
+directives (:mod:`vta_mlir.dialects.vtaisa_directives`).
 
 * Integer properties: one shared attribute per value (:func:`int_attr`) and the value of a
   property (:func:`int_field`).
-* Integer fields: one integer (:func:`parse_int`), an ``[out, in]`` pair (:func:`parse_pair`)
-  and a bracketed list (:func:`parse_int_list`); a parse error names the field.
-* The single-block body of ``vtaisa.program`` and ``vtaisa.run``: parsed (:func:`parse_region`,
-  an empty ``{}`` still gets its block) or built from a list of ops (:func:`as_region`).
+* One integer field parsed (:func:`parse_int`): a parse error names the field.
+* The single-block body of ``vtaisa.program`` and ``vtaisa.run`` built from a list of ops
+  (:func:`as_region`).
 """
 
 from __future__ import annotations
@@ -23,9 +22,6 @@ __all__ = [
     "int_attr",
     "int_field",
     "parse_int",
-    "parse_int_list",
-    "parse_pair",
-    "parse_region",
 ]
 
 
@@ -48,28 +44,6 @@ def int_field(op: Operation, name: str) -> int:
 
 def parse_int(parser: Parser, what: str) -> int:
     return parser.parse_integer(allow_boolean=False, context_msg=f" for {what}")
-
-
-def parse_pair(parser: Parser, what: str) -> tuple[int, int]:
-    values = parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parse_int(parser, what)
-    )
-    if len(values) != 2:
-        parser.raise_error(f"{what} takes two values [out, in]")
-    return values[0], values[1]
-
-
-def parse_int_list(parser: Parser, what: str) -> list[int]:
-    return parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parse_int(parser, what)
-    )
-
-
-def parse_region(parser: Parser) -> Region:
-    region = parser.parse_region()
-    if not region.blocks:
-        region.add_block(Block())
-    return region
 
 
 def as_region(body: Region | Sequence[Operation] | None) -> Region:

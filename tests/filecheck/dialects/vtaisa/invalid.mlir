@@ -52,12 +52,12 @@ vtaisa.alu add uop 0 to 1 iter [1, 1] dst [0, 0] src [0, 0] imm 32768
 
 // ---- memory types and SRAM ranges ----
 
-// expected-error @+1 {{memory_type 6 is not a memory id (0..5)}}
+// expected-error @+1 {{6 : i64 should be of base attribute vtaisa.memory_type}}
 "vtaisa.load"() <{memory_type = 6 : i64, x_size = 1 : i64, y_size = 1 : i64, x_stride = 1 : i64}> : () -> ()
 
 // -----
 
-// expected-error @+1 {{Expected one of 'acc', 'acc_8bit', 'inp', 'out', 'uop', 'wgt'}}
+// expected-error @+1 {{Expected `uop`, `wgt`, `inp`, `acc`, `out`, or `acc_8bit`.}}
 vtaisa.load bias sram 0 dram 0x0 y 1 x 1 stride 1
 
 // -----
@@ -131,7 +131,7 @@ vtaisa.alu min uop 0 to 8193 iter [1, 1] dst [0, 0] src [0, 0] imm 0
 
 // -----
 
-// expected-error @+1 {{alu_opcode 5 is not an ALU operation (0..4)}}
+// expected-error @+1 {{5 : i64 should be of base attribute vta.alu_op}}
 "vtaisa.alu"() <{alu_opcode = 5 : i64, uop_bgn = 0 : i64, uop_end = 1 : i64, iter_out = 1 : i64, iter_in = 1 : i64}> : () -> ()
 
 // -----
