@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -90,17 +91,21 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cases() -> list[pytest.param]:
-    return [pytest.param(name, act, id=f"{name[:-5]}-{act}")
-            for name in FILES for act in ("sym", "asym")]
+    # The default configuration by default; the others are the long form (the ONNX route's
+    # programs run on every configuration in test_onnx_import and test_arg_layouts).
+    return [pytest.param(name, act, config, id=f"{name[:-5]}-{act}-{config}",
+                         marks=[] if config == "default" else [pytest.mark.slow])
+            for name in FILES for act in ("sym", "asym") for config in SHIPPED_CONFIGS]
 
 
-def check(folder: Path, name: str, symmetric: bool, worst: float) -> None:
-    """``name`` quantized, imported, run on every configuration, against onnxruntime."""
+def check(folder: Path, name: str, symmetric: bool, worst: float,
+          configs: Sequence[str] = SHIPPED_CONFIGS) -> None:
+    """``name`` quantized, imported, run on ``configs``, against onnxruntime."""
     path = quantized(name, symmetric, folder)
     text = import_text(path)
     scale = import_program(path).output.scale
     x, expected = onnxruntime_output(path, 1)
-    for config in SHIPPED_CONFIGS:
+    for config in configs:
         (y,) = compile(text, config=config)(x)
         assert y.dtype == np.float32 and y.shape == expected.shape
         steps = np.abs(y.astype(np.float64) - expected) / scale
@@ -109,6 +114,7 @@ def check(folder: Path, name: str, symmetric: bool, worst: float) -> None:
         assert steps.max() <= worst + 1e-3, f"{config}: worst {steps.max():.2f} steps"
 
 
-@pytest.mark.parametrize(("name", "act"), _cases())
-def test_agrees_with_onnxruntime(folder: Path, name: str, act: str) -> None:
-    check(folder, name, act == "sym", worst=WORST.get(name.split(".")[0], 1.0))
+@pytest.mark.parametrize(("name", "act", "config"), _cases())
+def test_agrees_with_onnxruntime(folder: Path, name: str, act: str, config: str) -> None:
+    check(folder, name, act == "sym", worst=WORST.get(name.split(".")[0], 1.0),
+          configs=(config,))
