@@ -25,11 +25,14 @@ SMALL = [
     pytest.param(Gemm(173, 17, 17), id="173x17x17-kn-zero"),
 ]
 
-#: The large shapes, on the configuration they were found on (each a few seconds).
+#: The large shapes, on the configuration they were found on (each a few seconds; the two
+#: largest are the long form of the first).
 LARGE = [
     pytest.param(Gemm(300, 1024, 726), "default", id="300x1024x726-default"),
-    pytest.param(Gemm(512, 1024, 1000), "default", id="512x1024x1000-default"),
-    pytest.param(Gemm(1000, 1000, 1000), "default", id="1000x1000x1000-default"),
+    pytest.param(Gemm(512, 1024, 1000), "default", id="512x1024x1000-default",
+                 marks=pytest.mark.slow),
+    pytest.param(Gemm(1000, 1000, 1000), "default", id="1000x1000x1000-default",
+                 marks=pytest.mark.slow),
     pytest.param(
         Gemm(163, 211, 64, layout="nk", init="bias"), "block32", id="163x211x64-nk-bias-block32"
     ),
