@@ -28,6 +28,7 @@ BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-narrow-integers": ("narrow_integers", "NarrowIntegersPass"),
     "vta-raise-loops": ("raise_loops", "RaiseLoopsPass"),
     "vta-normalize": ("normalize", "NormalizePass"),
+    "vta-merge-alu-immediates": ("merge_alu_immediates", "MergeAluImmediatesPass"),
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),
     "vta-inject-dma": ("inject_dma", "InjectDmaPass"),

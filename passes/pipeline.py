@@ -4,7 +4,7 @@ It runs, in order and verifying the module after each (``docs/pipeline.md``)::
 
     [vta-bufferize, when the input has tensors,] [vta-narrow-integers, when it has i64
     buffers,] [vta-integerize, when it has float layers,] [vta-raise-loops, when a function holds
-    loops,] vta-normalize, vta-pack, vta-tile, vta-inject-dma,
+    loops,] vta-normalize, vta-pack, vta-merge-alu-immediates, vta-tile, vta-inject-dma,
     vta-tensorize, vta-fold-uop-loops, vta-coproc-sync, vta-lower-to-isa
 
 with their default options, except the tiling choices, which pass through to ``vta-tile``
@@ -48,9 +48,9 @@ SELF_VERIFYING = frozenset({"vta-tile", "vta-inject-dma", "vta-tensorize", "vta-
 PREPASSES: tuple[str, ...] = ("vta-bufferize", "vta-narrow-integers", "vta-integerize",
                               "vta-raise-loops")
 #: The stages that always run after them, in order (:meth:`VtaToIsaPass.passes` from vta-pack).
-LOWERING: tuple[str, ...] = ("vta-normalize", "vta-pack", "vta-tile", "vta-inject-dma",
-                             "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync",
-                             "vta-lower-to-isa")
+LOWERING: tuple[str, ...] = ("vta-normalize", "vta-pack", "vta-merge-alu-immediates",
+                             "vta-tile", "vta-inject-dma", "vta-tensorize", "vta-fold-uop-loops",
+                             "vta-coproc-sync", "vta-lower-to-isa")
 #: Every stage, in order: what ``insert-after=STAGE:PASS`` may name.
 STAGES: tuple[str, ...] = (*PREPASSES, *LOWERING)
 
@@ -82,12 +82,14 @@ class VtaToIsaPass(ModulePass):
         from .fold_uop_loops import FoldUopLoopsPass
         from .inject_dma import InjectDmaPass
         from .lower_to_isa import LowerToIsaPass
+        from .merge_alu_immediates import MergeAluImmediatesPass
         from .pack import PackPass
         from .tensorize import TensorizePass
         from .tile import TilePass
 
         return (
             PackPass(),
+            MergeAluImmediatesPass(),
             TilePass(tile=self.tile, double_buffer=self.double_buffer),
             InjectDmaPass(),
             TensorizePass(),

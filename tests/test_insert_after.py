@@ -1,9 +1,9 @@
 """``vta-to-isa{insert-after=STAGE:PASS}``: a user's registered pass runs after a stage of the
 named pipeline, the prepasses kept, from ``vta-opt``, ``vta-run`` and the Python API.
 
-The real rewrite is the plugin of ``docs/python-api.md`` (``vta-merge-shifts``, taken from the
-page): inserted after ``vta-fold-uop-loops`` into the lowering of a program on *tensors* (so
-``vta-bufferize`` must still run first), it merges the two shifts of the epilogue — half the
+The real rewrite is the example plugin ``examples/plugins/custom_pass.py``
+(``vta-drop-noop-alu``): inserted after ``vta-fold-uop-loops`` into the lowering of a program on
+*tensors* (so ``vta-bufferize`` must still run first), it drops the epilogue's ``* 1`` — half the
 ALU instructions — and ``vta-run --check`` still passes.  A recording pass shows where
 insertions run: after a prepass that ran, and after one that had nothing to do."""
 
@@ -20,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
-from tests.test_user_pipelines import TWO_SHIFTS, doc_plugin_source, two_shifts_reference
+from tests.test_user_pipelines import CUSTOM_PASS, TWO_SHIFTS
 from vta_mlir import VTAError, compile, parse, run_pipeline
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.ir.pipeline import (
@@ -34,9 +34,10 @@ from vta_mlir.passes import register_pass, scoped_registry
 from vta_mlir.passes.pipeline import STAGES, VtaToIsaPass
 from vta_mlir.tools import vta_opt, vta_run
 
-#: y = int8((x @ w >> 3) >> 5) on tensors: the epilogue keeps two shift kernels.
-TWO_SHIFTS_TENSORS = """\
-func.func @two_shifts(%x: tensor<4x64xi8>, %w: tensor<64x48xi8>) -> tensor<4x48xi8> {
+#: y = int8((x @ w * 1) >> 5) on tensors: the epilogue keeps a multiplication by one (a scale
+#: of one, as generic code writes it) and a shift, two ALU kernels.
+SCALE_BY_ONE_TENSORS = """\
+func.func @scale_by_one(%x: tensor<4x64xi8>, %w: tensor<64x48xi8>) -> tensor<4x48xi8> {
   %c0 = arith.constant 0 : i32
   %e = tensor.empty() : tensor<4x48xi32>
   %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<4x48xi32>) -> tensor<4x48xi32>
@@ -48,17 +49,17 @@ func.func @two_shifts(%x: tensor<4x64xi8>, %w: tensor<64x48xi8>) -> tensor<4x48x
                        iterator_types = ["parallel", "parallel"]}
       ins(%acc : tensor<4x48xi32>) outs(%o : tensor<4x48xi8>) {
   ^bb0(%a: i32, %out: i8):
-    %c3 = arith.constant 3 : i32
+    %c1 = arith.constant 1 : i32
     %c5 = arith.constant 5 : i32
-    %s1 = arith.shrsi %a, %c3 : i32
-    %s2 = arith.shrsi %s1, %c5 : i32
-    %t = arith.trunci %s2 : i32 to i8
+    %m = arith.muli %a, %c1 : i32
+    %s = arith.shrsi %m, %c5 : i32
+    %t = arith.trunci %s : i32 to i8
     linalg.yield %t : i8
   } -> tensor<4x48xi8>
   return %y : tensor<4x48xi8>
 }
 """
-MERGE = "vta-to-isa{insert-after=vta-fold-uop-loops:vta-merge-shifts}"
+DROP = "vta-to-isa{insert-after=vta-fold-uop-loops:vta-drop-noop-alu}"
 
 #: What the recording pass saw, in order: (its tag, whether the module still had tensors).
 SEEN: list[tuple[str, bool]] = []
@@ -86,16 +87,16 @@ def isolated() -> Iterator[None]:
 
 @pytest.fixture
 def tensor_program(tmp_path: Path) -> Path:
-    path = tmp_path / "two_shifts.mlir"
-    path.write_text(TWO_SHIFTS_TENSORS)
+    path = tmp_path / "scale_by_one.mlir"
+    path.write_text(SCALE_BY_ONE_TENSORS)
     return path
 
 
-@pytest.fixture
-def doc_plugin(tmp_path: Path) -> Path:
-    path = tmp_path / "merge_shifts.py"
-    path.write_text(doc_plugin_source())
-    return path
+def scale_by_one_reference(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """numpy: the int32 accumulation cannot overflow (64 products of at most 2^14), the
+    arithmetic shift floors, the truncation to int8 wraps."""
+    shifted = (x.astype(np.int64) @ w.astype(np.int64)) >> 5
+    return ((shifted + 128) % 256 - 128).astype(np.int8)
 
 
 def run(tool: object, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -157,10 +158,10 @@ def test_an_unknown_stage_or_pass_is_one_line(
 ) -> None:
     stages = ", ".join(STAGES)
     with pytest.raises(VTAError) as error:
-        run_pipeline(parse(TWO_SHIFTS_TENSORS), f"vta-to-isa{{insert-after={option}}}")
+        run_pipeline(parse(SCALE_BY_ONE_TENSORS), f"vta-to-isa{{insert-after={option}}}")
     assert named in str(error.value) and stages in str(error.value)
     path = tmp_path / "in.mlir"
-    path.write_text(TWO_SHIFTS_TENSORS)
+    path.write_text(SCALE_BY_ONE_TENSORS)
     for tool in (vta_opt, vta_run):
         status, _, err = run(tool, [str(path), "-p", f"vta-to-isa{{insert-after={option}}}"],
                              capsys)
@@ -175,31 +176,31 @@ def test_an_unknown_stage_or_pass_is_one_line(
 
 @pytest.mark.parametrize("config", SHIPPED_CONFIGS)
 def test_vta_run_with_an_inserted_plugin_pass(
-    config: str, tensor_program: Path, doc_plugin: Path, capsys: pytest.CaptureFixture[str]
+    config: str, tensor_program: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     common = [str(tensor_program), "--config", config, "--random-inputs", "--seed", "2",
               "--check", "--stats", "-"]
     status, out, err = run(vta_run, common, capsys)
     assert (status, err.splitlines()[-1]) == (0, "check: PASS"), err
     default_alu = json.loads(out)["by_opcode"]["ALU"]
-    for flag, pipeline in (("-p", MERGE), ("--pass-pipeline", f"builtin.module({MERGE})")):
+    for flag, pipeline in (("-p", DROP), ("--pass-pipeline", f"builtin.module({DROP})")):
         status, out, err = run(
-            vta_run, [*common, "--load-pass-plugin", str(doc_plugin), flag, pipeline], capsys)
+            vta_run, [*common, "--load-pass-plugin", str(CUSTOM_PASS), flag, pipeline], capsys)
         assert (status, err.splitlines()[-1]) == (0, "check: PASS"), err
-        # Every ALU instruction of the program is a shift: the merge halves them.
+        # Half the ALU instructions of the program multiply by one.
         assert default_alu > 0 and json.loads(out)["by_opcode"]["ALU"] * 2 == default_alu
 
 
-def test_compile_with_an_inserted_plugin_pass(doc_plugin: Path) -> None:
-    load_pass_plugin(str(doc_plugin))
+def test_compile_with_an_inserted_plugin_pass() -> None:
+    load_pass_plugin(str(CUSTOM_PASS))
     rng = np.random.default_rng(8)
     x = rng.integers(-128, 128, size=(4, 64), dtype=np.int8)
     w = rng.integers(-128, 128, size=(64, 48), dtype=np.int8)
-    default = compile(TWO_SHIFTS_TENSORS, config="block32")
-    merged = compile(TWO_SHIFTS_TENSORS, config="block32", pipeline=MERGE)
-    by_instance = compile(TWO_SHIFTS_TENSORS, config="block32", pipeline=VtaToIsaPass(
-        insert_after=("vta-fold-uop-loops:vta-merge-shifts",)))
-    want = two_shifts_reference(x, w)
+    default = compile(SCALE_BY_ONE_TENSORS, config="block32")
+    merged = compile(SCALE_BY_ONE_TENSORS, config="block32", pipeline=DROP)
+    by_instance = compile(SCALE_BY_ONE_TENSORS, config="block32", pipeline=VtaToIsaPass(
+        insert_after=("vta-fold-uop-loops:vta-drop-noop-alu",)))
+    want = scale_by_one_reference(x, w)
     for module in (default, merged, by_instance):
         assert np.array_equal(module(x, w)[0], want)
     alu = [m.last_run.by_opcode["ALU"] for m in (default, merged, by_instance)]  # type: ignore[union-attr]
@@ -207,11 +208,11 @@ def test_compile_with_an_inserted_plugin_pass(doc_plugin: Path) -> None:
 
 
 def test_vta_opt_with_an_inserted_plugin_pass(
-    tensor_program: Path, doc_plugin: Path, capsys: pytest.CaptureFixture[str]
+    tensor_program: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, err = run(vta_opt, [str(tensor_program), "--load-pass-plugin", str(doc_plugin),
+    status, out, err = run(vta_opt, [str(tensor_program), "--load-pass-plugin", str(CUSTOM_PASS),
                                      "-p", "vta-to-isa{insert-after=vta-fold-uop-loops:"
-                                     "vta-merge-shifts,vta-fold-uop-loops:test-record}"], capsys)
+                                     "vta-drop-noop-alu,vta-fold-uop-loops:test-record}"], capsys)
     assert status == 0, err
     assert "vtaisa.program" in out and SEEN == [("", False)]
 
@@ -247,7 +248,7 @@ def test_observed_stages() -> None:
         events.append(f"after {previous.name}" if previous else f"before {following.name}")  # type: ignore[union-attr]
 
     with observe_stages(watch):
-        run_pipeline(parse(TWO_SHIFTS_TENSORS), "vta-to-isa{insert-after=vta-raise-loops:cse}")
-    run_pipeline(parse(TWO_SHIFTS_TENSORS), "vta-to-isa")  # outside the block: not reported
+        run_pipeline(parse(SCALE_BY_ONE_TENSORS), "vta-to-isa{insert-after=vta-raise-loops:cse}")
+    run_pipeline(parse(SCALE_BY_ONE_TENSORS), "vta-to-isa")  # outside the block: not reported
     ran = ["vta-bufferize", "cse", *STAGES[STAGES.index("vta-normalize"):]]
     assert events == [f"{when} {name}" for name in ran for when in ("before", "after")]

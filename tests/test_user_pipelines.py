@@ -2,9 +2,10 @@
 ``--load-pass-plugin``, and ``lower`` / ``compile(..., pipeline=...)``.
 
 The plugin of ``docs/python-api.md`` (``vta-merge-shifts``, taken from the page as it is) runs
-between ``vta-fold-uop-loops`` and ``vta-coproc-sync`` on a matmul whose epilogue shifts right
-twice: it must merge the two ALU kernels (half the ALU instructions) and keep the results bit
-for bit those of numpy, on every shipped configuration."""
+between ``vta-fold-uop-loops`` and ``vta-coproc-sync`` of a pipeline that restates the stages
+without ``vta-merge-alu-immediates``, on a matmul whose epilogue shifts right twice: it must
+merge the two ALU kernels (half the ALU instructions, as many as ``vta-to-isa`` leaves) and keep
+the results bit for bit those of numpy, on every shipped configuration."""
 
 from __future__ import annotations
 
@@ -55,8 +56,13 @@ func.func @two_shifts(%x: memref<4x64xi8>, %w: memref<64x48xi8>, %y: memref<4x48
 """
 
 STAGES = "vta-pack,vta-tile,vta-inject-dma,vta-tensorize,vta-fold-uop-loops"
+#: The same stages of vta-to-isa, none left out.
+ALL_STAGES = ("vta-pack,vta-merge-alu-immediates,vta-tile,vta-inject-dma,vta-tensorize,"
+              "vta-fold-uop-loops")
 #: vta-to-isa's stages with the documented pass between vta-fold-uop-loops and vta-coproc-sync.
 MERGING = f"builtin.module({STAGES},vta-merge-shifts,vta-coproc-sync,vta-lower-to-isa)"
+#: The same without it.
+UNMERGED = f"builtin.module({STAGES},vta-coproc-sync,vta-lower-to-isa)"
 
 
 def two_shifts_reference(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -136,6 +142,11 @@ def test_the_doc_plugin_merges_the_shifts(
     assert shift_kernels(print_ir(merged), config) == [(AluKind.SHR, 8)]
 
     common = [str(program), "--config", config, "--random-inputs", "--seed", "4", "--check"]
+    # The stages without any merge, then with the documented pass, then vta-to-isa itself
+    # (whose vta-merge-alu-immediates merges the shifts of the normal form).
+    status, out, err = run([*common, "--stats", "-", "--pass-pipeline", UNMERGED], capsys)
+    assert (status, err.splitlines()[-1]) == (0, "check: PASS")
+    unmerged_alu = json.loads(out)["by_opcode"]["ALU"]
     status, out, err = run([*common, "--stats", "-"], capsys)
     assert (status, err.splitlines()[-1]) == (0, "check: PASS")
     default_alu = json.loads(out)["by_opcode"]["ALU"]
@@ -154,10 +165,12 @@ def test_the_doc_plugin_merges_the_shifts(
     assert (status, err.splitlines()[-1]) == (0, "check: PASS"), err
     merged_alu = json.loads(out)["by_opcode"]["ALU"]
     # Every ALU instruction of the program is a shift: the merge halves them.
-    assert default_alu > 0 and merged_alu * 2 == default_alu
+    assert unmerged_alu > 0 and merged_alu * 2 == unmerged_alu == default_alu * 2
 
     # From Python, with pass instances, against numpy written here.
-    stages = list(VtaToIsaPass().passes())
+    # vta-to-isa's stages with the documented pass in place of the built-in merge of the
+    # normal form, after vta-fold-uop-loops.
+    stages = [p for p in VtaToIsaPass().passes() if p.name != "vta-merge-alu-immediates"]
     pipeline = [*stages[:5], module.MergeShiftsPass(), *stages[5:]]
     compiled = compile(program, config=config, pipeline=pipeline)
     x, w = random_operands(7)
@@ -278,7 +291,8 @@ def test_lower_pipeline_text_and_instances(program: Path) -> None:
     default = lower(program).to_bytes()
     assert lower(program, pipeline="vta-to-isa").to_bytes() == default
     assert (
-        lower(program, pipeline=f"builtin.module({STAGES}, vta-coproc-sync)").to_bytes() == default
+        lower(program, pipeline=f"builtin.module({ALL_STAGES}, vta-coproc-sync)").to_bytes()
+        == default
     )
     assert lower(program, pipeline=VtaToIsaPass().passes()).to_bytes() == default
     assert lower(program, pipeline=VtaToIsaPass()).to_bytes() == default

@@ -20,6 +20,7 @@ from vta_mlir import driver
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule, Linker, from_bytes
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
+from vta_mlir.dialects.vtaisa_program import program_to_module
 from vta_mlir.driver import Level, detect_level, is_vtab
 from vta_mlir.ir.context import parse_module
 from vta_mlir.isa import (
@@ -155,7 +156,7 @@ def bias_module(cfg: VTAConfig, bias: np.ndarray) -> BinaryModule:
 
 
 def mlir_of(binary: BinaryModule) -> str:
-    return vta_translate.emit_mlir(binary)
+    return vta_translate.emit_mlir(program_to_module(binary))
 
 
 @pytest.fixture
@@ -544,3 +545,24 @@ def test_levels_module_reports_through_print_diagnostic(
     print_diagnostic(info.value, source)
     err = capsys.readouterr().err
     assert err.splitlines()[1:] == ["func.func @f( {", "              ^"]
+
+
+@pytest.mark.parametrize("example", ["vector_add.mlir", "matrix_multiply.mlir"])
+def test_emit_mlir_of_mlir_input_prints_the_lowered_program_without_an_image(
+    example: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MLIR input is lowered to ``vtaisa`` ops and printed: no image is serialised and read
+    back, and the text is the same as that of the image's ``.vtab`` read back."""
+    source = EXAMPLES / example
+    parsed = driver.parse_source(driver.Source.from_bytes(source.read_bytes(), source.name), None)
+    via_vtab = mlir_of(from_bytes(driver.to_binary(parsed).to_bytes()))
+
+    from vta_mlir.dialects import vtaisa_serialize
+
+    def no_image(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("--emit=mlir serialised the program")
+
+    monkeypatch.setattr(vtaisa_serialize, "unchecked_image", no_image)
+    status, text, err = translate(["--emit=mlir", str(source)], capsys)
+    assert (status, err) == (0, "")
+    assert text == via_vtab

@@ -30,10 +30,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import ModuleOp
+
 from vta_mlir import __version__
 from vta_mlir.binary import BinaryModule
 from vta_mlir.binary_checks import sram_index_problems
-from vta_mlir.driver import Source, parse_source, to_binary
+from vta_mlir.driver import Source, parse_source, to_binary, to_isa
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.ir.pipeline import load_pass_plugins_from_env
@@ -108,13 +110,11 @@ def emit_asm(binary: BinaryModule) -> str:
     return "".join(parts)
 
 
-def emit_mlir(binary: BinaryModule) -> str:
-    """The ``vtaisa`` IR of the module (a ``vtaisa.program`` in a module carrying its
-    configuration)."""
-    from vta_mlir.dialects.vtaisa_program import program_to_module
+def emit_mlir(module: ModuleOp) -> str:
+    """The ``vtaisa`` IR of a module holding a ``vtaisa.program`` (and its configuration)."""
     from vta_mlir.ir.context import print_module
 
-    return print_module(program_to_module(binary))
+    return print_module(module)
 
 
 def _to_stdout(path: str | None) -> bool:
@@ -137,15 +137,18 @@ def _run(argv: Sequence[str] | None) -> int:
     source: Source | None = None
     try:
         source = read_source(args.input_file)
-        binary = to_binary(parse_source(source, cfg), function=args.function)
-        if args.emit == "bin":
-            data = binary.to_bytes()
-        elif args.emit == "asm":
-            text = emit_asm(binary)
-            for problem in sram_index_problems(binary.program, binary.config):
-                print(f"{PROG}: warning: {problem}", file=sys.stderr)
+        parsed = parse_source(source, cfg)
+        if args.emit == "mlir":
+            # The program's ops as lowered (or as read from a .vtab), never via an image.
+            text = emit_mlir(to_isa(parsed, function=args.function))
         else:
-            text = emit_mlir(binary)
+            binary = to_binary(parsed, function=args.function)
+            if args.emit == "bin":
+                data = binary.to_bytes()
+            else:
+                text = emit_asm(binary)
+                for problem in sram_index_problems(binary.program, binary.config):
+                    print(f"{PROG}: warning: {problem}", file=sys.stderr)
     except DiagnosticError as exc:
         print_diagnostic(exc, source)
         return 1

@@ -59,10 +59,12 @@ __all__ = [
     "detect_level",
     "is_vtab",
     "lower_module",
+    "lower_module_to_isa",
     "parse_source",
     "parse_text",
     "run_default_pipeline",
     "to_binary",
+    "to_isa",
 ]
 
 #: The named pipeline that lowers input-level IR to ``vtaisa``.
@@ -253,11 +255,17 @@ def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
     apply_pipeline(pipeline, module, make_context() if ctx is None else ctx)
 
 
-def _lower_vta(module: ModuleOp, function: str | None) -> BinaryModule:
-    from vta_mlir.dialects.vta_config_attr import get_config
-    from vta_mlir.host.lowering import lower_to_binary
+def _lower_vta(module: ModuleOp, function: str | None) -> ModuleOp:
+    """A module holding the verified ``vtaisa.program`` of ``vta`` IR, with its
+    configuration."""
+    from vta_mlir.dialects.vta_config_attr import get_config, set_module_config
+    from vta_mlir.host.lowering import lower_to_isa
 
-    return lower_to_binary(module, get_config(module), function=function)
+    program, cfg = lower_to_isa(module, get_config(module), function=function)
+    holder = ModuleOp([program])
+    set_module_config(holder, cfg)
+    verify_op(program)
+    return holder
 
 
 def _unsynchronised_command(module: ModuleOp) -> Operation | None:
@@ -304,7 +312,7 @@ def _run_user_pipeline(
             )
 
 
-def lower_module(
+def lower_module_to_isa(
     module: ModuleOp,
     *,
     function: str | None = None,
@@ -313,8 +321,10 @@ def lower_module(
     pipeline: PipelineLike | None = None,
     pipeline_option: str = "--pass-pipeline",
     requant: str = "none",
-) -> BinaryModule:
-    """The binary module of a verified MLIR module at any level (see the module docstring).
+) -> ModuleOp:
+    """The module holding the verified ``vtaisa.program`` of a verified MLIR module at any
+    level (see the module docstring): ``module`` itself once it holds ``vtaisa`` IR, else a
+    new module holding the program lowered from its ``vta`` IR.
 
     Input-level IR is lowered in place.  ``function`` picks the function of input-level or
     vta-level IR to lower when the module has several; it is an error for a module holding
@@ -341,15 +351,82 @@ def lower_module(
     if function is not None and original == Level.VTAISA:
         raise VTAError(f"{function_option} applies to input-level and vta-level IR, not to "
                        f"{original.description}")
+    # The parser and every pipeline verify the IR they produce (after each pass).
+    return module
+
+
+def lower_module(
+    module: ModuleOp,
+    *,
+    function: str | None = None,
+    ctx: Context | None = None,
+    function_option: str = "--function",
+    pipeline: PipelineLike | None = None,
+    pipeline_option: str = "--pass-pipeline",
+    requant: str = "none",
+) -> BinaryModule:
+    """The binary module of a verified MLIR module at any level: the serialisation of
+    :func:`lower_module_to_isa`'s program (same parameters)."""
     from vta_mlir.dialects.vtaisa_serialize import find_program, serialize
 
+    holder = lower_module_to_isa(
+        module,
+        function=function,
+        ctx=ctx,
+        function_option=function_option,
+        pipeline=pipeline,
+        pipeline_option=pipeline_option,
+        requant=requant,
+    )
     try:
-        # The parser and every pipeline verify the IR they produce (after each pass).
-        return serialize(find_program(module), verified=True)
+        return serialize(find_program(holder), verified=True)
     except DiagnosticError:
         raise
     except VTAError as exc:
-        raise DiagnosticError(Diagnostic(str(exc), location=location_of(module))) from None
+        raise DiagnosticError(Diagnostic(str(exc), location=location_of(holder))) from None
+
+
+def _no_options_for_binary(
+    function: str | None, function_option: str, pipeline: object, pipeline_option: str
+) -> None:
+    if function is not None:
+        raise VTAError(
+            f"{function_option} applies to input-level and vta-level IR, not to "
+            f"{Level.BINARY.description}"
+        )
+    if pipeline is not None:
+        raise VTAError(
+            f"{pipeline_option} applies to MLIR input, not to {Level.BINARY.description}"
+        )
+
+
+def to_isa(
+    parsed: ParsedInput,
+    *,
+    function: str | None = None,
+    function_option: str = "--function",
+    pipeline: PipelineLike | None = None,
+    pipeline_option: str = "--pass-pipeline",
+    requant: str = "none",
+) -> ModuleOp:
+    """The ``vtaisa`` IR of a parsed input, as a module holding one verified
+    ``vtaisa.program``: a ``.vtab`` read back into its ops, MLIR by
+    :func:`lower_module_to_isa` (no image is made on the way)."""
+    if parsed.binary is not None:
+        from vta_mlir.dialects.vtaisa_program import program_to_module
+
+        _no_options_for_binary(function, function_option, pipeline, pipeline_option)
+        return program_to_module(parsed.binary)
+    assert parsed.module is not None
+    return lower_module_to_isa(
+        parsed.module,
+        function=function,
+        ctx=parsed.ctx,
+        function_option=function_option,
+        pipeline=pipeline,
+        pipeline_option=pipeline_option,
+        requant=requant,
+    )
 
 
 def to_binary(
@@ -364,15 +441,7 @@ def to_binary(
     """The binary module of a parsed input: a ``.vtab`` as it is, MLIR by
     :func:`lower_module` (``pipeline``, ``requant``: see there; an error for a ``.vtab``)."""
     if parsed.binary is not None:
-        if function is not None:
-            raise VTAError(
-                f"{function_option} applies to input-level and vta-level IR, not to "
-                f"{Level.BINARY.description}"
-            )
-        if pipeline is not None:
-            raise VTAError(
-                f"{pipeline_option} applies to MLIR input, not to {Level.BINARY.description}"
-            )
+        _no_options_for_binary(function, function_option, pipeline, pipeline_option)
         return parsed.binary
     assert parsed.module is not None
     return lower_module(
