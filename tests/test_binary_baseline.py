@@ -1,8 +1,9 @@
 """The ``.vtab`` bytes of the pinned programs (``tests/binary_baseline.py``) are those of
 ``tests/data/vtab_hashes.json``: a change meant to keep every schedule keeps every byte.
 
-The examples on the three configurations and the ResNet-18 layers on the default one run by
-default; the layers on the other configurations and the whole networks with ``-m slow``.
+Every example and ResNet-18 layer on the default configuration, and one program of each kind on
+the other two (``OTHER_CONFIGS_BY_DEFAULT``), run by default; the rest on the other
+configurations and the whole networks with ``-m slow``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,16 @@ from tests import binary_baseline as baseline
 
 PINNED = baseline.load()
 PROGRAMS = baseline.pinned_programs()
+#: The programs whose block32 and batch2 binaries are checked in the default run too: one of
+#: each kind (matrix, element-wise, loop nest, strided padded convolution, network); every
+#: other one on those configurations with ``-m slow``.
+OTHER_CONFIGS_BY_DEFAULT = frozenset({
+    "examples/matrix_multiply_opt.mlir",
+    "examples/odd_shapes.mlir",
+    "examples/affine/fused_epilogue.mlir",
+    "examples/conv/conv2d_padded.mlir:conv3x3_pad1_s2",
+    "examples/networks/small_cnn.mlir",
+})
 
 
 def _cases() -> list[object]:
@@ -23,7 +34,7 @@ def _cases() -> list[object]:
         name, config = key.rsplit("@", 1)
         program = PROGRAMS[name]
         slow = program.slow or name.startswith("networks/") or (
-            name.startswith("resnet18_layers/") and config != "default")
+            config != "default" and name not in OTHER_CONFIGS_BY_DEFAULT)
         marks = [pytest.mark.slow] if slow else []
         cases.append(pytest.param(name, config, id=key, marks=marks))
     return cases
@@ -32,6 +43,7 @@ def _cases() -> list[object]:
 def test_every_program_is_pinned() -> None:
     names = {key.rsplit("@", 1)[0] for key in PINNED}
     assert names == set(PROGRAMS), "update tests/data/vtab_hashes.json (tests/binary_baseline.py)"
+    assert OTHER_CONFIGS_BY_DEFAULT <= names
 
 
 @pytest.mark.parametrize(("name", "config"), _cases())

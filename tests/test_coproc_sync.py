@@ -179,18 +179,21 @@ def test_trip_counts(default_cfg: VTAConfig, oc: int, ic: int, double_buffer: bo
 STAGE5 = "vta-pack,vta-tile,vta-inject-dma,vta-tensorize,vta-fold-uop-loops"
 
 
-def _config_name(cfg: VTAConfig) -> str:
-    return next(name for name in SHIPPED_CONFIGS if VTAConfig.shipped(name) == cfg)
-
-
-@pytest.mark.parametrize("example", ["matrix_multiply_opt", "dense_bias_relu", "vector_add"])
-def test_pipeline_output_matches_serial_execution(cfg: VTAConfig, example: str) -> None:
+@pytest.mark.parametrize(("example", "config"), [
+    pytest.param(example, config, id=f"{config}-{example}",
+                 # One example on every configuration; the others there are the long form.
+                 marks=[pytest.mark.slow] if config != "default"
+                 and example != "matrix_multiply_opt" else [])
+    for config in SHIPPED_CONFIGS
+    for example in ("matrix_multiply_opt", "dense_bias_relu", "vector_add")])
+def test_pipeline_output_matches_serial_execution(example: str, config: str) -> None:
     """The examples taken to stage 5 by the passes before this one (skipped where those cannot
     handle them yet), then synchronised: the serial result under random interleavings."""
+    cfg = VTAConfig.shipped(config)
     proc = subprocess.run(
         [sys.executable, "-c", "import sys; from vta_mlir.tools.vta_opt import main; "
          "sys.exit(main())", str(ROOT / "examples" / f"{example}.mlir"), "--config",
-         _config_name(cfg), "-p", STAGE5],
+         config, "-p", STAGE5],
         capture_output=True, text=True, check=False)
     if proc.returncode:
         pytest.skip(f"stage 5 not reached: {proc.stderr.strip().splitlines()[0]}")

@@ -441,7 +441,7 @@ def linear(ops: list[Operation], ivs: list[SSAValue]) -> dict[SSAValue, LinearFo
 
 
 @settings(
-    max_examples=200,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

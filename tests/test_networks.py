@@ -271,8 +271,12 @@ def _vta_run_network(path: Path, generated: Generated, config: str, tmp_path: Pa
     return status, capsys.readouterr().err, out
 
 
-@pytest.mark.parametrize("form", WEIGHT_FORMS)
-@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+@pytest.mark.parametrize(("config", "form"), [
+    # Both weight forms on the default configuration, one on each other (the long form: both).
+    pytest.param(config, form, id=f"{config}-{form}",
+                 marks=[pytest.mark.slow] if config != "default" and form != WEIGHT_FORMS[0]
+                 else [])
+    for config in SHIPPED_CONFIGS for form in WEIGHT_FORMS])
 def test_small_cnn_on_vta(config: str, form: str, tmp_path: Path,
                           capsys: pytest.CaptureFixture[str]) -> None:
     status, err, out = _vta_run_network(small_cnn.EXAMPLES[form], SMALL[form], config,
