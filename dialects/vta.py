@@ -52,6 +52,7 @@ from .vta_attrs import (
 from .vta_compute import AluOp, GemmOp, GemmResetOp, MicroOp
 from .vta_config_attr import CONFIG_ATTR_NAME, VTAConfigAttr, get_config, set_module_config
 from .vta_dma import DmaCopyOp
+from .vta_host import HostOp, device_walk
 from .vta_kernels import AluKernel, UopLoopOp, enclosing_list_loops, kernel_uops, linear_position
 from .vta_positions import (
     LinearPosition,
@@ -83,6 +84,7 @@ __all__ = [
     "DmaCopyOp",
     "GemmOp",
     "GemmResetOp",
+    "HostOp",
     "LinearPosition",
     "MicroOp",
     "Module",
@@ -93,6 +95,7 @@ __all__ = [
     "UopLoopOp",
     "VTAConfigAttr",
     "constant_index",
+    "device_walk",
     "enclosing_list_loops",
     "get_config",
     "kernel_uops",
@@ -109,6 +112,6 @@ __all__ = [
 
 VTA = Dialect(
     "vta",
-    [DmaCopyOp, GemmOp, GemmResetOp, AluOp, UopLoopOp, DepPushOp, DepPopOp, StageOp],
+    [DmaCopyOp, GemmOp, GemmResetOp, AluOp, UopLoopOp, DepPushOp, DepPopOp, StageOp, HostOp],
     [SramAttr, ModuleAttr, AluKindAttr, VTAConfigAttr],
 )

@@ -51,6 +51,7 @@ from xdsl.ir import Dialect
 
 from .vtaisa_arg import ArgOp
 from .vtaisa_attrs import MemKind, MemTypeAttr
+from .vtaisa_host import HostStepOp
 from .vtaisa_insns import (
     ALU_FIELDS,
     GEMM_FIELDS,
@@ -79,6 +80,7 @@ __all__ = [
     "ArgOp",
     "FinishInsnOp",
     "GemmInsnOp",
+    "HostStepOp",
     "InsnOp",
     "LayerOp",
     "LoadInsnOp",
@@ -99,6 +101,6 @@ __all__ = [
 VTAISA = Dialect(
     "vtaisa",
     [LoadInsnOp, StoreInsnOp, GemmInsnOp, AluInsnOp, FinishInsnOp, UopsOp, LayerOp, RunOp,
-     SegmentOp, ArgOp, ProgramOp],
+     SegmentOp, ArgOp, ProgramOp, HostStepOp],
     [MemTypeAttr],
 )

@@ -45,6 +45,12 @@ def _program_op() -> type[IRDLOperation]:
     return ProgramOp
 
 
+def _host_step_op() -> type[IRDLOperation]:
+    from .vtaisa_host import HostStepOp
+
+    return HostStepOp
+
+
 def _dims_attr(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, [int(v) for v in values])
 
@@ -95,7 +101,7 @@ class ArgOp(IRDLOperation):
     )
     custom_directives = (Direction, Dtype, Quant, Hex)
 
-    traits = lazy_traits_def(lambda: (HasParent(_program_op()),))
+    traits = lazy_traits_def(lambda: (HasParent(_program_op(), _host_step_op()),))
 
     def __init__(
         self,

@@ -24,6 +24,7 @@ from vta_mlir.isa import Uop, decode_uops, encode_uops
 from vta_mlir.program import Run
 
 from .vtaisa_arg import ArgOp
+from .vtaisa_host import HostStepOp
 from .vtaisa_program_ops import LayerOp, ProgramOp, RunOp, SegmentOp, UopsOp
 from .vtaisa_records import insn_to_op
 
@@ -63,6 +64,10 @@ class ProgramBuilder:
     def argument(self, spec: ArgSpec) -> ArgOp:
         """An entry of the argument table, in signature order."""
         return self._builder.insert(ArgOp.from_spec(spec))
+
+    def host_step(self, step: HostStepOp) -> HostStepOp:
+        """A host step, after the runs given so far."""
+        return self._builder.insert(step)
 
     def run(self, run: Run, layers: Sequence[str] = ()) -> RunOp:
         """The ``vtaisa.run`` of a recorded run; ``layers`` names the layer indices of

@@ -20,6 +20,7 @@ from vta_mlir.binary import BinaryModule
 
 from .vta_config_attr import set_module_config
 from .vtaisa_build import ProgramBuilder
+from .vtaisa_host import HostStepOp
 from .vtaisa_program_ops import ProgramOp
 from .vtaisa_serialize import find_program, serialize
 
@@ -33,8 +34,13 @@ def program_op(binary: BinaryModule) -> ProgramOp:
         build.segment(s.name, s.phys, s.nbytes, s.data)
     for a in [*binary.args, *binary.copies]:
         build.argument(a)
-    for run in binary.program.runs:
-        build.run(run, binary.program.layers)
+    steps = binary.program.host_steps
+    for r, run in enumerate([*binary.program.runs, None]):
+        for step in steps:
+            if step.after_run == r:
+                build.host_step(HostStepOp.from_record(step))
+        if run is not None:
+            build.run(run, binary.program.layers)
     return build.program
 
 

@@ -392,12 +392,13 @@ class ProgramOp(IRDLOperation):
         return unchecked_image(self)
 
     def verify_(self) -> None:
+        from .vtaisa_host import HostStepOp
         from .vtaisa_rules import check_program
 
         for op in self.body.block.ops:
-            if not isinstance(op, SegmentOp | ArgOp | RunOp):
+            if not isinstance(op, SegmentOp | ArgOp | RunOp | HostStepOp):
                 raise VerifyException(
-                    f"a vtaisa.program holds vtaisa.segment, vtaisa.arg and vtaisa.run ops, not "
-                    f"{op.name}"
+                    f"a vtaisa.program holds vtaisa.segment, vtaisa.arg, vtaisa.run and "
+                    f"vtaisa.host_step ops, not {op.name}"
                 )
         check_program(self, get_config(self))

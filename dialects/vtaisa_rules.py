@@ -28,6 +28,7 @@ from vta_mlir.errors import BinaryFormatError
 from vta_mlir.isa import MemType, dram_elem_bytes
 
 from .vtaisa_arg import ArgOp
+from .vtaisa_host import HostStepOp
 from .vtaisa_insns import InsnOp, LoadInsnOp, StoreInsnOp
 from .vtaisa_program_ops import LayerOp, ProgramOp, RunOp, SegmentOp, UopsOp
 from .vtaisa_syntax import int_field
@@ -184,6 +185,25 @@ def check_program(program: ProgramOp, cfg: VTAConfig) -> None:
                 _check_dram(op, f"run {r} instruction {i}", elem_bytes, cfg, find, staging)
             if isinstance(op, InsnOp):
                 i += 1
+    for op in program.body.block.ops:
+        if isinstance(op, HostStepOp):
+            _check_host_step(op, find)
+
+
+def _check_host_step(op: HostStepOp, find: object) -> None:
+    """Each buffer of a host step lies inside one segment, a written one in no constant
+    segment."""
+    assert callable(find)
+    for spec in op.specs():
+        what = f"host step '{op.step_name.data}': buffer '{spec.name}'"
+        seg = find(spec.phys, spec.phys + spec.packed_nbytes)
+        if seg is None:
+            raise VerifyException(
+                f"{what} [{spec.phys:#x}, +{spec.packed_nbytes}) is not inside a segment"
+            )
+        if spec.direction != "in" and seg.constant:
+            raise VerifyException(f"{what} is written, but its segment '{seg.name}' holds "
+                                  "constants")
 
 
 def _check_dram(op: LoadInsnOp | StoreInsnOp, where: str, elem_bytes: dict[int, int],
@@ -231,6 +251,9 @@ def verify_program(program: ProgramOp, cfg: VTAConfig, *, sram_bounds: bool = Tr
             elif isinstance(op, RunOp):
                 _verify_run(op, r, cfg, sram_bounds)
                 r += 1
+            elif isinstance(op, HostStepOp):
+                # Read from a file: the step's function is verified as any parsed IR.
+                op.verify()
         except VerifyException as e:
             raise BinaryFormatError(str(e)) from None
     try:

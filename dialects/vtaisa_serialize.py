@@ -18,10 +18,11 @@ from vta_mlir.binary import BinaryModule
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import verify_op
 from vta_mlir.isa import encode_uops
-from vta_mlir.program import Program, Run, Segment, number_layers
+from vta_mlir.program import HostStep, Program, Run, Segment, number_layers
 
 from .vta_config_attr import get_config
 from .vtaisa_arg import ArgOp
+from .vtaisa_host import HostStepOp
 from .vtaisa_insns import InsnOp
 from .vtaisa_program_ops import LayerOp, ProgramOp, RunOp, SegmentOp
 from .vtaisa_records import op_to_insn
@@ -62,6 +63,7 @@ def unchecked_image(program: ProgramOp) -> BinaryModule:
     args: list[ArgSpec] = []
     copies: list[ArgSpec] = []
     runs: list[Run] = []
+    host_steps: list[HostStep] = []
     names: dict[str, int] = {}
     layer = -1
     for op in program.body.block.ops:
@@ -83,6 +85,8 @@ def unchecked_image(program: ProgramOp) -> BinaryModule:
                     tags.append(layer)
             runs.append(Run(insns, np.asarray(words, dtype=np.uint32),
                             int_field(op, "uop_base"), np.asarray(tags, dtype=np.int32)))
+        elif isinstance(op, HostStepOp):
+            host_steps.append(op.to_record(len(runs)))
     layers = number_layers(runs, list(names))
-    return BinaryModule(cfg, Program(runs, segments, layers), args, program.base_address,
-                        copies)
+    return BinaryModule(cfg, Program(runs, segments, layers, host_steps), args,
+                        program.base_address, copies)

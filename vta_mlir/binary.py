@@ -32,7 +32,7 @@ from typing import IO, Any
 import numpy as np
 
 from vta_mlir import vtab_format as fmt
-from vta_mlir.abi import DIRECTIONS, DTYPE_CODES, ArgSpec
+from vta_mlir.abi import ArgSpec
 from vta_mlir.atomic_write import write_bytes
 from vta_mlir.binary_checks import ADDRESS_LIMIT, check_module
 from vta_mlir.config import PAGE_BYTES, VTAConfig
@@ -50,6 +50,7 @@ from vta_mlir.vtab_format import (
     SECTION_TAGS,
     VERSION_SECTIONS,
 )
+from vta_mlir.vtab_records import arg_record, host_section, name_bytes
 
 __all__ = [
     "ARG_TABLE_VERSION",
@@ -204,11 +205,6 @@ def _as_bytes_array(data: Any, what: str) -> np.ndarray:
 # Writer
 
 
-def _name_bytes(name: str) -> bytes:
-    raw = name.encode("utf-8")
-    return fmt.NAME_LEN.pack(len(raw)) + raw
-
-
 def encode_run(insns: list[Insn], cfg: VTAConfig, where: str) -> bytes:
     """The instruction words of one run; encoding failures become BinaryFormatError."""
     try:
@@ -248,26 +244,7 @@ def to_bytes(module: BinaryModule) -> bytes:
         fmt.QUANTIZED_TABLE_VERSION if quantized else fmt.UNQUANTIZED_TABLE_VERSION
     index = {a.name: i for i, a in enumerate(module.args)}
     arg_parts = [fmt.ARGS_HEAD.pack(table_version, 0)]
-    for a in table:
-        arg_parts.append(_name_bytes(a.name))
-        arg_parts.append(fmt.ARG.pack(DIRECTIONS.index(a.direction), DTYPE_CODES[a.dtype],
-                                   DTYPE_CODES[a.packed_dtype], len(a.shape), len(a.split_shape),
-                                   0, 0, seg_index[a.segment], a.phys))
-        dims = (*a.shape, *a.padded_shape, *a.split_shape)
-        arg_parts.append(struct.pack(f"<{len(dims)}I", *dims))
-        arg_parts.append(bytes(a.perm))
-        arg_parts.append(fmt.REPEAT_RANK.pack(len(a.repeat)))
-        arg_parts.append(struct.pack(f"<{len(a.repeat)}I", *a.repeat))
-        arg_parts.append(fmt.WINDOW_RANK.pack(len(a.window)))
-        arg_parts.append(struct.pack(f"<{len(a.window)}I", *a.window))
-        if table_version >= 4:
-            arg_parts.append(fmt.QUANT_FLAG.pack(a.quant is not None))
-            if a.quant is not None:
-                arg_parts.append(fmt.QUANT.pack(a.quant.scale, a.quant.zero_point))
-        if table_version >= 5:
-            arg_parts.append(fmt.COPY_FLAG.pack(bool(a.copy_of)))
-            if a.copy_of:
-                arg_parts.append(fmt.COPY_OF.pack(index[a.copy_of]))
+    arg_parts += [arg_record(a, table_version, seg_index, index) for a in table]
     bodies = [
         (conf, 0),
         (runs, len(prog.runs)),
@@ -277,9 +254,11 @@ def to_bytes(module: BinaryModule) -> bytes:
         (b"".join(data_parts), 0),
         (b"".join(arg_parts), len(table)),
     ]
-    version = 2 if prog.layers else 1
-    if prog.layers:
+    version = 3 if prog.host_steps else 2 if prog.layers else 1
+    if version >= 2:
         bodies.append((_layer_section(prog), len(prog.layers)))
+    if version >= 3:
+        bodies.append((host_section(prog.host_steps, seg_index), len(prog.host_steps)))
     tags = VERSION_SECTIONS[version]
     offset = fmt.HEADER.size + fmt.DIRENT.size * len(tags)
     directory = bytearray()
@@ -297,11 +276,13 @@ def to_bytes(module: BinaryModule) -> bytes:
 def _layer_section(prog: Program) -> bytes:
     """The ``LAYR`` body: the names, then the layer of the instructions as ranges of
     consecutive instructions of one layer (in stream order, across runs)."""
+    if not prog.layers:
+        return fmt.RANGE_COUNT.pack(0)  # a version-3 module without layers
     tags = prog.insn_layers().astype(np.int64)
     starts = np.flatnonzero(np.concatenate([[True], tags[1:] != tags[:-1]]))
     counts = np.diff(np.concatenate([starts, [tags.size]]))
     ranges = np.stack([counts, tags[starts]], axis=1).astype("<u4")
-    return (b"".join(_name_bytes(n) for n in prog.layers) + fmt.RANGE_COUNT.pack(len(starts))
+    return (b"".join(name_bytes(n) for n in prog.layers) + fmt.RANGE_COUNT.pack(len(starts))
             + ranges.tobytes())
 
 

@@ -11,10 +11,14 @@ the names, each run's ``layers`` the index of every instruction's layer.  The bi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vta_mlir.isa import Insn
+
+if TYPE_CHECKING:
+    from vta_mlir.abi import ArgSpec
 
 #: The seven profiling counters of the reference simulator, in its JSON order (docs/isa.md §3.9).
 COUNTER_NAMES = (
@@ -55,11 +59,29 @@ class Segment:
 
 
 @dataclass
+class HostStep:
+    """A step the host computes between device runs (``vta.host``): after the first
+    ``after_run`` runs, the function ``@name`` of the module ``function`` (MLIR text, with the
+    globals it reads) runs on the buffers ``args`` describe, in order (``in`` ones unpacked
+    from DRAM, ``inout`` ones unpacked and packed back), with the semantics of the reference
+    evaluator (:mod:`vta_mlir.reference`).  ``location`` is where the step comes from in the
+    source (``file:line:col``, for statistics and messages; may be empty)."""
+
+    name: str
+    after_run: int
+    args: list[ArgSpec]
+    function: str
+    location: str = ""
+
+
+@dataclass
 class Program:
     runs: list[Run] = field(default_factory=list)
     segments: list[Segment] = field(default_factory=list)
     #: Layer names in the order of their first instruction; empty when nothing is tagged.
     layers: list[str] = field(default_factory=list)
+    #: The host steps between the runs, in program order.
+    host_steps: list[HostStep] = field(default_factory=list)
 
     @property
     def num_insns(self) -> int:

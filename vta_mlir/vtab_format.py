@@ -16,6 +16,8 @@ __all__ = [
     "DIRENT",
     "FORMAT_VERSION",
     "HEADER",
+    "HOST_SECTION",
+    "HOST_STEP",
     "INSN_BYTES",
     "LAYER_SECTION",
     "MAGIC",
@@ -33,6 +35,7 @@ __all__ = [
     "RUN",
     "SECTION_TAGS",
     "SEG",
+    "TEXT_LEN",
     "UNQUANTIZED_TABLE_VERSION",
     "UOP_BYTES",
     "VERSION_SECTIONS",
@@ -43,8 +46,9 @@ __all__ = [
 MAGIC = b"\x89VTAB\r\n\x1a"
 #: Newest version of the container (header, directory, sections) this code reads and writes:
 #: version 2 adds the ``LAYR`` section, written only for a program with layers (without, the
-#: file is version 1, byte for byte as before).
-FORMAT_VERSION = 2
+#: file is version 1, byte for byte as before); version 3 adds the ``HOST`` section, written
+#: only for a program with host steps.
+FORMAT_VERSION = 3
 #: Newest version of the argument table this code reads (version 2 appends the repeat
 #: dimensions to each argument record, version 3 the window, version 4 the quantization,
 #: version 5 the argument a copy packs).  A table is written in the oldest version that holds
@@ -61,9 +65,14 @@ DEFAULT_BASE = 0x0100_0000
 SECTION_TAGS: tuple[bytes, ...] = (b"CONF", b"RUNS", b"INSN", b"UOPS", b"SEGS", b"DATA", b"ARGS")
 #: The section of a version-2 file after those: layer names and per-instruction layers.
 LAYER_SECTION = b"LAYR"
+#: The section of a version-3 file after those: the host steps.
+HOST_SECTION = b"HOST"
 #: Sections of each format version, in their mandatory order.
-VERSION_SECTIONS: dict[int, tuple[bytes, ...]] = {1: SECTION_TAGS,
-                                                  2: (*SECTION_TAGS, LAYER_SECTION)}
+VERSION_SECTIONS: dict[int, tuple[bytes, ...]] = {
+    1: SECTION_TAGS,
+    2: (*SECTION_TAGS, LAYER_SECTION),
+    3: (*SECTION_TAGS, LAYER_SECTION, HOST_SECTION),
+}
 
 #: Largest file accepted (all offsets and sizes are unsigned 32-bit).
 MAX_FILE_BYTES = (1 << 32) - 1
@@ -84,6 +93,8 @@ COPY_FLAG = struct.Struct("<B")  # table version 5: 1 if the record is a copy, e
 COPY_OF = struct.Struct("<I")  # table version 5, after a flag 1: the copied record's index
 RANGE_COUNT = struct.Struct("<I")  # LAYR: number of layer ranges
 RANGE = struct.Struct("<II")  # LAYR: instruction count, layer index
+HOST_STEP = struct.Struct("<II")  # HOST: runs before the step, number of buffers
+TEXT_LEN = struct.Struct("<I")  # HOST: bytes of the step's function (UTF-8 MLIR)
 CRC_AT = 24
 INSN_BYTES = 16
 UOP_BYTES = 4

@@ -13,34 +13,32 @@ from __future__ import annotations
 
 import io
 import os
-import struct
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 
-from vta_mlir.abi import DIRECTIONS, DTYPE_NAMES, ArgSpec, Quantization
+from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule
 from vta_mlir.binary_checks import check_module
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import BinaryFormatError, ConfigError, EncodingError
 from vta_mlir.isa import Insn, decode_insns
-from vta_mlir.program import Program, Run, Segment
+from vta_mlir.program import HostStep, Program, Run, Segment
 from vta_mlir.vtab_format import (
     ARG,
     ARG_TABLE_VERSION,
     ARGS_HEAD,
     COPY_FLAG,
-    COPY_OF,
     DIRENT,
     FORMAT_VERSION,
     HEADER,
+    HOST_SECTION,
     INSN_BYTES,
     LAYER_SECTION,
     MAGIC,
     MAX_CONFIG_BYTES,
     MAX_FILE_BYTES,
     NAME_LEN,
-    QUANT,
     QUANT_FLAG,
     RANGE,
     RANGE_COUNT,
@@ -52,49 +50,9 @@ from vta_mlir.vtab_format import (
     WINDOW_RANK,
     crc,
 )
+from vta_mlir.vtab_records import Cursor, read_arg_record, read_host_section
 
 __all__ = ["from_bytes", "read_vtab"]
-
-class _Cursor:
-    """Bounds-checked little-endian reads from one section of the buffer."""
-
-    def __init__(self, data: bytes, start: int, end: int, what: str) -> None:
-        self.data, self.pos, self.end, self.what = data, start, end, what
-
-    def take(self, n: int, what: str) -> int:
-        if n < 0 or self.pos + n > self.end:
-            raise BinaryFormatError(
-                f"section {self.what}: {what} needs {n} bytes at offset {self.pos}, "
-                f"only {self.end - self.pos} left"
-            )
-        at = self.pos
-        self.pos += n
-        return at
-
-    def unpack(self, st: struct.Struct, what: str) -> tuple[Any, ...]:
-        return st.unpack_from(self.data, self.take(st.size, what))
-
-    def bytes(self, n: int, what: str) -> bytes:
-        at = self.take(n, what)
-        return self.data[at:at + n]
-
-    def dims(self, n: int, what: str) -> tuple[int, ...]:
-        return struct.unpack_from(f"<{n}I", self.data, self.take(4 * n, what))
-
-    def name(self, what: str) -> str:
-        (n,) = self.unpack(NAME_LEN, f"{what} name length")
-        raw = self.bytes(n, f"{what} name")
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BinaryFormatError(f"section {self.what}: {what} name is not UTF-8") from None
-
-    def done(self) -> None:
-        if self.pos != self.end:
-            raise BinaryFormatError(
-                f"section {self.what}: {self.end - self.pos} unused byte(s) after its records"
-            )
-
 
 def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = None
                ) -> BinaryModule:
@@ -227,7 +185,7 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
             f"section SEGS: {nseg} segments need at least {nseg * (SEG.size + 1)} bytes, "
             f"section has {slen}"
         )
-    cur = _Cursor(buf, soff, soff + slen, "SEGS")
+    cur = Cursor(buf, soff, soff + slen, "SEGS")
     segments: list[Segment] = []
     data_next = 0
     last_phys = -1
@@ -269,7 +227,7 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
 
     # ARGS
     aoff, alen, nargs = section(b"ARGS")
-    cur = _Cursor(buf, aoff, aoff + alen, "ARGS")
+    cur = Cursor(buf, aoff, aoff + alen, "ARGS")
     table_version, table_reserved = cur.unpack(ARGS_HEAD, "table header")
     if table_version < 1 or table_version > ARG_TABLE_VERSION:
         raise BinaryFormatError(
@@ -294,77 +252,37 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
         )
     args: list[ArgSpec] = []
     copies: list[ArgSpec] = []
+    segment_names = [s.name for s in segments]
     for i in range(nargs):
-        name = cur.name(f"argument {i}")
-        (direction, dtype, pdtype, rank, srank, r8, r16, seg_i, phys) = cur.unpack(
-            ARG, f"argument {i}")
-        what = f"argument '{name}'"
-        if r8 or r16:
-            raise BinaryFormatError(f"{what}: reserved fields are not 0")
-        if direction >= len(DIRECTIONS):
-            raise BinaryFormatError(f"{what}: unknown direction code {direction}")
-        for code in (dtype, pdtype):
-            if code not in DTYPE_NAMES:
-                raise BinaryFormatError(f"{what}: unknown dtype code {code}")
-        shape = cur.dims(rank, f"{what} shape")
-        padded = cur.dims(rank, f"{what} padded shape")
-        split = cur.dims(srank, f"{what} split shape")
-        perm = tuple(cur.bytes(srank, f"{what} permutation"))
-        repeat: tuple[int, ...] = ()
-        if table_version >= 2:
-            (nrepeat,) = cur.unpack(REPEAT_RANK, f"{what} repeat rank")
-            repeat = cur.dims(nrepeat, f"{what} repeat")
-        window: tuple[int, ...] = ()
-        if table_version >= 3:
-            (nwindow,) = cur.unpack(WINDOW_RANK, f"{what} window rank")
-            window = cur.dims(nwindow, f"{what} window")
-        quant: Quantization | None = None
-        if table_version >= 4:
-            (flag,) = cur.unpack(QUANT_FLAG, f"{what} quantization flag")
-            if flag > 1:
-                raise BinaryFormatError(f"{what}: quantization flag {flag} is not 0 or 1")
-            if flag:
-                scale, zero_point = cur.unpack(QUANT, f"{what} quantization")
-                try:
-                    quant = Quantization(scale, zero_point)
-                except BinaryFormatError as e:
-                    raise BinaryFormatError(f"{what}: {e}") from None
-        copy_of = ""
-        if table_version >= 5:
-            (flag,) = cur.unpack(COPY_FLAG, f"{what} copy flag")
-            if flag > 1:
-                raise BinaryFormatError(f"{what}: copy flag {flag} is not 0 or 1")
-            if flag:
-                (source,) = cur.unpack(COPY_OF, f"{what} copied argument")
-                if source >= len(args):
-                    raise BinaryFormatError(
-                        f"{what}: copies record {source}, which is not an argument before it"
-                    )
-                copy_of = args[source].name
-            elif copies:
-                raise BinaryFormatError(
-                    f"{what}: an argument record after a copy (the copies come last)"
-                )
-        if seg_i >= len(segments):
-            raise BinaryFormatError(
-                f"{what}: segment index {seg_i} is out of range ({len(segments)} segments)"
-            )
-        spec = ArgSpec(name, DIRECTIONS[direction], DTYPE_NAMES[dtype], shape, padded, split,
-                       perm, DTYPE_NAMES[pdtype], segments[seg_i].name, phys, repeat, window,
-                       quant, copy_of)
-        (copies if copy_of else args).append(spec)
+        spec = read_arg_record(cur, i, table_version, segment_names, args, copies)
+        (copies if spec.copy_of else args).append(spec)
     cur.done()
 
-    layers = _read_layers(buf, sections[LAYER_SECTION], runs) if version >= 2 else []
-    module = BinaryModule(cfg, Program(runs, segments, layers), args, base, copies)
+    layers = _read_layers(buf, sections[LAYER_SECTION], runs, version) if version >= 2 else []
+    host_steps: list[HostStep] = []
+    if version >= 3:
+        hoff, hlen, nsteps = sections[HOST_SECTION]
+        if nsteps == 0:
+            raise BinaryFormatError("section HOST: a version-3 module has at least one host step")
+        host_steps = read_host_section(Cursor(buf, hoff, hoff + hlen, "HOST"), nsteps,
+                                       segment_names, len(runs))
+    module = BinaryModule(cfg, Program(runs, segments, layers, host_steps), args, base, copies)
     check_module(module, encode=False)
     return module
 
 
-def _read_layers(buf: bytes, section: tuple[int, int, int], runs: list[Run]) -> list[str]:
-    """The layer names of a ``LAYR`` section; sets each run's layer tags."""
+def _read_layers(buf: bytes, section: tuple[int, int, int], runs: list[Run],
+                 version: int) -> list[str]:
+    """The layer names of a ``LAYR`` section; sets each run's layer tags.  A version-3 module
+    without layers has an empty section (no names, no ranges)."""
     off, length, nlayers = section
-    cur = _Cursor(buf, off, off + length, "LAYR")
+    cur = Cursor(buf, off, off + length, "LAYR")
+    if nlayers == 0 and version >= 3:
+        (nranges,) = cur.unpack(RANGE_COUNT, "range count")
+        if nranges:
+            raise BinaryFormatError("section LAYR: ranges without layer names")
+        cur.done()
+        return []
     if nlayers == 0:
         raise BinaryFormatError("section LAYR: a version-2 module names at least one layer")
     minimum = nlayers * (NAME_LEN.size + 1) + RANGE_COUNT.size

@@ -129,6 +129,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
+from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.ir.quant import argument_quantization
@@ -171,6 +172,7 @@ from vta_mlir.passes.pack.plan import (
     PaddedData,
     Planner,
     PoolStep,
+    RunHost,
     Step,
     Store,
 )
@@ -268,7 +270,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     f.arg_attrs = ArrayAttr(arg_attrs)  # type: ignore[arg-type]
     f.update_function_type()
 
-    _Emitter(cfg, args, ret).emit(planner.steps)
+    _Emitter(cfg, args, ret, planner.packings).emit(planner.steps)
     verify_op(f)
 
 
@@ -323,6 +325,7 @@ class _Emitter:
     cfg: VTAConfig
     args: dict[BlockArgument, SSAValue]
     before: Operation
+    packings: dict[BlockArgument, tuple[Packing, Role, Operation]]
     buffers: dict[AccBuffer, SSAValue] = field(default_factory=dict[AccBuffer, SSAValue])
     padded: dict[PaddedData, SSAValue] = field(default_factory=dict[PaddedData, SSAValue])
     zeros: dict[tuple[int, int], SSAValue] = field(
@@ -423,6 +426,14 @@ class _Emitter:
                     second = None if other is None else self.buffers[other]
                     self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,
                                                     other=second))
+                case RunHost(step=host, body=body):
+                    operands = (*host.inputs, *host.outputs)
+                    name = host.op.step_name.data  # type: ignore[attr-defined]
+                    op = HostOp(name, [self.args[a] for a in host.inputs],
+                                [self.args[a] for a in host.outputs], body,
+                                packings=[self.packings[a][0].attr() for a in operands])
+                    copy_location(step.source, [op])
+                    Rewriter.insert_op(op, InsertPoint.before(self.before))
                 case Store(acc=acc, out=out):
                     self.insert(step.source, store_op(self.buffers[acc],
                                                       self.shaped(step, out, acc)))

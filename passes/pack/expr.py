@@ -24,6 +24,7 @@ __all__ = [
     "Const",
     "Expr",
     "Gemm",
+    "HostStepBuffers",
     "Load",
     "Narrow",
     "Output",
@@ -101,6 +102,16 @@ class Output:
     arg: BlockArgument
     value: Narrow
     writer: Operation
+
+
+@dataclass(frozen=True)
+class HostStepBuffers:
+    """A ``vta.host`` op between the regions (``passes/pack/host_steps.py``): the buffers
+    (function arguments or intermediate stand-ins) it reads and writes."""
+
+    op: Operation
+    inputs: tuple[BlockArgument, ...]
+    outputs: tuple[BlockArgument, ...]
 
 
 Value = Expr | Narrow

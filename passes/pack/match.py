@@ -56,11 +56,13 @@ from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.passes.analysis.alu_ops import ALU_KINDS, ARITH_ALU_OPS, COMMUTATIVE
 from vta_mlir.passes.pack.expr import (
     Expr,
     Gemm,
+    HostStepBuffers,
     Load,
     Narrow,
     Output,
@@ -71,6 +73,7 @@ from vta_mlir.passes.pack.expr import (
     result_dims,
     type_problem,
 )
+from vta_mlir.passes.pack.host_steps import check_host_operands
 from vta_mlir.passes.pack.match_conv import ConvMatcher
 from vta_mlir.passes.pack.match_elementwise import IMM_MAX, IMM_MIN, ElementwiseMatcher
 from vta_mlir.passes.pack.match_pool import PoolMatcher
@@ -118,6 +121,10 @@ class FunctionRecognizer:
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
     intermediates: dict[BlockArgument, BlockArgument] = field(default_factory=dict)
+    #: The host steps (``vta.host``), each with the number of outputs found before it.
+    host_steps: list[tuple[int, HostStepBuffers]] = field(default_factory=list)
+    #: The buffers host steps write.
+    host_written: set[BlockArgument] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.conv = ConvMatcher(self)
@@ -128,7 +135,7 @@ class FunctionRecognizer:
     def block(self) -> Block:
         return self.func.body.block
 
-    def run(self) -> list[Output]:
+    def run(self) -> list[Output | HostStepBuffers]:
         values = [*self.block.args,
                   *(op.memref for op in self.block.ops
                     if isinstance(op, memref.AllocOp | memref.AllocaOp))]
@@ -138,7 +145,10 @@ class FunctionRecognizer:
         self.pool.find_pools(self.block)
         for op in list(self.block.ops):
             self.visit(op)
-        return list(self.outputs.values())
+        found: list[Output | HostStepBuffers] = list(self.outputs.values())
+        for position, step in reversed(self.host_steps):
+            found.insert(position, step)
+        return found
 
     # ---- ops of the function body ---------------------------------------------------------
     def visit(self, op: Operation) -> None:
@@ -161,10 +171,24 @@ class FunctionRecognizer:
                 self.copy(op, op.source, op.destination)
             case linalg.BroadcastOp():
                 self.broadcast_op(op)
+            case HostOp():
+                self.host_step(op)
             case linalg_abstract.LinalgStructuredOperation():
                 self.structured(op)
             case _:
                 self.unsupported(op)
+
+    def host_step(self, op: HostOp) -> None:
+        """A step the host computes (``passes/pack/host_steps.py``): it reads buffers written
+        before it and writes each of its outputs once."""
+        step = check_host_operands(op, set(self.block.args))
+        for arg in step.inputs:
+            self.read(op, arg)
+        for arg in step.outputs:
+            self.check_single_writer(op, arg)
+            self.stored_by[arg] = op
+            self.host_written.add(self.intermediates.get(arg, arg))
+        self.host_steps.append((len(self.outputs), step))
 
     def unsupported(self, op: Operation) -> NoReturn:
         if op.regions:
@@ -231,7 +255,8 @@ class FunctionRecognizer:
         """What ``value`` holds when ``op`` reads it."""
         if isinstance(value, BlockArgument) and self.is_argument(value):
             buffer = self.intermediates.get(value)
-            if buffer is not None and buffer not in self.outputs:
+            if buffer is not None and buffer not in self.outputs \
+                    and buffer not in self.host_written:
                 report_error(op, f"reads {label(value)} before anything was written to it: "
                                  "an intermediate buffer is read by the layers after the one "
                                  "writing it")

@@ -66,7 +66,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from vta_mlir.abi import tiled_packing
 from vta_mlir.config import VTAConfig
 from vta_mlir.isa import AluKind
-from vta_mlir.passes.pack.match import ALU_KINDS
+from vta_mlir.passes.analysis.alu_ops import ALU_KINDS
 
 __all__ = [
     "ARG_ATTR_NAME",
@@ -103,6 +103,7 @@ class Role(StrEnum):
     DATA = "data"
     KERNEL = "kernel"
     CHANNEL_BIAS = "channel_bias"
+    HOST = "host"
 
 
 ROLE_NAMES = {
@@ -116,6 +117,7 @@ ROLE_NAMES = {
     Role.DATA: "the data of a convolution",
     Role.KERNEL: "the kernel of a convolution",
     Role.CHANNEL_BIAS: "a per-channel bias broadcast over N, H and W",
+    Role.HOST: "an operand of host steps only, in its logical layout",
 }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import BlockArgument, Operation
+from xdsl.ir import BlockArgument, Operation, Region
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
@@ -23,6 +23,7 @@ from vta_mlir.passes.pack.expr import (
     Const,
     Expr,
     Gemm,
+    HostStepBuffers,
     Load,
     Narrow,
     Output,
@@ -31,6 +32,7 @@ from vta_mlir.passes.pack.expr import (
 )
 from vta_mlir.passes.pack.flatten import MatrixView
 from vta_mlir.passes.pack.fold_window import folded_packings
+from vta_mlir.passes.pack.host_steps import logical_packing
 from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
@@ -53,6 +55,7 @@ __all__ = [
     "PaddedData",
     "Planner",
     "PoolStep",
+    "RunHost",
     "Step",
     "Store",
 ]
@@ -81,6 +84,15 @@ class Step:
     """One op of a region; ``source`` gives it its location."""
 
     source: Operation
+
+
+@dataclass
+class RunHost(Step):
+    """A host step, in its place among the regions (``passes/pack/host_steps.py``), with a
+    copy of its body (the function's ops are erased before the steps are emitted)."""
+
+    step: HostStepBuffers
+    body: Region
 
 
 @dataclass
@@ -197,7 +209,7 @@ class Planner:
     every argument they use."""
 
     cfg: VTAConfig
-    outputs: list[Output]
+    outputs: list[Output | HostStepBuffers]
     #: The stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``).
     intermediates: Collection[BlockArgument] = ()
     steps: list[Step] = field(default_factory=list[Step])
@@ -216,12 +228,20 @@ class Planner:
         default_factory=dict[BlockArgument, Operation])
 
     def plan(self) -> None:
-        block = self.outputs[0].writer.parent_block() if self.outputs else None
+        regions = [out for out in self.outputs if isinstance(out, Output)]
+        hosts = [out for out in self.outputs if isinstance(out, HostStepBuffers)]
+        first = regions[0].writer if regions else hosts[0].op if hosts else None
+        block = first.parent_block() if first is not None else None
         self._order = {op: k for k, op in enumerate(block.ops)} if block is not None else {}
-        self._writers = {out.arg: out.writer for out in self.outputs}
+        self._writers = {out.arg: out.writer for out in regions}
+        for host in hosts:
+            self._writers.update((arg, host.op) for arg in host.outputs)
         self.layouts.intermediates = self.intermediates
         self.layouts.written = self._writers.keys()
         for out in self.outputs:
+            if isinstance(out, HostStepBuffers):
+                self.steps.append(RunHost(out.op, out, out.op.regions[0].clone()))
+                continue
             self._current = out
             self._loaded = {}
             shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
@@ -235,6 +255,12 @@ class Planner:
                                self.view_packing(out.arg))
             self.steps.append(Store(out.writer, acc, out_arg))
             self.place_deallocs(start)
+        # The host reads and writes any layout: a buffer keeps the regions' packing, and one
+        # that only host steps use its logical layout.
+        for host in hosts:
+            for arg in (*host.inputs, *host.outputs):
+                if arg not in self.packings:
+                    self.packings[arg] = (logical_packing(arg), Role.HOST, host.op)
 
     def place_deallocs(self, start: int) -> None:
         """Free the padded buffers of the region starting at step ``start`` where the function

@@ -47,6 +47,7 @@ from vta_mlir.dialects.vta import (
     DmaCopyOp,
     GemmOp,
     GemmResetOp,
+    HostOp,
     MicroOp,
     Module,
     StageOp,
@@ -123,6 +124,8 @@ class _Compiler:
         self.layers: list[str] = []
         self.layer_ids: dict[str, int] = {}
         self.current_layer: int | None = None
+        #: The host steps, in program order.
+        self.host_ops: list[HostOp] = []
 
     # ---- emission ----------------------------------------------------------------------------
     def emit(self, text: str, op: Operation) -> None:
@@ -259,6 +262,8 @@ class _Compiler:
             self.kernel(op, stage)
         elif isinstance(op, DepPushOp | DepPopOp):
             self.dep(op, stage)
+        elif isinstance(op, HostOp):
+            self.host_step(op, stage)
         elif isinstance(op, memref.AllocOp | memref.AllocaOp | memref.DeallocOp |
                         memref.GetGlobalOp | memref.CollapseShapeOp | memref.ExpandShapeOp):
             pass  # placed by the layout before the program runs (a reshape: the same bytes)
@@ -453,6 +458,15 @@ class _Compiler:
         self.emit(f"{call}({STAGE_IDS[src]}, {STAGE_IDS[dst]})", op)
         self.commands += 1
 
+    def host_step(self, op: HostOp, stage: Module | None) -> None:
+        """A ``B.host_step(k)`` call: the builder ends the run there and records step ``k``
+        (:attr:`HostProgram.host_ops`)."""
+        if stage is not None or self.loop_depth:
+            report_error(op, "a host step runs at the top level of the host program, outside "
+                             "vta.stage scopes and loops")
+        self.emit(f"B.host_step({len(self.host_ops)})", op)
+        self.host_ops.append(op)
+
     # ---- driver ------------------------------------------------------------------------------
     def compile(self) -> HostProgram:
         f = self.f
@@ -467,7 +481,7 @@ class _Compiler:
         source = "\n".join(self.lines) + "\n"
         exec(compile(source, FILENAME, "exec"), self.namespace)
         return HostProgram(self.namespace["_host_program"], self.line_ops,  # type: ignore[arg-type]
-                           source, self.layers)
+                           source, self.layers, list(self.host_ops))
 
 
 def compile_host_program(f: func.FuncOp, layout: Layout, cfg: VTAConfig) -> HostProgram:

@@ -54,7 +54,7 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from vta_mlir.abi import WINDOW_FIELDS, ArgSpec, windowed_shape
 from vta_mlir.binary import Linker
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta import DmaCopyOp
+from vta_mlir.dialects.vta import DmaCopyOp, HostOp, device_walk
 from vta_mlir.dialects.vta_positions import Sram, SramAttr, sram_element_shape, sram_offset
 from vta_mlir.errors import BinaryFormatError
 from vta_mlir.host.dram_reuse import place_temporaries
@@ -239,10 +239,17 @@ def is_result_argument(f: func.FuncOp, index: int) -> bool:
 def _direction(value: SSAValue) -> str:
     reads = writes = False
     for use in value.uses:
-        if isinstance(use.operation, DmaCopyOp):
-            if use.operation.src is value:
+        user = use.operation
+        if isinstance(user, DmaCopyOp):
+            if user.src is value:
                 reads = True
-            if use.operation.dst is value:
+            if user.dst is value:
+                writes = True
+        elif isinstance(user, HostOp):
+            # A host step reads its inputs; it may read an output before writing it.
+            if value in user.inputs:
+                reads = True
+            if value in user.outputs:
                 writes = True
     if reads and writes:
         return "inout"
@@ -322,7 +329,7 @@ def plan_layout(
         by_global: dict[str, SSAValue] = {}
         aliases: list[tuple[SSAValue, SSAValue]] = []
         globals_ = _globals(module)
-        for op in f.walk():
+        for op in device_walk(f):
             if isinstance(op, memref.AllocOp | memref.AllocaOp):
                 t = op.memref.type
                 if isinstance(t, MemRefType) and isinstance(t.memory_space, SramAttr):
@@ -379,7 +386,7 @@ def plan_layout(
                                                 scalars, kind, label)
         for value, first in aliases:
             layout.dram[value] = layout.dram[first]
-        for op in f.walk():
+        for op in device_walk(f):
             # A reshaped view of a DRAM buffer (the pooled features a fully connected layer
             # reads as a matrix) is the same bytes.
             if isinstance(op, memref.CollapseShapeOp | memref.ExpandShapeOp) \

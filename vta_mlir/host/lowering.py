@@ -39,6 +39,7 @@ from vta_mlir.dialects.vtaisa_program_ops import ProgramOp
 from vta_mlir.dialects.vtaisa_serialize import serialize
 from vta_mlir.errors import BinaryFormatError, RuntimeBuildError, VTAError
 from vta_mlir.host.compiler import compile_host_program
+from vta_mlir.host.host_steps import host_step_op
 from vta_mlir.host.layout import plan_layout, value_label
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.program import number_layers
@@ -140,9 +141,15 @@ def lower_to_isa(
         emit.segment(seg.name, seg.phys, seg.nbytes, seg.data)
     for arg in [*layout.args, *layout.copies]:
         emit.argument(arg)
+    # The host steps, each after the runs before it.
+    steps = [(after, host_step_op(program.host_ops[k], layout))  # type: ignore[arg-type]
+             for after, k in builder.host_steps]
     try:
-        for run in runs:
-            emit.run(run, layers)
+        for r, run in enumerate([*runs, None]):
+            for _, step in (s for s in steps if s[0] == r):
+                emit.host_step(step)
+            if run is not None:
+                emit.run(run, layers)
     except VTAError as e:
         report_error(f, str(e))
     return emit.program, cfg

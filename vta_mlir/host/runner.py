@@ -32,6 +32,8 @@ class HostProgram:
     source: str
     #: The names of the layers its ``layer`` calls select, by index.
     layers: list[str] = field(default_factory=list)
+    #: The ``vta.host`` ops its ``host_step`` calls name, by index.
+    host_ops: list[Operation] = field(default_factory=list)
 
     def op_at(self, tb: TracebackType | None) -> Operation:
         """The op whose generated line was executing in traceback ``tb``."""

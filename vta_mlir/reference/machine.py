@@ -24,6 +24,7 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.dense import dense_int_array
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import IndexArithError, is_index_op
@@ -169,6 +170,11 @@ class Machine:
             )
         elif isinstance(op, linalg.BroadcastOp):
             self.broadcast(op)
+        elif isinstance(op, HostOp):
+            # A host step: its body on its operands' arrays (the same buffers, in place).
+            for arg, value in zip(op.entry.args, op.operand_values, strict=True):
+                self.env[arg] = self.value(op, value)
+            self.run_block(op.entry)
         elif isinstance(op, linalg.ReduceOp):
             self.reduce(op)
         elif isinstance(op, memref.AllocOp | memref.AllocaOp):

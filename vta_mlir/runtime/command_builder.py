@@ -157,6 +157,8 @@ class CommandBuilder:
         #: The current layer (-1: none yet) and the layer of each instruction of the run.
         self._layer = -1
         self._tags: list[int] = []
+        #: The host steps, each after the number of runs completed before it.
+        self._host_steps: list[tuple[int, object]] = []
 
     # ---- state ------------------------------------------------------------------------------
     @property
@@ -529,6 +531,20 @@ class CommandBuilder:
         self._tags = []
         self._cache.reset()
         return run
+
+    def host_step(self, step: object) -> None:
+        """Let the host compute ``step`` here: close the current run, if anything is
+        outstanding, so that the host sees every result before it and the device waits for
+        the host's."""
+        self._check_open("host_step")
+        if self._insns or self.has_pending_pops:
+            self.synchronize()
+        self._host_steps.append((len(self._runs), step))
+
+    @property
+    def host_steps(self) -> list[tuple[int, object]]:
+        """The host steps so far, each with the number of runs before it."""
+        return list(self._host_steps)
 
     def finish(self) -> list[Run]:
         """End the program: synchronise if anything is outstanding and return every run."""

@@ -33,6 +33,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.errors import BinaryFormatError, VTAError
 from vta_mlir.isa import Insn
 from vta_mlir.program import COUNTER_NAMES
+from vta_mlir.runtime.host_steps import HostStepRunner
 from vta_mlir.sim.layers import layer_figures
 from vta_mlir.sim.simulator import Simulator
 
@@ -199,6 +200,7 @@ class LoadedModule:
         self.module = module
         self.last_run: RunStats | None = None
         self._streams = module.run_streams()
+        self._host = HostStepRunner(module.program.host_steps)
         self._uop_images = [(r.uop_base, r.uop_words.astype("<u4").tobytes())
                             for r in module.program.runs]
         self._placed: list[int] = []
@@ -298,6 +300,7 @@ class LoadedModule:
             dram.write(phys, image)
         stats = RunStats(cycles=0 if self.device.timing else None)
         timings = []
+        self._host.run_after(0, self.device.read, dram.write, host_steps)
         for r, stream in enumerate(self._streams):
             if self._restage:
                 self._write_uops([r])
@@ -305,6 +308,7 @@ class LoadedModule:
             result = self.device.sim.run(stream, timing=self.device.timing)
             timings.append(result.timing)
             stats.add(result, prefix)
+            self._host.run_after(r + 1, self.device.read, dram.write, host_steps)
         if self.module.program.layers and all(t is not None for t in timings):
             stats.layers = self._layer_figures(timings)
         outputs = tuple(

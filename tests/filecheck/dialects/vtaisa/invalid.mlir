@@ -309,7 +309,7 @@ vtaisa.segment "x" phys 0x40000 size 64
 
 // ---- the program as a whole (the .vtab consistency checks) ----
 
-// expected-error @+1 {{a vtaisa.program holds vtaisa.segment, vtaisa.arg and vtaisa.run ops, not vtaisa.finish}}
+// expected-error @+1 {{a vtaisa.program holds vtaisa.segment, vtaisa.arg, vtaisa.run and vtaisa.host_step ops, not vtaisa.finish}}
 vtaisa.program base 0x40000 {
   vtaisa.finish
 }

@@ -1,0 +1,62 @@
+"""``vta.host`` steps in ``vta-pack``: the buffers a host step reads and writes, and their
+layouts.
+
+A host step (``dialects/vta_host.py``) is host code between VTA regions.  For the regions
+around it, it behaves like the caller of the function: the buffers it reads must be in device
+DRAM when it starts (a region's output, or an argument), and the buffers it writes are read by
+later regions as they read arguments.  Its operands are therefore function arguments or the
+stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``), never a region's
+accumulator.
+
+The host unpacks and packs whatever layout a buffer has (``vta_mlir.abi.ArgSpec``), so a host
+step never chooses one: a buffer keeps the packing of the regions using it, and a buffer only
+host steps use keeps its logical layout (:func:`logical_packing`, the role
+:attr:`~.normal_form.Role.HOST`).  ``vta-pack`` rewrites the op with the packed buffers as
+operands and the packings in its ``packings``; the body, on the logical types, is unchanged.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerType, MemRefType, Signedness
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from vta_mlir.dialects.vta_host import HostOp
+from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.passes.pack.expr import HostStepBuffers, label
+from vta_mlir.passes.pack.normal_form import Packing
+
+__all__ = ["check_host_operands", "logical_packing"]
+
+
+def logical_packing(arg: BlockArgument) -> Packing:
+    """The identity packing of a buffer only host steps use: its logical shape, unpadded."""
+    t = arg.type
+    assert isinstance(t, MemRefType)
+    shape = tuple(t.get_shape())
+    element = t.element_type
+    assert isinstance(element, IntegerType)
+    return Packing(shape, f"int{element.width.data}", shape, shape, tuple(range(len(shape))))
+
+
+def check_host_operands(op: HostOp, block_args: set[SSAValue]) -> HostStepBuffers:
+    """The :class:`HostStepBuffers` of ``op`` after checking that each operand is a DRAM buffer the
+    host can see: a function argument or an intermediate buffer (in ``block_args``, the
+    function's block arguments and stand-ins), of a static integer type."""
+    for value in op.operand_values:
+        t = value.type
+        if value not in block_args:
+            owner = value.owner
+            what = owner.name if isinstance(owner, Operation) else "a block argument"
+            report_error(op, f"reads or writes {label(value)} ({t}), defined by {what}: a host "
+                             "step works on function arguments and on the int8 buffers layers "
+                             "hand each other in DRAM")
+        assert isinstance(t, MemRefType)
+        element = t.element_type
+        if not (isinstance(element, IntegerType)
+                and element.signedness.data == Signedness.SIGNLESS
+                and element.width.data in (8, 32)):
+            report_error(op, f"reads or writes {label(value)} ({t}): the buffers a host step "
+                             "shares with the device hold i8 or i32")
+    inputs = [v for v in op.inputs if isinstance(v, BlockArgument)]
+    outputs = [v for v in op.outputs if isinstance(v, BlockArgument)]
+    return HostStepBuffers(op, tuple(inputs), tuple(outputs))
