@@ -31,6 +31,7 @@ from vta_mlir.reference.floats import (
     FOLDED_COMBINERS,
     ORDER_FREE_COMBINERS,
     element_op,
+    is_float,
     value_dtype,
 )
 from vta_mlir.reference.folds import float_reduction
@@ -139,14 +140,10 @@ def reduce(machine: Machine, op: linalg.ReduceOp) -> None:
     run_structured(machine, op, maps, iterators, [op.input], [op.init], op.region.block)
 
 
-def _stored(op: Operation, value: np.ndarray, dtype: type[np.generic]) -> np.ndarray:
+def _stored(value: np.ndarray, dtype: type[np.generic]) -> np.ndarray:
     """A yielded value as the elements of an output of ``dtype``: integers wrapped to its
     width, floats rounded to it."""
-    is_float = np.issubdtype(dtype, np.floating)
-    if is_float != np.issubdtype(value.dtype, np.floating):
-        kind = "a float" if is_float else "an integer"
-        report_error(op, f"yields {value.dtype} values into {kind} output")
-    if is_float:
+    if np.issubdtype(dtype, np.floating):
         return value.astype(dtype, copy=False)
     return wrap(value, np.dtype(dtype).itemsize * 8)
 
@@ -197,11 +194,16 @@ def run_structured(
     for k, out in enumerate(outs):
         acc = block.args[len(ins) + k]
         yielded = terminator.operands[k]
+        dtype = storage_type(op, out.type)
+        if is_float(op, yielded.type) != np.issubdtype(dtype, np.floating):
+            assert isinstance(out.type, MemRefType)
+            report_error(op, f"yields {yielded.type} into output #{k}, a memref of "
+                             f"{out.type.element_type}")
         if reduced:
             value = _reduction(op, body, yielded, acc, sizes, reduced)
         else:
             value = body.get(yielded)
-        results.append(_stored(op, value, storage_type(op, out.type)))
+        results.append(_stored(value, dtype))
     # Every result is computed before any output is written: an output that is also an
     # input is read with its old values.
     for k, value in enumerate(results):
