@@ -409,3 +409,27 @@ def test_float_errors() -> None:
         evaluate(mixed, [np.ones(2, F32)])
     with pytest.raises(VTAError, match="expected floats"):
         evaluate(SOFTMAX, [np.ones((2, 10), np.int32)])
+
+
+def test_float_convolution_folds_channels_then_kernel() -> None:
+    """``linalg.conv_2d_nchw_fchw`` on f32: the loops over c, kh, kw in that order."""
+    text = """
+func.func @f(%x: memref<1x2x5x5xf32>, %w: memref<3x2x3x3xf32>, %y: memref<1x3x3x3xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>,
+                            strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x2x5x5xf32>, memref<3x2x3x3xf32>) outs(%y : memref<1x3x3x3xf32>)
+  return
+}
+"""
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((1, 2, 5, 5)) * 10.0 ** rng.integers(-3, 6, (1, 2, 5, 5)))
+    x = x.astype(F32)
+    w = rng.standard_normal((3, 2, 3, 3)).astype(F32)
+    init = rng.standard_normal((1, 3, 3, 3)).astype(F32)
+    (y,) = evaluate(text, [x, w, init])
+    want = init.copy()
+    for f, i, j in np.ndindex(3, 3, 3):
+        for c, kh, kw in np.ndindex(2, 3, 3):
+            term = F32(x[0, c, i + kh, j + kw] * w[f, c, kh, kw])
+            want[0, f, i, j] = F32(want[0, f, i, j] + term)
+    assert_same_floats(y, want)
