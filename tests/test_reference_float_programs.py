@@ -86,6 +86,20 @@ func.func @f(%x: memref<3x2x5xf32>, %y: memref<2xf32>) {
     monkeypatch.setattr(folds, "WINDOW_ELEMENTS", 3)
     (y,) = evaluate(text, [x, init])
     assert_same_floats(y, want)
+    monkeypatch.setattr(folds, "ACCUMULATE_BELOW", 0)  # one numpy operation per step
+    (y,) = evaluate(text, [x, init])
+    assert_same_floats(y, want)
+
+
+def test_fold_with_the_accumulator_second() -> None:
+    """``acc = term - acc`` and ``acc = term / acc``: not numpy's accumulate, still in order."""
+    x = (np.random.default_rng(6).standard_normal((2, 16)) * 1e3).astype(F32)
+    init = np.array([0.5, -3.0], F32)
+    for name, rule in (("subf", lambda a, v: F32(v - a)), ("divf", lambda a, v: F32(v / a))):
+        text = row_reduction(name).replace(f"arith.{name} %acc, %a", f"arith.{name} %a, %acc")
+        (y,) = evaluate(text, [x, init])
+        assert_same_floats(y, np.array([sequential(rule, i, r) for i, r in zip(
+            init, x, strict=True)], F32))
 
 
 def test_linalg_reduce_and_the_order_free_combiners() -> None:
@@ -142,6 +156,7 @@ func.func @f(%a: memref<3x7xf32>, %b: memref<7x4xf32>, %c: memref<3x4xf32>) {
     (y,) = evaluate(text, [a, b, c])
     assert_same_floats(y, want)
     monkeypatch.setattr(folds, "WINDOW_ELEMENTS", 5)
+    monkeypatch.setattr(folds, "ACCUMULATE_BELOW", 0)
     (y,) = evaluate(text, [a, b, c])
     assert_same_floats(y, want)
 

@@ -2,9 +2,12 @@
 iteration order along the reduction dimensions, vectorised over the parallel ones.
 
 ``acc = combine(acc, term)`` runs for each point of the reduction dimensions in the order
-MLIR's loops visit them (lexicographic, the lowest dimension outermost), one numpy operation on
-all the parallel points at a time, so every output element is what a sequential loop computes
-(numpy's pairwise summation, einsum and BLAS would reassociate).  ``maximumf`` / ``minimumf``
+MLIR's loops visit them (lexicographic, the lowest dimension outermost), vectorised over the
+parallel points, so every output element is what a sequential loop computes (numpy's pairwise
+summation, einsum and BLAS would reassociate).  ``ufunc.accumulate``, numpy's left fold
+``r[i] = ufunc(r[i - 1], a[i])``, computes it for few parallel points; for many, and for
+``term - acc`` and ``term / acc``, which are not such a fold, one numpy operation per step
+does.  ``maximumf`` / ``minimumf``
 / ``maxnumf`` / ``minnumf`` are associative and commutative on values, so a whole-array
 reduction gives the fold's result and is used instead.
 
@@ -29,11 +32,18 @@ from vta_mlir.reference.indexing import full_rank
 if TYPE_CHECKING:
     from vta_mlir.reference.structured import Body
 
-__all__ = ["WINDOW_ELEMENTS", "float_reduction"]
+__all__ = ["COMMUTATIVE", "WINDOW_ELEMENTS", "float_reduction"]
 
 #: Points of the iteration space a window of the term holds (when the parallel points of one
 #: reduction step are fewer).
-WINDOW_ELEMENTS = 1 << 22
+WINDOW_ELEMENTS = 1 << 20
+
+#: Parallel points below which ``accumulate`` (a scalar loop in C) is faster than one numpy
+#: operation per step.
+ACCUMULATE_BELOW = 128
+
+#: Combiners whose operands may be swapped: ``combine(v, acc)`` is ``combine(acc, v)``.
+COMMUTATIVE = (np.add, np.multiply)
 
 
 def windows(sizes: Sequence[int], reduced: Sequence[int]) -> Iterator[list[range]]:
@@ -104,6 +114,11 @@ def _fold(
     steps = values.transpose([*reduced, *parallel])
     steps = steps.reshape((-1, *(values.shape[d] for d in parallel)))
     view = acc.reshape([acc.shape[d] for d in parallel])
+    if (acc_first or ufunc in COMMUTATIVE) and view.size < ACCUMULATE_BELOW:
+        # ``accumulate`` is the left fold r[i] = ufunc(r[i - 1], a[i]), in the array's type.
+        stacked = np.concatenate([view[np.newaxis], steps.astype(view.dtype, copy=False)])
+        view[...] = ufunc.accumulate(stacked, axis=0)[-1]
+        return
     for step in steps:
         if acc_first:
             ufunc(view, step, out=view)
