@@ -6,11 +6,16 @@ numpy written op by op here, with the sums as the sequential loops they are."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 
+from tests.onnx_semantics import onnxruntime_output
+from vta_mlir import parse, run_pipeline
 from vta_mlir.errors import VTAError
+from vta_mlir.frontend.onnx import import_program
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.reference import evaluate, folds
 
@@ -395,6 +400,26 @@ def test_dequantize_sigmoid_quantize(s_out: float, z_out: int) -> None:
         assert y[z_in + 128] == 2  # sigmoid(0) / 0.2 = 2.5
     else:
         assert y[-1] == 127
+
+
+TORCH_MLIR = Path(__file__).parent / "data" / "torch_mlir"
+
+
+@pytest.mark.parametrize("name", ["dense_asym", "conv_relu", "small_cnn_asym", "residual_asym"])
+def test_torch_mlir_float_programs_agree_with_onnxruntime(name: str) -> None:
+    """torch-mlir's lowering of a QDQ model (float edges, ``sitofp`` / ``divf`` / ``roundeven``
+    / clamp / ``fptosi`` quantization, integer cores), bufferized and evaluated as it is, agrees
+    with onnxruntime as the ONNX route does: within one output step (``docs/onnx.md`` §6)."""
+    module = parse((TORCH_MLIR / f"{name}.mlir").read_text())
+    run_pipeline(module, "vta-bufferize")
+    model = onnx.load(str(TORCH_MLIR / f"{name}.onnx"))
+    shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
+    x = np.random.default_rng(1).standard_normal(shape).astype(F32)
+    y = evaluate(module, [x])[-1]
+    want = onnxruntime_output(TORCH_MLIR / f"{name}.onnx", x)
+    step = import_program(TORCH_MLIR / f"{name}.onnx").output.scale
+    assert y.dtype == want.dtype and y.shape == want.shape
+    assert np.abs(y - want).max() <= step * 1.001
 
 
 # --------------------------------------------------------------------------------------------
