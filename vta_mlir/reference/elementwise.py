@@ -1,6 +1,6 @@
 """Element arithmetic of the reference evaluator (:mod:`vta_mlir.reference`): integer
-``arith`` ops on numpy arrays, each result wrapped to its width, and affine expressions on
-host integers."""
+``arith`` ops on numpy arrays, each result wrapped to its width, the numpy storage of memref
+elements, and affine expressions on host integers (float ops: :mod:`.floats`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -36,6 +40,13 @@ _STORAGE: dict[int, type[np.signedinteger[Any]]] = {
     16: np.int16,
     32: np.int32,
     64: np.int64,
+}
+
+#: numpy storage type of a memref element (and type of a value), by float type.
+FLOAT_STORAGE: dict[type[Attribute], type[np.floating[Any]]] = {
+    Float16Type: np.float16,
+    Float32Type: np.float32,
+    Float64Type: np.float64,
 }
 
 #: Sums of products below this bound are exact in float64 (53-bit significand).
@@ -190,7 +201,18 @@ def type_width(op: Operation, t: Attribute) -> int:
                      "types only)")
 
 
-def storage_type(op: Operation, t: Attribute) -> type[np.signedinteger[Any]]:
+def float_storage(op: Operation, t: Attribute) -> type[np.floating[Any]] | None:
+    """numpy dtype of a float type (``f16``, ``f32``, ``f64``); None for other types.  ``bf16``
+    is an error: numpy has no type holding its values."""
+    if isinstance(t, BFloat16Type):
+        report_error(op, "bf16 is not supported by the reference evaluator: numpy has no "
+                         "bfloat16 type to compute in")
+    return FLOAT_STORAGE.get(type(t))
+
+
+def storage_type(
+    op: Operation, t: Attribute
+) -> type[np.signedinteger[Any]] | type[np.floating[Any]]:
     """numpy dtype of a memref's elements."""
     if isinstance(t, TensorType):
         report_error(op, "tensor operands are not supported by the reference evaluator: it "
@@ -200,8 +222,10 @@ def storage_type(op: Operation, t: Attribute) -> type[np.signedinteger[Any]]:
     element = t.element_type
     if isinstance(element, IntegerType) and element.width.data in _STORAGE:
         return _STORAGE[element.width.data]
+    if (dtype := float_storage(op, element)) is not None:
+        return dtype
     report_error(op, f"memref element type {element} is not supported by the reference "
-                     "evaluator (i8, i16, i32 or i64)")
+                     "evaluator (i8, i16, i32, i64, f16, f32 or f64)")
 
 
 def scalar_op(op: Operation, operands: Sequence[np.ndarray]) -> list[np.ndarray]:

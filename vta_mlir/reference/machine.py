@@ -1,28 +1,21 @@
 """The interpreter of the reference evaluator (:mod:`vta_mlir.reference`): host values,
-control flow and structured ops, one whole-array numpy operation per op."""
+control flow, memref views and globals; structured ops are :mod:`.structured`'s."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
-from xdsl.dialects import affine, arith, func, memref, scf
+from xdsl.dialects import affine, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     MemRefType,
     ModuleOp,
-    TensorType,
 )
 from xdsl.dialects.linalg import abstract_ops as linalg_abstract
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineDimExpr,
-    AffineMap,
-)
+from xdsl.ir import Block, Operation, SSAValue
 
 from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.dense import dense_int_array
@@ -30,78 +23,17 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import IndexArithError, is_index_op
 from vta_mlir.ir.index_arith import evaluate as evaluate_index_op
 from vta_mlir.ir.upstream_fixes.linalg_map import MapOp
-from vta_mlir.reference.elementwise import (
-    COMBINERS,
-    EINSUM_LETTERS,
-    FLOAT_EXACT,
-    apply_map,
-    as_unsigned,
-    scalar_op,
-    storage_type,
-    type_width,
-    wrap,
-)
-from vta_mlir.reference.indexing import full_rank, gather, loop_sizes, scatter, uses_dims
+from vta_mlir.reference.elementwise import apply_map, storage_type
+from vta_mlir.reference.floats import dense_float_array, element_op
+from vta_mlir.reference.structured import broadcast, reduce, run_structured
 
 # --------------------------------------------------------------------------------------------
 # The interpreter
 
 
-class _Body:
-    """Demand-driven evaluation of a structured op's body over its iteration space: each value
-    is a numpy array broadcastable to the loop sizes (a dimension the value does not depend on
-    has extent 1)."""
-
-    def __init__(
-        self,
-        machine: Machine,
-        op: Operation,
-        block: Block,
-        args: Callable[[int], np.ndarray],
-        sizes: Sequence[int],
-    ) -> None:
-        self.machine = machine
-        self.op = op
-        self.block = block
-        self.args = args
-        self.sizes = sizes
-        self.cache: dict[SSAValue, np.ndarray] = {}
-
-    def local(self, value: SSAValue) -> Operation | None:
-        """The op of this body defining ``value``, if any."""
-        owner = value.owner
-        if isinstance(owner, Operation) and owner.parent_block() is self.block:
-            return owner
-        return None
-
-    def get(self, value: SSAValue) -> np.ndarray:
-        if value in self.cache:
-            return self.cache[value]
-        if isinstance(value, BlockArgument) and value.block is self.block:
-            result = self.args(value.index)
-        elif (op := self.local(value)) is not None:
-            if isinstance(op, linalg.IndexOp):
-                dim = op.dim.value.data
-                shape = [1] * len(self.sizes)
-                shape[dim] = self.sizes[dim]
-                result = np.arange(self.sizes[dim], dtype=np.int64).reshape(shape)
-            else:
-                if op.regions:
-                    report_error(op, "ops with regions are not supported inside a linalg body "
-                                     "by the reference evaluator")
-                values = scalar_op(op, [self.get(v) for v in op.operands])
-                for r, v in zip(op.results, values, strict=True):
-                    self.cache[r] = np.asarray(v)
-                result = self.cache[value]
-        else:
-            result = self.machine.value(self.op, value)
-        self.cache[value] = np.asarray(result)
-        return self.cache[value]
-
-
 class Machine:
     """Values of the host program: numpy arrays for memrefs (views share memory), 0-d int64
-    arrays for integers and indices."""
+    arrays for integers and indices, 0-d arrays of their type for floats."""
 
     def __init__(self, module: ModuleOp | None) -> None:
         self.module = module
@@ -151,7 +83,8 @@ class Machine:
 
     def run_op(self, op: Operation) -> None:
         if isinstance(op, linalg_abstract.LinalgStructuredOperation):
-            self.structured(
+            run_structured(
+                self,
                 op,
                 [m.data for m in op.get_indexing_maps()],
                 [it.data for it in op.get_iterator_types()],
@@ -160,7 +93,8 @@ class Machine:
                 op.body.block,
             )
         elif isinstance(op, MapOp):
-            self.structured(
+            run_structured(
+                self,
                 op,
                 [m.data for m in op.get_indexing_maps()],
                 [it.data for it in op.get_iterator_types()],
@@ -169,14 +103,14 @@ class Machine:
                 op.mapper.block,
             )
         elif isinstance(op, linalg.BroadcastOp):
-            self.broadcast(op)
+            broadcast(self, op)
         elif isinstance(op, HostOp):
             # A host step: its body on its operands' arrays (the same buffers, in place).
             for arg, value in zip(op.entry.args, op.operand_values, strict=True):
                 self.env[arg] = self.value(op, value)
             self.run_block(op.entry)
         elif isinstance(op, linalg.ReduceOp):
-            self.reduce(op)
+            reduce(self, op)
         elif isinstance(op, memref.AllocOp | memref.AllocaOp):
             t = op.memref.type
             dtype = storage_type(op, t)
@@ -219,8 +153,8 @@ class Machine:
             self.env[op.results[0]] = np.asarray(self.value(op, op.memref)[self.element(op)])
         elif isinstance(op, memref.StoreOp | affine.StoreOp):
             self.value(op, op.memref)[self.element(op)] = self.value(op, op.value)
-        elif op.dialect_name() == "arith" and not op.regions:
-            values = scalar_op(op, [self.value(op, v) for v in op.operands])
+        elif op.dialect_name() in ("arith", "math") and not op.regions:
+            values = element_op(op, [self.value(op, v) for v in op.operands])
             for r, v in zip(op.results, values, strict=True):
                 self.env[r] = np.asarray(v)
         else:
@@ -314,180 +248,18 @@ class Machine:
         if isinstance(init, DenseIntOrFPElementsAttr):
             # From the attribute's bytes: a Python int per element would not scale to weights.
             try:
-                values = dense_int_array(init, shape)
+                if np.issubdtype(dtype, np.floating):
+                    values = dense_float_array(init, shape)
+                    kind = "floats"
+                else:
+                    values = dense_int_array(init, shape)
+                    kind = "integers"
             except ValueError as e:
                 report_error(op, f"global @{name} {e} of {t}")
             if values is None:
-                report_error(op, f"global @{name} does not hold integers")
+                report_error(op, f"global @{name} does not hold {kind}")
             array = values.astype(dtype)
         else:
             array = np.zeros(shape, dtype=dtype)
         self.globals[name] = array
         return array
-
-    # ---- structured ops --------------------------------------------------------------------
-
-    def broadcast(self, op: linalg.BroadcastOp) -> None:
-        t = op.init.type
-        rank = len(t.get_shape()) if isinstance(t, MemRefType) else 0
-        added = set(op.dimensions.get_values())
-        kept = [d for d in range(rank) if d not in added]
-        maps = [
-            AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in kept)),
-            AffineMap.identity(rank),
-        ]
-        self.structured(op, maps, [IteratorType.PARALLEL] * rank, [op.input], [op.init],
-                        op.hidden_region.block)
-
-    def reduce(self, op: linalg.ReduceOp) -> None:
-        t = op.input.type
-        rank = len(t.get_shape()) if isinstance(t, MemRefType) else 0
-        reduced = set(op.dimensions.get_values())
-        kept = [d for d in range(rank) if d not in reduced]
-        maps = [
-            AffineMap.identity(rank),
-            AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in kept)),
-        ]
-        iterators = [IteratorType.REDUCTION if d in reduced else IteratorType.PARALLEL
-                     for d in range(rank)]
-        self.structured(op, maps, iterators, [op.input], [op.init], op.region.block)
-
-    def structured(
-        self,
-        op: Operation,
-        maps: Sequence[AffineMap],
-        iterators: Sequence[IteratorType],
-        ins: Sequence[SSAValue],
-        outs: Sequence[SSAValue],
-        block: Block,
-    ) -> None:
-        operands = list(ins) + list(outs)
-        for v in operands:
-            if isinstance(v.type, TensorType):
-                storage_type(op, v.type)
-        for v in outs:
-            storage_type(op, v.type)
-        arrays = [self.value(op, v) for v in operands]
-        if len(maps) != len(arrays):
-            report_error(op, f"has {len(arrays)} operands but {len(maps)} indexing maps")
-        sizes = loop_sizes(op, maps, arrays)
-        if math.prod(sizes) == 0:
-            return
-        n = len(sizes)
-        reduced = [d for d in range(n) if iterators[d] == IteratorType.REDUCTION]
-        for k, m in enumerate(maps[len(ins):]):
-            if reduced and uses_dims(m, reduced):
-                report_error(op, f"the indexing map of output #{k} uses a reduction dimension")
-
-        def arg_value(i: int) -> np.ndarray:
-            if i >= len(arrays):
-                report_error(op, "has more body arguments than operands")
-            return gather(op, arrays[i], maps[i], sizes).astype(np.int64)
-
-        body = _Body(self, op, block, arg_value, sizes)
-        terminator = block.last_op
-        if terminator is None or len(terminator.operands) != len(outs):
-            report_error(op, "body must end in a yield of one value per output")
-        results = []
-        for k, out in enumerate(outs):
-            width = np.dtype(storage_type(op, out.type)).itemsize * 8
-            acc = block.args[len(ins) + k]
-            yielded = terminator.operands[k]
-            if reduced:
-                value = self.reduction(op, body, yielded, acc, sizes, reduced, width)
-            else:
-                value = body.get(yielded)
-            results.append(wrap(value, width))
-        # Every result is computed before any output is written: an output that is also an
-        # input is read with its old values.
-        for k, value in enumerate(results):
-            scatter(op, arrays[len(ins) + k], maps[len(ins) + k], value, sizes, reduced)
-
-    def reduction(
-        self,
-        op: Operation,
-        body: _Body,
-        yielded: SSAValue,
-        acc: BlockArgument,
-        sizes: Sequence[int],
-        reduced: Sequence[int],
-        width: int,
-    ) -> np.ndarray:
-        """The output values of a reduction ``acc = combine(acc, term)``: n-dimensional, extent
-        1 along the reduced dimensions."""
-        combine = body.local(yielded)
-        if (
-            combine is None
-            or type(combine) not in COMBINERS
-            or not acc.has_one_use()
-            or acc not in combine.operands
-            or combine.operands[0] is combine.operands[1]
-        ):
-            report_error(op, "the reference evaluator supports reductions whose body combines "
-                             "the accumulator once with a value (addi, muli, maxsi, minsi, "
-                             "maxui, minui, andi, ori, xori) and yields the result")
-        term = combine.operands[1] if combine.operands[0] is acc else combine.operands[0]
-        ufunc, idempotent, unsigned = COMBINERS[type(combine)]
-        combine_width = type_width(combine, combine.results[0].type)
-        init = body.get(acc)
-        n = len(sizes)
-        if isinstance(combine, arith.AddiOp):
-            factors = _factors(body, term, combine_width)
-            total = _contract([full_rank(body.get(f), n) for f in factors], sizes, reduced)
-            return wrap(init + total, combine_width)
-        values = full_rank(body.get(term), n)
-        if not idempotent:
-            values = np.broadcast_to(values, sizes)
-        axes = tuple(d for d in reduced if values.shape[d] > 1)
-        if unsigned:
-            values, init = as_unsigned(values, combine_width), as_unsigned(init, combine_width)
-        partial = ufunc.reduce(values, axis=axes, keepdims=True) if axes else values
-        return wrap(ufunc(init, partial), combine_width)
-
-
-def _factors(body: _Body, value: SSAValue, width: int) -> list[SSAValue]:
-    """``value`` as a product of factors: ``muli`` ops of the body at least ``width`` bits wide
-    are split (wrapping the product at such a width and the sum at ``width`` is the same as
-    wrapping only the sum)."""
-    op = body.local(value)
-    if isinstance(op, arith.MuliOp) and type_width(op, op.result.type) >= width:
-        return _factors(body, op.lhs, width) + _factors(body, op.rhs, width)
-    return [value]
-
-
-def _contract(factors: Sequence[np.ndarray], sizes: Sequence[int],
-              reduced: Sequence[int]) -> np.ndarray:
-    """``sum over reduced dimensions of prod(factors)`` (exact modulo 2**64), n-dimensional
-    with extent 1 along the reduced dimensions."""
-    n = len(sizes)
-    if n > len(EINSUM_LETTERS):
-        product = factors[0]
-        for f in factors[1:]:
-            product = product * f
-        product = np.broadcast_to(product, sizes)
-        return np.sum(product, axis=tuple(reduced), keepdims=True, dtype=np.int64)
-    subscripts, operands, present = [], [], set()
-    bound = 1
-    for f in factors:
-        axes = [d for d in range(n) if f.shape[d] > 1]
-        present.update(axes)
-        subscripts.append("".join(EINSUM_LETTERS[d] for d in axes))
-        operands.append(f.reshape([f.shape[d] for d in axes]))
-        bound *= int(np.abs(f).max()) if f.size else 0
-    reduced_set = set(reduced)
-    out_dims = [d for d in range(n) if d in present and d not in reduced_set]
-    spec = ",".join(subscripts) + "->" + "".join(EINSUM_LETTERS[d] for d in out_dims)
-    # A reduced dimension no factor depends on repeats every term along it.
-    repeat = math.prod(sizes[d] for d in reduced if d not in present)
-    terms = math.prod(sizes[d] for d in reduced)
-    if bound * terms < FLOAT_EXACT:
-        # Every partial sum is an integer below 2**53: float64 (and BLAS) is exact.
-        total = np.einsum(spec, *(o.astype(np.float64) for o in operands), optimize=True)
-        total = np.asarray(total).astype(np.int64)
-    else:
-        total = np.asarray(np.einsum(spec, *(o.astype(np.int64) for o in operands),
-                                     optimize=True), dtype=np.int64)
-    if repeat != 1:
-        total = total * np.int64(repeat)
-    shape = [sizes[d] if d in out_dims else 1 for d in range(n)]
-    return total.reshape(shape)

@@ -25,7 +25,7 @@ from vta_mlir.abi import Quantization, dequantize, quantize
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.quant import argument_quantization
 from vta_mlir.ir.upstream_fixes.linalg_map import MapOp
-from vta_mlir.reference.elementwise import storage_type, type_width, wrap
+from vta_mlir.reference.elementwise import float_storage, storage_type, type_width, wrap
 from vta_mlir.reference.machine import Machine
 
 # --------------------------------------------------------------------------------------------
@@ -167,6 +167,12 @@ def _convert_input(arg: Argument, value: Any) -> np.ndarray:
             raise VTAError(f"argument '{arg.name}': quantized (vta.quant), expects floats, got "
                            f"{array.dtype}")
         return quantize(array, arg.quant)
+    if np.issubdtype(np.dtype(arg.dtype), np.floating):
+        if not np.issubdtype(array.dtype, np.floating):
+            raise VTAError(f"argument '{arg.name}': expected floats ({arg.dtype}), got "
+                           f"{array.dtype}")
+        # Rounded to nearest even where the array's type is wider.
+        return array.astype(arg.dtype)
     if not np.issubdtype(array.dtype, np.integer):
         raise VTAError(f"argument '{arg.name}': expected integers ({arg.dtype}), got "
                        f"{array.dtype}")
@@ -184,9 +190,10 @@ def evaluate(
     """Run an input-level program on numpy arrays.
 
     ``source`` is MLIR text, a path, a parsed module or a ``func.func``; ``inputs`` are the
-    arrays of the arguments the function reads, in signature order (integer arrays of the
-    argument's shape; values are converted to its element type; float arrays for an argument
-    with ``vta.quant``, quantized as the host does).  Every other argument starts as zeros.
+    arrays of the arguments the function reads, in signature order (arrays of the argument's
+    shape, integers for an integer element type and floats for a float one, converted to the
+    element type; float arrays for an argument with ``vta.quant``, quantized as the host
+    does).  Every other argument starts as zeros.
     Returns the arguments the function writes, in signature order (float32 for one with
     ``vta.quant``, dequantized).  ``function`` names the function when the module has several.
     """
@@ -229,7 +236,10 @@ def run_function(f: func.FuncOp, arrays: Sequence[Any]) -> None:
                 raise VTAError(f"argument {i}: expected a {np.dtype(dtype).name} array of "
                                f"shape {shape} for {t}, got {value.dtype} {value.shape}")
             machine.env[arg] = value
+        elif (dtype := float_storage(f, t)) is not None:
+            machine.env[arg] = np.asarray(value).astype(dtype)
         else:
             machine.env[arg] = wrap(np.int64(value), type_width(f, t))
-    with np.errstate(over="ignore"):
+    # Float ops give IEEE's results (inf, NaN) without warnings; integer ops wrap.
+    with np.errstate(all="ignore"):
         machine.run_block(block)
