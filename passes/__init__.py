@@ -29,6 +29,7 @@ BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-raise-loops": ("raise_loops", "RaiseLoopsPass"),
     "vta-normalize": ("normalize", "NormalizePass"),
     "vta-merge-alu-immediates": ("merge_alu_immediates", "MergeAluImmediatesPass"),
+    "vta-outline-host-steps": ("outline_host_steps", "OutlineHostStepsPass"),
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),
     "vta-inject-dma": ("inject_dma", "InjectDmaPass"),

@@ -4,8 +4,9 @@ It runs, in order and verifying the module after each (``docs/pipeline.md``)::
 
     [vta-bufferize, when the input has tensors,] [vta-narrow-integers, when it has i64
     buffers,] [vta-integerize, when it has float layers,] [vta-raise-loops, when a function holds
-    loops,] vta-normalize, vta-pack, vta-merge-alu-immediates, vta-tile, vta-inject-dma,
-    vta-tensorize, vta-fold-uop-loops, vta-coproc-sync, vta-lower-to-isa
+    loops,] vta-normalize, vta-outline-host-steps, vta-pack, vta-merge-alu-immediates,
+    vta-tile, vta-inject-dma, vta-tensorize, vta-fold-uop-loops, vta-coproc-sync,
+    vta-lower-to-isa
 
 with their default options, except the tiling choices, which pass through to ``vta-tile``
 (``tile=``, ``double-buffer=``).  ``vta-run FILE.mlir``, ``vta-translate --emit=bin FILE.mlir``
@@ -48,9 +49,10 @@ SELF_VERIFYING = frozenset({"vta-tile", "vta-inject-dma", "vta-tensorize", "vta-
 PREPASSES: tuple[str, ...] = ("vta-bufferize", "vta-narrow-integers", "vta-integerize",
                               "vta-raise-loops")
 #: The stages that always run after them, in order (:meth:`VtaToIsaPass.passes` from vta-pack).
-LOWERING: tuple[str, ...] = ("vta-normalize", "vta-pack", "vta-merge-alu-immediates",
-                             "vta-tile", "vta-inject-dma", "vta-tensorize", "vta-fold-uop-loops",
-                             "vta-coproc-sync", "vta-lower-to-isa")
+LOWERING: tuple[str, ...] = ("vta-normalize", "vta-outline-host-steps", "vta-pack",
+                             "vta-merge-alu-immediates", "vta-tile", "vta-inject-dma",
+                             "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync",
+                             "vta-lower-to-isa")
 #: Every stage, in order: what ``insert-after=STAGE:PASS`` may name.
 STAGES: tuple[str, ...] = (*PREPASSES, *LOWERING)
 
@@ -120,6 +122,7 @@ class VtaToIsaPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from .normalize import NormalizePass
+        from .outline_host_steps import OutlineHostStepsPass
 
         inserted = self.insertions()
 
@@ -141,5 +144,6 @@ class VtaToIsaPass(ModulePass):
             stage(p, needs(op))
         # Patterns only: the ops they write verify by construction.
         stage(NormalizePass())
+        stage(OutlineHostStepsPass(), verify=True)
         for p in self.passes():
             stage(p, verify=p.name not in SELF_VERIFYING)

@@ -99,11 +99,18 @@ def _is_float(t: object) -> bool:
 
 
 def has_float_layers(module: ModuleOp) -> bool:
-    """Whether a function of ``module`` computes on float buffers (a quantized network with
-    float requantization, for one)."""
-    for op in module.walk():
-        if isinstance(op, linalg.GenericOp) and any(_is_float(v.type) for v in op.operands):
-            return True
+    """Whether a function of ``module`` takes or returns floats and computes on float buffers:
+    a quantized network with float requantization, as torch-mlir writes one.  (Float code in
+    a function on integer buffers is host code: ``vta-outline-host-steps``.)"""
+    for f in module.walk():
+        if not isinstance(f, func.FuncOp) or f.is_declaration:
+            continue
+        types = (*f.function_type.inputs.data, *f.function_type.outputs.data)
+        if not any(_is_float(t) for t in types):
+            continue
+        for op in f.walk():
+            if isinstance(op, linalg.GenericOp) and any(_is_float(v.type) for v in op.operands):
+                return True
     return False
 
 

@@ -1,0 +1,215 @@
+"""``vta-outline-host-steps``: the operations VTA cannot compute become host steps.
+
+VTA computes on integers.  An operation with float semantics — a Softmax, a Sigmoid, an
+``exp``, a division, a LayerNormalization, a dequantize-compute-quantize chain — runs on the
+host instead, between device runs (``dialects/vta_host.py``).  This pass finds, in the body of
+each function, the top-level ops that compute on floats (a float operand, result or block
+argument, in the op or in its regions) and puts each run of them into one ``vta.host``::
+
+    linalg.generic ... outs(%logits : memref<1x10xi8>) { ... trunci ... }   // VTA (a layer)
+    %f = memref.alloc() : memref<1x10xf32>
+    linalg.generic ins(%logits) outs(%f) { sitofp, mulf }                   // dequantize
+    linalg.generic ins(%f) outs(%y : memref<1x10xi8>) { ..., fptosi }       // quantize
+
+becomes::
+
+    linalg.generic ... outs(%logits : memref<1x10xi8>) { ... trunci ... }
+    vta.host "host@12" ins(%logits : memref<1x10xi8>) outs(%y : memref<1x10xi8>) {
+    ^bb0(%a: memref<1x10xi8>, %b: memref<1x10xi8>):
+      %f = memref.alloc() : memref<1x10xf32>
+      linalg.generic ins(%a) outs(%f) { sitofp, mulf }
+      linalg.generic ins(%f) outs(%b) { ..., fptosi }
+    }
+
+A run may have ops without effects between its float ops (integer constants, views of
+buffers, allocations); they stay where they are, and a host step that uses one gets a copy of
+it.  An allocation only host code uses moves into the step, with its ``memref.dealloc``.  Every
+other buffer a step reads becomes an input, every buffer it writes (through views too) an
+output.  The step is named after the layer its first op names (a ``NameLoc``,
+``vta_mlir/ir/locations.py``), else ``host@LINE``.
+
+An integer op that VTA cannot lower stays where it is, and ``vta-pack`` reports it.  A program
+without float ops is not changed at all.  ``vta-to-isa`` runs the pass after its prepasses and
+``vta-normalize`` (float requantizations that ``vta-integerize`` turns into integer layers
+have become VTA layers by then), before ``vta-pack``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects.builtin import AnyFloat, ContainerType, ModuleOp
+from xdsl.dialects.linalg import abstract_ops as linalg_abstract
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from vta_mlir.dialects.vta_host import HostOp
+from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.locations import copy_location, given_layer_name, location_of
+
+__all__ = ["OutlineHostStepsPass", "computes_on_floats", "outline_host_steps"]
+
+#: Ops without effects that may sit between a step's ops and that it may copy.
+_VIEWS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp)
+_COPYABLE = (arith.ConstantOp, memref.GetGlobalOp, *_VIEWS)
+
+
+def _is_float(t: Attribute) -> bool:
+    if isinstance(t, AnyFloat):
+        return True
+    return isinstance(t, ContainerType) and isinstance(t.get_element_type(), AnyFloat)
+
+
+def computes_on_floats(op: Operation) -> bool:
+    """Whether ``op`` (or an op nested in it) has a float operand, result or block argument."""
+    for inner in op.walk():
+        values: Iterable[SSAValue] = (*inner.operands, *inner.results)
+        if any(_is_float(v.type) for v in values):
+            return True
+        for region in inner.regions:
+            for block in region.blocks:
+                if any(_is_float(a.type) for a in block.args):
+                    return True
+    return False
+
+
+def _root(value: SSAValue) -> SSAValue:
+    """The buffer a view (subview, reshape, cast) of ``value`` views."""
+    while isinstance(value.owner, _VIEWS):
+        value = value.owner.operands[0]
+    return value
+
+
+def _written(ops: Sequence[Operation]) -> set[SSAValue]:
+    """The buffers ``ops`` write (through views too)."""
+    found: set[SSAValue] = set()
+    for op in ops:
+        for inner in op.walk():
+            if isinstance(inner, linalg_abstract.LinalgStructuredOperation):
+                found.update(_root(v) for v in inner.outputs)
+            elif isinstance(inner, memref.CopyOp):
+                found.add(_root(inner.destination))
+            elif isinstance(inner, memref.StoreOp | affine.StoreOp):
+                found.add(_root(inner.memref))
+    return found
+
+
+def _used_outside(value: SSAValue, group: set[Operation], block: Block) -> bool:
+    for use in value.uses:
+        top = block.find_ancestor_op_in_block(use.operation)
+        if top is not None and top not in group:
+            return True
+    return False
+
+
+@dataclass
+class _Group:
+    """A run of host ops of one block, in order."""
+
+    ops: list[Operation]
+
+
+def _groups(block: Block) -> list[_Group]:
+    groups: list[_Group] = []
+    current: list[Operation] = []
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp | HostOp):
+            pass
+        elif computes_on_floats(op) and not isinstance(op, _COPYABLE):
+            current.append(op)
+            continue
+        elif isinstance(op, (*_COPYABLE, memref.AllocOp, memref.AllocaOp, memref.DeallocOp)):
+            continue  # no effect on the buffers a run of host ops works on
+        if current:
+            groups.append(_Group(current))
+            current = []
+    if current:
+        groups.append(_Group(current))
+    return groups
+
+
+def _outline(group: _Group, block: Block, index: int) -> None:
+    ops = group.ops
+    members = set(ops)
+    # Allocations only the group uses (and their deallocations) move into it.
+    for op in list(block.ops):
+        if isinstance(op, memref.AllocOp | memref.AllocaOp) and op not in members:
+            users = {block.find_ancestor_op_in_block(u.operation) for u in op.memref.uses}
+            deallocs = {u for u in users if isinstance(u, memref.DeallocOp)}
+            if users - deallocs and users - deallocs <= members:
+                ops.insert(0, op)
+                ops.extend(sorted(deallocs, key=block.get_operation_index))
+                members.add(op)
+                members.update(deallocs)
+    ops.sort(key=block.get_operation_index)
+    inside: set[SSAValue] = set()
+    for op in ops:
+        for inner in op.walk():
+            inside.update(inner.results)
+            inside.update(a for region in inner.regions for b in region.blocks for a in b.args)
+    outside: list[SSAValue] = []
+    for op in ops:
+        for inner in op.walk():
+            for v in inner.operands:
+                if v not in inside and v not in outside:
+                    outside.append(v)
+    # Constants, globals and views defined outside: copied in, with what they read.
+    copied: list[Operation] = []
+    buffers: list[SSAValue] = []
+    pending = list(outside)
+    while pending:
+        v = pending.pop(0)
+        owner = v.owner
+        if isinstance(owner, _COPYABLE) and owner not in copied:
+            copied.append(owner)
+            pending.extend(x for x in owner.operands if x not in pending)
+        elif not isinstance(owner, _COPYABLE) and v not in buffers:
+            buffers.append(v)
+    copied.sort(key=block.get_operation_index)
+    written = _written(ops)
+    outputs = [b for b in buffers if b in written]
+    inputs = [b for b in buffers if b not in written]
+    body = Block(arg_types=[v.type for v in (*inputs, *outputs)])
+    mapping: dict[SSAValue, SSAValue] = dict(zip((*inputs, *outputs), body.args, strict=True))
+    for op in (*copied, *ops):
+        body.add_op(op.clone(value_mapper=mapping))
+    first = ops[0]
+    where = location_of(first)
+    name = given_layer_name(first) or (f"host@{where.line}" if where else f"host{index}")
+    host = HostOp(name, inputs, outputs, Region(body))
+    copy_location(first, [host])
+    Rewriter.insert_op(host, InsertPoint.before(first))
+    for op in reversed(ops):
+        for r in op.results:
+            if _used_outside(r, members, block):
+                report_error(op, "computes on floats for the host, but its result is used by "
+                                 "code outside the host step: host steps hand results over "
+                                 "in memref buffers")
+        op.detach()
+        op.erase()
+
+
+def outline_host_steps(f: func.FuncOp) -> int:
+    """Outline the host steps of ``f`` (module doc); how many it made."""
+    if not f.body.blocks:
+        return 0
+    block = f.body.block
+    groups = _groups(block)
+    for k, group in enumerate(groups):
+        _outline(group, block, k)
+    return len(groups)
+
+
+@dataclass(frozen=True)
+class OutlineHostStepsPass(ModulePass):
+    """Put the float computations of every function into host steps (module doc)."""
+
+    name = "vta-outline-host-steps"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            outline_host_steps(f)
