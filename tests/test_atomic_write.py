@@ -108,7 +108,7 @@ SMALL_PROGRAM = _add_program(1, 64)
 
 # vta-run, with numpy's writing of an array slowed down (the same bytes, in pieces with pauses)
 # so that an interrupt lands while the output file is being written, however loaded the machine
-# (writing takes about 0.8 s).
+# (writing takes seconds).
 DRIVER = """
 import io, sys, time
 import numpy as np
@@ -119,7 +119,7 @@ def slow_save(file, array, allow_pickle=True):
     data = buffer.getvalue()
     for start in range(0, len(data), 1 << 14):
         file.write(data[start:start + (1 << 14)])
-        time.sleep(0.05)
+        time.sleep(0.5)
 np.save = slow_save
 from vta_mlir.tools.vta_run import main
 sys.exit(main(sys.argv[1:]))
@@ -152,7 +152,7 @@ def test_interrupted_vta_run_leaves_the_old_or_the_complete_output(tmp_path: Pat
     env = dict(os.environ, VTA_MLIR_DEBUG="1")
     argv = [sys.executable, "-c", DRIVER, str(vtab), "--random-inputs", "--output", str(target)]
     interrupted = 0
-    # Seconds after the output starts to appear (writing it takes about 0.8 s).
+    # Seconds after the output starts to appear (writing it takes seconds).
     for delay in (0.0, 0.005, 0.02):
         before = os.stat(target).st_mtime_ns
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
@@ -160,6 +160,7 @@ def test_interrupted_vta_run_leaves_the_old_or_the_complete_output(tmp_path: Pat
         deadline = time.monotonic() + 60
         while proc.poll() is None and not _output_started(out_dir, "y.npy", before):
             assert time.monotonic() < deadline
+            time.sleep(0.001)
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
