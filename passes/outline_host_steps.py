@@ -21,12 +21,12 @@ becomes::
       linalg.generic ins(%f) outs(%b) { ..., fptosi }
     }
 
-A run may have ops without effects between its float ops (integer constants, views of
-buffers, allocations); they stay where they are, and a host step that uses one gets a copy of
-it.  An allocation only host code uses moves into the step, with its ``memref.dealloc``.  Every
-other buffer a step reads becomes an input, every buffer it writes (through views too) an
-output.  The step is named after the layer its first op names (a ``NameLoc``,
-``vta_mlir/ir/locations.py``), else ``host@LINE``.
+A run may have ops without effects between its float ops (constants, views of buffers,
+allocations); they stay where they are, and a host step that uses one gets a copy of it (the
+original goes when nothing else uses it).  An allocation only host code uses moves into the
+step, with its ``memref.dealloc``.  Every other buffer a step reads becomes an input, every
+buffer it writes (through views too) an output.  The step is named after the layer its first
+op names (a ``NameLoc``, ``vta_mlir/ir/locations.py``), else ``host@LINE``.
 
 An integer op that VTA cannot lower stays where it is, and ``vta-pack`` reports it.  A program
 without float ops is not changed at all.  ``vta-to-isa`` runs the pass after its prepasses and
@@ -174,6 +174,8 @@ def _outline(group: _Group, block: Block, index: int) -> None:
     outputs = [b for b in buffers if b in written]
     inputs = [b for b in buffers if b not in written]
     body = Block(arg_types=[v.type for v in (*inputs, *outputs)])
+    for arg, value in zip(body.args, (*inputs, *outputs), strict=True):
+        arg.name_hint = value.name_hint
     mapping: dict[SSAValue, SSAValue] = dict(zip((*inputs, *outputs), body.args, strict=True))
     for op in (*copied, *ops):
         body.add_op(op.clone(value_mapper=mapping))
@@ -191,6 +193,11 @@ def _outline(group: _Group, block: Block, index: int) -> None:
                                  "in memref buffers")
         op.detach()
         op.erase()
+    # What was copied in and nothing outside uses any more goes.
+    for op in reversed(copied):
+        if not any(r.uses for r in op.results):
+            op.detach()
+            op.erase()
 
 
 def outline_host_steps(f: func.FuncOp) -> int:

@@ -31,6 +31,7 @@ STATS_KEYS = {
     "layers",
     "temporaries_bytes",
     "host_steps",
+    "vta_mac_fraction",
     "requant",
 }
 

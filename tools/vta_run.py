@@ -355,6 +355,10 @@ def _run(argv: Sequence[str] | None) -> int:
     record = run_program(binary, run_cfg, inputs)
     for warning in record.stats.warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    on_host = [s["operation"] for s in record.stats.host_steps if s["step"] == "compute"]
+    if on_host:
+        print(f"{PROG}: warning: ran on the host, not on VTA: {', '.join(on_host)}",
+              file=sys.stderr)
     problems: list[str] | None = None
     if reference is not None:
         try:

@@ -59,6 +59,7 @@ STATS_KEYS: tuple[str, ...] = (
     "layers",
     "temporaries_bytes",
     "host_steps",
+    "vta_mac_fraction",
     "requant",
 )
 #: Module names of the ``busy`` object.
@@ -187,6 +188,7 @@ def stats_json(stats: Any, binary: BinaryModule | None = None) -> dict[str, Any]
     if binary is not None:
         extra["temporaries_bytes"] = temporaries_bytes(binary)
         extra["host_steps"] = [dict(step) for step in getattr(stats, "host_steps", [])]
+        extra["vta_mac_fraction"] = float(getattr(stats, "vta_mac_fraction", 1.0))
     return {
         "counters": {k: int(stats.counters.get(k, 0)) for k in COUNTER_NAMES},
         "instructions": int(stats.instructions),

@@ -52,8 +52,12 @@ class RunStats:
     timing is off); ``by_opcode`` counts executed instructions by name.  ``layers`` describes
     each layer of a program that has layers, when it was timed (a list of dictionaries, see
     :func:`vta_mlir.sim.layers.layer_figures`; empty otherwise).  ``host_steps`` lists the
-    steps the host ran for the call's quantized arguments, in order: ``{"argument": name,
-    "step": "quantize" | "dequantize", "seconds": wall time}`` (empty without any).
+    steps the host ran, in order: ``{"argument": name, "step": "quantize" | "dequantize",
+    "seconds": wall time}`` for a quantized argument, ``{"step": "compute", "operation": name,
+    "location": "file:line:col", "elements": n, "macs": m, "seconds": wall time}`` for a host
+    step of the program (empty without any).  ``vta_macs`` counts the multiply-accumulates of
+    the GEMM micro-ops VTA ran (``gemm_counter`` · BATCH · BLOCK_IN · BLOCK_OUT), ``host_macs``
+    those of the contractions in host steps; :attr:`vta_mac_fraction` is the share of VTA.
     """
 
     counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTER_NAMES, 0))
@@ -67,6 +71,14 @@ class RunStats:
     warnings: list[str] = field(default_factory=list)
     layers: list[dict[str, Any]] = field(default_factory=list)
     host_steps: list[dict[str, Any]] = field(default_factory=list)
+    vta_macs: int = 0
+    host_macs: int = 0
+
+    @property
+    def vta_mac_fraction(self) -> float:
+        """The multiply-accumulates VTA ran over all of the call's (1.0 without any)."""
+        total = self.vta_macs + self.host_macs
+        return 1.0 if total == 0 else self.vta_macs / total
 
     def add(self, result: Any, prefix: str = "") -> None:
         """Accumulate one simulator ``RunResult`` (``prefix`` goes before its warnings)."""
@@ -107,6 +119,7 @@ class RunStats:
             "warnings": list(self.warnings),
             "layers": [dict(layer) for layer in self.layers],
             "host_steps": [dict(step) for step in self.host_steps],
+            "vta_mac_fraction": self.vta_mac_fraction,
         }
 
 
@@ -317,6 +330,10 @@ class LoadedModule:
                        host_steps)
             for spec in self.outputs)
         stats.host_steps = host_steps
+        cfg = self.device.cfg
+        stats.vta_macs = stats.counters.get("gemm_counter", 0) * cfg.batch * cfg.block_in \
+            * cfg.block_out
+        stats.host_macs = sum(int(s.get("macs", 0)) for s in host_steps)
         self.last_run = stats
         self.device.last_run = stats
         return outputs

@@ -37,12 +37,33 @@ def _step_function(step: HostStep) -> func.FuncOp:
     return f
 
 
+def contraction_macs(f: func.FuncOp) -> int:
+    """The multiply-accumulates of ``f``: the iteration space of each structured op that
+    reduces over a product."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.linalg import abstract_ops as linalg_abstract
+
+    total = 0
+    for op in f.walk():
+        if not isinstance(op, linalg_abstract.LinalgStructuredOperation):
+            continue
+        iterators = [it.data.value for it in op.get_iterator_types()]
+        body = op.regions[0].block.ops if op.regions and op.regions[0].blocks else ()
+        if "reduction" not in iterators or not any(
+                isinstance(b, arith.MulfOp | arith.MuliOp) for b in body):
+            continue
+        sizes = op.get_static_loop_ranges()
+        total += int(np.prod(sizes)) if sizes else 0
+    return total
+
+
 class HostStepRunner:
     """The host steps of one program, ready to run."""
 
     def __init__(self, steps: Sequence[HostStep]) -> None:
         self.steps = list(steps)
         self._functions = [_step_function(step) for step in self.steps]
+        self._macs = [contraction_macs(f) for f in self._functions]
 
     def run_after(self, runs_done: int, read: ReadDram, write: WriteDram,
                   records: list[dict[str, Any]]) -> None:
@@ -50,7 +71,7 @@ class HostStepRunner:
         per step to ``records`` (its name, source location, elements and seconds)."""
         from vta_mlir.reference import run_function
 
-        for step, f in zip(self.steps, self._functions, strict=True):
+        for step, f, macs in zip(self.steps, self._functions, self._macs, strict=True):
             if step.after_run != runs_done:
                 continue
             arrays = [np.array(spec.unpack_values(read(spec.phys, spec.packed_nbytes)))
@@ -64,4 +85,4 @@ class HostStepRunner:
             records.append({"step": "compute", "operation": step.name,
                             "location": step.location,
                             "elements": int(sum(a.size for a in arrays)),
-                            "seconds": seconds})
+                            "macs": macs, "seconds": seconds})

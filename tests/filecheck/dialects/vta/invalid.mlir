@@ -555,3 +555,34 @@ vta.stage load {
 vta.stage compute {
   vta.dma_copy %acc[0] -> %y[0] y 1 x 4 stride 4 : memref<4x1x16xi32, #vta.sram<acc>> -> memref<4x1x16xi8>
 }
+
+// -----
+
+func.func @host_arity(%x: memref<4x16xi8>) {
+  // expected-error @+1 {{vta.host has 1 operand(s) but its body takes 0 argument(s): one per operand, inputs then outputs}}
+  vta.host "h" ins(%x : memref<4x16xi8>) {
+  ^bb0:
+  }
+  return
+}
+
+// -----
+
+func.func @host_types(%x: memref<4x16xi8>) {
+  // expected-error @+1 {{argument 0 of the vta.host body has type memref<4x16xi32>, its operand memref<4x16xi8>: before vta-pack they are the same}}
+  vta.host "h" ins(%x : memref<4x16xi8>) {
+  ^bb0(%a: memref<4x16xi32>):
+  }
+  return
+}
+
+// -----
+
+func.func @host_commands(%x: memref<4x16xi8>) {
+  // expected-error @+1 {{'vta.dep_push' inside vta.host: the body of a host step is host code on its operands, without device commands or returns}}
+  vta.host "h" outs(%x : memref<4x16xi8>) {
+  ^bb0(%a: memref<4x16xi8>):
+    vta.dep_push load -> compute
+  }
+  return
+}
