@@ -414,7 +414,7 @@ class _Emitter:
                 case Contract(acc=acc, act=act, wgt=wgt, strides=(sh, sw), padded=padded):
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, conv_op(x, self.args[wgt], self.buffers[acc],
-                                                     (sh, sw)))
+                                                     (sh, sw), step.depthwise))
                 case PoolStep(acc=acc, pool=pool, act=act, padded=padded):
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, *pool_ops(x, self.buffers[acc], pool.kind,

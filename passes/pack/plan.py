@@ -29,11 +29,13 @@ from vta_mlir.passes.pack.expr import (
     error_with_note,
     label,
 )
+from vta_mlir.passes.pack.depthwise import depthwise_kernel_packing
 from vta_mlir.passes.pack.flatten import MatrixView
 from vta_mlir.passes.pack.fold_window import folded_packings
 from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
+from vta_mlir.passes.pack.match_depthwise import DepthwiseConv
 from vta_mlir.passes.pack.match_pool import Pool
 from vta_mlir.passes.pack.normal_form import (
     Packing,
@@ -134,6 +136,9 @@ class Contract(Step):
     strides: tuple[int, int] | None = None
     #: The zero-padded copy of ``act`` a convolution reads instead of ``act``.
     padded: PaddedData | None = None
+    #: A depthwise convolution: ``wgt`` is block-diagonal, one input block per output block
+    #: (``passes/pack/depthwise.py``).
+    depthwise: bool = False
 
 
 @dataclass
@@ -394,8 +399,8 @@ class Planner:
                                    "broadcast bias", init.op, "the value is computed here")
         # Folding the window makes the host lay out the data as patches, which an
         # intermediate buffer, written by an earlier layer on the device, cannot be.
-        folded = folded_packings(g, self.cfg) \
-            if isinstance(g, Conv) and g.act not in self.intermediates else None
+        folded = folded_packings(g, self.cfg) if isinstance(g, Conv) \
+            and not isinstance(g, DepthwiseConv) and g.act not in self.intermediates else None
         if isinstance(g, Conv) and folded is not None:
             # A 1×1 convolution of the data's patches (passes/pack/fold_window.py): the host
             # applies the window, so the zero-padded buffer is not needed.
@@ -403,13 +408,15 @@ class Planner:
             wgt = self.use(g.wgt, Role.KERNEL, g.op, folded[1])
             self.steps.append(Contract(g.op, acc, act, wgt, (1, 1)))
         elif isinstance(g, Conv):
+            depthwise = isinstance(g, DepthwiseConv)
             act = self.use(g.act, Role.DATA, g.op)
-            wgt = self.use(g.wgt, Role.KERNEL, g.op)
+            wgt = self.use(g.wgt, Role.KERNEL, g.op,
+                           depthwise_kernel_packing(g.wgt, self.cfg) if depthwise else None)
             padded = None
             if g.padding is not None:
                 padded = PaddedData(act, g.padding)
                 self.steps.append(PadData(g.padding.alloc, padded))
-            self.steps.append(Contract(g.op, acc, act, wgt, g.strides, padded))
+            self.steps.append(Contract(g.op, acc, act, wgt, g.strides, padded, depthwise))
         else:
             act = self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
             wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
