@@ -18,6 +18,7 @@ from xdsl.ir import BlockArgument, Operation
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.isa import AluKind
+from vta_mlir.passes.pack.depthwise import depthwise_kernel_packing
 from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
@@ -29,7 +30,6 @@ from vta_mlir.passes.pack.expr import (
     error_with_note,
     label,
 )
-from vta_mlir.passes.pack.depthwise import depthwise_kernel_packing
 from vta_mlir.passes.pack.flatten import MatrixView
 from vta_mlir.passes.pack.fold_window import folded_packings
 from vta_mlir.passes.pack.layouts import Layouts

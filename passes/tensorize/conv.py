@@ -97,8 +97,9 @@ def conv_schedule(
     reduction dimension) become the kernel's two loop levels, outermost; the reduction
     dimensions (``i, kh, kw``, in the weight's order) and the output channels (``o``) the
     micro-op list inside them, the channels innermost, which keeps the write-hazard rule when
-    there are at least three (a depthwise convolution's ``o`` also indexes the input).  Otherwise the output columns (then the rows, then both) move
-    into the list, innermost.  A list longer than half the micro-op SRAM (a double-buffered
+    there are at least three (a depthwise convolution's ``o`` also indexes the input).
+    Otherwise the output columns (then the rows, then both) move into the list, innermost.
+    A list longer than half the micro-op SRAM (a double-buffered
     kernel comes in two versions) gives its outermost loops to the host, outside the levels.
     Without an order that keeps the write-hazard rule, ``None``.
     """
