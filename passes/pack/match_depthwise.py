@@ -59,9 +59,10 @@ class DepthwiseConv(Conv):
 
 
 def is_depthwise(iterators: Sequence[IteratorType]) -> bool:
-    """A reduction of a function on NCHW tensors with six loops, two of them reduced: the
-    loop structure of a depthwise convolution (a dense one has seven, three reduced)."""
-    return len(iterators) == 6 and iterators.count(IteratorType.REDUCTION) == 2
+    """A reduction of a function on NCHW tensors with two reduced loops: the window of a
+    depthwise convolution (a dense one also reduces the input channels).  Six loops are a
+    depthwise convolution; seven, one with a channel multiplier (reported)."""
+    return len(iterators) in (6, 7) and iterators.count(IteratorType.REDUCTION) == 2
 
 
 def _linear(m: AffineMap, result: int) -> LinearForm | None:
@@ -91,6 +92,8 @@ class DepthwiseMatcher:
         """A depthwise convolution of NCHW data into NCHW (module doc)."""
         rec = self.recognizer
         inputs = list(op.inputs)
+        if len(iterators) == 7:
+            self.multiplier_error(op, maps)
         if len(inputs) != 2:
             report_error(op, f"is a depthwise reduction of {len(inputs)} inputs: {_FORM}")
         out = op.outputs[0]
@@ -125,6 +128,20 @@ class DepthwiseMatcher:
                              "kernel (a memref.global read by memref.get_global)")
         result = DepthwiseConv(op, init, act, False, wgt, False, strides, padding)
         rec.write(op, out, result)
+
+    @staticmethod
+    def multiplier_error(op: Operation, maps: Sequence[AffineMap]) -> NoReturn:
+        """Seven loops, two reduced: output channel ``c·M + m`` of input channel ``c`` (a
+        channel multiplier ``M``), else not a depthwise convolution at all."""
+        out = maps[-1]
+        channel = _linear(out, 1) if len(out.results) == 4 else None
+        factors = sorted(channel.terms.values()) if channel is not None else []
+        if channel is not None and not channel.const and len(factors) == 2 \
+                and factors[0] == 1 and factors[1] > 1:
+            report_error(op, f"computes output channel c*{factors[1]} + m from input channel c "
+                             f"(a channel multiplier of {factors[1]}): VTA runs depthwise "
+                             "convolutions with one output channel per input channel")
+        report_error(op, f"is a reduction of seven loops, two of them reduced: {_FORM}")
 
     @staticmethod
     def shape_error(op: Operation, data: Sequence[int], kernel: Sequence[int],
