@@ -25,8 +25,9 @@ from onnx import TensorProto, helper
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.frontend.onnx import import_program
 from vta_mlir.quant.depthwise import DepthwiseConvLayer
+from vta_mlir.tools import vta_import_onnx
 
-from .test_onnx_import import _cli_error, check, quantized
+from .test_onnx_import import check, quantized
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "onnx"
 if str(EXAMPLES) not in sys.path:
@@ -113,6 +114,17 @@ def grouped(group: int, out: int, dilation: int = 1) -> Callable[[np.random.Gene
     return build
 
 
+def import_error(tmp_path: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The one error line of ``vta-import-onnx`` on ``model`` (no output file, no traceback)."""
+    out = tmp_path / "out.mlir"
+    assert vta_import_onnx.main([str(model), "-o", str(out)]) == 1
+    assert not out.exists()
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
 @pytest.mark.parametrize(("group", "out", "dilation", "message"), [
     (2, 8, 1, "a convolution of 2 groups on 8 input channels; grouped convolutions are "
               "supported with group 1 (dense) or group = channels (depthwise)"),
@@ -127,5 +139,5 @@ def test_unsupported_groupings(tmp_path: Path, capsys: pytest.CaptureFixture[str
     path = quantize(float_model(grouped(group, out, dilation), rng), tmp_path / "g.onnx", True,
                     rng)
     assert onnx.load(str(path)).graph.node
-    line = _cli_error(tmp_path, path, capsys)
+    line = import_error(tmp_path, path, capsys)
     assert line == f"vta-import-onnx: error: node 'grouped' (Conv): {message}"

@@ -11,7 +11,7 @@ channels) and ``Clip``:
   KW``;
 * a clip of reals, ``select(x < lo, lo, x)`` then ``select(v > hi, hi, v)`` (or
   ``minimumf(maximumf(x, lo), hi)``) with constant bounds, quantized again at the reals'
-  quantization: the clip of the codes ``[Q(lo), Q(hi)]`` (``docs/onnx.md`` §4.7), folded into
+  quantization: the clip of the codes ``[Q(lo), Q(hi)]`` (``docs/onnx.md`` §4.8), folded into
   the layer writing them, as a ReLU.
 
 Each function takes the lifter (:class:`Lifter`: what the reading knows) and raises

@@ -1,4 +1,4 @@
-"""The ONNX patterns of depthwise layers (``docs/onnx.md`` §2, §4.7): a ``Conv`` with
+"""The ONNX patterns of depthwise layers (``docs/onnx.md`` §2, §4.7, §4.8): a ``Conv`` with
 ``group`` = channels and one output channel per input channel, and the ``Clip`` of a ReLU6 (a
 clip of the codes at an unchanged quantization, folded into the layer before it, as a
 ``Relu``).  The recognizer (``vta_mlir.frontend.onnx.qdq``) calls these checks; they raise
