@@ -33,6 +33,7 @@ class Depthwise:
     shift: int = 6
     lo: int = 0
     hi: int = 6
+    batch: int = 1
 
     @property
     def out_size(self) -> int:
@@ -116,8 +117,9 @@ def depthwise_program(layer: Depthwise, w: np.ndarray, bias: np.ndarray,
     (memref globals, or ``arith.constant`` tensors when ``tensors``)."""
     c, n, p = layer.channels, layer.size, layer.pad
     o = layer.out_size
-    x_shape, p_shape = (1, c, n, n), (1, c, n + 2 * p, n + 2 * p)
-    out_shape = (1, c, o, o)
+    b = layer.batch
+    x_shape, p_shape = (b, c, n, n), (b, c, n + 2 * p, n + 2 * p)
+    out_shape = (b, c, o, o)
     if tensors:
         return _tensor_program(layer, w, bias, x_shape, p_shape, out_shape)
     x_t, p_t, w_t = memref(x_shape, "i8"), memref(p_shape, "i8"), memref(w.shape, "i8")
@@ -132,7 +134,7 @@ def depthwise_program(layer: Depthwise, w: np.ndarray, bias: np.ndarray,
         view_t = f"memref<{'x'.join(map(str, x_shape))}xi8, {strides}>"
         ops += [f"  %xp = memref.alloc() : {p_t}",
                 f"  linalg.fill ins(%c0_i8 : i8) outs(%xp : {p_t})",
-                f"  %xi = memref.subview %xp[0, 0, {p}, {p}] [1, {c}, {n}, {n}] [1, 1, 1, 1] "
+                f"  %xi = memref.subview %xp[0, 0, {p}, {p}] [{b}, {c}, {n}, {n}] [1, 1, 1, 1] "
                 f": {p_t} to {view_t}",
                 f"  memref.copy %x, %xi : {x_t} to {view_t}"]
         data = "%xp"

@@ -33,6 +33,7 @@ LAYERS: dict[str, tuple[Depthwise, bool]] = {
     "c24_k5_s2_p1_tensors": (Depthwise(24, 8, 5, 2, 1), True),
     "c40_k3_s1_p1_generic_tensors": (Depthwise(40, 6, 3, 1, 1, "generic", shift=7, lo=-128,
                                                hi=127), True),
+    "n3_c24_k3_s2_p1_named": (Depthwise(24, 6, 3, 2, 1, batch=3), False),
 }
 
 
@@ -52,7 +53,8 @@ def test_depthwise_matches_numpy(name: str, cfg: VTAConfig) -> None:
     assert [a.direction for a in binary.args] == ["in", "out"]
     mod = Device(cfg).load_module(binary)
     rng = np.random.default_rng(11)
-    x = rng.integers(-128, 128, (1, layer.channels, layer.size, layer.size)).astype(np.int8)
+    x = rng.integers(-128, 128, (layer.batch, layer.channels, layer.size, layer.size)
+                     ).astype(np.int8)
     run_and_compare(mod, {binary.args[0].name: x}, depthwise_reference(layer, x, w, bias))
 
 
@@ -83,3 +85,27 @@ def test_vta_run_checks_depthwise(name: str, tmp_path: Path,
     out, err = capsys.readouterr()
     assert status == 0, err
     assert "check: PASS" in out + err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(30))
+def test_random_depthwise_layers(seed: int) -> None:
+    """Random layers (long form of :func:`test_depthwise_matches_numpy`): 1 to 72 channels, 1×1
+    to 7×7 windows, strides 1 to 3, any padding smaller than the window, both forms, on the
+    three configurations in turn."""
+    rng = np.random.default_rng(seed)
+    cfg = VTAConfig.shipped(("default", "block32", "batch2")[seed % 3])
+    kernel = int(rng.choice([1, 3, 5, 7]))
+    pad = int(rng.integers(0, kernel))
+    form = str(rng.choice(["named", "generic"]))
+    layer = Depthwise(int(rng.choice([1, 3, 8, 17, 24, 40, 72])),
+                      int(rng.integers(max(kernel - 2 * pad, 1), 20)), kernel,
+                      int(rng.integers(1, 4)), pad, form,
+                      onnx_kernel=form == "generic" and bool(rng.integers(0, 2)),
+                      shift=int(rng.integers(0, 9)), lo=-128, hi=127,
+                      batch=int(rng.integers(1, 3)))
+    w, bias = random_layer(layer, seed)
+    mod = Device(cfg).load_module(lower(depthwise_program(layer, w, bias), config=cfg))
+    x = rng.integers(-128, 128, (layer.batch, layer.channels, layer.size, layer.size)
+                     ).astype(np.int8)
+    run_and_compare(mod, {"x": x}, depthwise_reference(layer, x, w, bias))
