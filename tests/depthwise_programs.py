@@ -28,7 +28,7 @@ class Depthwise:
     kernel: int = 3
     stride: int = 1
     pad: int = 1
-    form: str = "named"  # "named" or "generic"
+    form: str = "named"  # "named", "generic" or "nhwc" (linalg.depthwise_conv_2d_nhwc_hwc)
     onnx_kernel: bool = False
     shift: int = 6
     lo: int = 0
@@ -42,7 +42,14 @@ class Depthwise:
     @property
     def kernel_shape(self) -> tuple[int, ...]:
         c, k = self.channels, self.kernel
+        if self.form == "nhwc":
+            return (k, k, c)
         return (c, 1, k, k) if self.onnx_kernel else (c, k, k)
+
+    def nchw(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """``shape`` (N, C, H, W) in the layer's layout: NHWC for the ``nhwc`` form."""
+        n, c, h, w = shape
+        return (n, h, w, c) if self.form == "nhwc" else shape
 
 
 def _hex(values: np.ndarray) -> str:
@@ -57,7 +64,10 @@ def depthwise_reference(layer: Depthwise, x: np.ndarray, w: np.ndarray,
                         bias: np.ndarray) -> np.ndarray:
     """``clip((dwconv(x zero-padded, w) + bias) >> shift, lo, hi)`` as int8."""
     c, k, s, p = layer.channels, layer.kernel, layer.stride, layer.pad
-    kernel = w.reshape(c, k, k).astype(np.int64)
+    nhwc = layer.form == "nhwc"
+    kernel = (np.moveaxis(w, 2, 0) if nhwc else w.reshape(c, k, k)).astype(np.int64)
+    if nhwc:  # NHWC in and out: the same computation on the transposed arrays
+        x = np.moveaxis(x, 3, 1)
     xp = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (p, p), (p, p)))
     o = layer.out_size
     acc = np.zeros((x.shape[0], c, o, o), np.int64)
@@ -66,11 +76,16 @@ def depthwise_reference(layer: Depthwise, x: np.ndarray, w: np.ndarray,
             window = xp[:, :, i:i + (o - 1) * s + 1:s, j:j + (o - 1) * s + 1:s]
             acc += window * kernel[None, :, i, j, None, None]
     acc += bias.astype(np.int64)[None, :, None, None]
-    return np.clip(acc >> layer.shift, layer.lo, layer.hi).astype(np.int8)
+    y = np.clip(acc >> layer.shift, layer.lo, layer.hi).astype(np.int8)
+    return np.ascontiguousarray(np.moveaxis(y, 1, 3)) if nhwc else y
 
 
 def _conv_op(layer: Depthwise, data: str, data_t: str, w_t: str, acc: str, acc_t: str) -> str:
     s = layer.stride
+    if layer.form == "nhwc":
+        return (f"  linalg.depthwise_conv_2d_nhwc_hwc {{dilations = dense<1> : vector<2xi64>, "
+                f"strides = dense<{s}> : vector<2xi64>}}\n"
+                f"      ins({data}, %w : {data_t}, {w_t}) outs({acc} : {acc_t})")
     if layer.form == "named":
         return (f"  linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<1> : vector<2xi64>, "
                 f"strides = dense<{s}> : vector<2xi64>}}\n"
@@ -91,10 +106,11 @@ def _conv_op(layer: Depthwise, data: str, data_t: str, w_t: str, acc: str, acc_t
 def _epilogue(layer: Depthwise, acc: str, acc_t: str, out: str, out_t: str,
               tensors: bool) -> str:
     ident = amap(4, range(4))
+    channel = 3 if layer.form == "nhwc" else 1
     result = f" -> {out_t}" if tensors else ""
     name = "%r = " if tensors else ""
     return f"""
-  {name}linalg.generic {{indexing_maps = [{ident}, {amap(4, (1,))}, {ident}],
+  {name}linalg.generic {{indexing_maps = [{ident}, {amap(4, (channel,))}, {ident}],
                   iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
       ins({acc}, %b : {acc_t}, {"tensor" if tensors else "memref"}<{layer.channels}xi32>)
       outs({out} : {out_t}) {{
@@ -120,13 +136,19 @@ def depthwise_program(layer: Depthwise, w: np.ndarray, bias: np.ndarray,
     b = layer.batch
     x_shape, p_shape = (b, c, n, n), (b, c, n + 2 * p, n + 2 * p)
     out_shape = (b, c, o, o)
+    if layer.form == "nhwc":
+        x_shape, p_shape, out_shape = (layer.nchw(t) for t in (x_shape, p_shape, out_shape))
     if tensors:
         return _tensor_program(layer, w, bias, x_shape, p_shape, out_shape)
     x_t, p_t, w_t = memref(x_shape, "i8"), memref(p_shape, "i8"), memref(w.shape, "i8")
     acc_t, out_t = memref(out_shape, "i32"), memref(out_shape, "i8")
     b_t = memref((c,), "i32")
-    strides = f"strided<[{c * (n + 2 * p) ** 2}, {(n + 2 * p) ** 2}, {n + 2 * p}, 1], " \
-              f"offset: {p * (n + 2 * p) + p}>"
+    wp = n + 2 * p
+    strides = f"strided<[{c * wp ** 2}, {wp ** 2}, {wp}, 1], offset: {p * wp + p}>"
+    offsets, sizes = f"[0, 0, {p}, {p}]", f"[{b}, {c}, {n}, {n}]"
+    if layer.form == "nhwc":
+        strides = f"strided<[{c * wp ** 2}, {wp * c}, {c}, 1], offset: {(p * wp + p) * c}>"
+        offsets, sizes = f"[0, {p}, {p}, 0]", f"[{b}, {n}, {n}, {c}]"
     data = "%x"
     ops = [f"  %w = memref.get_global @w : {w_t}", f"  %b = memref.get_global @b : {b_t}",
            "  %c0 = arith.constant 0 : i32", "  %c0_i8 = arith.constant 0 : i8"]
@@ -134,7 +156,7 @@ def depthwise_program(layer: Depthwise, w: np.ndarray, bias: np.ndarray,
         view_t = f"memref<{'x'.join(map(str, x_shape))}xi8, {strides}>"
         ops += [f"  %xp = memref.alloc() : {p_t}",
                 f"  linalg.fill ins(%c0_i8 : i8) outs(%xp : {p_t})",
-                f"  %xi = memref.subview %xp[0, 0, {p}, {p}] [{b}, {c}, {n}, {n}] [1, 1, 1, 1] "
+                f"  %xi = memref.subview %xp{offsets} {sizes} [1, 1, 1, 1] "
                 f": {p_t} to {view_t}",
                 f"  memref.copy %x, %xi : {x_t} to {view_t}"]
         data = "%xp"

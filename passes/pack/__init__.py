@@ -141,6 +141,7 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
+from vta_mlir.passes.pack.nhwc import is_nhwc, nchw_view, nhwc_packing
 from vta_mlir.passes.pack.normal_form import (
     ARG_ATTR_NAME,
     Packing,
@@ -211,6 +212,8 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None
 def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None) -> None:
     block = f.body.block
     real_args = len(block.args)
+    # An NHWC function is read in NCHW; its transposed arguments keep their NHWC arrays.
+    transposed = nchw_view(f) if is_nhwc(f) else set()
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
         module = f.get_toplevel_object()
         if not isinstance(module, ModuleOp):
@@ -250,6 +253,8 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
             continue
         args[old] = Rewriter.replace_value_with_new_type(old, packing.memref_type())
         attrs = dict(arg_attrs[source.index].data)  # type: ignore[attr-defined]
+        if source.index in transposed:  # type: ignore[attr-defined]
+            packing = nhwc_packing(packing)
         if old is source:
             attrs[ARG_ATTR_NAME] = packing.attr()
             arg_attrs[old.index] = DictionaryAttr(attrs)

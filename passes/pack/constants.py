@@ -179,7 +179,7 @@ class ConstantPool:
         assert values is not None  # the recognizer accepted i8 / i32 elements only
         if packing.diagonal:
             # A depthwise kernel: its block-diagonal expansion is what gets packed.
-            values = block_diagonal(values, packing.padded_shape[1])
+            values = block_diagonal(values, packing.padded_shape[1], packing.diagonal)
         try:
             spec = ArgSpec(
                 stand_in.symbol,

@@ -28,23 +28,28 @@ from vta_mlir.passes.pack.normal_form import Packing, Role, packing_for
 __all__ = ["block_diagonal", "depthwise_kernel_packing"]
 
 
-def block_diagonal(values: np.ndarray, block: int) -> np.ndarray:
-    """The ``C × block × KH × KW`` kernel of a depthwise ``C × KH × KW`` (or ``C × 1 × KH ×
-    KW``) one (module doc): channel ``c`` at column ``c mod block`` of its block."""
-    c, kh, kw = values.shape[0], values.shape[-2], values.shape[-1]
-    kernel = values.reshape(c, kh, kw)
+def block_diagonal(values: np.ndarray, block: int,
+                   axes: tuple[int, ...] = (0, 1, 2)) -> np.ndarray:
+    """The ``C × block × KH × KW`` kernel of a depthwise kernel whose dimensions ``axes`` are
+    ``c``, ``kh`` and ``kw`` (``C × KH × KW``, ``C × 1 × KH × KW``, ``KH × KW × C``; module
+    doc): channel ``c`` at column ``c mod block`` of its block."""
+    c, kh, kw = (values.shape[a] for a in axes)
+    rest = tuple(d for d in range(values.ndim) if d not in axes)
+    kernel = values.transpose(*axes, *rest).reshape(c, kh, kw)
     expanded = np.zeros((c, block, kh, kw), dtype=values.dtype)
     expanded[np.arange(c), np.arange(c) % block] = kernel
     return expanded
 
 
-def depthwise_kernel_packing(kernel: SSAValue, cfg: VTAConfig) -> Packing:
-    """The packing of the constant int8 depthwise kernel ``kernel``: the ``kernel`` layout of
-    its block-diagonal expansion, ``(C/BO, 1, KH, KW, BO, BI)``."""
+def depthwise_kernel_packing(kernel: SSAValue, axes: tuple[int, int, int],
+                             cfg: VTAConfig) -> Packing:
+    """The packing of the constant int8 depthwise kernel ``kernel`` (its dimensions ``axes``
+    the channels, ``kh`` and ``kw``): the ``kernel`` layout of its block-diagonal expansion,
+    ``(C/BO, 1, KH, KW, BO, BI)``."""
     t = kernel.type
     assert isinstance(t, MemRefType)
     shape = tuple(t.get_shape())
-    c, kh, kw = shape[0], shape[-2], shape[-1]
+    c, kh, kw = (shape[a] for a in axes)
     plain = packing_for(Role.KERNEL, (c, cfg.block_in, kh, kw), "int8", cfg)
     return Packing(shape, "int8", plain.padded_shape, plain.split_shape, plain.perm,
-                   diagonal=True)
+                   diagonal=axes)

@@ -54,8 +54,11 @@ _FORM = ("VTA runs depthwise convolutions of NCHW int8 data with a CHW (or C×1�
 @dataclass(eq=False)
 class DepthwiseConv(Conv):
     """``init + dwconv(act, wgt)``: ``act`` NCHW data, ``wgt`` a constant kernel ``C × KH ×
-    KW`` (or ``C × 1 × KH × KW``), channel ``c`` of the output the convolution of channel ``c``
-    of the data with ``wgt[c]``; ``strides`` and ``padding`` as for :class:`Conv`."""
+    KW`` (or ``C × 1 × KH × KW``, ``KH × KW × C``), channel ``c`` of the output the convolution
+    of channel ``c`` of the data with ``wgt[c]``; ``strides`` and ``padding`` as for
+    :class:`Conv`; ``kernel_axes`` the kernel's dimensions of ``c``, ``kh`` and ``kw``."""
+
+    kernel_axes: tuple[int, int, int] = (0, 1, 2)
 
 
 def is_depthwise(iterators: Sequence[IteratorType]) -> bool:
@@ -103,11 +106,11 @@ class DepthwiseMatcher:
         data_shape, kernel_shape, out_shape = (tuple(t.get_shape()) for t in types)
         if len(data_shape) != 4 or len(out_shape) != 4 or len(kernel_shape) not in (3, 4):
             report_error(op, f"convolves {types[0]} with {types[1]} into {types[2]}: {_FORM}")
-        strides = self.strides(op, maps, iterators, len(kernel_shape))
+        strides, axes = self.strides(op, maps, iterators, len(kernel_shape))
         n, c, h, w = data_shape
-        kh, kw = kernel_shape[-2:]
+        kc, kh, kw = (kernel_shape[a] for a in axes)
         oh, ow = out_shape[2:]
-        if out_shape[:2] != (n, c) or kernel_shape[0] != c \
+        if out_shape[:2] != (n, c) or kc != c \
                 or (len(kernel_shape) == 4 and kernel_shape[1] != 1) \
                 or (oh - 1) * strides[0] + kh > h or (ow - 1) * strides[1] + kw > w:
             self.shape_error(op, types[0].get_shape(), kernel_shape, out_shape)
@@ -126,7 +129,7 @@ class DepthwiseMatcher:
                              "VTA runs a depthwise convolution as GEMMs on block-diagonal "
                              "weights, which vta-pack builds at compile time from a constant "
                              "kernel (a memref.global read by memref.get_global)")
-        result = DepthwiseConv(op, init, act, False, wgt, False, strides, padding)
+        result = DepthwiseConv(op, init, act, False, wgt, False, strides, padding, axes)
         rec.write(op, out, result)
 
     @staticmethod
@@ -157,15 +160,19 @@ class DepthwiseMatcher:
 
     @staticmethod
     def strides(op: Operation, maps: Sequence[AffineMap], iterators: Sequence[IteratorType],
-                kernel_rank: int) -> tuple[int, int]:
-        """The strides of maps ``X(n, c, oh*sh + kh, ow*sw + kw)``, ``W(c, [0,] kh, kw)``,
-        ``Y(n, c, oh, ow)`` for some order of the six loops."""
+                kernel_rank: int) -> tuple[tuple[int, int], tuple[int, int, int]]:
+        """The strides of maps ``X(n, c, oh*sh + kh, ow*sw + kw)``, ``W(c, [0,] kh, kw)`` (or
+        ``W(kh, kw, c)``), ``Y(n, c, oh, ow)`` for some order of the six loops, and the
+        kernel's dimensions of ``c``, ``kh`` and ``kw``."""
         not_dw = f"has indexing maps that are not those of a depthwise convolution: {_FORM}"
         out_dims, w_dims = result_dims(maps[2]), result_dims(maps[1])
+        axes = (0, 1, 2)
         if kernel_rank == 4:
             if len(w_dims) != 4 or w_dims[1] is not None:
                 report_error(op, not_dw)
-            w_dims = [w_dims[0], *w_dims[2:]]
+            w_dims, axes = [w_dims[0], *w_dims[2:]], (0, 2, 3)
+        elif len(out_dims) == 4 and len(w_dims) == 3 and w_dims[2] == out_dims[1]:
+            w_dims, axes = [w_dims[2], *w_dims[:2]], (2, 0, 1)  # HWC
         loops = [*out_dims, *w_dims[1:]]
         if len(out_dims) != 4 or len(w_dims) != 3 or len(maps[0].results) != 4 \
                 or any(d is None or d < 0 for d in loops) or len(set(loops)) != 6 \
@@ -187,5 +194,5 @@ class DepthwiseMatcher:
                 report_error(op, f"has dilation {form.coeff(k)}: VTA convolutions are packed "
                                  "with dilation 1")
             strides.append(form.coeff(o))
-        return strides[0], strides[1]
+        return (strides[0], strides[1]), axes
 

@@ -137,9 +137,10 @@ class Packing:
     #: the data and kernel of a convolution folded into a 1×1 one.
     window: tuple[int, ...] = ()
     #: A depthwise kernel expanded into block-diagonal weights at compile time
-    #: (``passes/pack/depthwise.py``): ``padded_shape``, ``split_shape`` and ``perm`` pack the
-    #: expansion ``C × BLOCK × KH × KW`` of the kernel of logical ``shape``.
-    diagonal: bool = False
+    #: (``passes/pack/depthwise.py``), the dimensions of its channels, ``kh`` and ``kw`` (empty:
+    #: not one): ``padded_shape``, ``split_shape`` and ``perm`` pack the expansion
+    #: ``C × BLOCK × KH × KW`` of the kernel of logical ``shape``.
+    diagonal: tuple[int, ...] = ()
 
     @property
     def packed_shape(self) -> tuple[int, ...]:

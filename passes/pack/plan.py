@@ -411,7 +411,8 @@ class Planner:
             depthwise = isinstance(g, DepthwiseConv)
             act = self.use(g.act, Role.DATA, g.op)
             wgt = self.use(g.wgt, Role.KERNEL, g.op,
-                           depthwise_kernel_packing(g.wgt, self.cfg) if depthwise else None)
+                           depthwise_kernel_packing(g.wgt, g.kernel_axes, self.cfg)
+                           if isinstance(g, DepthwiseConv) else None)
             padded = None
             if g.padding is not None:
                 padded = PaddedData(act, g.padding)

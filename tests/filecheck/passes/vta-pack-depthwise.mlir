@@ -210,11 +210,65 @@ func.func @grouped(%x: memref<1x2x8x4x4xi8>, %w: memref<2x8x8x3x3xi8>, %acc: mem
 
 // -----
 
-// NHWC depthwise convolutions are not packed (VTA's data layout is NCHW-blocked).
+// linalg.depthwise_conv_2d_nhwc_hwc in an NHWC function (passes/pack/nhwc.py): read in NCHW,
+// the HWC kernel packed block-diagonal, the bias per channel (n, h, w, c) -> (c); the NHWC
+// arguments keep their logical shape, their transpose folded into split_shape and perm.
 
-func.func @nhwc(%x: memref<1x4x4x16xi8>, %w: memref<3x3x16xi8>, %acc: memref<1x2x2x16xi32>) {
-  // expected-error@+1 {{is not supported by vta-pack: convolutions are packed in the NCHW × FCHW form (linalg.conv_2d_nchw_fchw or the equivalent linalg.generic), depthwise ones in the NCHW × CHW form (linalg.depthwise_conv_2d_nchw_chw or the equivalent linalg.generic)}}
+// CHECK-LABEL: memref.global "private" constant @w_packed : memref<1x1x3x3x16x16xi8>
+// CHECK:       func.func @nhwc(%[[X:[a-z0-9_]+]]: memref<1x1x4x4x1x16xi8> {vta.arg = {shape = array<i64: 1, 4, 4, 16>, dtype = "int8", padded_shape = array<i64: 1, 4, 4, 16>, split_shape = array<i64: 1, 1, 4, 4, 1, 16>, perm = array<i64: 0, 4, 2, 3, 1, 5>}}, %[[Y:[a-z0-9_]+]]: memref<1x1x2x2x1x16xi8> {vta.arg = {shape = array<i64: 1, 2, 2, 16>, dtype = "int8", padded_shape = array<i64: 1, 2, 2, 16>, split_shape = array<i64: 1, 1, 2, 2, 1, 16>, perm = array<i64: 0, 4, 2, 3, 1, 5>}}) {
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, (d1 + d4), (d2 + d5), (d3 + d6), d7, d9)>
+// CHECK-SAME:    ins(%[[X]], %{{.*}} : memref<1x1x4x4x1x16xi8>, memref<1x1x3x3x16x16xi8>)
+// CHECK:         affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d1, 0, 0, 0, d5)>
+// CHECK:         linalg.generic {{.*}} outs(%[[Y]] : memref<1x1x2x2x1x16xi8>)
+
+// B32-LABEL: func.func @nhwc(%{{.*}}: memref<1x1x4x4x1x32xi8> {vta.arg = {shape = array<i64: 1, 4, 4, 16>, dtype = "int8", padded_shape = array<i64: 1, 4, 4, 32>, split_shape = array<i64: 1, 1, 4, 4, 1, 32>, perm = array<i64: 0, 4, 2, 3, 1, 5>}}
+// B2-LABEL: func.func @nhwc(%{{.*}}: memref<1x1x4x4x2x16xi8> {vta.arg = {shape = array<i64: 1, 4, 4, 16>, dtype = "int8", padded_shape = array<i64: 2, 4, 4, 16>, split_shape = array<i64: 1, 2, 4, 4, 1, 16>, perm = array<i64: 0, 4, 2, 3, 1, 5>}}
+
+memref.global "private" constant @w : memref<3x3x16xi8> = dense<2>
+memref.global "private" constant @b : memref<16xi32> = dense<7>
+func.func @nhwc(%x: memref<1x4x4x16xi8>, %y: memref<1x2x2x16xi8>) {
+  %c0 = arith.constant 0 : i32
+  %w = memref.get_global @w : memref<3x3x16xi8>
+  %b = memref.get_global @b : memref<16xi32>
+  %acc = memref.alloc() : memref<1x2x2x16xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<1x2x2x16xi32>)
   linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
       ins(%x, %w : memref<1x4x4x16xi8>, memref<3x3x16xi8>) outs(%acc : memref<1x2x2x16xi32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc, %b : memref<1x2x2x16xi32>, memref<16xi32>) outs(%y : memref<1x2x2x16xi8>) {
+  ^bb0(%a: i32, %bias: i32, %o: i8):
+    %s = arith.addi %a, %bias : i32
+    %t = arith.trunci %s : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
+
+// -----
+
+// In an NHWC function only depthwise convolutions, element-wise ops, fills, copies and the
+// padding idiom are read in NCHW.
+
+memref.global "private" constant @w : memref<3x3x16xi8> = dense<2>
+func.func @nhwc_pool(%x: memref<1x4x4x16xi8>, %acc: memref<1x2x2x16xi32>, %p: memref<1x4x2x8xi8>) {
+  %w = memref.get_global @w : memref<3x3x16xi8>
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : memref<1x4x4x16xi8>, memref<3x3x16xi8>) outs(%acc : memref<1x2x2x16xi32>)
+  %win = memref.alloc() : memref<2x2xi8>
+  // expected-error@+1 {{is in a function holding linalg.depthwise_conv_2d_nhwc_hwc, which vta-pack reads in NCHW: on its NHWC buffers it takes depthwise convolutions, element-wise linalg.generic ops, fills, copies and the padding idiom}}
+  linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %win : memref<1x4x4x16xi8>, memref<2x2xi8>) outs(%p : memref<1x4x2x8xi8>)
+  return
+}
+
+// -----
+
+// The quantized form (zero points) is vta-integerize's, as torch-mlir writes it.
+
+func.func @nhwc_q(%x: memref<1x4x4x16xi8>, %w: memref<3x3x16xi8>, %acc: memref<1x2x2x16xi32>, %z: i32) {
+  // expected-error@+1 {{is not supported by vta-pack: convolutions are packed in the NCHW × FCHW form (linalg.conv_2d_nchw_fchw or the equivalent linalg.generic), depthwise ones in the NCHW × CHW form (linalg.depthwise_conv_2d_nchw_chw or the equivalent linalg.generic)}}
+  linalg.depthwise_conv_2d_nhwc_hwc_q {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w, %z, %z : memref<1x4x4x16xi8>, memref<3x3x16xi8>, i32, i32) outs(%acc : memref<1x2x2x16xi32>)
   return
 }
