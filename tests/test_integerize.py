@@ -27,6 +27,7 @@ from vta_mlir import compile, parse, print_ir, run_pipeline
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.errors import VTAError
 from vta_mlir.frontend.onnx import import_program
+from vta_mlir.tools import vta_run
 
 DATA = Path(__file__).parent / "data" / "torch_mlir"
 
@@ -138,7 +139,8 @@ def test_vta_run_float_files_and_stats(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["mobilenet_block", "mobilenet_block_asym"])
-def test_depthwise_layers_run_checked(name: str, tmp_path: Path) -> None:
+def test_depthwise_layers_run_checked(name: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
     """torch-mlir's depthwise convolutions (NHWC, between transposes) and ReLU6 clips become
     the ONNX frontend's depthwise layers and clips; the integer program runs through
     ``vta-run --check`` (the reference evaluator takes the integer form, not the float one)."""
@@ -150,8 +152,6 @@ def test_depthwise_layers_run_checked(name: str, tmp_path: Path) -> None:
     assert "linalg.transpose" not in names
     path = tmp_path / "integer.mlir"
     path.write_text(print_ir(module))
-    run = subprocess.run(
-        [sys.executable, "-m", "vta_mlir.tools.vta_run", str(path), "--random-inputs",
-         "--check"], capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stderr
-    assert "check: PASS" in run.stdout + run.stderr
+    assert vta_run.main([str(path), "--random-inputs", "--check"]) == 0
+    out, err = capsys.readouterr()
+    assert "check: PASS" in out + err
