@@ -82,7 +82,8 @@ The ``memref.dealloc`` of the padded buffer, when the function has one, keeps it
 the region's ops.  A depthwise convolution (``passes/pack/match_depthwise.py``) gives the same
 region with its constant kernel packed block-diagonal at compile time, ``(C/BO, 1, KH, KW, BO,
 BI)`` (``passes/pack/depthwise.py``), read with the input channel block ``o + i``; a function of
-NHWC depthwise convolutions is first read in NCHW (``passes/pack/nhwc.py``).  A residual (an i8 tensor shaped like the output, ``addi(v, extsi(r))`` in
+NHWC depthwise convolutions is first read in NCHW (``passes/pack/nhwc.py``).
+A residual (an i8 tensor shaped like the output, ``addi(v, extsi(r))`` in
 the epilogue) is loaded into a second accumulator by an ``extsi`` copy and added in place, as
 any tensor operand of the ALU.
 
