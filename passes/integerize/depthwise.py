@@ -57,11 +57,33 @@ class Nhwc:
 
 @dataclass(frozen=True)
 class Clipped:
-    """``tensor``'s reals clipped to ``[lo, hi]``."""
+    """``tensor``'s reals clipped to ``[lo, hi]`` by the generic ``clip``."""
 
     tensor: QTensor
     lo: float
     hi: float
+    clip: linalg.GenericOp
+
+
+def _readers(buffer: SSAValue) -> list[Operation]:
+    """The ops reading ``buffer`` (not only writing it)."""
+    return [use.operation for use in buffer.uses
+            if not isinstance(use.operation, linalg.GenericOp)
+            or buffer not in use.operation.outputs or buffer in use.operation.inputs]
+
+
+def _only_clipped(clip: linalg.GenericOp) -> bool:
+    """Whether the reals ``clip`` reads, and the codes they are the dequantization of, are
+    read by nothing else: folding the clip into the layer writing the codes changes them for
+    every reader."""
+    reals = clip.inputs[0]
+    if _readers(reals) != [clip]:
+        return False
+    writers = [use.operation for use in reals.uses if use.operation is not clip]
+    dequantize = writers[0] if len(writers) == 1 else None
+    if not isinstance(dequantize, linalg.GenericOp) or len(dequantize.inputs) != 1:
+        return False
+    return _readers(dequantize.inputs[0]) == [dequantize]
 
 
 class Lifter(Protocol):
@@ -174,7 +196,7 @@ def clip(lifter: Lifter, op: linalg.GenericOp, ins: list[Meaning]) -> bool:
     if bounds is None:
         return False
     assert isinstance(ins[0], Real)
-    lifter.held[op.outputs[0]] = Clipped(ins[0].tensor, *bounds)
+    lifter.held[op.outputs[0]] = Clipped(ins[0].tensor, *bounds, op)
     return True
 
 
@@ -192,9 +214,11 @@ def fold_clip(lifter: Lifter, op: linalg.GenericOp, src: Clipped, scale: float,
     tensor = src.tensor
     layer = lifter.producer.get(tensor.name)
     if (scale, zero_point) != (tensor.scale, tensor.zero_point) or \
-            not isinstance(layer, DenseLayer | ConvLayer | AddLayer):
+            not isinstance(layer, DenseLayer | ConvLayer | AddLayer) or \
+            not _only_clipped(src.clip):
         raise Unsupported(op, "a clip is supported right after a convolution, matrix product "
-                              "or add, quantized as its input")
+                              "or add, quantized as its input, as the only reader of its "
+                              "output")
     layer.lo = max(layer.lo, _code(src.lo, tensor))
     layer.hi = min(layer.hi, _code(src.hi, tensor))
     lifter.held[op.outputs[0]] = Codes(tensor)
