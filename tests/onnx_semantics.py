@@ -40,6 +40,24 @@ def conv_nchw(x: np.ndarray, w: np.ndarray, stride: tuple[int, int]) -> np.ndarr
     return out
 
 
+def depthwise_nchw(x: np.ndarray, w: np.ndarray, stride: tuple[int, int]) -> np.ndarray:
+    """Channel ``c`` of ``x`` convolved with ``w[c, 0]`` (a ``Conv`` with ``group`` = C)."""
+    n, c, h, wd = x.shape
+    _, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride[0] + 1, (wd - kw) // stride[1] + 1
+    out = np.zeros((n, c, oh, ow), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i:i + stride[0] * oh:stride[0], j:j + stride[1] * ow:stride[1]]
+            out += patch * w[None, :, 0, i, j, None, None]
+    return out
+
+
+def clip_code(value: float, scale: float, zero_point: int) -> int:
+    """``QuantizeLinear`` of one real: the division in float32, half to even, saturated."""
+    return int(np.clip(np.rint(np.float32(value) / np.float32(scale)) + zero_point, -128, 127))
+
+
 def max_pool(x: np.ndarray, k: tuple[int, int], stride: tuple[int, int]) -> np.ndarray:
     n, c, h, wd = x.shape
     oh, ow = (h - k[0]) // stride[0] + 1, (wd - k[1]) // stride[1] + 1
@@ -90,6 +108,13 @@ def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
             x, _, zx = vals[ins[0]]
             codes[out_q.output[0]] = np.maximum(x, zy)
             continue
+        if op == "Clip":  # at the quantization of its input: a clip of the codes
+            x, _, _ = vals[ins[0]]
+            bounds = [float(inits[b]) if b else None for b in (ins + ["", ""])[1:3]]
+            lo_q = -128 if bounds[0] is None else clip_code(bounds[0], sy, zy)
+            hi_q = 127 if bounds[1] is None else clip_code(bounds[1], sy, zy)
+            codes[out_q.output[0]] = np.clip(x, lo_q, hi_q)
+            continue
         if op in ("Conv", "Gemm", "MatMul"):
             (x, sx, zx), (w, sw, _) = vals[ins[0]], vals[ins[1]]
             bias = vals[ins[2]][0] if len(ins) > 2 else np.zeros((), np.int64)
@@ -102,7 +127,8 @@ def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
             if op == "Conv":
                 pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
                 xd = np.pad(xd, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-                acc = conv_nchw(xd, w, tuple(attrs.get("strides", [1, 1]))) + \
+                conv = depthwise_nchw if attrs.get("group", 1) > 1 else conv_nchw
+                acc = conv(xd, w, tuple(attrs.get("strides", [1, 1]))) + \
                     bias.reshape(1, -1, 1, 1)
             else:
                 wm = w.T if attrs.get("transB", 0) else w

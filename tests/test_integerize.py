@@ -23,20 +23,23 @@ import pytest
 from xdsl.dialects.builtin import Float32Type
 
 from tests.onnx_semantics import expected_output, onnxruntime_output
-from vta_mlir import compile, parse, run_pipeline
+from vta_mlir import compile, parse, print_ir, run_pipeline
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.errors import VTAError
 from vta_mlir.frontend.onnx import import_program
+from vta_mlir.tools import vta_run
 
 DATA = Path(__file__).parent / "data" / "torch_mlir"
 
 #: The models and the largest difference from onnxruntime, in output steps, each may show: one
-#: step, as for the ONNX frontend; two for the residual block with asymmetric activations,
+#: step, as for the ONNX frontend; two for the residual blocks with asymmetric activations,
 #: whose Add onnxruntime computes on the rounded convolution output (as the ONNX frontend's
-#: test of the same model allows).
+#: test of the same model allows), and for the inverted residual blocks of mobilenet_block
+#: (depthwise convolutions, ReLU6 clips, an Add).
 MODELS: dict[str, float] = {
     "dense": 1, "dense_asym": 1, "conv_relu": 1, "conv_relu_asym": 1, "small_cnn": 1,
     "small_cnn_asym": 1, "gap_fc": 1, "gap_fc_asym": 1, "residual": 1, "residual_asym": 2,
+    "mobilenet_block": 2, "mobilenet_block_asym": 2,
 }
 
 
@@ -133,3 +136,22 @@ def test_vta_run_float_files_and_stats(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False)
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "requant=fixed-point" in refused.stderr
+
+
+@pytest.mark.parametrize("name", ["mobilenet_block", "mobilenet_block_asym"])
+def test_depthwise_layers_run_checked(name: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """torch-mlir's depthwise convolutions (NHWC, between transposes) and ReLU6 clips become
+    the ONNX frontend's depthwise layers and clips; the integer program runs through
+    ``vta-run --check`` (the reference evaluator takes the integer form, not the float one)."""
+    module = parse((DATA / f"{name}.mlir").read_text())
+    run_pipeline(module, "vta-bufferize,vta-integerize{requant=fixed-point}")
+    names = [op.name for op in module.walk()]
+    assert names.count("linalg.depthwise_conv_2d_nchw_chw") == 2
+    assert "linalg.depthwise_conv_2d_nhwc_hwc_q" not in names
+    assert "linalg.transpose" not in names
+    path = tmp_path / "integer.mlir"
+    path.write_text(print_ir(module))
+    assert vta_run.main([str(path), "--random-inputs", "--check"]) == 0
+    out, err = capsys.readouterr()
+    assert "check: PASS" in out + err

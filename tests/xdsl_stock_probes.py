@@ -83,6 +83,16 @@ def linalg_quantized_conv_ops() -> bool:
     ))
 
 
+def linalg_depthwise_conv_ops() -> bool:
+    # linalg.depthwise_conv_2d_nchw_chw is not an op of the dialect: parsing it fails.
+    return fails(lambda: parse(
+        "func.func @f(%a: memref<1x2x4x4xi8>, %w: memref<2x2x2xi8>, %c: memref<1x2x3x3xi32>)"
+        " {\n  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>,"
+        " strides = dense<1> : tensor<2xi64>} ins(%a, %w : memref<1x2x4x4xi8>,"
+        " memref<2x2x2xi8>) outs(%c : memref<1x2x3x3xi32>)\n  return\n}"
+    ))
+
+
 def linalg_map_op() -> bool:
     # linalg.map is not an op of the dialect: parsing it fails.
     return fails(lambda: parse(
@@ -275,6 +285,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "linalg-bodies": linalg_bodies,
     "linalg-pooling-ops": linalg_pooling_ops,
     "linalg-quantized-conv-ops": linalg_quantized_conv_ops,
+    "linalg-depthwise-conv-ops": linalg_depthwise_conv_ops,
     "linalg-map-op": linalg_map_op,
     "linalg-matmul-syntax": linalg_matmul_syntax,
     "linalg-spacing": linalg_spacing,

@@ -131,6 +131,39 @@ def shared_bias(rng: np.random.Generator) -> Built:
     return nodes, inits, (1, 3, 8, 8), (1, 16, 8, 8)
 
 
+def mobilenet_block(rng: np.random.Generator) -> Built:
+    """Two MobileNetV2 inverted residual blocks: a 1×1 expansion conv + ReLU6 (``Clip`` 0..6),
+    a 3×3 depthwise conv (``group`` = channels) + ReLU6, a 1×1 projection conv; the first with
+    stride 1 and the residual ``Add`` of its input, the second with stride 2."""
+    consts = [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]),
+              helper.make_tensor("six", TensorProto.FLOAT, [], [6.0])]
+    nodes: list[onnx.NodeProto] = []
+
+    def conv(x: str, cin: int, cout: int, k: int, stride: int, name: str, group: int = 1,
+             relu6: bool = True) -> str:
+        consts.extend([init_tensor(rng, name + ".w", (cout, cin // group, k, k),
+                                   float(np.sqrt(2.0 / (cin // group * k * k)))),
+                       init_tensor(rng, name + ".b", (cout,), 0.1)])
+        nodes.append(helper.make_node("Conv", [x, name + ".w", name + ".b"], [name],
+                                      kernel_shape=[k, k], strides=[stride, stride],
+                                      pads=[k // 2] * 4, group=group, name=name))
+        if not relu6:
+            return name
+        nodes.append(helper.make_node("Clip", [name, "zero", "six"], [name + ".relu6"],
+                                      name=name + ".relu6"))
+        return name + ".relu6"
+
+    h = conv("x", 8, 24, 1, 1, "b1.expand")
+    h = conv(h, 24, 24, 3, 1, "b1.dw", group=24)
+    h = conv(h, 24, 8, 1, 1, "b1.project", relu6=False)
+    nodes.append(helper.make_node("Add", [h, "x"], ["b1"], name="b1.add"))
+    h = conv("b1", 8, 24, 1, 1, "b2.expand")
+    h = conv(h, 24, 24, 3, 2, "b2.dw", group=24)
+    conv(h, 24, 16, 1, 1, "b2.project", relu6=False)
+    nodes[-1].output[0] = "y"
+    return nodes, consts, (1, 8, 8, 8), (1, 16, 4, 4)
+
+
 def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
              batch: int = 1) -> Built:
     """ResNet-18's graph (the 7×7 stem, the padded max-pool, eight basic blocks with 1×1
@@ -182,7 +215,7 @@ def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
-    "shared_bias": shared_bias, "resnet18": resnet18}
+    "shared_bias": shared_bias, "resnet18": resnet18, "mobilenet_block": mobilenet_block}
 
 
 class RandomCalibration:

@@ -26,6 +26,7 @@ from xdsl.ir import Operation, SSAValue
 from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.upstream_fixes.linalg_pooling import PoolingNchwSumOp
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import Conv2DNchwFchwQOp
+from vta_mlir.quant.depthwise import depthwise_conv_layer
 from vta_mlir.quant.program import (
     AddLayer,
     ConvLayer,
@@ -41,7 +42,7 @@ from vta_mlir.quant.program import (
 )
 from vta_mlir.quant.requant import Requant, choose_requant, error_bound
 
-from . import bodies
+from . import bodies, depthwise
 from .fold import fold_generic
 from .meaning import (
     Accumulator,
@@ -57,6 +58,7 @@ from .meaning import (
     ScaledAccumulator,
     Sum,
     Unsupported,
+    channel_bias,
     global_array,
 )
 
@@ -161,6 +163,9 @@ class _Lifter:
         if isinstance(op, Conv2DNchwFchwQOp | linalg.Conv2DNchwFchwOp):
             self.conv(op)
             return
+        if isinstance(op, depthwise.DEPTHWISE_OPS):
+            depthwise.conv(self, op)
+            return
         if isinstance(op, linalg.QuantizedMatmulOp | linalg.MatmulOp):
             self.matmul(op)
             return
@@ -211,6 +216,9 @@ class _Lifter:
         # Both ops read their operand 0 and write operand 1.
         src = self.meaning(op, op.operands[0])
         out = op.operands[1]
+        if isinstance(op, linalg.TransposeOp) and not isinstance(src, Const):
+            depthwise.transpose(self, op, src)
+            return
         if not isinstance(src, Const):
             raise Unsupported(op, "broadcasts or transposes something other than a constant")
         shape = _shape(out)
@@ -250,6 +258,8 @@ class _Lifter:
         if (divisor := bodies.divide_by(op)) is not None and isinstance(ins[0], Sum):
             self.held[out] = replace(ins[0], divisor=ins[0].divisor * divisor)
             return
+        if depthwise.clip(self, op, ins):
+            return
         raise Unsupported(op, "is not a quantize, dequantize, ReLU, add or average of a "
                               "quantized layer")
 
@@ -258,6 +268,9 @@ class _Lifter:
         shape = _shape(out)
         if q.width != 8 or (q.lo, q.hi) != (-128, 127):
             raise Unsupported(op, "quantizes to other than int8 codes in [-128, 127]")
+        if isinstance(src, depthwise.Clipped):
+            depthwise.fold_clip(self, op, src, q.scale, q.zero_point)
+            return
         if isinstance(src, FloatInput):
             if self.input is not None:
                 raise Unsupported(op, "quantizes the input a second time")
@@ -310,8 +323,9 @@ class _Lifter:
         try:
             if acc.stride is None:
                 return dense_layer(self.name("dense"), acc.x, acc.weight, bias, y, rq)
-            return conv_layer(self.name("conv"), acc.x, acc.weight, bias, acc.stride, acc.pads,
-                              y, rq)
+            build = depthwise_conv_layer if acc.depthwise else conv_layer
+            return build(self.name("conv"), acc.x, acc.weight, bias, acc.stride, acc.pads, y,
+                         rq)
         except ValueError as exc:
             raise Unsupported(acc.op, str(exc)) from None
 
@@ -366,20 +380,6 @@ class _Lifter:
                               "tensors, or a bias vector to an accumulator)")
 
     # -- named ops -------------------------------------------------------------------------
-    def init_bias(self, op: Operation, init: Meaning, channels: int, axis: int) -> np.ndarray:
-        """The per-channel bias an accumulator starts from (a fill with 0, a broadcast bias)."""
-        if isinstance(init, Filled) and init.value == 0:
-            return np.zeros(channels, np.int64)
-        if isinstance(init, Const):
-            array = init.array.astype(np.int64)
-            vector = array[tuple(slice(None) if d == axis else 0 for d in range(array.ndim))]
-            others = tuple(d for d in range(array.ndim) if d != axis)
-            if vector.size == channels and np.array_equal(
-                    array, np.broadcast_to(np.expand_dims(vector, others), array.shape)):
-                return vector
-        raise Unsupported(op, "an accumulator starts from 0 or a bias broadcast along its "
-                              "channels")
-
     def conv(self, op: Operation) -> None:
         data, weight = op.operands[0], op.operands[1]
         if isinstance(op, Conv2DNchwFchwQOp):
@@ -404,7 +404,7 @@ class _Lifter:
             pads, src = src.pads, src.source
         if not isinstance(src, Codes) or src.tensor.zero_point != zx:
             raise Unsupported(op, "the convolution reads int8 codes with their zero point")
-        bias = self.init_bias(op, self.meaning(op, out), w.array.shape[0], 1)
+        bias = channel_bias(op, self.meaning(op, out), w.array.shape[0], 1)
         self.held[out] = Accumulator(op, src.tensor, w.array, bias, strides, pads)
 
     def matmul(self, op: Operation) -> None:
@@ -421,7 +421,7 @@ class _Lifter:
                                   "point 0")
         if not isinstance(src, Codes) or src.tensor.zero_point != zx:
             raise Unsupported(op, "the matrix product reads int8 codes with their zero point")
-        bias = self.init_bias(op, self.meaning(op, out), w.array.shape[1], 1)
+        bias = channel_bias(op, self.meaning(op, out), w.array.shape[1], 1)
         self.held[out] = Accumulator(op, src.tensor, w.array, bias)
 
     def max_pool(self, op: linalg.PoolingNchwMaxOp) -> None:

@@ -37,6 +37,7 @@ __all__ = [
     "ScaledAccumulator",
     "Sum",
     "Unsupported",
+    "channel_bias",
     "global_array",
 ]
 
@@ -102,6 +103,8 @@ class Accumulator:
     bias: np.ndarray
     stride: tuple[int, int] | None = None
     pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+    #: A depthwise convolution (``passes/integerize/depthwise.py``), ``weight`` C × 1 × KH × KW.
+    depthwise: bool = False
 
 
 @dataclass(frozen=True)
@@ -181,3 +184,19 @@ def global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:
                 flat = np.full(int(np.prod(shape)), flat[0], dtype)
             return flat.reshape(shape)
     raise Unsupported(op, f"global @{name} holds no dense constant")
+
+
+def channel_bias(op: Operation, init: Meaning, channels: int, axis: int) -> np.ndarray:
+    """The per-channel bias an accumulator starts from (a fill with 0, or a bias broadcast
+    along ``axis``, its channels)."""
+    if isinstance(init, Filled) and init.value == 0:
+        return np.zeros(channels, np.int64)
+    if isinstance(init, Const):
+        array = init.array.astype(np.int64)
+        vector = array[tuple(slice(None) if d == axis else 0 for d in range(array.ndim))]
+        others = tuple(d for d in range(array.ndim) if d != axis)
+        if vector.size == channels and np.array_equal(
+                array, np.broadcast_to(np.expand_dims(vector, others), array.shape)):
+            return vector
+    raise Unsupported(op, "an accumulator starts from 0 or a bias broadcast along its "
+                          "channels")

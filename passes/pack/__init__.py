@@ -79,7 +79,11 @@ W + left + right, B, BI).  For a 1×64×56×56 argument padded by 1 on each side
     memref.dealloc %xp : memref<1x4x58x58x1x16xi8>
 
 The ``memref.dealloc`` of the padded buffer, when the function has one, keeps its place among
-the region's ops.  A residual (an i8 tensor shaped like the output, ``addi(v, extsi(r))`` in
+the region's ops.  A depthwise convolution (``passes/pack/match_depthwise.py``) gives the same
+region with its constant kernel packed block-diagonal at compile time, ``(C/BO, 1, KH, KW, BO,
+BI)`` (``passes/pack/depthwise.py``), read with the input channel block ``o + i``; a function of
+NHWC depthwise convolutions is first read in NCHW (``passes/pack/nhwc.py``).
+A residual (an i8 tensor shaped like the output, ``addi(v, extsi(r))`` in
 the epilogue) is loaded into a second accumulator by an ``extsi`` copy and added in place, as
 any tensor operand of the ALU.
 
@@ -142,6 +146,7 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
+from vta_mlir.passes.pack.nhwc import is_nhwc, nchw_view, nhwc_packing
 from vta_mlir.passes.pack.normal_form import (
     ARG_ATTR_NAME,
     Packing,
@@ -213,6 +218,8 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None
 def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None) -> None:
     block = f.body.block
     real_args = len(block.args)
+    # An NHWC function is read in NCHW; its transposed arguments keep their NHWC arrays.
+    transposed = nchw_view(f) if is_nhwc(f) else set()
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
         module = f.get_toplevel_object()
         if not isinstance(module, ModuleOp):
@@ -252,6 +259,8 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
             continue
         args[old] = Rewriter.replace_value_with_new_type(old, packing.memref_type())
         attrs = dict(arg_attrs[source.index].data)  # type: ignore[attr-defined]
+        if source.index in transposed:  # type: ignore[attr-defined]
+            packing = nhwc_packing(packing)
         if old is source:
             attrs[ARG_ATTR_NAME] = packing.attr()
             arg_attrs[old.index] = DictionaryAttr(attrs)
@@ -417,7 +426,7 @@ class _Emitter:
                 case Contract(acc=acc, act=act, wgt=wgt, strides=(sh, sw), padded=padded):
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, conv_op(x, self.args[wgt], self.buffers[acc],
-                                                     (sh, sw)))
+                                                     (sh, sw), step.depthwise))
                 case PoolStep(acc=acc, pool=pool, act=act, padded=padded):
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, *pool_ops(x, self.buffers[acc], pool.kind,

@@ -47,6 +47,7 @@ from vta_mlir.errors import BinaryFormatError
 from vta_mlir.ir.dense import dense_int_array
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
+from vta_mlir.passes.pack.depthwise import block_diagonal
 from vta_mlir.passes.pack.normal_form import Packing
 
 __all__ = ["ConstantPool", "StandIn", "stand_in_constants"]
@@ -176,12 +177,15 @@ class ConstantPool:
         except ValueError as e:
             report_error(read, f"reads @{stand_in.symbol}, whose value {e} of {t}")
         assert values is not None  # the recognizer accepted i8 / i32 elements only
+        if packing.diagonal:
+            # A depthwise kernel: its block-diagonal expansion is what gets packed.
+            values = block_diagonal(values, packing.padded_shape[1], packing.diagonal)
         try:
             spec = ArgSpec(
                 stand_in.symbol,
                 "in",
                 packing.dtype,
-                packing.shape,
+                tuple(values.shape) if packing.diagonal else packing.shape,
                 packing.padded_shape,
                 packing.split_shape,
                 packing.perm,

@@ -58,6 +58,7 @@ from xdsl.ir.affine import AffineMap
 
 from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.upstream_fixes.linalg_depthwise_conv import DepthwiseConv2DNchwChwOp
 from vta_mlir.passes.analysis.alu_ops import ALU_KINDS, ARITH_ALU_OPS, COMMUTATIVE
 from vta_mlir.passes.pack.expr import (
     Expr,
@@ -75,6 +76,7 @@ from vta_mlir.passes.pack.expr import (
 )
 from vta_mlir.passes.pack.host_steps import check_host_operands
 from vta_mlir.passes.pack.match_conv import ConvMatcher
+from vta_mlir.passes.pack.match_depthwise import DepthwiseMatcher, is_depthwise
 from vta_mlir.passes.pack.match_elementwise import IMM_MAX, IMM_MIN, ElementwiseMatcher
 from vta_mlir.passes.pack.match_pool import PoolMatcher
 
@@ -117,6 +119,8 @@ class FunctionRecognizer:
     pool: PoolMatcher = field(init=False)
     #: The element-wise ops of the function (``passes/pack/match_elementwise.py``).
     elementwise: ElementwiseMatcher = field(init=False)
+    #: The depthwise convolutions of the function (``passes/pack/match_depthwise.py``).
+    depthwise: DepthwiseMatcher = field(init=False)
     #: The stand-ins of the function's intermediate int8 buffers
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
@@ -130,6 +134,7 @@ class FunctionRecognizer:
         self.conv = ConvMatcher(self)
         self.pool = PoolMatcher(self)
         self.elementwise = ElementwiseMatcher(self)
+        self.depthwise = DepthwiseMatcher(self)
 
     @property
     def block(self) -> Block:
@@ -365,11 +370,15 @@ class FunctionRecognizer:
                              "program first")
         if op.name.startswith("linalg.conv_2d_ng"):
             report_error(op, "is a grouped convolution: VTA runs dense convolutions (one "
-                             "group); split it into one linalg.conv_2d_nchw_fchw per group")
+                             "group) and depthwise ones (one group per channel, "
+                             "linalg.depthwise_conv_2d_nchw_chw); split it into one "
+                             "linalg.conv_2d_nchw_fchw per group")
         if op.name.startswith(("linalg.conv", "linalg.depthwise", "linalg.pooling")) \
-                and not isinstance(op, linalg.Conv2DNchwFchwOp):
+                and not isinstance(op, linalg.Conv2DNchwFchwOp | DepthwiseConv2DNchwChwOp):
             report_error(op, "is not supported by vta-pack: convolutions are packed in the "
                              "NCHW × FCHW form (linalg.conv_2d_nchw_fchw or the equivalent "
+                             "linalg.generic), depthwise ones in the NCHW × CHW form "
+                             "(linalg.depthwise_conv_2d_nchw_chw or the equivalent "
                              "linalg.generic)")
         if len(op.outputs) != 1:
             report_error(op, f"has {len(op.outputs)} outputs: a VTA op writes one buffer")
@@ -389,13 +398,17 @@ class FunctionRecognizer:
 
     def reduction_or_elementwise(self, op: linalg_abstract.LinalgStructuredOperation,
                                  iterators: Sequence[IteratorType], reduces: bool) -> None:
+        # A depthwise convolution's kernel has rank 3 (C × KH × KW): its matcher checks ranks.
+        any_rank = not reduces or (self.rank == 4 and is_depthwise(iterators))
         for value in op.operands:
             if isinstance(value.type, MemRefType):
-                self.check_buffer(op, value, vector=True, any_rank=not reduces)
+                self.check_buffer(op, value, vector=True, any_rank=any_rank)
         maps = [m.data for m in op.get_indexing_maps()]
         if any(m.num_symbols for m in maps):
             report_error(op, "has indexing maps with symbols: vta-pack needs static maps")
-        if IteratorType.REDUCTION in iterators and self.rank == 4:
+        if IteratorType.REDUCTION in iterators and self.rank == 4 and is_depthwise(iterators):
+            self.depthwise.convolution(op, maps, iterators)
+        elif IteratorType.REDUCTION in iterators and self.rank == 4:
             self.conv.convolution(op, maps, iterators)
         elif IteratorType.REDUCTION in iterators:
             self.contraction(op, maps, iterators)

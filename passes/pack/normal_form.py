@@ -138,6 +138,11 @@ class Packing:
     #: The convolution window whose patches replace the array (``vta_mlir.abi.ArgSpec``):
     #: the data and kernel of a convolution folded into a 1×1 one.
     window: tuple[int, ...] = ()
+    #: A depthwise kernel expanded into block-diagonal weights at compile time
+    #: (``passes/pack/depthwise.py``), the dimensions of its channels, ``kh`` and ``kw`` (empty:
+    #: not one): ``padded_shape``, ``split_shape`` and ``perm`` pack the expansion
+    #: ``C × BLOCK × KH × KW`` of the kernel of logical ``shape``.
+    diagonal: tuple[int, ...] = ()
 
     @property
     def packed_shape(self) -> tuple[int, ...]:
@@ -170,8 +175,9 @@ class Packing:
 
     def same_layout(self, other: Packing) -> bool:
         return (self.repeat, self.window, self.padded_shape, self.split_shape, self.perm,
-                self.memref_shape) == (other.repeat, other.window, other.padded_shape,
-                                       other.split_shape, other.perm, other.memref_shape)
+                self.memref_shape, self.diagonal) == (
+                    other.repeat, other.window, other.padded_shape, other.split_shape,
+                    other.perm, other.memref_shape, other.diagonal)
 
 
 def _blocks(n: int, block: int) -> int:
@@ -250,13 +256,17 @@ CONTRACTION_ITERATORS = (_PAR, _PAR, _RED, _PAR, _PAR, _RED)
 CONV_ITERATORS = (_PAR, _PAR, _PAR, _PAR, _RED, _RED, _RED, _PAR, _PAR, _RED)
 
 
-def conv_maps(strides: tuple[int, int]) -> tuple[AffineMapAttr, AffineMapAttr, AffineMapAttr]:
+def conv_maps(strides: tuple[int, int],
+              depthwise: bool = False) -> tuple[AffineMapAttr, AffineMapAttr, AffineMapAttr]:
     """``X(b, i, oh*sh + kh, ow*sw + kw, bb, ii)``, ``W(o, i, kh, kw, oo, ii)``,
-    ``Acc(b, o, oh, ow, bb, oo)`` over (b, o, oh, ow, i, kh, kw, bb, oo, ii)."""
+    ``Acc(b, o, oh, ow, bb, oo)`` over (b, o, oh, ow, i, kh, kw, bb, oo, ii); a ``depthwise``
+    convolution reads the input channel block ``o + i`` (its kernel has one input block per
+    output block, ``i`` is 0: the block of the output's own channels)."""
     b, o, oh, ow, i, kh, kw, bb, oo, ii = _D
     sh, sw = strides
+    channel = o + i if depthwise else i
     return (
-        AffineMapAttr(AffineMap(10, 0, (b, i, oh * sh + kh, ow * sw + kw, bb, ii))),
+        AffineMapAttr(AffineMap(10, 0, (b, channel, oh * sh + kh, ow * sw + kw, bb, ii))),
         AffineMapAttr(AffineMap(10, 0, (o, i, kh, kw, oo, ii))),
         AffineMapAttr(AffineMap(10, 0, (b, o, oh, ow, bb, oo))),
     )
@@ -320,10 +330,11 @@ def contraction_op(act: SSAValue, wgt: SSAValue, acc: SSAValue) -> linalg.Generi
 
 
 def conv_op(data: SSAValue, kernel: SSAValue, acc: SSAValue,
-            strides: tuple[int, int]) -> linalg.GenericOp:
+            strides: tuple[int, int], depthwise: bool = False) -> linalg.GenericOp:
     """``acc[b, o, oh, ow, bb, oo] += Σ_{i, kh, kw, ii} x[b, i, oh*sh + kh, ow*sw + kw, bb, ii]
-    · w[o, i, kh, kw, oo, ii]`` (i8 × i8 → i32)."""
-    return _generic([data, kernel], acc, conv_maps(strides), _multiply_accumulate,
+    · w[o, i, kh, kw, oo, ii]`` (i8 × i8 → i32); ``depthwise``: ``x[b, o + i, ...]``, the
+    block-diagonal kernel's one input block per output block (``passes/pack/depthwise.py``)."""
+    return _generic([data, kernel], acc, conv_maps(strides, depthwise), _multiply_accumulate,
                     CONV_ITERATORS)
 
 

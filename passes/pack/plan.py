@@ -18,6 +18,7 @@ from xdsl.ir import BlockArgument, Operation, Region
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.isa import AluKind
+from vta_mlir.passes.pack.depthwise import depthwise_kernel_packing
 from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
@@ -36,6 +37,7 @@ from vta_mlir.passes.pack.host_steps import logical_packing
 from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
+from vta_mlir.passes.pack.match_depthwise import DepthwiseConv
 from vta_mlir.passes.pack.match_pool import Pool
 from vta_mlir.passes.pack.normal_form import (
     Packing,
@@ -146,6 +148,9 @@ class Contract(Step):
     strides: tuple[int, int] | None = None
     #: The zero-padded copy of ``act`` a convolution reads instead of ``act``.
     padded: PaddedData | None = None
+    #: A depthwise convolution: ``wgt`` is block-diagonal, one input block per output block
+    #: (``passes/pack/depthwise.py``).
+    depthwise: bool = False
 
 
 @dataclass
@@ -420,8 +425,8 @@ class Planner:
                                    "broadcast bias", init.op, "the value is computed here")
         # Folding the window makes the host lay out the data as patches, which an
         # intermediate buffer, written by an earlier layer on the device, cannot be.
-        folded = folded_packings(g, self.cfg) \
-            if isinstance(g, Conv) and g.act not in self.intermediates else None
+        folded = folded_packings(g, self.cfg) if isinstance(g, Conv) \
+            and not isinstance(g, DepthwiseConv) and g.act not in self.intermediates else None
         if isinstance(g, Conv) and folded is not None:
             # A 1×1 convolution of the data's patches (passes/pack/fold_window.py): the host
             # applies the window, so the zero-padded buffer is not needed.
@@ -429,13 +434,16 @@ class Planner:
             wgt = self.use(g.wgt, Role.KERNEL, g.op, folded[1])
             self.steps.append(Contract(g.op, acc, act, wgt, (1, 1)))
         elif isinstance(g, Conv):
+            depthwise = isinstance(g, DepthwiseConv)
             act = self.use(g.act, Role.DATA, g.op)
-            wgt = self.use(g.wgt, Role.KERNEL, g.op)
+            wgt = self.use(g.wgt, Role.KERNEL, g.op,
+                           depthwise_kernel_packing(g.wgt, g.kernel_axes, self.cfg)
+                           if isinstance(g, DepthwiseConv) else None)
             padded = None
             if g.padding is not None:
                 padded = PaddedData(act, g.padding)
                 self.steps.append(PadData(g.padding.alloc, padded))
-            self.steps.append(Contract(g.op, acc, act, wgt, g.strides, padded))
+            self.steps.append(Contract(g.op, acc, act, wgt, g.strides, padded, depthwise))
         else:
             act = self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
             wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)

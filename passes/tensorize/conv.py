@@ -97,8 +97,9 @@ def conv_schedule(
     reduction dimension) become the kernel's two loop levels, outermost; the reduction
     dimensions (``i, kh, kw``, in the weight's order) and the output channels (``o``) the
     micro-op list inside them, the channels innermost, which keeps the write-hazard rule when
-    there are at least three.  Otherwise the output columns (then the rows, then both) move
-    into the list, innermost.  A list longer than half the micro-op SRAM (a double-buffered
+    there are at least three (a depthwise convolution's ``o`` also indexes the input).
+    Otherwise the output columns (then the rows, then both) move into the list, innermost.
+    A list longer than half the micro-op SRAM (a double-buffered
     kernel comes in two versions) gives its outermost loops to the host, outside the levels.
     Without an order that keeps the write-hazard rule, ``None``.
     """
@@ -132,10 +133,9 @@ def conv_schedule(
 
     spatial = [d for d in windowed[-2:] if d in looped]
     reds = ordered((d for d in looped if d not in acc_dims), leading["wgt"])
-    outs = ordered(
-        (d for d in looped if d in wgt_dims and d not in inp_dims and d in acc_dims),
-        leading["acc"],
-    )
+    # The output channels (of a depthwise convolution too, whose input block is the output
+    # block: it is a dimension of the input as well).
+    outs = ordered((d for d in looped if d in wgt_dims and d in acc_dims), leading["acc"])
     host = [d for d in looped if d not in (*spatial, *reds, *outs)]
     candidates = [(spatial, [*reds, *outs])]
     if len(spatial) == 2:

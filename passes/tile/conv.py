@@ -110,8 +110,8 @@ class _ConvEmitter(TileBuilder):
         x_t, w_t = self.r.x.type, self.r.w.type
         assert isinstance(x_t, MemRefType) and isinstance(w_t, MemRefType)
         lead = [2] if p.double_buffer else []
-        self.inp = self.alloc(Sram.INP, [*lead, 1, p.ti, t.ht, t.wt, cfg.batch, cfg.block_in],
-                              x_t)
+        self.inp = self.alloc(Sram.INP, [*lead, 1, t.inp_blocks, t.ht, t.wt, cfg.batch,
+                                          cfg.block_in], x_t)
         loads = t.n_o if p.wgt_resident else t.n_o * t.n_r * t.n_i
         self.db_wgt = p.double_buffer and loads * g.nb > 1
         wlead = [2] if self.db_wgt else []
@@ -395,12 +395,15 @@ class _ConvEmitter(TileBuilder):
         o0, run, crun = tile.o0, tile.run, tile.crun
         copy = self.parity(counter) if p.double_buffer else 0
         # The input tile: one DMA per channel block, padding from the pad fields.
-        tile_elems = p.ti * t.ht * t.wt
+        blocks = t.inp_blocks
+        tile_elems = blocks * t.ht * t.wt
         row0 = tile.rt * (p.th * g.sh) + (run.before - g.pads[0])
         col0 = tile.ct * (t.tw * g.sw) + (crun.before - g.pads[2])
-        with self.loop(p.ti, "ci") if p.ti > 1 else nullcontext() as ci:
+        # A depthwise convolution reads the channel blocks of its output tile.
+        first = tile.ot * p.to if g.depthwise else it * p.ti
+        with self.loop(blocks, "ci") if blocks > 1 else nullcontext() as ci:
             cl = LinearForm.of(ci) if ci is not None else LinearForm()
-            channel = tile.b * g.ib + it * p.ti + cl
+            channel = tile.b * g.data_blocks + first + cl
             dram = (channel * g.h + row0) * g.w + col0
             sram = cl * (t.ht * t.wt)
             sram = sram + (LinearForm({copy: tile_elems}) if isinstance(copy, SSAValue)

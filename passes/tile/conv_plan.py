@@ -142,6 +142,12 @@ class ConvTiles:
         return self.geo.ib // self.plan.ti
 
     @property
+    def inp_blocks(self) -> int:
+        """Channel blocks of an input tile: those of an input step, or, for a depthwise
+        convolution, the output tile's own."""
+        return self.plan.to if self.geo.depthwise else self.plan.ti
+
+    @property
     def tw(self) -> int:
         """Output columns per tile."""
         return self.plan.tw or self.geo.ow
@@ -237,7 +243,7 @@ def _check(tiles: ConvTiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]
     """Why the plan does not fit, or ``None``."""
     g, p = tiles.geo, tiles.plan
     db = 2 if p.double_buffer else 1
-    if db * p.ti * tiles.ht * tiles.wt > budget.inp:
+    if db * tiles.inp_blocks * tiles.ht * tiles.wt > budget.inp:
         return "the input tile does not fit the input SRAM"
     wdb = 2 if p.double_buffer and tiles.weight_loads > 1 else 1
     if wdb * p.to * tiles.wgt_blocks * g.kh * g.kw > budget.wgt:
@@ -281,10 +287,12 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
         for col_run in tiles.col_runs():
             real = run.size * col_run.size
             one = costs.load("INP", real) + tiles.ht * tiles.wt - real
-            per_r_inp.append((run.count * col_run.count, one * p.ti * tiles.n_i, real))
+            per_r_inp.append((run.count * col_run.count, one * tiles.inp_blocks * tiles.n_i,
+                              real))
     for count, cycles, elements in per_r_inp:
         load += count * cycles * tiles.n_o * g.nb
-        inp_bytes += count * elements * g.ib * tiles.n_o * g.nb * cfg.inp_elem_bytes
+        inp_bytes += (count * elements * tiles.inp_blocks * tiles.n_i * tiles.n_o * g.nb
+                      * cfg.inp_elem_bytes)
     wgt_tile = p.to * tiles.wgt_blocks * kk
     wloads = tiles.weight_loads
     load += wloads * costs.load("WGT", wgt_tile)
@@ -411,7 +419,7 @@ def smallest_tile_overflow(region: ConvRegion, cfg: VTAConfig, budget: Budget,
     wdb = 2 if plan.double_buffer and tiles.weight_loads > 1 else 1
     copies = " in two copies (double buffering)"
     need = {
-        "inp": (db * plan.ti * tiles.ht * tiles.wt,
+        "inp": (db * tiles.inp_blocks * tiles.ht * tiles.wt,
                 f"its {tiles.ht}x{tiles.wt} input window{copies if db > 1 else ''}"),
         "wgt": (wdb * plan.to * plan.ti * g.kh * g.kw,
                 f"its {g.kh}x{g.kw} kernel{copies if wdb > 1 else ''}"),

@@ -56,6 +56,15 @@ class ConvGeometry:
     sw: int
     oh: int
     ow: int
+    #: A depthwise convolution (``passes/pack/depthwise.py``): the input channel block of each
+    #: output block is that block itself, ``ib`` is 1 (the kernel's one input block per output
+    #: block) and the data has ``ob`` channel blocks.
+    depthwise: bool = False
+
+    @property
+    def data_blocks(self) -> int:
+        """The channel blocks of the input tensor."""
+        return self.ob if self.depthwise else self.ib
 
 
 @dataclass(eq=False)
@@ -241,14 +250,24 @@ class _ConvMatcher:
         mx, mw, ma = _maps(conv)
         message = ("the convolution iterates over (b, o, oh, ow, i, kh, kw, bb, oo, ii) with "
                    "maps X(b, i, oh * sh + kh, ow * sw + kw, bb, ii), W(o, i, kh, kw, oo, ii), "
-                   "Acc(b, o, oh, ow, bb, oo)")
+                   "Acc(b, o, oh, ow, bb, oo) (X(b, o + i, ...) for a depthwise convolution)")
         n = ma.num_dims
         dims = [r.position if isinstance(r, AffineDimExpr) else -1 for r in ma.results]
         wd = [r.position if isinstance(r, AffineDimExpr) else -1 for r in mw.results]
         xd = [r.position if isinstance(r, AffineDimExpr) else -1 for r in mx.results]
         ok = (n == 10 and len(set(dims)) == 6 and -1 not in dims and -1 not in wd
               and len(set(wd)) == 6 and wd[0] == dims[1] and wd[4] == dims[5]
-              and xd[0] == dims[0] and xd[1] == wd[1] and xd[4] == dims[4] and xd[5] == wd[5])
+              and xd[0] == dims[0] and xd[4] == dims[4] and xd[5] == wd[5])
+        # A depthwise convolution reads the input channel block o + i (the kernel has one
+        # input block per output block, passes/pack/depthwise.py).
+        depthwise = ok and xd[1] == -1
+        if depthwise:
+            channel = linear_coefficients(mx.results[1], n)
+            want = [0] * n
+            want[dims[1]], want[wd[1]] = 1, 1
+            ok = channel == (want, 0)
+        elif ok:
+            ok = xd[1] == wd[1]
         strides = (0, 0)
         if ok:
             rows = linear_coefficients(mx.results[2], n)
@@ -275,8 +294,10 @@ class _ConvMatcher:
         xs, ws = shape_of(x), shape_of(w)
         nb, ob, oh, ow = shape[:4]
         sh, sw = strides
+        blocks = (1, ob) if depthwise else (xs[1] if len(xs) == 6 else -1,) * 2
         if (len(xs) != 6 or xs[0] != nb or xs[4:] != (cfg.batch, cfg.block_in) or len(ws) != 6
-                or ws[0] != ob or ws[1] != xs[1] or ws[4:] != (cfg.block_out, cfg.block_in)):
+                or ws[0] != ob or (ws[1], xs[1]) != blocks
+                or ws[4:] != (cfg.block_out, cfg.block_in)):
             self.fail(conv, f"the convolution's input {x.type} and weights {w.type} do not "
                             f"match the packed layouts of the accumulator {self.accs[0].type}")
         kh, kw = ws[2], ws[3]
@@ -284,7 +305,7 @@ class _ConvMatcher:
         pt, pb, pl, pr = pads
         if (oh - 1) * sh + kh > h + pt + pb or (ow - 1) * sw + kw > wd_ + pl + pr:
             self.fail(conv, "the convolution reads beyond its (padded) input")
-        return ConvGeometry(nb, ob, xs[1], h, wd_, pads, kh, kw, sh, sw, oh, ow)
+        return ConvGeometry(nb, ob, ws[1], h, wd_, pads, kh, kw, sh, sw, oh, ow, depthwise)
 
 
 def conv_region(accs: list[SSAValue], ops: list[Operation], output: linalg.GenericOp,

@@ -158,6 +158,7 @@ def clean_layer_name(name: str) -> str:
 _OP_KINDS = {
     "linalg.matmul": "matmul",
     "linalg.conv_2d_nchw_fchw": "conv2d",
+    "linalg.depthwise_conv_2d_nchw_chw": "dwconv2d",
     "linalg.pooling_nchw_max": "maxpool",
     "linalg.pooling_nchw_sum": "sumpool",
 }
@@ -180,7 +181,9 @@ def _op_kind(op: Operation) -> str:
         # A generic contraction on NCHW tensors is a convolution, on matrices a matmul.
         ranks = {len(t.get_shape()) for t in (o.type for o in op.operands)
                  if hasattr(t, "get_shape")}
-        return "conv2d" if 4 in ranks else "matmul" if ranks == {2} else "reduction"
+        if 4 in ranks:  # six loops: a depthwise convolution's (n, c, oh, ow, kh, kw)
+            return "dwconv2d" if len(list(op.get_iterator_types())) == 6 else "conv2d"
+        return "matmul" if ranks == {2} else "reduction"
     return op.name.split(".")[-1]
 
 

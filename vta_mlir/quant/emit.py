@@ -17,6 +17,7 @@ from vta_mlir.frontend.mlir_text import (
     padding_idiom,
 )
 
+from .depthwise import DepthwiseConvLayer
 from .program import (
     AddLayer,
     AvgPoolLayer,
@@ -252,10 +253,10 @@ class _Emitter:
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
     def conv(self, layer: ConvLayer, prefix: str, out: str) -> None:
-        o, c, kh, kw = layer.weight.shape
         shape = self.program.tensors[layer.dst].shape
         data, data_t = self.padded(prefix, layer.src, layer.pads, "%c0_i8")
-        w = self.constant(f"{layer.name}_w", layer.weight)
+        kernel = layer.kernel if isinstance(layer, DepthwiseConvLayer) else layer.weight
+        w = self.constant(f"{layer.name}_w", kernel)
         acc_t = memref_type(shape, "i32")
         operands: list[tuple[str, str, str, str]] = []
         steps: list[str] = []
@@ -272,10 +273,12 @@ class _Emitter:
             self.lines += [f"  {prefix}_acc = memref.alloc() : {acc_t}",
                            f"  memref.copy {b}, {prefix}_acc : {acc_t} to {acc_t}"]
         sh, sw = layer.stride
+        op = "depthwise_conv_2d_nchw_chw" if isinstance(layer, DepthwiseConvLayer) else \
+            "conv_2d_nchw_fchw"
         self.lines += [
-            "  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
+            f"  linalg.{op} {{dilations = dense<1> : tensor<2xi64>, "
             f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
-            f"      ins({data}, {w} : {data_t}, {memref_type((o, c, kh, kw), 'i8')})"
+            f"      ins({data}, {w} : {data_t}, {memref_type(kernel.shape, 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
         in_range = self.requant_steps(steps, layer.rq, layer.zero_point, layer.lo, layer.hi,

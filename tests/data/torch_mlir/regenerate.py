@@ -7,6 +7,7 @@ dependency of vta-mlir: run this script with the Python of a separate environmen
 ``torch-mlir``, ``onnx``, ``onnxruntime`` and ``numpy`` are installed.
 
     python tests/data/torch_mlir/regenerate.py               # the committed files
+    python tests/data/torch_mlir/regenerate.py --only STEM   # one of them (NAME.onnx, NAME.mlir)
     python tests/data/torch_mlir/regenerate.py --resnet18 OUT_DIR [--size 224]
 
 The ResNet-18 file (tens of MB of weights) is never committed; ``--resnet18`` writes it, with its
@@ -42,6 +43,8 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("residual_asym", "residual", True),
     ("gap_fc", "gap_fc", False),
     ("gap_fc_asym", "gap_fc", True),
+    ("mobilenet_block", "mobilenet_block", False),
+    ("mobilenet_block_asym", "mobilenet_block", True),
 )
 
 #: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
@@ -140,6 +143,9 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=32, help="resnet18's input size")
     parser.add_argument("--asymmetric", action="store_true",
                         help="resnet18 with asymmetric activations")
+    parser.add_argument("--only", action="append", metavar="STEM",
+                        choices=[stem for stem, _, _ in MODELS],
+                        help="rewrite only this committed file (repeatable)")
     args = parser.parse_args()
     models = load_models()
     if args.resnet18 is not None:
@@ -148,7 +154,8 @@ def main() -> None:
                     size=args.size)
         return
     for stem, model, asymmetric in MODELS:
-        write_model(models, stem, model, asymmetric, HERE)
+        if args.only is None or stem in args.only:
+            write_model(models, stem, model, asymmetric, HERE)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ __all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_m
            "static_shape"]
 
 #: The operators that become layers (or fold into one), between Q/DQ pairs.
-COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "MaxPool",
+COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPool",
                          "GlobalAveragePool", "Flatten", "Identity", "ReduceMean", "Reshape"})
 #: The quantization operators of the QDQ format.
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})

@@ -17,6 +17,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from vta_mlir.quant.depthwise import depthwise_conv_layer
 from vta_mlir.quant.program import (
     AddLayer,
     AvgPoolLayer,
@@ -36,6 +37,7 @@ from vta_mlir.quant.program import (
 from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_channels
 
 from .check import check_scale, check_tensor_size, reader_label, window_output
+from .depthwise import clip_codes, is_depthwise
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
@@ -286,15 +288,17 @@ class _Recognizer:
         w_scale = self._check_weight(where, w, 0)
         if len(x.shape) != 4 or w.q.ndim != 4:
             raise OnnxImportError(f"{where}: only 2-D convolutions (NCHW) are supported")
-        if attrs.get("group", 1) != 1 or any(d != 1 for d in attrs.get("dilations", [1, 1])):
-            raise OnnxImportError(f"{where}: grouped or dilated convolutions are not supported")
+        if any(d != 1 for d in attrs.get("dilations", [1, 1])):
+            raise OnnxImportError(f"{where}: dilated convolutions are not supported")
+        depthwise = is_depthwise(where, int(attrs.get("group", 1)), x.shape[1], w.q.shape)
         if attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
             raise OnnxImportError(f"{where}: auto_pad is not supported (give pads)")
         o, c, kh, kw = w.q.shape
         sh, sw = attrs.get("strides", [1, 1])
         pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
         n, xc, h, wd = x.shape
-        if c != xc or list(attrs.get("kernel_shape", [kh, kw])) != [kh, kw]:
+        if (xc if depthwise else c) != xc or \
+                list(attrs.get("kernel_shape", [kh, kw])) != [kh, kw]:
             raise OnnxImportError(f"{where}: weight of shape {tuple(w.q.shape)} (kernel_shape "
                                   f"{list(attrs.get('kernel_shape', [kh, kw]))}) for an input "
                                   f"of {xc} channels")
@@ -302,10 +306,20 @@ class _Recognizer:
         bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
         y = self._output(where, node, (n, o, oh, ow))
         rq = self._requant_acc(where, x, w_scale, y)
-        self._add_layer(_built(where, conv_layer, self.layer_name, x, w.q, bias, (sh, sw),
+        build = depthwise_conv_layer if depthwise else conv_layer
+        self._add_layer(_built(where, build, self.layer_name, x, w.q, bias, (sh, sw),
                                (pt, pl, pb, pr), y, rq), y)
 
     def _op_Relu(self, where: str, node: onnx.NodeProto) -> None:
+        self._fold_clip(where, node, None)
+
+    def _op_Clip(self, where: str, node: onnx.NodeProto) -> None:
+        # ReLU6 and other clips of the reals: a clip of the codes (depthwise.clip_codes).
+        self._fold_clip(where, node, clip_codes(where, node, self.inits,
+                                                self._source(where, node.input[0])))
+
+    def _fold_clip(self, where: str, node: onnx.NodeProto,
+                   codes: tuple[int, int] | None) -> None:
         x = self._source(where, node.input[0])
         y = self._output(where, node, x.shape)
         layer = self.producer.get(x.name)
@@ -313,9 +327,10 @@ class _Recognizer:
         # the layer writing its input when nothing else reads that tensor.
         if (y.scale != x.scale or y.zero_point != x.zero_point or self.readers[x.name] != 1
                 or not isinstance(layer, DenseLayer | ConvLayer | AddLayer)):
-            raise OnnxImportError(f"{where}: a Relu is supported right after a Conv, Gemm, "
-                                  "MatMul or Add with the same quantization parameters")
-        layer.lo = max(layer.lo, y.zero_point)
+            raise OnnxImportError(f"{where}: a {node.op_type} is supported right after a Conv, "
+                                  "Gemm, MatMul or Add with the same quantization parameters")
+        lo, hi = (y.zero_point, 127) if codes is None else codes
+        layer.lo, layer.hi = max(layer.lo, lo), min(layer.hi, hi)
         layer.dst = y.name
         del self.producer[x.name]
         self.producer[y.name] = layer

@@ -11,7 +11,8 @@ included — keeps recognising the ops.  :func:`apply_upstream_fixes` is idempot
 :func:`vta_mlir.ir.context.make_context` calls it, after :func:`check_xdsl_version`.
 
 One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``, ``tensor``), one per group
-of ops added to a dialect (``linalg_pooling``, ``linalg_quantized_conv``, ``linalg_map``: each
+of ops added to a dialect (``linalg_pooling``, ``linalg_quantized_conv``,
+``linalg_depthwise_conv``, ``linalg_map``: each
 ends with its list of ops and the function adding them), one for the ``dense_resource`` blobs
 (``resources``) and one for the lexer.  What is fixed (``tests/test_upstream_fixes.py`` and
 ``tests/test_tensor_input_ops.py`` exercise each fix, and ``tests/test_xdsl_defects.py``
@@ -24,8 +25,9 @@ test fails, xDSL fixed it and the patch can go):
   output element type, so i8 x i8 -> i32 verifies and lowers to extending arithmetic;
   ``linalg.pooling_nchw_max`` takes the maximum with the accumulator instead of with the window.
 * ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``);
-  so are ``linalg.conv_2d_nchw_fchw_q`` (``linalg_quantized_conv``) and ``linalg.map``
-  (``linalg_map``).
+  so are ``linalg.conv_2d_nchw_fchw_q`` (``linalg_quantized_conv``), the depthwise
+  convolutions and ``linalg.conv_2d_ngchw_gfchw_q`` (``linalg_depthwise_conv``) and
+  ``linalg.map`` (``linalg_map``).
 * ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
   operands); the stock parser crashes on it and the stock printer drops the maps.
 * ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
@@ -82,6 +84,7 @@ from vta_mlir.ir.upstream_fixes.linalg import (
     fix_transpose_verifier,
     matmul_default_indexing_maps,
 )
+from vta_mlir.ir.upstream_fixes.linalg_depthwise_conv import add_depthwise_conv_ops
 from vta_mlir.ir.upstream_fixes.linalg_map import add_map_ops
 from vta_mlir.ir.upstream_fixes.linalg_pooling import add_pooling_ops
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import add_quantized_conv_ops
@@ -116,6 +119,11 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "linalg-quantized-conv-ops": (
         add_quantized_conv_ops,
         "linalg.conv_2d_nchw_fchw_q, which the linalg dialect lacks",
+    ),
+    "linalg-depthwise-conv-ops": (
+        add_depthwise_conv_ops,
+        "linalg.depthwise_conv_2d_nchw_chw / _nhwc_hwc(_q) and conv_2d_ngchw_gfchw_q, which the "
+        "linalg dialect lacks",
     ),
     "linalg-map-op": (
         add_map_ops,
