@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import Float32Type, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Block, Region
 from xdsl.irdl import (
     IRDLOperation,
@@ -68,6 +68,8 @@ def step_function(module: ModuleOp) -> func.FuncOp | None:
 
 def _dtype_of(t: MemRefType) -> str:
     element = t.element_type
+    if isinstance(element, Float32Type):
+        return "float32"
     return f"int{element.width.data}"  # type: ignore[attr-defined]
 
 

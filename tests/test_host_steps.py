@@ -220,3 +220,29 @@ def test_vta_run_reports_the_host_steps(tmp_path: Path, capsys: pytest.CaptureFi
         ("compute", STEP, 2 * M * N, 0)
     # Both matrix products ran on VTA, nothing else multiplies.
     assert figures["vta_mac_fraction"] == 1.0
+
+
+#: A float result: the host writes an f32 output argument the device never touches.
+FLOAT_OUTPUT = f"""func.func @f(%x: memref<{M}x{K}xi8>, %w: memref<{K}x16xi8>,
+             %y: memref<{M}x16xf32>) {{
+  %h = memref.alloc() : memref<{M}x16xi8>
+{_dense("x", "w", "h", K, 16, 6)}""" + _generic("%h", "%y", """  ^bb0(%a: i8, %o: f32):
+    %sc = arith.constant 0.125 : f32
+    %v = arith.sitofp %a : i8 to f32
+    %d = arith.mulf %v, %sc : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32""", in_type=f"memref<{M}x16xi8>",
+                                out_type=f"memref<{M}x16xf32>") + """  return
+}
+"""
+
+
+def test_a_float_output_is_written_by_the_host(cfg: VTAConfig) -> None:
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, size=(M, K), dtype=np.int8)
+    w = rng.integers(-128, 128, size=(K, 16), dtype=np.int8)
+    (y,) = compile(FLOAT_OUTPUT, config=cfg)(x, w)
+    h = (((x.astype(np.int64) @ w.astype(np.int64)) >> 6) + 128) % 256 - 128
+    d = h.astype(np.float32) * np.float32(0.125)
+    want = np.exp(d.astype(np.float64)).astype(np.float32)
+    assert y.dtype == np.float32 and np.array_equal(y, want)

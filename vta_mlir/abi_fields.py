@@ -36,6 +36,8 @@ DTYPE_CODES: dict[str, int] = {
     "uint16": 6,
     "uint32": 7,
     "uint64": 8,
+    # Buffers only the host reads and writes (the operands of host steps): float results.
+    "float32": 9,
 }
 DTYPE_NAMES: dict[int, str] = {v: k for k, v in DTYPE_CODES.items()}
 

@@ -98,15 +98,28 @@ def _is_float(t: object) -> bool:
     return isinstance(t, MemRefType) and isinstance(t.element_type, Float32Type | Float64Type)
 
 
-def has_float_layers(module: ModuleOp) -> bool:
-    """Whether a function of ``module`` takes or returns floats and computes on float buffers:
-    a quantized network with float requantization, as torch-mlir writes one.  (Float code in
-    a function on integer buffers is host code: ``vta-outline-host-steps``.)"""
-    for f in module.walk():
-        if not isinstance(f, func.FuncOp) or f.is_declaration:
+def _reads_float_input(f: func.FuncOp) -> bool:
+    """Whether ``f`` returns floats or reads a float argument (its network's input)."""
+    if any(_is_float(t) for t in f.function_type.outputs.data):
+        return True
+    for arg in f.body.block.args:
+        if not _is_float(arg.type):
             continue
-        types = (*f.function_type.inputs.data, *f.function_type.outputs.data)
-        if not any(_is_float(t) for t in types):
+        for use in arg.uses:
+            user = use.operation
+            if isinstance(user, memref.CopyOp) and user.source is arg:
+                return True
+            if isinstance(user, linalg.GenericOp) and arg in user.inputs:
+                return True
+    return False
+
+
+def has_float_layers(module: ModuleOp) -> bool:
+    """Whether a function of ``module`` reads a float input (or returns floats) and computes on
+    float buffers: a quantized network with float requantization, as torch-mlir writes one.
+    (Float code in a function of integer inputs is host code: ``vta-outline-host-steps``.)"""
+    for f in module.walk():
+        if not isinstance(f, func.FuncOp) or f.is_declaration or not _reads_float_input(f):
             continue
         for op in f.walk():
             if isinstance(op, linalg.GenericOp) and any(_is_float(v.type) for v in op.operands):

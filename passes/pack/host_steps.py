@@ -17,7 +17,7 @@ operands and the packings in its ``packings``; the body, on the logical types, i
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerType, MemRefType, Signedness
+from xdsl.dialects.builtin import Float32Type, IntegerType, MemRefType, Signedness
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from vta_mlir.dialects.vta_host import HostOp
@@ -34,8 +34,9 @@ def logical_packing(arg: BlockArgument) -> Packing:
     assert isinstance(t, MemRefType)
     shape = tuple(t.get_shape())
     element = t.element_type
-    assert isinstance(element, IntegerType)
-    return Packing(shape, f"int{element.width.data}", shape, shape, tuple(range(len(shape))))
+    dtype = "float32" if isinstance(element, Float32Type) else \
+        f"int{element.width.data}"  # type: ignore[attr-defined]
+    return Packing(shape, dtype, shape, shape, tuple(range(len(shape))))
 
 
 def check_host_operands(op: HostOp, block_args: set[SSAValue]) -> HostStepBuffers:
@@ -52,11 +53,11 @@ def check_host_operands(op: HostOp, block_args: set[SSAValue]) -> HostStepBuffer
                              "hand each other in DRAM")
         assert isinstance(t, MemRefType)
         element = t.element_type
-        if not (isinstance(element, IntegerType)
-                and element.signedness.data == Signedness.SIGNLESS
-                and element.width.data in (8, 32)):
-            report_error(op, f"reads or writes {label(value)} ({t}): the buffers a host step "
-                             "shares with the device hold i8 or i32")
+        integer = isinstance(element, IntegerType) \
+            and element.signedness.data == Signedness.SIGNLESS and element.width.data in (8, 32)
+        if not (integer or isinstance(element, Float32Type)):
+            report_error(op, f"reads or writes {label(value)} ({t}): the buffers of a host "
+                             "step hold i8, i32 or f32")
     inputs = [v for v in op.inputs if isinstance(v, BlockArgument)]
     outputs = [v for v in op.outputs if isinstance(v, BlockArgument)]
     return HostStepBuffers(op, tuple(inputs), tuple(outputs))

@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     StringAttr,
+    f32,
     i8,
     i32,
     i64,
@@ -149,7 +150,8 @@ class Packing:
         return tuple(self.split_shape[p] for p in self.perm)
 
     def memref_type(self) -> MemRefType:
-        element = IntegerType(int(self.dtype.removeprefix("int")))
+        element = f32 if self.dtype == "float32" else \
+            IntegerType(int(self.dtype.removeprefix("int")))
         return MemRefType(element, self.memref_shape or self.packed_shape)
 
     def attr(self) -> DictionaryAttr:

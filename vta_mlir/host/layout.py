@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
+    Float32Type,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -130,6 +131,8 @@ def value_label(value: SSAValue, fallback: str) -> str:
 
 
 def _dtype_name(t: Attribute) -> str | None:
+    if isinstance(t, Float32Type):
+        return "float32"  # a buffer only host steps read and write
     if not isinstance(t, IntegerType) or t.width.data not in _WIDTHS:
         return None
     prefix = "uint" if t.signedness.data == Signedness.UNSIGNED else "int"
@@ -151,7 +154,7 @@ def _dram_type(op: Operation, t: Attribute, what: str) -> tuple[MemRefType, str]
     dtype = _dtype_name(t.element_type)
     if dtype is None:
         report_error(op, f"{what} has element type {t.element_type}; DRAM buffers hold "
-                         "8-, 16-, 32- or 64-bit integers")
+                         "8-, 16-, 32- or 64-bit integers (or f32, for host steps)")
     if math.prod(shape) == 0:
         report_error(op, f"{what} ({t}) is empty")
     return t, dtype
