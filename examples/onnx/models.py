@@ -239,10 +239,11 @@ def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17,
 def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random.Generator,
              per_channel: bool = False, calibration_batches: int = 8, *,
              activations: str = "QInt8", weights: str = "QInt8",
-             quant_format: str = "QDQ") -> Path:
+             quant_format: str = "QDQ", weight_symmetric: bool | None = None) -> Path:
     """Write ``model`` quantized (``quantize_static``; by default int8 activations and weights
     in the QDQ format, else the ``QuantType`` names ``activations`` and ``weights`` and the
-    ``QuantFormat`` name ``quant_format``) at ``path``; the float model is kept beside it as
+    ``QuantFormat`` name ``quant_format``; ``weight_symmetric`` sets ``WeightSymmetric``) at
+    ``path``; the float model is kept beside it as
     ``*.f.onnx``.  The calibration feeds the graph's first input by its name (``x`` for the
     builders here; models exported elsewhere name it themselves)."""
     # Imported here: onnxruntime is only needed to quantize, not to build the graphs.
@@ -258,7 +259,9 @@ def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random
                     quant_format=QuantFormat[quant_format],
                     activation_type=QuantType[activations], weight_type=QuantType[weights],
                     per_channel=per_channel,
-                    extra_options={"ActivationSymmetric": symmetric})
+                    extra_options={"ActivationSymmetric": symmetric} | (
+                        {} if weight_symmetric is None else
+                        {"WeightSymmetric": weight_symmetric}))
     return path
 
 
