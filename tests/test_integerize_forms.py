@@ -7,7 +7,8 @@ weights with one scale and zero point per output channel, a float convolution or
 product, the float bias); the pass reads it as the integer layer with per-channel fixed-point
 multipliers. uint8 codes (``fptoui``, the shift ``x + (−128)`` before a quantized
 convolution, ``maxui`` for a ReLU, ``uitofp``/``extui``) become int8 codes with the zero
-point minus 128. Each file compiles and runs on every configuration, bit-exact with the
+point minus 128. A ``QLinearConv`` (the QOperator format) reaches the pass as its QDQ form
+does. Each file compiles and runs on every configuration, bit-exact with the
 integer semantics of its ONNX model and within the agreement of ``docs/onnx.md`` §6 with
 onnxruntime, exactly as the ONNX route computes the same model.
 """
@@ -28,8 +29,8 @@ from vta_mlir.frontend.onnx import import_program
 #: and two for the residual blocks (asymmetric activations, whose Add reads the rounded
 #: convolution output, docs/onnx.md §6).
 FORMS: dict[str, float] = {
-    "conv_relu_pc": 1, "residual_pc": 2, "dense_pc": 1,
-    "conv_relu_u8": 1, "residual_u8": 2, "small_cnn_u8": 1,
+    "conv_relu_pc": 1, "residual_pc": 2, "dense_pc": 1, "small_cnn_pc": 1,
+    "conv_relu_u8": 1, "residual_u8": 2, "small_cnn_u8": 1, "conv_relu_qop": 1,
 }
 
 

@@ -47,14 +47,18 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
 
 #: Further forms of quantization (asymmetric activations), each with the options it passes to
 #: ``quantize`` of ``examples/onnx/models.py``: per-channel weight scales (``_pc``), which
-#: torch-mlir keeps in float around dequantized weights, and uint8 activations (``_u8``).
+#: torch-mlir keeps in float around dequantized weights, uint8 activations (``_u8``) and the
+#: QOperator format (``_qop``: torch-mlir lowers ``QLinearConv``, not the ``com.microsoft``
+#: operators such as ``QGemm`` or ``QLinearAdd``).
 VARIANTS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("conv_relu_pc", "conv_relu", {"per_channel": True}),
     ("residual_pc", "residual", {"per_channel": True}),
     ("dense_pc", "dense", {"per_channel": True}),
+    ("small_cnn_pc", "small_cnn", {"per_channel": True}),
     ("conv_relu_u8", "conv_relu", {"activations": "QUInt8"}),
     ("residual_u8", "residual", {"activations": "QUInt8"}),
     ("small_cnn_u8", "small_cnn", {"activations": "QUInt8"}),
+    ("conv_relu_qop", "conv_relu", {"quant_format": "QOperator"}),
 )
 
 #: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
