@@ -92,6 +92,10 @@ class _IntegerModel:
         assert np.all(zp == zp[0]), "per-channel zero points"
         return int(zp[0])
 
+    def quantized_zero_point(self, name: str | None) -> int:
+        """A QuantizeLinear's zero point: without one its codes are uint8 with zero point 0."""
+        return self.zero_point(name) if name else -128
+
     def operand(self, name: str, scale: str, zero_point: str | None) -> Quantized:
         """A quantized operand of a QOperator node: codes or a constant."""
         if name in self.codes:
@@ -105,7 +109,8 @@ class _IntegerModel:
         while True:
             (reader,) = self.readers[name]
             if reader.op_type == "QuantizeLinear":
-                return self.scale(reader.input[1]), self.zero_point(_at(reader.input, 2))
+                return (self.scale(reader.input[1]),
+                        self.quantized_zero_point(_at(reader.input, 2)))
             name = reader.output[0]
 
     # -- layers ----------------------------------------------------------------------------------
@@ -195,7 +200,7 @@ class _IntegerModel:
         op, ins, out = node.op_type, list(node.input), node.output[0]
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
         if op == "QuantizeLinear":
-            s, z = self.scale(ins[1]), self.zero_point(_at(ins, 2))
+            s, z = self.scale(ins[1]), self.quantized_zero_point(_at(ins, 2))
             if ins[0] == self.input_name:
                 self.codes[out] = (self.q_input, s, z)
             else:
@@ -205,8 +210,10 @@ class _IntegerModel:
             return
         if op == "DequantizeLinear":
             if ins[0] in self.inits:
-                self.vals[out] = (_signed(self.inits[ins[0]]), self.scale(ins[1]),
-                                  self.zero_point(_at(ins, 2)))
+                q = self.inits[ins[0]]
+                z = self.zero_point(_at(ins, 2)) if _at(ins, 2) else \
+                    (-128 if q.dtype == np.uint8 else 0)
+                self.vals[out] = (_signed(q), self.scale(ins[1]), z)
             else:
                 self.vals[out] = self.codes[ins[0]]
             return

@@ -155,3 +155,14 @@ def test_channels_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     onnx.save(model, path)
     line = cli_error(tmp_path, path, capsys)
     assert f"node '{pool.name}' (QLinearGlobalAveragePool)" in line and "channels_last" in line
+
+
+def test_qoperator_node_missing_operands(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = qoperator_model(tmp_path, MODELS["conv_relu"], symmetric=False)
+    model = onnx.load(str(path))
+    conv = next(n for n in model.graph.node if n.op_type == "QLinearConv")
+    del conv.input[5:]
+    onnx.save(model, path)
+    line = cli_error(tmp_path, path, capsys)
+    assert f"node '{conv.name}' (QLinearConv)" in line and "triples" in line

@@ -17,6 +17,7 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
+from tests.onnx_qdq_builder import conv_model
 from tests.test_onnx_checks import cli_error
 from tests.test_onnx_import import MODELS, check, float_model, quantize
 from vta_mlir.config import SHIPPED_CONFIGS
@@ -83,6 +84,20 @@ def test_uint8_matmul_add_constant(tmp_path: Path) -> None:
     """The Add of a constant quantized as a uint8 activation (asymmetric): its codes shifted
     or centred, its real value unchanged."""
     check(uint8_model(tmp_path, "matmul_add", symmetric=False), "default", worst=1.0)
+
+
+def test_quantize_without_zero_point(tmp_path: Path) -> None:
+    """A QuantizeLinear without a zero point writes uint8 codes with zero point 0 (ONNX's
+    default): the importer gives them the int8 zero point −128."""
+    model = conv_model().model((1, 4, 6, 6))
+    for node in model.graph.node:
+        if node.op_type in ("QuantizeLinear", "DequantizeLinear") and node.input[2:] == ["z"]:
+            del node.input[2]
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    program = import_program(path)
+    assert program.input.zero_point == -128 and program.output.zero_point == -128
+    check(path, "default", worst=1.0)
 
 
 def test_asymmetric_uint8_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
