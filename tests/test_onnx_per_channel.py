@@ -14,11 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
+from onnx import helper, numpy_helper
 
+from tests.onnx_qdq_builder import QDQ
 from tests.test_onnx_import import MODELS, check, quantized
 from vta_mlir.config import SHIPPED_CONFIGS
-from vta_mlir.frontend.onnx import import_program
+from vta_mlir.frontend.onnx import import_program, import_text
 from vta_mlir.frontend.onnx.qdq import ConvLayer
 from vta_mlir.quant.requant import (
     IMM_MAX,
@@ -81,10 +84,31 @@ def test_per_channel_residual(tmp_path: Path) -> None:
         check(path, config, worst=2.0)
 
 
-def test_bottleneck_output_saturates_nowhere_else() -> None:
-    """The integer model's clip of a per-channel layer uses the largest channel bound; a
-    value beyond any channel's own bound saturates the output for that channel too."""
+def test_channel_bounds_saturate() -> None:
+    """The integer model clips a per-channel layer at the largest channel bound: a value beyond
+    any channel's own bound saturates that channel's output too, so the results agree."""
     rq = choose_requant_channels([0.004, 0.0005])
     for m, clip in zip(rq.channel_m, rq.channel_clip, strict=True):
         beyond = np.array([clip, rq.clip], np.int64) * m
         assert np.all(np.abs([round_shift(int(v), rq.s2) for v in beyond]) >= 256)
+
+
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+def test_channel_multiplier_above_one(tmp_path: Path, config: str) -> None:
+    """A convolution whose channels' multipliers straddle 1 (weight scales 0.01 and 40 at
+    activation scales 0.05): no output window for the large one, each channel clipped to its
+    own bound from a vector, then the output clip."""
+    qdq = QDQ((1, 3, 6, 6))
+    qdq.conv("conv", 2, pads=[1, 1, 1, 1])
+    model = qdq.model((1, 2, 6, 6))
+    scales = numpy_helper.from_array(np.array([0.01, 40.0], np.float32), "ws_channels")
+    model.graph.initializer.append(scales)
+    dequantize = next(n for n in model.graph.node if n.name == "conv_w_dq")
+    dequantize.input[1] = "ws_channels"
+    dequantize.attribute.append(helper.make_attribute("axis", 0))
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    layer = import_program(path).layers[0]
+    assert isinstance(layer, ConvLayer) and layer.rq.channel_m[1] > 1 << layer.rq.s2
+    assert "conv_clip_hi" in import_text(path)
+    check(path, config, worst=1.0)
