@@ -69,116 +69,244 @@ def max_pool(x: np.ndarray, k: tuple[int, int], stride: tuple[int, int]) -> np.n
     return out
 
 
-def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
-    """The int8 output codes of the QDQ model at ``path`` for the int8 input ``q_input``."""
-    model = onnx.load(str(path))
-    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    layers = iter(import_program(path).layers)
-    # float name -> (codes, scale, zero point) for activations, (q, scale, zp) for constants
-    vals: dict[str, tuple[np.ndarray, float, int]] = {}
-    pending: dict[str, tuple[str, np.ndarray]] = {}  # Relu output -> (input, codes)
-    quant = {n.input[0]: n for n in model.graph.node if n.op_type == "QuantizeLinear"}
+#: (codes, scale, zero point): the int8 codes of a tensor (int64 here) and what they mean.
+Quantized = tuple[np.ndarray, "float | np.ndarray", int]
 
-    def qp(node: onnx.NodeProto) -> tuple[float, int]:
-        return float(inits[node.input[1]]), int(inits[node.input[2]])
 
-    codes: dict[str, np.ndarray] = {}
-    for node in model.graph.node:
-        op, ins = node.op_type, list(node.input)
+def _signed(values: np.ndarray) -> np.ndarray:
+    """Codes as int64, uint8 ones shifted by 128 into int8 (the same reals with the zero point
+    shifted alike, docs/onnx.md §2)."""
+    return values.astype(np.int64) - (128 if values.dtype == np.uint8 else 0)
+
+
+class _IntegerModel:
+    """The walk of :func:`integer_model`: ``codes`` holds the int8 tensors (QuantizeLinear and
+    QOperator outputs), ``vals`` the float tensors that are quantized reals (DequantizeLinear
+    outputs, selections of them, computed results before their QuantizeLinear)."""
+
+    def __init__(self, path: Path, q_input: np.ndarray) -> None:
+        self.model = onnx.load(str(path))
+        graph = self.model.graph
+        self.inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+        self.input_name = next(v.name for v in graph.input if v.name not in self.inits)
+        self.q_input = q_input.astype(np.int64)
+        self.layers = iter(import_program(path).layers)
+        self.readers: dict[str, list[onnx.NodeProto]] = {}
+        for node in graph.node:
+            for name in node.input:
+                self.readers.setdefault(name, []).append(node)
+        self.codes: dict[str, Quantized] = {}
+        self.vals: dict[str, Quantized] = {}
+
+    # -- operands ------------------------------------------------------------------------------
+    def scale(self, name: str) -> float | np.ndarray:
+        value = self.inits[name].astype(np.float64)
+        return float(value.reshape(-1)[0]) if value.size == 1 else value.reshape(-1)
+
+    def zero_point(self, name: str | None) -> int:
+        if not name:
+            return 0
+        zp = _signed(self.inits[name]).reshape(-1)
+        assert np.all(zp == zp[0]), "per-channel zero points"
+        return int(zp[0])
+
+    def quantized_zero_point(self, name: str | None) -> int:
+        """A QuantizeLinear's zero point: without one its codes are uint8 with zero point 0."""
+        return self.zero_point(name) if name else -128
+
+    def operand(self, name: str, scale: str, zero_point: str | None) -> Quantized:
+        """A quantized operand of a QOperator node: codes or a constant."""
+        if name in self.codes:
+            return self.codes[name]
+        return _signed(self.inits[name]), self.scale(scale), self.zero_point(zero_point)
+
+    def result_params(self, node: onnx.NodeProto) -> tuple[float, int]:
+        """The parameters of the QuantizeLinear that quantizes ``node``'s result, through
+        selections (a float section of the QOperator format)."""
+        name = node.output[0]
+        while True:
+            (reader,) = self.readers[name]
+            if reader.op_type == "QuantizeLinear":
+                return (self.scale(reader.input[1]),
+                        self.quantized_zero_point(_at(reader.input, 2)))
+            name = reader.output[0]
+
+    # -- layers ----------------------------------------------------------------------------------
+    def contraction(self, op: str, x: Quantized, w: Quantized, bias: np.ndarray | None,
+                    attrs: dict, sy: float, zy: int) -> np.ndarray:
+        (xq, sx, zx), (wq, sw, zw) = x, w
+        xd, wd = xq - zx, wq - zw              # (q − zx): padding holds the zero point
+        if op == "Conv":
+            pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+            xd = np.pad(xd, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+            conv = depthwise_nchw if attrs.get("group", 1) > 1 else conv_nchw
+            acc = conv(xd, wd, tuple(attrs.get("strides", [1, 1])))
+        else:
+            acc = xd @ (wd.T if attrs.get("transB", 0) else wd)
+        channels = acc.shape[1]
+        w_scale = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), (channels,))
+        if bias is not None:
+            acc = acc + bias.reshape((1, -1) + (1,) * (acc.ndim - 2))
+        layer = next(self.layers)
+        assert isinstance(layer, ConvLayer | DenseLayer)
+        rq = layer.rq
+        if np.all(w_scale == w_scale[0]):
+            assert rq == choose_requant(sx * float(w_scale[0]) / sy)
+            m: int | np.ndarray = rq.m
+        else:  # per channel: one multiplier per output channel, along axis 1
+            assert rq == choose_requant_channels(sx * w_scale / sy)
+            m = np.array(rq.channel_m, np.int64).reshape((-1,) + (1,) * (acc.ndim - 2))
+        return np.clip(fixed_point_requant(acc, rq.s1, m, rq.s2, rq.clip) + zy, -128, 127)
+
+    @staticmethod
+    def bias(bias: np.ndarray, sx: float, sw: float | np.ndarray,
+             scale: float | np.ndarray | None) -> np.ndarray:
+        """An int32 bias; at another scale than ``sx·sw`` (a shared bias, §4.6) its value,
+        rounded."""
+        bias = bias.astype(np.int64).reshape(-1)
+        if scale is None:
+            return bias
+        w_s = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), bias.shape)
+        ratio = np.asarray(scale, np.float64) / (sx * w_s)
+        if not np.allclose(ratio, 1.0, rtol=1e-6, atol=0):
+            bias = np.rint(bias * ratio).astype(np.int64)
+        return bias
+
+    def average(self, x: Quantized, sy: float, zy: int) -> np.ndarray:
+        xq, _, zx = x
+        layer = next(self.layers)
+        assert isinstance(layer, AvgPoolLayer)
+        acc = (xq - zx).sum(axis=(2, 3), keepdims=True)
+        rq = layer.rq
+        return np.clip(fixed_point_requant(acc, rq.s1, rq.m, rq.s2, rq.clip) + zy, -128, 127)
+
+    def add(self, a: Quantized, b: Quantized, b_is_constant: bool, sy: float,
+            zy: int) -> np.ndarray:
+        layer = next(self.layers)
+        assert isinstance(layer, AddLayer)
+        (aq, _, za), (bq, sb, zb) = a, b
+        if b_is_constant or layer.b is None:
+            real = sb * (bq.astype(np.float64) - zb)
+            t = (aq - za) * layer.ma + np.rint(real / sy * 2.0 ** layer.shift).astype(np.int64)
+        else:
+            t = (aq - za) * layer.ma + (bq - zb) * layer.mb
+        return np.clip(round_half_up_shift(t, layer.shift) + zy, layer.lo, 127)
+
+    # -- the walk --------------------------------------------------------------------------------
+    def qoperator(self, node: onnx.NodeProto, attrs: dict) -> np.ndarray:
+        ins = list(node.input)
+        op = node.op_type
+        if op in ("QLinearConv", "QLinearMatMul", "QGemm"):
+            x, w = self.operand(*ins[0:3]), self.operand(*ins[3:6])
+            y_at, bias_at = {"QLinearConv": (6, 8), "QLinearMatMul": (6, None),
+                             "QGemm": (7, 6)}[op]
+            bias = None
+            if bias_at is not None and _at(ins, bias_at):
+                bias = self.bias(self.inits[ins[bias_at]], x[1], w[1], None)
+            return self.contraction("Conv" if op == "QLinearConv" else "Gemm", x, w, bias,
+                                    attrs, self.scale(ins[y_at]),
+                                    self.zero_point(_at(ins, y_at + 1)))
+        if op == "QLinearAdd":
+            a, b = self.operand(*ins[0:3]), self.operand(*ins[3:6])
+            return self.add(a, b, ins[3] in self.inits, self.scale(ins[6]),
+                            self.zero_point(_at(ins, 7)))
+        if op == "QLinearGlobalAveragePool":
+            return self.average(self.operand(*ins[0:3]), self.scale(ins[3]),
+                                self.zero_point(_at(ins, 4)))
+        raise AssertionError(op)
+
+    def node(self, node: onnx.NodeProto) -> None:
+        op, ins, out = node.op_type, list(node.input), node.output[0]
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
         if op == "QuantizeLinear":
-            if ins[0] == "x":
-                codes[node.output[0]] = q_input.astype(np.int64)
-            continue
+            s, z = self.scale(ins[1]), self.quantized_zero_point(_at(ins, 2))
+            if ins[0] == self.input_name:
+                self.codes[out] = (self.q_input, s, z)
+            else:
+                q, sv, zv = self.vals[ins[0]]
+                assert (sv, zv) == (s, z), "a requantization without a layer"
+                self.codes[out] = (q, s, z)
+            return
         if op == "DequantizeLinear":
-            scale = inits[ins[1]]
-            s = float(scale.reshape(-1)[0]) if scale.size == 1 else scale
-            z = int(inits[ins[2]].reshape(-1)[0]) if len(ins) > 2 else 0
-            src = inits[ins[0]] if ins[0] in inits else codes[ins[0]]
-            vals[node.output[0]] = (src.astype(np.int64), s, z)
-            continue
-        if op == "Identity":  # another name for a constant or a tensor
-            if ins[0] in vals:
-                vals[node.output[0]] = vals[ins[0]]
-            continue
-        out_q = quant[node.output[0]]
-        sy, zy = qp(out_q)
-        lo = -128
-        if op == "Relu":
-            x, _, zx = vals[ins[0]]
-            codes[out_q.output[0]] = np.maximum(x, zy)
-            continue
-        if op == "Clip":  # at the quantization of its input: a clip of the codes
-            x, _, _ = vals[ins[0]]
-            bounds = [float(inits[b]) if b else None for b in (ins + ["", ""])[1:3]]
+            if ins[0] in self.inits:
+                q = self.inits[ins[0]]
+                z = self.zero_point(_at(ins, 2)) if _at(ins, 2) else \
+                    (-128 if q.dtype == np.uint8 else 0)
+                self.vals[out] = (_signed(q), self.scale(ins[1]), z)
+            else:
+                self.vals[out] = self.codes[ins[0]]
+            return
+        if op.startswith("QLinear") or op == "QGemm":
+            y_at = {"QGemm": 7, "QLinearGlobalAveragePool": 3}.get(op, 6)
+            self.codes[out] = (self.qoperator(node, attrs), self.scale(ins[y_at]),
+                               self.zero_point(_at(ins, y_at + 1)))
+            return
+        # Ops on codes (QOperator) or on quantized reals: the same selections either way.
+        store, src = (self.codes, self.codes) if ins and ins[0] in self.codes else \
+            (self.vals, self.vals)
+        if op == "Identity":
+            if ins[0] in self.inits:
+                self.inits[out] = self.inits[ins[0]]
+            else:
+                store[out] = src[ins[0]]
+            return
+        if op in ("Relu", "MaxPool", "Flatten", "Reshape"):
+            q, s, z = src[ins[0]]
+            if op == "Relu":
+                q = np.maximum(q, z)
+            elif op == "MaxPool":
+                pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+                xp = np.pad(q, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=-128)
+                q = max_pool(xp, tuple(attrs["kernel_shape"]), tuple(attrs.get("strides", [1, 1])))
+                next(self.layers)
+            elif op == "Flatten":
+                q = q.reshape(q.shape[0], -1)
+            else:
+                q = q.reshape(tuple(int(d) for d in self.inits[ins[1]].reshape(-1)))
+            store[out] = (q, s, z)
+            return
+        sy, zy = self.result_params(node)
+        if op in ("Conv", "Gemm", "MatMul"):
+            x, w = self.vals[ins[0]], self.vals[ins[1]]
+            bias = None
+            if len(ins) > 2:
+                bias = self.bias(self.vals[ins[2]][0], x[1], w[1], self.vals[ins[2]][1])
+            self.vals[out] = (self.contraction(op, x, w, bias, attrs, sy, zy), sy, zy)
+        elif op == "Clip":  # at the quantization of its input: a clip of the codes
+            q = self.vals[ins[0]][0]
+            bounds = [float(self.inits[b]) if b else None for b in (list(ins) + ["", ""])[1:3]]
             lo_q = -128 if bounds[0] is None else clip_code(bounds[0], sy, zy)
             hi_q = 127 if bounds[1] is None else clip_code(bounds[1], sy, zy)
-            codes[out_q.output[0]] = np.clip(x, lo_q, hi_q)
-            continue
-        if op in ("Conv", "Gemm", "MatMul"):
-            (x, sx, zx), (w, sw, _) = vals[ins[0]], vals[ins[1]]
-            bias = vals[ins[2]][0] if len(ins) > 2 else np.zeros((), np.int64)
-            if len(ins) > 2:  # a bias at another scale than sx·sw: its value, rounded
-                w_s = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), bias.shape)
-                ratio = np.asarray(vals[ins[2]][1], np.float64) / (sx * w_s)
-                if not np.allclose(ratio, 1.0, rtol=1e-6, atol=0):
-                    bias = np.rint(bias * ratio).astype(np.int64)
-            xd = x - zx                       # (q − zx): padding holds the zero point
-            if op == "Conv":
-                pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
-                xd = np.pad(xd, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-                conv = depthwise_nchw if attrs.get("group", 1) > 1 else conv_nchw
-                acc = conv(xd, w, tuple(attrs.get("strides", [1, 1]))) + \
-                    bias.reshape(1, -1, 1, 1)
-            else:
-                wm = w.T if attrs.get("transB", 0) else w
-                acc = xd @ wm + bias
-            layer = next(layers)
-            assert isinstance(layer, ConvLayer | DenseLayer)
-            rq = layer.rq
-            w_scale = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), (acc.shape[1],))
-            if np.all(w_scale == w_scale[0]):
-                assert rq == choose_requant(sx * float(w_scale[0]) / sy)
-                m: int | np.ndarray = rq.m
-            else:  # per channel: one multiplier per output channel, along axis 1
-                assert rq == choose_requant_channels(sx * w_scale / sy)
-                m = np.array(rq.channel_m, np.int64).reshape((-1,) + (1,) * (acc.ndim - 2))
-            y = fixed_point_requant(acc, rq.s1, m, rq.s2, rq.clip) + zy
-            codes[out_q.output[0]] = np.clip(y, lo, 127)
-        elif op == "MaxPool":
-            x, _, _ = vals[ins[0]]
-            pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
-            xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=-128)
-            codes[out_q.output[0]] = max_pool(xp, tuple(attrs["kernel_shape"]),
-                                               tuple(attrs.get("strides", [1, 1])))
-            next(layers)
+            self.vals[out] = (np.clip(q, lo_q, hi_q), sy, zy)
         elif op == "GlobalAveragePool":
-            x, sx, zx = vals[ins[0]]
-            layer = next(layers)
-            assert isinstance(layer, AvgPoolLayer)
-            acc = (x - zx).sum(axis=(2, 3), keepdims=True)
-            rq = layer.rq
-            y = fixed_point_requant(acc, rq.s1, rq.m, rq.s2, rq.clip) + zy
-            codes[out_q.output[0]] = np.clip(y, -128, 127)
-        elif op == "Flatten":
-            x, _, _ = vals[ins[0]]
-            codes[out_q.output[0]] = x.reshape(x.shape[0], -1)
+            self.vals[out] = (self.average(self.vals[ins[0]], sy, zy), sy, zy)
         elif op == "Add":
-            layer = next(layers)
-            assert isinstance(layer, AddLayer)
-            a, sa, za = vals[ins[0]]
-            b, sb, zb = vals[ins[1]]
-            if ins[1] in inits or layer.b is None:
-                real = sb * (b.astype(np.float64) - zb)
-                t = (a - za) * layer.ma + np.rint(real / sy * 2.0 ** layer.shift).astype(np.int64)
-            else:
-                t = (a - za) * layer.ma + (b - zb) * layer.mb
-            codes[out_q.output[0]] = np.clip(round_half_up_shift(t, layer.shift) + zy, -128, 127)
+            self.vals[out] = (self.add(self.vals[ins[0]], self.vals[ins[1]],
+                                       self.is_constant(ins[1]), sy, zy), sy, zy)
         else:
             raise AssertionError(op)
-    del pending
-    out = next(n for n in model.graph.node if n.output[0] == model.graph.output[0].name)
-    return codes[out.input[0]].astype(np.int8)
+
+    def is_constant(self, name: str) -> bool:
+        writer = next((n for n in self.model.graph.node if name in n.output), None)
+        return writer is not None and writer.input[0] in self.inits
+
+    def run(self) -> np.ndarray:
+        for node in self.model.graph.node:
+            self.node(node)
+        name = self.model.graph.output[0].name
+        if name in self.codes:
+            return self.codes[name][0].astype(np.int8)
+        return self.vals[name][0].astype(np.int8)
+
+
+def _at(values: list[str], index: int) -> str | None:
+    return values[index] if index < len(values) and values[index] else None
+
+
+def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
+    """The int8 output codes of the quantized model at ``path`` (QDQ or QOperator, int8 or
+    uint8 codes: uint8 ones shifted by 128) for the int8 input ``q_input``."""
+    return _IntegerModel(path, q_input).run()
 
 
 def quant_params(text: str, arg: str) -> tuple[float, int]:

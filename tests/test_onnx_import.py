@@ -328,10 +328,12 @@ def test_dynamic_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_microsoft_domain_op(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    node = helper.make_node("QLinearAdd", ["x"] * 8, ["y"], name="qadd",
+    """An op of another domain than the QOperator ones the importer reads."""
+    node = helper.make_node("QLinearSoftmax", ["x"] * 5, ["y"], name="qsoftmax",
                             domain="com.microsoft")
     line = _cli_error(tmp_path, _save(tmp_path, [node], [1, 10]), capsys)
-    assert "node 'qadd' (QLinearAdd)" in line and "com.microsoft" in line and "QDQ" in line
+    assert "node 'qsoftmax' (QLinearSoftmax)" in line and "com.microsoft" in line
+    assert "QLinearConv" in line and "QDQ" in line
 
 
 def test_float_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,14 +1,15 @@
-"""``vta-import-onnx``: an int8 QDQ ONNX model to the input IR of ``vta-opt`` / ``vta-run``.
+"""``vta-import-onnx``: a quantized ONNX model to the input IR of ``vta-opt`` / ``vta-run``.
 
 Usage::
 
     vta-import-onnx model.onnx -o model.mlir           # then: vta-run model.mlir ...
     vta-import-onnx model.onnx --requant=pow2          # power-of-two requantization, to stdout
 
-The model is one quantized by ``onnxruntime.quantization.quantize_static`` in the QDQ format
-(``docs/onnx.md``). The output is checked by parsing it before anything is written, so a failed
-import leaves no file (a module that does not parse is an import error); every error is one
-line on stderr with exit status 1. Needs the ``onnx`` package (``pip install 'vta-mlir[onnx]'``).
+The model is one quantized by ``onnxruntime.quantization.quantize_static`` in the QDQ or the
+QOperator format, with int8 or uint8 activations (``docs/onnx.md``). The output is checked by
+parsing it before anything is written, so a failed import leaves no file (a module that does
+not parse is an import error); every error is one line on stderr with exit status 1. Needs the
+``onnx`` package (``pip install 'vta-mlir[onnx]'``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ PROG = "vta-import-onnx"
 
 
 def _arg_parser() -> argparse.ArgumentParser:
-    p = CLIArgumentParser(prog=PROG, description="Import an int8 QDQ ONNX model as MLIR.")
+    p = CLIArgumentParser(prog=PROG, description="Import a quantized ONNX model (QDQ or "
+                                                 "QOperator, int8 or uint8) as MLIR.")
     p.add_argument("model", help="the .onnx file")
     p.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
     p.add_argument("--requant", default="fixed", choices=("fixed", "pow2"),

@@ -7,6 +7,7 @@ output shape)``; :func:`float_model` makes the graph (input ``x``, output ``y``)
 :func:`quantize` writes its QDQ form, calibrated on random normal inputs.
 
     python examples/onnx/models.py resnet18 out.onnx [--asymmetric] [--size 224]
+        [--per-channel] [--uint8] [--qoperator]
 
 writes one of them, quantized.
 """
@@ -164,6 +165,33 @@ def mobilenet_block(rng: np.random.Generator) -> Built:
     return nodes, consts, (1, 8, 8, 8), (1, 16, 4, 4)
 
 
+def bottleneck(rng: np.random.Generator, channels: int = 64, size: int = 8) -> Built:
+    """A ResNet-50 bottleneck block: 1×1 (``channels`` to a quarter of them) + ReLU, 3×3 +
+    ReLU, 1×1 back to ``channels``, each with its batch norm folded, the residual Add of the
+    block's input and a ReLU; weights drawn like torchvision's initialisation (He normal)."""
+    inner = channels // 4
+    inits: list[onnx.TensorProto] = []
+    nodes: list[onnx.NodeProto] = []
+
+    def conv(x: str, cin: int, cout: int, k: int, name: str, relu: bool = True) -> str:
+        inits.append(init_tensor(rng, name + ".weight", (cout, cin, k, k),
+                                 float(np.sqrt(2.0 / (cout * k * k)))))
+        inits.append(init_tensor(rng, name + ".bias", (cout,), 0.1))
+        nodes.append(helper.make_node("Conv", [x, name + ".weight", name + ".bias"], [name],
+                                      kernel_shape=[k, k], pads=[k // 2] * 4, name=name))
+        if not relu:
+            return name
+        nodes.append(helper.make_node("Relu", [name], [name + ".relu"], name=name + ".relu"))
+        return name + ".relu"
+
+    h = conv("x", channels, inner, 1, "conv1")
+    h = conv(h, inner, inner, 3, "conv2")
+    h = conv(h, inner, channels, 1, "conv3", relu=False)
+    nodes += [helper.make_node("Add", [h, "x"], ["add"], name="add"),
+              helper.make_node("Relu", ["add"], ["y"], name="relu")]
+    return nodes, inits, (1, channels, size, size), (1, channels, size, size)
+
+
 def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
              batch: int = 1) -> Built:
     """ResNet-18's graph (the 7×7 stem, the padded max-pool, eight basic blocks with 1×1
@@ -215,7 +243,8 @@ def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
-    "shared_bias": shared_bias, "resnet18": resnet18, "mobilenet_block": mobilenet_block}
+    "shared_bias": shared_bias, "resnet18": resnet18, "mobilenet_block": mobilenet_block,
+    "bottleneck": bottleneck}
 
 
 class RandomCalibration:
@@ -242,11 +271,15 @@ def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17,
 
 
 def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random.Generator,
-             per_channel: bool = False, calibration_batches: int = 8) -> Path:
-    """Write ``model`` quantized to int8 QDQ (``quantize_static``, int8 activations and
-    weights) at ``path``; the float model is kept beside it as ``*.f.onnx``.  The calibration
-    feeds the graph's first input by its name (``x`` for the builders here; models exported
-    elsewhere name it themselves)."""
+             per_channel: bool = False, calibration_batches: int = 8, *,
+             activations: str = "QInt8", weights: str = "QInt8",
+             quant_format: str = "QDQ", weight_symmetric: bool | None = None) -> Path:
+    """Write ``model`` quantized (``quantize_static``; by default int8 activations and weights
+    in the QDQ format, else the ``QuantType`` names ``activations`` and ``weights`` and the
+    ``QuantFormat`` name ``quant_format``; ``weight_symmetric`` sets ``WeightSymmetric``) at
+    ``path``; the float model is kept beside it as
+    ``*.f.onnx``.  The calibration feeds the graph's first input by its name (``x`` for the
+    builders here; models exported elsewhere name it themselves)."""
     # Imported here: onnxruntime is only needed to quantize, not to build the graphs.
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
 
@@ -257,9 +290,12 @@ def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random
     shape = tuple(d.dim_value for d in first.type.tensor_type.shape.dim)
     quantize_static(str(float_path), str(path),
                     RandomCalibration(shape, rng, calibration_batches, first.name),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
-                    weight_type=QuantType.QInt8, per_channel=per_channel,
-                    extra_options={"ActivationSymmetric": symmetric})
+                    quant_format=QuantFormat[quant_format],
+                    activation_type=QuantType[activations], weight_type=QuantType[weights],
+                    per_channel=per_channel,
+                    extra_options={"ActivationSymmetric": symmetric} | (
+                        {} if weight_symmetric is None else
+                        {"WeightSymmetric": weight_symmetric}))
     return path
 
 
@@ -272,6 +308,10 @@ def main() -> None:
     parser.add_argument("--per-channel", action="store_true", help="per-channel weight scales")
     parser.add_argument("--size", type=int, default=32, help="resnet18's input size")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--uint8", action="store_true",
+                        help="uint8 activations (QuantType.QUInt8), int8 weights")
+    parser.add_argument("--qoperator", action="store_true",
+                        help="the QOperator format (QLinearConv, QGemm, ...) instead of QDQ")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     builder = MODELS[args.model]
@@ -281,7 +321,8 @@ def main() -> None:
         def builder(rng: np.random.Generator) -> Built:
             return resnet18(rng, size=size)
     quantize(float_model(builder, rng, name=args.model), args.output, not args.asymmetric, rng,
-             args.per_channel)
+             args.per_channel, activations="QUInt8" if args.uint8 else "QInt8",
+             quant_format="QOperator" if args.qoperator else "QDQ")
 
 
 if __name__ == "__main__":

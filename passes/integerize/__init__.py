@@ -22,6 +22,11 @@ dequantized floats between a dequantize and a quantize. The pass reads the funct
   quantize with the same parameters → nothing; generics on constants → their values;
 * the quantize of the float input and the dequantize into the result → the host steps of
   ``vta.quant`` on the arguments (``docs/dialects.md``).
+* per-channel weights, which torch-mlir keeps in float (a generic dequantizing the int8
+  weights per output channel, a float convolution or matrix product) → the integer layer
+  with per-channel fixed-point multipliers (``channels.py``);
+* uint8 codes (``fptoui`` into [0, 255], ``x + (−128)``, ``maxui``, ``uitofp``/``extui``) →
+  int8 codes with the zero point minus 128 (``unsigned.py``, ``docs/onnx.md`` §2.1).
 
 The fixed-point requantization changes a value by at most one rounding step against the
 float one, so the pass only does it when asked: ``requant=fixed-point``. Without it, a function

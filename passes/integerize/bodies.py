@@ -84,12 +84,15 @@ class Quantize:
     lo: int
     hi: int
     width: int
+    #: Converted by ``fptoui``: unsigned codes (uint8 quantization) in the integer type.
+    unsigned: bool = False
 
 
 def quantize(op: linalg.GenericOp) -> Quantize | None:
     """The quantization the one-input generic ``op`` computes, if it does."""
     result = _yielded(op)
-    if len(op.inputs) != 1 or result is None or not isinstance(result.owner, arith.FPToSIOp):
+    if len(op.inputs) != 1 or result is None or \
+            not isinstance(result.owner, arith.FPToSIOp | arith.FPToUIOp):
         return None
     out_type = result.owner.result.type
     if not isinstance(out_type, IntegerType):
@@ -125,7 +128,7 @@ def quantize(op: linalg.GenericOp) -> Quantize | None:
     if lo != int(lo) or hi != int(hi):
         return None
     return Quantize(float(scale.value), scale.wide, zero_point, int(lo), int(hi),
-                    out_type.width.data)
+                    out_type.width.data, isinstance(result.owner, arith.FPToUIOp))
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,8 @@ class Dequantize:
     scale: float
     wide: float | None
     zero_point: int
+    #: ``x`` read unsigned (``uitofp``, ``extui``: uint8 codes).
+    unsigned: bool = False
 
 
 def dequantize(op: linalg.GenericOp) -> Dequantize | None:
@@ -144,11 +149,13 @@ def dequantize(op: linalg.GenericOp) -> Dequantize | None:
     if len(op.inputs) != 1 or result is None or not isinstance(result.owner, arith.MulfOp):
         return None
     mul = result.owner
-    converted = next((v for v in mul.operands if isinstance(v.owner, arith.SIToFPOp)), None)
+    converted = next((v for v in mul.operands
+                      if isinstance(v.owner, arith.SIToFPOp | arith.UIToFPOp)), None)
     scale = scalar(_other(mul, converted)) if converted is not None else None
     if converted is None or scale is None:
         return None
     value = converted.owner.input
+    unsigned = isinstance(converted.owner, arith.UIToFPOp)
     zero_point = 0
     if isinstance(value.owner, arith.SubiOp):
         zp = scalar(value.owner.rhs)
@@ -156,11 +163,12 @@ def dequantize(op: linalg.GenericOp) -> Dequantize | None:
             return None
         zero_point = int(zp.value)
         value = value.owner.lhs
-    if isinstance(value.owner, arith.ExtSIOp):
+    if isinstance(value.owner, arith.ExtSIOp | arith.ExtUIOp):
+        unsigned = unsigned or isinstance(value.owner, arith.ExtUIOp)
         value = value.owner.input
     if _input_index(value, op) != 0:
         return None
-    return Dequantize(float(scale.value), scale.wide, zero_point)
+    return Dequantize(float(scale.value), scale.wide, zero_point, unsigned)
 
 
 def relu(op: linalg.GenericOp) -> int | None:

@@ -19,11 +19,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 
-from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.upstream_fixes.linalg_pooling import PoolingNchwSumOp
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import Conv2DNchwFchwQOp
 from vta_mlir.quant.depthwise import depthwise_conv_layer
@@ -40,15 +39,16 @@ from vta_mlir.quant.program import (
     dense_layer,
     global_avgpool_layer,
 )
-from vta_mlir.quant.requant import Requant, choose_requant, error_bound
+from vta_mlir.quant.requant import error_bound
 
-from . import bodies, depthwise
+from . import bodies, channels, depthwise, unsigned
 from .fold import fold_generic
 from .meaning import (
     Accumulator,
     Added,
     Codes,
     Const,
+    DequantizedWeight,
     Filled,
     FloatInput,
     Meaning,
@@ -61,6 +61,11 @@ from .meaning import (
     channel_bias,
     global_array,
 )
+from .values import is_result as _is_result
+from .values import reads_channel as _reads_channel
+from .values import requant as _requant
+from .values import shape as _shape
+from .values import writes as _writes
 
 __all__ = ["Unsupported", "lift_function"]
 
@@ -216,8 +221,12 @@ class _Lifter:
         # Both ops read their operand 0 and write operand 1.
         src = self.meaning(op, op.operands[0])
         out = op.operands[1]
-        if isinstance(op, linalg.TransposeOp) and not isinstance(src, Const):
+        if isinstance(op, linalg.TransposeOp) and not isinstance(src, Const) \
+                and not isinstance(src, DequantizedWeight):
             depthwise.transpose(self, op, src)
+            return
+        if isinstance(src, DequantizedWeight):
+            self.held[out] = channels.weight_layout(op, src, _shape(out))
             return
         if not isinstance(src, Const):
             raise Unsupported(op, "broadcasts or transposes something other than a constant")
@@ -236,6 +245,9 @@ class _Lifter:
     def generic(self, op: linalg.GenericOp) -> None:
         ins = [self.meaning(op, v) for v in op.inputs]
         out = op.outputs[0]
+        if (weight := channels.dequantized_weight(op, ins)) is not None:
+            self.held[out] = weight
+            return
         if ins and all(isinstance(m, Const) for m in ins):
             folded = fold_generic(op, [m.array for m in ins if isinstance(m, Const)])
             if folded is None:
@@ -252,6 +264,12 @@ class _Lifter:
         if (bound := bodies.relu(op)) is not None:
             self.relu(op, ins[0], bound)
             return
+        if (bound := unsigned.unsigned_max(op)) is not None:
+            self.relu(op, ins[0], bound - unsigned.SHIFT, unsigned=True)
+            return
+        if unsigned.signed_shift(op) and isinstance(ins[0], Codes) and ins[0].unsigned:
+            self.held[out] = Codes(ins[0].tensor)
+            return
         if bodies.float_add(op):
             self.float_add(op, ins)
             return
@@ -266,23 +284,27 @@ class _Lifter:
     def quantize(self, op: linalg.GenericOp, src: Meaning, q: bodies.Quantize) -> None:
         out = op.outputs[0]
         shape = _shape(out)
-        if q.width != 8 or (q.lo, q.hi) != (-128, 127):
-            raise Unsupported(op, "quantizes to other than int8 codes in [-128, 127]")
+        # uint8 codes are held as those of a tensor with the zero point minus 128.
+        zero_point = q.zero_point - (unsigned.SHIFT if q.unsigned else 0)
+        if q.width != 8 or (q.lo, q.hi) != ((0, 255) if q.unsigned else (-128, 127)):
+            raise Unsupported(op, "quantizes to other than int8 codes in [-128, 127] or uint8 "
+                                  "codes in [0, 255]")
         if isinstance(src, depthwise.Clipped):
-            depthwise.fold_clip(self, op, src, q.scale, q.zero_point)
+            depthwise.fold_clip(self, op, src, q.scale, zero_point)
             return
         if isinstance(src, FloatInput):
             if self.input is not None:
                 raise Unsupported(op, "quantizes the input a second time")
-            self.input = self.new_tensor(shape, q.scale, q.zero_point)
-            self.held[out] = Codes(self.input)
+            self.input = self.new_tensor(shape, q.scale, zero_point)
+            self.held[out] = Codes(self.input, q.unsigned)
             return
         if isinstance(src, Real):
-            if (src.tensor.scale, src.tensor.zero_point) != (q.scale, q.zero_point):
+            if (src.tensor.scale, src.tensor.zero_point) != (q.scale, zero_point):
                 raise Unsupported(op, "requantizes int8 codes to another scale")
-            self.held[out] = Codes(src.tensor)  # dequantize, then quantize alike: the codes
+            # dequantize, then quantize alike: the codes
+            self.held[out] = Codes(src.tensor, q.unsigned)
             return
-        y = self.new_tensor(shape, q.scale, q.zero_point)
+        y = self.new_tensor(shape, q.scale, zero_point)
         if isinstance(src, ScaledAccumulator):
             layer = self.accumulator_layer(op, src, y)
         elif isinstance(src, PooledMax):
@@ -310,7 +332,7 @@ class _Lifter:
         else:
             raise Unsupported(op, "quantizes a value this pass does not recognise")
         self.add(layer)
-        self.held[out] = Codes(y)
+        self.held[out] = Codes(y, q.unsigned)
 
     def accumulator_layer(self, op: Operation, src: ScaledAccumulator, y: QTensor) -> Layer:
         acc = src.acc
@@ -318,8 +340,10 @@ class _Lifter:
         if src.bias is not None:
             # A bias added as reals (dequantized on its own): back at the accumulator's scale.
             bias = bias + np.rint(src.bias.astype(np.float64) / src.scale).astype(np.int64)
-        rq = _requant(op, src.scale / y.scale)
-        self.error_bounds.append(error_bound(src.scale / y.scale, rq))
+        multipliers = src.scale / y.scale
+        rq = _requant(op, multipliers)
+        self.error_bounds.append(error_bound(np.ravel(multipliers).tolist() if rq.channel_m
+                                             else float(np.max(multipliers)), rq))
         try:
             if acc.stride is None:
                 return dense_layer(self.name("dense"), acc.x, acc.weight, bias, y, rq)
@@ -332,7 +356,9 @@ class _Lifter:
     def dequantize(self, op: linalg.GenericOp, src: Meaning, dq: bodies.Dequantize) -> None:
         out = op.outputs[0]
         if isinstance(src, Codes):
-            if (src.tensor.scale, src.tensor.zero_point) != (dq.scale, dq.zero_point):
+            zero_point = dq.zero_point - (unsigned.SHIFT if dq.unsigned else 0)
+            if (src.tensor.scale, src.tensor.zero_point, src.unsigned) != (
+                    dq.scale, zero_point, dq.unsigned):
                 raise Unsupported(op, "dequantizes codes with other parameters than they "
                                       "were quantized with")
             if out is self.result_arg:
@@ -346,8 +372,9 @@ class _Lifter:
             return
         raise Unsupported(op, "dequantizes a value this pass does not recognise")
 
-    def relu(self, op: linalg.GenericOp, src: Meaning, bound: int) -> None:
-        if not isinstance(src, Codes):
+    def relu(self, op: linalg.GenericOp, src: Meaning, bound: int,
+             unsigned: bool = False) -> None:
+        if not isinstance(src, Codes) or src.unsigned != unsigned:
             raise Unsupported(op, "a ReLU is read on int8 codes")
         tensor = src.tensor
         layer = self.producer.get(tensor.name)
@@ -389,12 +416,15 @@ class _Lifter:
         else:
             zx, zw, out = 0, 0, op.operands[2]
         w = self.meaning(op, weight)
+        strides = tuple(op.strides.get_values())
+        if tuple(op.dilations.get_values()) != (1, 1):
+            raise Unsupported(op, "dilated convolutions are not supported")
+        if isinstance(w, DequantizedWeight):
+            self.held[out] = channels.float_contraction(
+                op, self.meaning(op, data), w, self.meaning(op, out), 0, strides)
+            return
         if not isinstance(w, Const) or w.array.dtype != np.int8 or zw != 0:
             raise Unsupported(op, "convolution weights are an int8 constant with zero point 0")
-        strides = tuple(op.strides.get_values())
-        dilations = tuple(op.dilations.get_values())
-        if dilations != (1, 1):
-            raise Unsupported(op, "dilated convolutions are not supported")
         src = self.meaning(op, data)
         pads = (0, 0, 0, 0)
         if isinstance(src, Padded):
@@ -402,7 +432,7 @@ class _Lifter:
                 raise Unsupported(op, f"the convolution's data is padded with {src.value:g}, "
                                       f"not its zero point {zx}")
             pads, src = src.pads, src.source
-        if not isinstance(src, Codes) or src.tensor.zero_point != zx:
+        if not isinstance(src, Codes) or src.unsigned or src.tensor.zero_point != zx:
             raise Unsupported(op, "the convolution reads int8 codes with their zero point")
         bias = channel_bias(op, self.meaning(op, out), w.array.shape[0], 1)
         self.held[out] = Accumulator(op, src.tensor, w.array, bias, strides, pads)
@@ -416,10 +446,14 @@ class _Lifter:
             zx, zw, out = 0, 0, op.operands[2]
         src = self.meaning(op, op.operands[0])
         w = self.meaning(op, op.operands[1])
+        if isinstance(w, DequantizedWeight):
+            self.held[out] = channels.float_contraction(op, src, w, self.meaning(op, out), 1,
+                                                        None)
+            return
         if not isinstance(w, Const) or w.array.dtype != np.int8 or zw != 0:
             raise Unsupported(op, "the matrix product's weights are an int8 constant with zero "
                                   "point 0")
-        if not isinstance(src, Codes) or src.tensor.zero_point != zx:
+        if not isinstance(src, Codes) or src.unsigned or src.tensor.zero_point != zx:
             raise Unsupported(op, "the matrix product reads int8 codes with their zero point")
         bias = channel_bias(op, self.meaning(op, out), w.array.shape[1], 1)
         self.held[out] = Accumulator(op, src.tensor, w.array, bias)
@@ -454,38 +488,6 @@ class _Lifter:
             raise Unsupported(op, "a sum pool is read as a global average pool: its window "
                                   "is the whole image")
         self.held[op.outputs[0]] = Sum(op, src.tensor)
-
-
-# ---------------------------------------------------------------------------------------------
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    t = value.type
-    assert isinstance(t, MemRefType)
-    return tuple(t.get_shape())
-
-
-def _is_result(f: func.FuncOp, index: int) -> bool:
-    attrs = f.arg_attrs.data[index].data if f.arg_attrs is not None else {}
-    return RESULT_ATTR_NAME in attrs
-
-
-def _writes(op: Operation, buffer: SSAValue) -> bool:
-    return isinstance(op, linalg.GenericOp) and buffer in op.outputs
-
-
-def _reads_channel(op: linalg.GenericOp, index: int, rank: int) -> bool:
-    """Whether input ``index`` of ``op`` is read along the output channels only."""
-    results = op.indexing_maps.data[index].data.results
-    channel = 1 if rank == 4 else rank - 1
-    return len(results) == 1 and str(results[0]) == f"d{channel}"
-
-
-def _requant(op: Operation, multiplier: float) -> Requant:
-    try:
-        return choose_requant(multiplier)
-    except ValueError as exc:
-        raise Unsupported(op, str(exc)) from None
 
 
 def lift_function(module: ModuleOp, function: func.FuncOp) -> tuple[Program, float]:

@@ -28,6 +28,7 @@ __all__ = [
     "Added",
     "Codes",
     "Const",
+    "DequantizedWeight",
     "Filled",
     "FloatInput",
     "Meaning",
@@ -56,9 +57,11 @@ class Unsupported(Exception):
 
 @dataclass(frozen=True)
 class Codes:
-    """The int8 codes of ``tensor``."""
+    """The int8 codes of ``tensor``; with ``unsigned`` its uint8 codes, ``q + 128`` (the
+    tensor's zero point is the uint8 one minus 128, ``docs/onnx.md`` §2)."""
 
     tensor: QTensor
+    unsigned: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,11 +112,23 @@ class Accumulator:
 
 @dataclass(frozen=True)
 class ScaledAccumulator:
-    """``scale · acc + bias``: an accumulator as reals; ``bias`` reals per output channel."""
+    """``scale · acc + bias``: an accumulator as reals; ``bias`` reals per output channel;
+    ``scale`` one per output channel with per-channel weight scales."""
 
     acc: Accumulator
-    scale: float
+    scale: float | np.ndarray
     bias: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class DequantizedWeight:
+    """The reals of an int8 constant with scales and zero points along ``axis``:
+    ``scale[i] · (q − zero_point[i])`` (per-channel weights)."""
+
+    q: np.ndarray
+    scale: np.ndarray
+    zero_point: np.ndarray
+    axis: int
 
 
 @dataclass(frozen=True)
@@ -153,7 +168,7 @@ class FloatInput:
 
 
 Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ScaledAccumulator | PooledMax
-           | Sum | Added | FloatInput)
+           | Sum | Added | FloatInput | DequantizedWeight)
 
 
 def global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:

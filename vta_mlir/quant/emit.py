@@ -127,6 +127,9 @@ class _Emitter:
         if merged:
             lows = [w[0] for w in windows if w is not None]
             highs = [w[1] for w in windows if w is not None]
+        elif rq.channel_clip:
+            # Each channel's own bound: the largest one times a larger multiplier could wrap.
+            lows, highs = [-c for c in rq.channel_clip], list(rq.channel_clip)
         else:
             lows, highs = [-rq.clip], [rq.clip]
         self.clip_steps(steps, lows, highs, operands, name, dst)

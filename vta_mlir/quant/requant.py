@@ -23,8 +23,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["IMM_MAX", "MODES", "Requant", "choose_requant", "choose_requant_channels",
-           "error_bound", "output_window", "round_shift"]
+__all__ = ["IMM_MAX", "MODES", "TYPICAL_STEPS", "Requant", "choose_requant",
+           "choose_requant_channels", "error_bound", "output_window", "round_shift"]
 
 #: The largest ALU immediate (16-bit two's complement).
 IMM_MAX = (1 << 15) - 1
@@ -52,6 +52,9 @@ class Requant:
     #: Per-channel multipliers (per-channel weight scales), ``()`` when ``m`` applies to all;
     #: ``m`` is then the largest of them.
     channel_m: tuple[int, ...] = ()
+    #: The clip bound of each channel's multiplier (``clip`` is the largest), ``()`` when per
+    #: tensor.
+    channel_clip: tuple[int, ...] = ()
 
     @property
     def multipliers(self) -> tuple[int, ...]:
@@ -129,10 +132,29 @@ def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
     return best[1]
 
 
+#: The typical magnitude of a requantized value, in output steps, for which
+#: :func:`choose_requant_channels` minimises the expected error (a quarter of the int8 range:
+#: most activations are far from saturating).
+TYPICAL_STEPS = 32
+
+
+def _expected_error(multiplier: float, s1: int, m: int, s2: int) -> float:
+    """The mean error, in output steps, of a value of :data:`TYPICAL_STEPS` steps: the rounding
+    ``>> s1`` is off by ``2^(s1 - 2)`` accumulator units on average, and ``m`` misses the
+    multiplier by a relative amount."""
+    rounding = multiplier * 2.0 ** (s1 - 2) if s1 else 0.0
+    return rounding + abs(m / 2.0 ** (s1 + s2) - multiplier) * (TYPICAL_STEPS / multiplier)
+
+
 def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
-    """One ``(s1, s2)`` and a multiplier ``m`` per channel (per-channel weight scales): the
-    pair minimising the worst channel's :func:`_error`, ``clip`` the largest channel's bound.
-    The multipliers are a broadcast operand of the ``muli``, the shifts immediates."""
+    """One ``(s1, s2)`` and a multiplier ``m`` per channel (per-channel weight scales).
+
+    The multipliers are a constant vector the ``muli`` reads, not immediates: each is any
+    int32 with ``m·C < 2^31`` for its own clip bound ``C`` (:attr:`Requant.channel_clip`), so
+    ``s1`` need not shift the accumulator to keep ``m`` within 15 bits. The pair minimises the
+    mean over the channels of :func:`_expected_error` — in practice ``s1 = 0``, multiply first
+    and round once, unless a channel's multiplier is so small that rounding ``>> s1`` first
+    costs less than its lost bits. The shifts stay immediates."""
     values = [float(v) for v in multipliers]
     if not values or not all(v > 0 and math.isfinite(v) for v in values):
         raise ValueError("requantization multipliers must be positive numbers")
@@ -140,17 +162,18 @@ def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
     for s1 in range(_MAX_SHIFT + 1):
         for s2 in range(_MAX_SHIFT + 1 - s1):
             ms = [round(v * 2.0 ** (s1 + s2)) for v in values]
-            if not all(1 <= m <= IMM_MAX for m in ms):
+            if not all(1 <= m < 1 << 31 for m in ms):
                 continue
-            clip = max(_clip_bound(m, s2) for m in ms)
-            if not _fits(max(ms), clip):
+            clips = [_clip_bound(m, s2) for m in ms]
+            if not all(_fits(m, clip) for m, clip in zip(ms, clips, strict=True)):
                 continue
-            err = max(_error(v, s1, m, s2) for v, m in zip(values, ms, strict=True))
+            err = sum(_expected_error(v, s1, m, s2)
+                      for v, m in zip(values, ms, strict=True)) / len(values)
             if best is None or err < best[0] - 1e-12:
-                best = (err, Requant(s1, max(ms), s2, clip, tuple(ms)))
+                best = (err, Requant(s1, max(ms), s2, max(clips), tuple(ms), tuple(clips)))
     if best is None:
         raise ValueError(f"per-channel multipliers {min(values):g}..{max(values):g} have no "
-                         "common 16-bit fixed-point form")
+                         "common 32-bit fixed-point form")
     return best[1]
 
 
@@ -193,9 +216,13 @@ def output_window(rq: Requant, m: int, zero_point: int, lo: int,
     return t_lo, t_hi
 
 
-def error_bound(multiplier: float, rq: Requant) -> float:
+def error_bound(multiplier: float | Sequence[float], rq: Requant) -> float:
     """How far, in output steps, ``rq`` can put a value that does not saturate from
     ``round(v · multiplier)`` before that rounding: the rounding of ``>> s1`` and the
     multiplier's error over values up to 256 steps (the quantity :func:`choose_requant`
-    minimises)."""
+    minimises); with per-channel multipliers (``multiplier`` a sequence of them) the worst
+    channel's."""
+    if isinstance(multiplier, Sequence):
+        return max(_error(float(v), rq.s1, m, rq.s2)
+                   for v, m in zip(multiplier, rq.multipliers, strict=True))
     return _error(multiplier, rq.s1, rq.m, rq.s2)

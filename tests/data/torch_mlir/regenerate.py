@@ -7,7 +7,7 @@ dependency of vta-mlir: run this script with the Python of a separate environmen
 ``torch-mlir``, ``onnx``, ``onnxruntime`` and ``numpy`` are installed.
 
     python tests/data/torch_mlir/regenerate.py               # the committed files
-    python tests/data/torch_mlir/regenerate.py --only STEM   # one of them (NAME.onnx, NAME.mlir)
+    python tests/data/torch_mlir/regenerate.py conv_relu_pc  # only these
     python tests/data/torch_mlir/regenerate.py --resnet18 OUT_DIR [--size 224]
 
 The ResNet-18 file (tens of MB of weights) is never committed; ``--resnet18`` writes it, with its
@@ -45,6 +45,22 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("gap_fc_asym", "gap_fc", True),
     ("mobilenet_block", "mobilenet_block", False),
     ("mobilenet_block_asym", "mobilenet_block", True),
+)
+
+#: Further forms of quantization (asymmetric activations), each with the options it passes to
+#: ``quantize`` of ``examples/onnx/models.py``: per-channel weight scales (``_pc``), which
+#: torch-mlir keeps in float around dequantized weights, uint8 activations (``_u8``) and the
+#: QOperator format (``_qop``: torch-mlir lowers ``QLinearConv``, not the ``com.microsoft``
+#: operators such as ``QGemm`` or ``QLinearAdd``).
+VARIANTS: tuple[tuple[str, str, dict[str, object]], ...] = (
+    ("conv_relu_pc", "conv_relu", {"per_channel": True}),
+    ("residual_pc", "residual", {"per_channel": True}),
+    ("dense_pc", "dense", {"per_channel": True}),
+    ("small_cnn_pc", "small_cnn", {"per_channel": True}),
+    ("conv_relu_u8", "conv_relu", {"activations": "QUInt8"}),
+    ("residual_u8", "residual", {"activations": "QUInt8"}),
+    ("small_cnn_u8", "small_cnn", {"activations": "QUInt8"}),
+    ("conv_relu_qop", "conv_relu", {"quant_format": "QOperator"}),
 )
 
 #: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
@@ -117,15 +133,17 @@ def to_resources(text: str) -> str:
 
 
 def write_model(models: ModuleType, stem: str, model: str, asymmetric: bool, out: Path,
-                seed: int = 0, size: int | None = None) -> None:
-    """Quantize ``model`` into ``out/stem.onnx`` and lower it to ``out/stem.mlir``."""
+                seed: int = 0, size: int | None = None, **options: object) -> None:
+    """Quantize ``model`` (``options`` for ``quantize``) into ``out/stem.onnx`` and lower it
+    to ``out/stem.mlir``."""
     rng = np.random.default_rng(seed)
     builder = models.MODELS[model]
     if size is not None:
         def builder(rng: np.random.Generator) -> object:
             return models.resnet18(rng, size=size)
     onnx_path = out / f"{stem}.onnx"
-    models.quantize(models.float_model(builder, rng, name=stem), onnx_path, not asymmetric, rng)
+    models.quantize(models.float_model(builder, rng, name=stem), onnx_path, not asymmetric, rng,
+                    **options)
     # quantize() keeps the float model beside the quantized one; only the latter is kept.
     onnx_path.with_suffix(".f.onnx").unlink()
     lower(onnx_path, out / f"{stem}.mlir")
@@ -143,9 +161,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=32, help="resnet18's input size")
     parser.add_argument("--asymmetric", action="store_true",
                         help="resnet18 with asymmetric activations")
-    parser.add_argument("--only", action="append", metavar="STEM",
-                        choices=[stem for stem, _, _ in MODELS],
-                        help="rewrite only this committed file (repeatable)")
+    parser.add_argument("stems", nargs="*", help="write only these files (default: all)")
     args = parser.parse_args()
     models = load_models()
     if args.resnet18 is not None:
@@ -154,8 +170,11 @@ def main() -> None:
                     size=args.size)
         return
     for stem, model, asymmetric in MODELS:
-        if args.only is None or stem in args.only:
+        if not args.stems or stem in args.stems:
             write_model(models, stem, model, asymmetric, HERE)
+    for stem, model, options in VARIANTS:
+        if not args.stems or stem in args.stems:
+            write_model(models, stem, model, True, HERE, **options)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""The ONNX frontend: int8 QDQ models (``onnxruntime.quantization.quantize_static``) to the
-whole-network input IR, the float edges as ``vta.quant`` host steps (``docs/onnx.md``).
+"""The ONNX frontend: quantized models (``onnxruntime.quantization.quantize_static``: QDQ or
+QOperator format, int8 or uint8 activations) to the whole-network input IR, the float edges as
+``vta.quant`` host steps (``docs/onnx.md``).
 
 This package needs the ``onnx`` package (``pip install 'vta-mlir[onnx]'``); nothing else in
 ``vta_mlir`` imports it.

@@ -21,6 +21,8 @@ from .check import (
     node_label,
     reader_label,
 )
+from .qoperator import CODE_OPS, QOPERATOR_OPS, is_qoperator, qdq_model
+from .unsigned import signed_model
 
 __all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_model", "node_label",
            "static_shape"]
@@ -34,7 +36,7 @@ QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
 OPSETS = range(13, 22)
 
 QUANTIZE_HINT = ("quantize it first with onnxruntime.quantization.quantize_static "
-                  "(quant_format=QuantFormat.QDQ, int8 activations and weights)")
+                  "(int8 or uint8 activations, int8 weights)")
 
 
 def static_shape(value: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -69,17 +71,7 @@ def load_model(path: str | Path) -> onnx.ModelProto:
     if default_opset is not None and default_opset not in OPSETS:
         raise OnnxImportError(f"'{path}': opset {default_opset} of the default domain; the "
                               f"importer supports opsets {OPSETS.start}-{OPSETS.stop - 1}")
-    # By each node's domain: torch declares com.microsoft in opset_import without using it.
-    for index, node in enumerate(graph.node):
-        if node.domain not in ("", "ai.onnx"):
-            raise OnnxImportError(
-                f"{node_label(node, index)}: op of domain '{node.domain}' is not supported "
-                "(QOperator-format models are not supported: quantize with "
-                "quant_format=QuantFormat.QDQ)")
-        if node.op_type not in COMPUTE_OPS | QDQ_OPS:
-            raise OnnxImportError(f"{node_label(node, index)}: unsupported op '{node.op_type}' "
-                                  f"(supported: {', '.join(sorted(COMPUTE_OPS))} between "
-                                  "QuantizeLinear/DequantizeLinear)")
+    _check_ops(graph, qoperator=True)
     initializers = {init.name for init in graph.initializer}
     for value in graph.input:
         if value.name in initializers:
@@ -109,10 +101,36 @@ def load_model(path: str | Path) -> onnx.ModelProto:
                               f"to {onnx.IR_VERSION}")
     check_external_data(graph, model, path.parent)
     check_initializers(graph)
+    if is_qoperator(graph):
+        model = qdq_model(model)
+        graph = model.graph
+        _check_ops(graph, qoperator=False)
+    model = signed_model(model)
+    graph = model.graph
     check_attributes(graph)
     check_sizes(model)
     check_with_onnx(model, path)
     return model
+
+
+def _check_ops(graph: onnx.GraphProto, qoperator: bool) -> None:
+    """Every node is an op the importer reads: of the default domain (checked on each node's
+    domain: torch declares com.microsoft in opset_import without using it) and of
+    :data:`COMPUTE_OPS` or :data:`QDQ_OPS`, or with ``qoperator`` a QOperator node
+    (:data:`~.qoperator.QOPERATOR_OPS`, of either domain) or an op it runs on codes."""
+    for index, node in enumerate(graph.node):
+        if qoperator and node.op_type in QOPERATOR_OPS:
+            continue
+        if node.domain not in ("", "ai.onnx"):
+            raise OnnxImportError(
+                f"{node_label(node, index)}: op of domain '{node.domain}' is not supported "
+                f"(of the QOperator format the importer reads {', '.join(QOPERATOR_OPS)}; "
+                "quant_format=QuantFormat.QDQ writes the other operators in the default "
+                "domain)")
+        if node.op_type not in COMPUTE_OPS | QDQ_OPS | (CODE_OPS if qoperator else set()):
+            raise OnnxImportError(f"{node_label(node, index)}: unsupported op '{node.op_type}' "
+                                  f"(supported: {', '.join(sorted(COMPUTE_OPS))} between "
+                                  "QuantizeLinear/DequantizeLinear)")
 
 
 def _check_float(where: str, what: str, value: onnx.ValueInfoProto) -> None:

@@ -1,0 +1,94 @@
+// vta-integerize: uint8 codes as torch-mlir writes them for a model with uint8 activations
+// (QuantType.QUInt8) and vta-bufferize leaves them: the quantization clamped to [0, 255] and
+// converted by fptoui into i8, the shift x + (−128) that makes them the int8 codes the quantized
+// matrix product reads (its zero point 2 = 130 − 128), the output quantized alike and
+// dequantized by extui. The codes become int8 with the zero points minus 128 (docs/onnx.md §2,
+// "uint8"): the input's 130 is 2, the output's 120 is −8 (in the rounding constant
+// 1 + 2 · (−8) = −15), and the layer is the one int8 activations give.
+
+// RUN: vta-opt %s -p 'vta-integerize{requant=fixed-point}' | filecheck %s
+
+// CHECK:      builtin.module attributes {vta.requant = {mode = "fixed-point", max_error_steps = {{.*}} : f64, layers = 1 : i64}}
+// CHECK:        func.func @dense(%input: memref<2x8xi8> {vta.quant = {scale = 0.05000000074505806 : f64, zero_point = 2 : i64}}, %output: memref<2x4xi8> {vta.quant = {scale = 0.10000000149011612 : f64, zero_point = -8 : i64}, vta.result = 0 : i64}) {
+// CHECK:          linalg.matmul ins(%input, %dense0_w : memref<2x8xi8>, memref<8x4xi8>) outs(%dense0_acc : memref<2x4xi32>)
+// CHECK-NEXT:     linalg.generic
+// CHECK:            %v0 = arith.addi %a, %b : i32
+// CHECK-NEXT:       %k1 = arith.constant 5420 : i32
+// CHECK-NEXT:       %v1 = arith.minsi %v0, %k1 : i32
+// CHECK-NEXT:       %k3 = arith.constant -4820 : i32
+// CHECK-NEXT:       %v2 = arith.maxsi %v1, %k3 : i32
+// CHECK-NEXT:       %k5 = arith.constant 13107 : i32
+// CHECK-NEXT:       %v3 = arith.muli %v2, %k5 : i32
+// CHECK-NEXT:       %k7 = arith.constant 18 : i32
+// CHECK-NEXT:       %v4 = arith.shrsi %v3, %k7 : i32
+// CHECK-NEXT:       %k9 = arith.constant -15 : i32
+// CHECK-NEXT:       %v5 = arith.addi %v4, %k9 : i32
+// CHECK-NEXT:       %k11 = arith.constant 1 : i32
+// CHECK-NEXT:       %v6 = arith.shrsi %v5, %k11 : i32
+// CHECK-NEXT:       %t = arith.trunci %v6 : i32 to i8
+// CHECK-NOT:    fptoui
+// CHECK-NOT:    extui
+
+memref.global "private" constant @w : memref<8x4xi8> = dense<[[1, -2, 3, -4], [5, -6, 7, -8], [9, -10, 11, -12], [13, -14, 15, -16], [-1, 2, -3, 4], [-5, 6, -7, 8], [-9, 10, -11, 12], [-13, 14, -15, 16]]>
+func.func @dense(%arg0: memref<2x8xf32>, %result0: memref<2x4xf32> {vta.result = 0 : i64}) {
+  %sx = arith.constant 5.000000e-02 : f32
+  %zx = arith.constant 1.300000e+02 : f32
+  %zx_s8 = arith.constant 2 : i32
+  %sacc = arith.constant 2.5000000000000001E-3 : f64
+  %sy = arith.constant 1.000000e-01 : f32
+  %zy = arith.constant 1.200000e+02 : f32
+  %zy_i64 = arith.constant 120 : i64
+  %lo = arith.constant 0.000000e+00 : f32
+  %hi = arith.constant 2.550000e+02 : f32
+  %shift = arith.constant -128 : i8
+  %c0_i32 = arith.constant 0 : i32
+  %w = memref.get_global @w : memref<8x4xi8>
+  %u = memref.alloc() : memref<2x8xi8>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg0 : memref<2x8xf32>) outs(%u : memref<2x8xi8>) {
+  ^bb0(%in: f32, %out: i8):
+    %0 = arith.divf %in, %sx : f32
+    %1 = math.roundeven %0 : f32
+    %2 = arith.addf %1, %zx : f32
+    %3 = arith.maximumf %2, %lo : f32
+    %4 = arith.minimumf %3, %hi : f32
+    %5 = arith.fptoui %4 : f32 to i8
+    linalg.yield %5 : i8
+  }
+  %q = memref.alloc() : memref<2x8xi8>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%u : memref<2x8xi8>) outs(%q : memref<2x8xi8>) {
+  ^bb0(%in: i8, %out: i8):
+    %0 = arith.addi %in, %shift : i8
+    linalg.yield %0 : i8
+  }
+  %acc = memref.alloc() : memref<2x4xi32>
+  linalg.fill ins(%c0_i32 : i32) outs(%acc : memref<2x4xi32>)
+  linalg.quantized_matmul ins(%q, %w, %zx_s8, %c0_i32 : memref<2x8xi8>, memref<8x4xi8>, i32, i32) outs(%acc : memref<2x4xi32>)
+  %f = memref.alloc() : memref<2x4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<2x4xi32>) outs(%f : memref<2x4xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %0 = arith.truncf %sacc : f64 to f32
+    %1 = arith.sitofp %in : i32 to f32
+    %2 = arith.mulf %1, %0 : f32
+    linalg.yield %2 : f32
+  }
+  %y = memref.alloc() : memref<2x4xi8>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%f : memref<2x4xf32>) outs(%y : memref<2x4xi8>) {
+  ^bb0(%in: f32, %out: i8):
+    %0 = arith.divf %in, %sy : f32
+    %1 = math.roundeven %0 : f32
+    %2 = arith.addf %1, %zy : f32
+    %3 = arith.maximumf %2, %lo : f32
+    %4 = arith.minimumf %3, %hi : f32
+    %5 = arith.fptoui %4 : f32 to i8
+    linalg.yield %5 : i8
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y : memref<2x4xi8>) outs(%result0 : memref<2x4xf32>) {
+  ^bb0(%in: i8, %out: f32):
+    %0 = arith.extui %in : i8 to i64
+    %1 = arith.subi %0, %zy_i64 : i64
+    %2 = arith.sitofp %1 : i64 to f32
+    %3 = arith.mulf %2, %sy : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
