@@ -25,8 +25,8 @@ A run may have ops without effects between its float ops (constants, views of bu
 allocations); they stay where they are, and a host step that uses one gets a copy of it (the
 original goes when nothing else uses it).  An allocation only host code uses moves into the
 step, with its ``memref.dealloc``.  Every other buffer a step reads becomes an input, every
-buffer it writes (through views too) an output.  The step is named after the layer its first
-op names (a ``NameLoc``, ``vta_mlir/ir/locations.py``), else ``host@LINE``.
+buffer it writes (through views too) an output.  The step is named after the first layer its
+ops name (a ``NameLoc``, ``vta_mlir/ir/locations.py``), else ``host@LINE`` of its first op.
 
 An integer op that VTA cannot lower stays where it is, and ``vta-pack`` reports it.  A program
 without float ops is not changed at all.  ``vta-to-isa`` runs the pass after its prepasses and
@@ -181,7 +181,8 @@ def _outline(group: _Group, block: Block, index: int) -> None:
         body.add_op(op.clone(value_mapper=mapping))
     first = ops[0]
     where = location_of(first)
-    name = given_layer_name(first) or (f"host@{where.line}" if where else f"host{index}")
+    given = next((n for op in ops if (n := given_layer_name(op)) is not None), None)
+    name = given or (f"host@{where.line}" if where else f"host{index}")
     host = HostOp(name, inputs, outputs, Region(body))
     copy_location(first, [host])
     Rewriter.insert_op(host, InsertPoint.before(first))

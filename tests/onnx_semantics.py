@@ -58,6 +58,28 @@ def clip_code(value: float, scale: float, zero_point: int) -> int:
     return int(np.clip(np.rint(np.float32(value) / np.float32(scale)) + zero_point, -128, 127))
 
 
+def host_layer(op: str, x: tuple[np.ndarray, float, int], attrs: dict, sy: float,
+               zy: int) -> np.ndarray:
+    """A Softmax or Sigmoid between its DequantizeLinear and QuantizeLinear, as the host
+    computes it (docs/onnx.md §4.9): f32 after every op, ``exp`` rounded once from f64, the
+    softmax's sum a left fold along its axis."""
+    q, sx, zx = x
+    real = (q - zx).astype(np.float32) * np.float32(sx)
+    if op == "Sigmoid":
+        e = np.exp(-real.astype(np.float64)).astype(np.float32)
+        y = np.float32(1.0) / (e + np.float32(1.0))
+    else:
+        axis = int(attrs.get("axis", -1)) % real.ndim
+        moved = np.moveaxis(real, axis, -1)
+        e = np.exp((moved - moved.max(axis=-1, keepdims=True)).astype(np.float64))
+        e = e.astype(np.float32)
+        total = np.zeros(e.shape[:-1] + (1,), np.float32)
+        for k in range(e.shape[-1]):
+            total = total + e[..., k:k + 1]
+        y = np.moveaxis(e / total, -1, axis)
+    return np.clip(np.rint(y / np.float32(sy)) + zy, -128, 127).astype(np.int64)
+
+
 def max_pool(x: np.ndarray, k: tuple[int, int], stride: tuple[int, int]) -> np.ndarray:
     n, c, h, wd = x.shape
     oh, ow = (h - k[0]) // stride[0] + 1, (wd - k[1]) // stride[1] + 1
@@ -278,6 +300,9 @@ class _IntegerModel:
             lo_q = -128 if bounds[0] is None else clip_code(bounds[0], sy, zy)
             hi_q = 127 if bounds[1] is None else clip_code(bounds[1], sy, zy)
             self.vals[out] = (np.clip(q, lo_q, hi_q), sy, zy)
+        elif op in ("Softmax", "Sigmoid"):
+            next(self.layers)
+            self.vals[out] = (host_layer(op, self.vals[ins[0]], attrs, sy, zy), sy, zy)
         elif op == "GlobalAveragePool":
             self.vals[out] = (self.average(self.vals[ins[0]], sy, zy), sy, zy)
         elif op == "Add":

@@ -165,6 +165,23 @@ def mobilenet_block(rng: np.random.Generator) -> Built:
     return nodes, consts, (1, 8, 8, 8), (1, 16, 4, 4)
 
 
+def dense_softmax(rng: np.random.Generator) -> Built:
+    """Gemm with a bias, then Softmax over the classes (computed by the host)."""
+    inits = [init_tensor(rng, "w", (10, 40), 0.2), init_tensor(rng, "b", (10,), 1.0)]
+    return [helper.make_node("Gemm", ["x", "w", "b"], ["h"], transB=1, name="fc"),
+            helper.make_node("Softmax", ["h"], ["y"], axis=-1, name="softmax")], inits, \
+        (2, 40), (2, 10)
+
+
+def conv_sigmoid(rng: np.random.Generator) -> Built:
+    """A padded 3×3 convolution, then Sigmoid (computed by the host), as a detector's head."""
+    inits = [init_tensor(rng, "w", (8, 4, 3, 3), 0.3), init_tensor(rng, "b", (8,), 0.5)]
+    return [helper.make_node("Conv", ["x", "w", "b"], ["h"], kernel_shape=[3, 3],
+                             pads=[1, 1, 1, 1], name="conv"),
+            helper.make_node("Sigmoid", ["h"], ["y"], name="sigmoid")], inits, \
+        (1, 4, 6, 6), (1, 8, 6, 6)
+
+
 def bottleneck(rng: np.random.Generator, channels: int = 64, size: int = 8) -> Built:
     """A ResNet-50 bottleneck block: 1×1 (``channels`` to a quarter of them) + ReLU, 3×3 +
     ReLU, 1×1 back to ``channels``, each with its batch norm folded, the residual Add of the
@@ -244,7 +261,7 @@ MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
     "shared_bias": shared_bias, "resnet18": resnet18, "mobilenet_block": mobilenet_block,
-    "bottleneck": bottleneck}
+    "bottleneck": bottleneck, "dense_softmax": dense_softmax, "conv_sigmoid": conv_sigmoid}
 
 
 class RandomCalibration:

@@ -18,6 +18,7 @@ from vta_mlir.frontend.mlir_text import (
 )
 
 from .depthwise import DepthwiseConvLayer
+from .host_layers import HostLayer, host_layer_lines
 from .program import (
     AddLayer,
     AvgPoolLayer,
@@ -226,6 +227,10 @@ class _Emitter:
             self.maxpool(layer, prefix, out)
         elif isinstance(layer, AvgPoolLayer):
             self.avgpool(layer, prefix, out)
+        elif isinstance(layer, HostLayer):
+            tensors = self.program.tensors
+            self.lines += host_layer_lines(layer, self.buffer(layer.src), tensors[
+                self.program.aliases.get(layer.src, layer.src)], out, tensors[layer.dst], prefix)
         else:
             self.add(layer, prefix, out)
 

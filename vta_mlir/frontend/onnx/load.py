@@ -29,7 +29,9 @@ __all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_m
 
 #: The operators that become layers (or fold into one), between Q/DQ pairs.
 COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPool",
-                         "GlobalAveragePool", "Flatten", "Identity", "ReduceMean", "Reshape"})
+                         "GlobalAveragePool", "Flatten", "Identity", "ReduceMean", "Reshape",
+                         # Computed by the host in float32 (vta_mlir/quant/host_layers.py).
+                         "Softmax", "Sigmoid"})
 #: The quantization operators of the QDQ format.
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
 #: Opsets of the default domain the importer has been checked on.

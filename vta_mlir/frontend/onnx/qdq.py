@@ -18,6 +18,7 @@ import onnx
 from onnx import numpy_helper
 
 from vta_mlir.quant.depthwise import depthwise_conv_layer
+from vta_mlir.quant.host_layers import HostLayer
 from vta_mlir.quant.program import (
     AddLayer,
     AvgPoolLayer,
@@ -355,6 +356,24 @@ class _Recognizer:
             raise OnnxImportError(f"{where}: a MaxPool must keep its input's quantization")
         self._add_layer(MaxPoolLayer(self.layer_name, x.name, (kh, kw), (sh, sw),
                                      (pt, pl, pb, pr), y.name), y)
+
+    def _op_Softmax(self, where: str, node: onnx.NodeProto) -> None:
+        x = self._source(where, node.input[0])
+        axis = int(_attrs(node).get("axis", -1))
+        if not -len(x.shape) <= axis < len(x.shape):
+            raise OnnxImportError(f"{where}: axis {axis} is outside the input's "
+                                  f"{len(x.shape)} dimensions")
+        self._host(where, node, "softmax", axis % len(x.shape))
+
+    def _op_Sigmoid(self, where: str, node: onnx.NodeProto) -> None:
+        self._host(where, node, "sigmoid", 0)
+
+    def _host(self, where: str, node: onnx.NodeProto, kind: str, axis: int) -> None:
+        """A float operation between its DequantizeLinear and QuantizeLinear: a layer the host
+        computes in float32 (``vta_mlir/quant/host_layers.py``)."""
+        x = self._source(where, node.input[0])
+        y = self._output(where, node, x.shape)
+        self._add_layer(HostLayer(self.layer_name, x.name, kind, axis, y.name), y)  # type: ignore[arg-type]
 
     def _op_GlobalAveragePool(self, where: str, node: onnx.NodeProto) -> None:
         x = self._source(where, node.input[0])
