@@ -28,8 +28,11 @@ step, with its ``memref.dealloc``.  Every other buffer a step reads becomes an i
 buffer it writes (through views too) an output.  The step is named after the first layer its
 ops name (a ``NameLoc``, ``vta_mlir/ir/locations.py``), else ``host@LINE`` of its first op.
 
-An integer op that VTA cannot lower stays where it is, and ``vta-pack`` reports it.  A program
-without float ops is not changed at all.  ``vta-to-isa`` runs the pass after its prepasses and
+An integer op that VTA cannot lower stays where it is, and ``vta-pack`` reports it; with the
+option ``fallback=any`` (``vta-to-isa{host-fallback=any}``, ``vta-run --host-fallback=any``) it
+becomes a host step too: the pass packs a copy of the module, and each top-level op
+``vta-pack`` refuses goes to the host, until the copy packs.  A program without float ops is
+not changed at all.  ``vta-to-isa`` runs the pass after its prepasses and
 ``vta-normalize`` (float requantizations that ``vta-integerize`` turns into integer layers
 have become VTA layers by then), before ``vta-pack``.
 """
@@ -48,7 +51,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.dialects.vta_host import HostOp
-from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.errors import VTAError
+from vta_mlir.ir.diagnostics import DiagnosticError, report_error
 from vta_mlir.ir.locations import copy_location, given_layer_name, location_of
 
 __all__ = ["OutlineHostStepsPass", "computes_on_floats", "outline_host_steps"]
@@ -113,13 +117,13 @@ class _Group:
     ops: list[Operation]
 
 
-def _groups(block: Block) -> list[_Group]:
+def _groups(block: Block, forced: set[Operation]) -> list[_Group]:
     groups: list[_Group] = []
     current: list[Operation] = []
     for op in block.ops:
         if isinstance(op, func.ReturnOp | HostOp):
             pass
-        elif computes_on_floats(op) and not isinstance(op, _COPYABLE):
+        elif (computes_on_floats(op) or op in forced) and not isinstance(op, _COPYABLE):
             current.append(op)
             continue
         elif isinstance(op, (*_COPYABLE, memref.AllocOp, memref.AllocaOp, memref.DeallocOp)):
@@ -201,23 +205,72 @@ def _outline(group: _Group, block: Block, index: int) -> None:
             op.erase()
 
 
-def outline_host_steps(f: func.FuncOp) -> int:
-    """Outline the host steps of ``f`` (module doc); how many it made."""
+def outline_host_steps(f: func.FuncOp, forced: Iterable[Operation] = ()) -> int:
+    """Outline the host steps of ``f`` (module doc), the top-level ops ``forced`` too; how
+    many it made."""
     if not f.body.blocks:
         return 0
     block = f.body.block
-    groups = _groups(block)
+    groups = _groups(block, set(forced))
     for k, group in enumerate(groups):
         _outline(group, block, k)
     return len(groups)
 
 
+def _refused_op(module: ModuleOp, f: func.FuncOp) -> Operation | None:
+    """The top-level op of ``f`` that ``vta-pack`` refuses first (tried on a copy of the
+    module), found by its source position; None when it packs."""
+    from vta_mlir.dialects.vta_config_attr import get_config
+    from vta_mlir.passes.pack import pack_function
+    from vta_mlir.passes.pack.constants import ConstantPool
+
+    trial = module.clone()
+    index = [o for o in module.walk() if isinstance(o, func.FuncOp)].index(f)
+    copy = [o for o in trial.walk() if isinstance(o, func.FuncOp)][index]
+    try:
+        pack_function(copy, get_config(trial), ConstantPool(trial))
+    except DiagnosticError as error:
+        where = error.diagnostic.location
+        if where is None:
+            raise
+        # The last top-level op starting at or before the refused op's position holds it.
+        found: Operation | None = None
+        for op in f.body.block.ops:
+            at = location_of(op)
+            if at is not None and at.file == where.file \
+                    and (at.line, at.col) <= (where.line, where.col):
+                found = op
+        if found is None or isinstance(found, HostOp | func.ReturnOp):
+            raise
+        return found
+    return None
+
+
+#: How many integer ops ``fallback=any`` moves to the host before giving up.
+MAX_FALLBACK_STEPS = 1000
+
+
 @dataclass(frozen=True)
 class OutlineHostStepsPass(ModulePass):
-    """Put the float computations of every function into host steps (module doc)."""
+    """Put the float computations of every function into host steps (module doc);
+    ``fallback="any"`` also each top-level op ``vta-pack`` would refuse."""
 
     name = "vta-outline-host-steps"
+
+    fallback: str = "float"
+
+    def __post_init__(self) -> None:
+        if self.fallback not in ("float", "any"):
+            raise VTAError(f"vta-outline-host-steps: fallback is 'float' or 'any', not "
+                           f"'{self.fallback}'")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             outline_host_steps(f)
+            if self.fallback != "any" or not f.body.blocks:
+                continue
+            for _ in range(MAX_FALLBACK_STEPS):
+                refused = _refused_op(op, f)
+                if refused is None:
+                    break
+                outline_host_steps(f, [refused])

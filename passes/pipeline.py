@@ -38,6 +38,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import verify_op
 from vta_mlir.ir.stages import parse_insertions, report_stage
 
@@ -68,8 +69,12 @@ class VtaToIsaPass(ModulePass):
     function: str | None = None
     requant: str = "none"
     insert_after: tuple[str, ...] = ()
+    host_fallback: str = "float"
 
     def __post_init__(self) -> None:
+        if self.host_fallback not in ("float", "any"):
+            raise VTAError(f"{self.name}: host-fallback is 'float' or 'any', not "
+                           f"'{self.host_fallback}'")
         # A misspelt stage or pass is reported when the pipeline is built, before any input
         # is read.
         self.insertions()
@@ -144,6 +149,6 @@ class VtaToIsaPass(ModulePass):
             stage(p, needs(op))
         # Patterns only: the ops they write verify by construction.
         stage(NormalizePass())
-        stage(OutlineHostStepsPass(), verify=True)
+        stage(OutlineHostStepsPass(fallback=self.host_fallback), verify=True)
         for p in self.passes():
             stage(p, verify=p.name not in SELF_VERIFYING)

@@ -146,6 +146,9 @@ def _arg_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the function to run, when the module has several",
     )
+    p.add_argument("--host-fallback", choices=("float", "any"), default="float",
+                   help="what runs on the host when VTA cannot compute it: only float code "
+                        "(default), or any op vta-pack refuses (vta-to-isa{host-fallback=any})")
     p.add_argument("--requant", choices=("fixed-point", "none"), default="fixed-point",
                    help="a network that requantizes in float (torch-mlir's output for a "
                         "quantized model) computes it in fixed point, within one rounding step "
@@ -343,6 +346,7 @@ def _run(argv: Sequence[str] | None) -> int:
             pipeline=pipeline,
             pipeline_option=_pipeline_option(args),
             requant=args.requant,
+            host_fallback=args.host_fallback,
         )
     except DiagnosticError as exc:
         print_diagnostic(exc, source)

@@ -105,6 +105,7 @@ def lower(
     function: str | None = None,
     pipeline: PipelineLike | None = None,
     requant: str = "none",
+    host_fallback: str = "float",
 ) -> BinaryModule:
     """Lower a program at any level to a linked :class:`~vta_mlir.binary.BinaryModule`.
 
@@ -117,8 +118,10 @@ def lower(
     copy) and must leave ``vta`` or ``vtaisa`` IR.  ``config`` must match the configuration
     the program was built for and applies to a program without one.  ``function`` names the
     function of ``vta`` IR to lower when the module has several.  ``requant="fixed-point"``
-    lets ``vta-to-isa`` compute a float requantization in fixed point (``vta-integerize``).  A
-    ``str`` is always MLIR text: pass a ``pathlib.Path`` to read a file.
+    lets ``vta-to-isa`` compute a float requantization in fixed point (``vta-integerize``);
+    ``host_fallback="any"`` runs on the host what VTA cannot lower (``vta-to-isa``'s option
+    ``host-fallback``; by default only float code).  A ``str`` is always MLIR text: pass a
+    ``pathlib.Path`` to read a file.
     """
     cfg = _config(config)
     option = "function="
@@ -147,6 +150,7 @@ def lower(
             pipeline=pipeline,
             pipeline_option=pipeline_option,
             requant=requant,
+            host_fallback=host_fallback,
         )
     if isinstance(source, str):
         if source.strip().endswith((".mlir", ".vtab")) and not any(c in source for c in "\n{"):
@@ -186,6 +190,7 @@ def lower(
         pipeline=pipeline,
         pipeline_option=pipeline_option,
         requant=requant,
+        host_fallback=host_fallback,
     )
 
 
@@ -197,8 +202,10 @@ def compile(
     device: Device | None = None,
     pipeline: PipelineLike | None = None,
     requant: str = "none",
+    host_fallback: str = "float",
 ) -> LoadedModule:
-    """Lower ``source`` (anything :func:`lower` takes, ``pipeline`` and ``requant`` as there)
+    """Lower ``source`` (anything :func:`lower` takes; ``pipeline``, ``requant`` and
+    ``host_fallback`` as there)
     and load it on a simulated device.
 
     The result is called with numpy arrays — the inputs in signature order, or all by name —
@@ -215,7 +222,8 @@ def compile(
             raise TypeError(f"device must be a vta_mlir.Device, not {type(device).__name__}")
         if cfg is None:
             cfg = device.cfg
-    binary = lower(source, config=cfg, function=function, pipeline=pipeline, requant=requant)
+    binary = lower(source, config=cfg, function=function, pipeline=pipeline, requant=requant,
+                   host_fallback=host_fallback)
     if device is None:
         device = Device(cfg if cfg is not None else binary.config)
     return device.load_module(binary)

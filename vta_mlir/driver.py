@@ -235,10 +235,12 @@ def parse_source(source: Source, cfg: VTAConfig | None = None) -> ParsedInput:
 
 
 def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
-                         function: str | None = None, requant: str = "none") -> None:
+                         function: str | None = None, requant: str = "none",
+                         host_fallback: str = "float") -> None:
     """Lower input-level IR to ``vtaisa`` in place with the ``vta-to-isa`` pipeline
     (``function``: the function to lower when the module has several; ``requant``: its option
-    of that name, ``fixed-point`` for networks that requantize in float)."""
+    of that name, ``fixed-point`` for networks that requantize in float; ``host_fallback``: its
+    option ``host-fallback``, ``any`` to run on the host what VTA cannot lower)."""
     from vta_mlir.ir.context import make_context
     from vta_mlir.ir.pipeline import apply_pipeline, build_pipeline
     from vta_mlir.passes import get_all_passes
@@ -250,7 +252,8 @@ def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
             verify_op(module)
 
     options = ([f"function={function}"] if function is not None else []) + (
-        [f"requant={requant}"] if requant != "none" else [])
+        [f"requant={requant}"] if requant != "none" else []) + (
+        [f"host-fallback={host_fallback}"] if host_fallback != "float" else [])
     text = DEFAULT_PIPELINE + (f"{{{' '.join(options)}}}" if options else "")
     pipeline = build_pipeline(text, passes, verify_between)
     apply_pipeline(pipeline, module, make_context() if ctx is None else ctx)
@@ -322,6 +325,7 @@ def lower_module_to_isa(
     pipeline: PipelineLike | None = None,
     pipeline_option: str = "--pass-pipeline",
     requant: str = "none",
+    host_fallback: str = "float",
 ) -> ModuleOp:
     """The module holding the verified ``vtaisa.program`` of a verified MLIR module at any
     level (see the module docstring): ``module`` itself once it holds ``vtaisa`` IR, else a
@@ -333,15 +337,16 @@ def lower_module_to_isa(
     ``pipeline`` (named ``pipeline_option`` in messages) runs instead of the default pipeline,
     on a module at any level, and must leave ``vta`` or ``vtaisa`` IR; with it, ``function``
     applies to the host lowering of ``vta`` IR (a pipeline ending in ``vta-lower-to-isa``
-    names the function with that pass's own option). ``requant`` is the default pipeline's
-    option of that name (``vta-integerize``).
+    names the function with that pass's own option). ``requant`` and ``host_fallback`` are the
+    default pipeline's options ``requant`` (``vta-integerize``) and ``host-fallback``
+    (``vta-outline-host-steps``).
     """
     level = original = detect_level(module)
     if pipeline is not None:
         _run_user_pipeline(module, pipeline, ctx, pipeline_option)
         level = detect_level(module)
     elif level == Level.INPUT:
-        run_default_pipeline(module, ctx, function, requant)
+        run_default_pipeline(module, ctx, function, requant, host_fallback)
         level = detect_level(module)
         if level == Level.INPUT:
             raise VTAError(
@@ -365,6 +370,7 @@ def lower_module(
     pipeline: PipelineLike | None = None,
     pipeline_option: str = "--pass-pipeline",
     requant: str = "none",
+    host_fallback: str = "float",
 ) -> BinaryModule:
     """The binary module of a verified MLIR module at any level: the serialisation of
     :func:`lower_module_to_isa`'s program (same parameters)."""
@@ -378,6 +384,7 @@ def lower_module(
         pipeline=pipeline,
         pipeline_option=pipeline_option,
         requant=requant,
+        host_fallback=host_fallback,
     )
     try:
         return serialize(find_program(holder), verified=True)
@@ -409,6 +416,7 @@ def to_isa(
     pipeline: PipelineLike | None = None,
     pipeline_option: str = "--pass-pipeline",
     requant: str = "none",
+    host_fallback: str = "float",
 ) -> ModuleOp:
     """The ``vtaisa`` IR of a parsed input, as a module holding one verified
     ``vtaisa.program``: a ``.vtab`` read back into its ops, MLIR by
@@ -427,6 +435,7 @@ def to_isa(
         pipeline=pipeline,
         pipeline_option=pipeline_option,
         requant=requant,
+        host_fallback=host_fallback,
     )
 
 
@@ -438,6 +447,7 @@ def to_binary(
     pipeline: PipelineLike | None = None,
     pipeline_option: str = "--pass-pipeline",
     requant: str = "none",
+    host_fallback: str = "float",
 ) -> BinaryModule:
     """The binary module of a parsed input: a ``.vtab`` as it is, MLIR by
     :func:`lower_module` (``pipeline``, ``requant``: see there; an error for a ``.vtab``)."""
@@ -453,4 +463,5 @@ def to_binary(
         pipeline=pipeline,
         pipeline_option=pipeline_option,
         requant=requant,
+        host_fallback=host_fallback,
     )
