@@ -201,6 +201,8 @@ class Measurement:
     run_seconds: float | None = None
     host_seconds: float | None = None
     cycles: int | None = None
+    vta_mac_fraction: float | None = None
+    host_steps: list[dict[str, Any]] = field(default_factory=list)
     layers: list[dict[str, Any]] = field(default_factory=list)
     within_one_step: float | None = None
     worst_steps: float | None = None
@@ -236,6 +238,8 @@ def measure(model: Model, config: str, reference: np.ndarray | None, bar: Any = 
         stats = loaded.last_run
         m.host_seconds = sum(s["seconds"] for s in stats.host_steps)
         m.cycles = stats.cycles
+        m.vta_mac_fraction = stats.vta_mac_fraction
+        m.host_steps = [dict(step) for step in stats.host_steps]
         m.layers = [dict(entry) for entry in stats.layers]
         if bar is not None:
             bar.update()
