@@ -179,10 +179,29 @@ def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
     return nodes, inits, (batch, 3, size, size), (batch, classes)
 
 
+def vgg_head(rng: np.random.Generator) -> Built:
+    """A VGG-style head: two 3×3 convolutions with ReLU, a 2×2 max-pool, Flatten of the
+    16×3×3 features (H, W > 1) and a fully connected layer."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             init_tensor(rng, "w2", (24, 16, 3, 3), 0.1), init_tensor(rng, "b2", (24,), 0.3),
+             init_tensor(rng, "w3", (10, 24 * 3 * 3), 0.1), init_tensor(rng, "b3", (10,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("MaxPool", ["r2"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
+                         name="pool"),
+        helper.make_node("Flatten", ["p"], ["f"], axis=1, name="flatten"),
+        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1, name="fc"),
+    ]
+    return nodes, inits, (1, 3, 6, 6), (1, 10)
+
+
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
-    "shared_bias": shared_bias, "resnet18": resnet18}
+    "shared_bias": shared_bias, "resnet18": resnet18, "vgg_head": vgg_head}
 
 
 class RandomCalibration:

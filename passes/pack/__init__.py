@@ -302,7 +302,9 @@ def _intermediate_buffers(
             error_with_note(user, f"reads {label(arg)}, a collapsed view of "
                                   f"{label(inter.source)}, whose packed layout is not that of "
                                   "the buffer: a layer reads a collapsed intermediate only "
-                                  "where the collapsed dimensions are units (N×C×1×1 → N×C)",
+                                  "where the collapsed dimensions are units (N×C×1×1 → N×C), "
+                                  "or as the activations of a dense layer (N×C×H×W → "
+                                  "N×(C·H·W))",
                             inter.alloc, "collapsed here")
         view = memref.CollapseShapeOp(
             operands=[buffers[inter.source]],

@@ -30,6 +30,7 @@ from vta_mlir.passes.pack.expr import (
     label,
 )
 from vta_mlir.passes.pack.flatten import MatrixView
+from vta_mlir.passes.pack.flattened_act import flattened_packings
 from vta_mlir.passes.pack.fold_window import folded_packings
 from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
@@ -411,8 +412,13 @@ class Planner:
                 self.steps.append(PadData(g.padding.alloc, padded))
             self.steps.append(Contract(g.op, acc, act, wgt, g.strides, padded))
         else:
-            act = self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
-            wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
+            # A flattened N×C×H×W intermediate (passes/pack/flattened_act.py): read in its
+            # tensor layout, the weights permuted to match.
+            flat = flattened_packings(g, self.intermediates, self.cfg)
+            act = self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op,
+                           flat[0] if flat else None)
+            wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op,
+                           flat[1] if flat else None)
             self.steps.append(Contract(g.op, acc, act, wgt))
         if isinstance(init, Const) and init.value:
             self.imm(acc, AluKind.ADD, init.value, init.op)
