@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.onnx_qdq_builder import QDQ
-from tests.test_onnx_import import MODELS, _cli_error, check, quantized
+from tests.test_onnx_checks import cli_error
+from tests.test_onnx_import import MODELS, check, quantized
 from vta_mlir.config import SHIPPED_CONFIGS
 
 
@@ -36,5 +37,5 @@ def _flatten_then(tmp_path: Path, reader: str | None) -> Path:
 ])
 def test_flatten_read_by_other_than_dense(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           reader: str | None, expected: str) -> None:
-    assert expected in _cli_error(tmp_path, _flatten_then(tmp_path, reader), capsys)
+    assert expected in cli_error(tmp_path, _flatten_then(tmp_path, reader), capsys)
 
