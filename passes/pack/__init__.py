@@ -116,6 +116,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
@@ -375,12 +376,20 @@ class _Emitter:
             return value
         key = (value, target)
         if key not in self.reshaped:
-            groups = collapse_reassociation(t.get_shape(), target)
+            # Fewer axes than the buffer: a collapsed view; more (an N×C output of an
+            # N×C×1×1 pooling): an expanded one.
+            expand = len(target) > t.get_num_dims()
+            groups = collapse_reassociation(*((target, t.get_shape()) if expand else
+                                              (t.get_shape(), target)))
             assert groups is not None, "the planner accepts only collapsible views"
-            view = memref.CollapseShapeOp(
-                operands=[value], result_types=[MemRefType(t.element_type, target)],
-                properties={"reassociation": ArrayAttr(
-                    [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
+            view_class = memref.ExpandShapeOp if expand else memref.CollapseShapeOp
+            properties: dict[str, Attribute] = {"reassociation": ArrayAttr(
+                [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])}
+            if expand:
+                properties["static_output_shape"] = DenseArrayBase.from_list(i64, target)
+            view = view_class(operands=[value, []] if expand else [value],
+                              result_types=[MemRefType(t.element_type, target)],
+                              properties=properties)
             view.result.name_hint = value.name_hint
             copy_location(step.source, [view])
             # Next to the buffer's allocation, at the start of the function, with the views

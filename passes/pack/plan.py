@@ -41,6 +41,7 @@ from vta_mlir.passes.pack.normal_form import (
     Role,
     packing_for,
 )
+from vta_mlir.passes.pack.spatial import spatial_packing
 
 __all__ = [
     "AccBuffer",
@@ -229,11 +230,14 @@ class Planner:
             self._shape = shape
             self._view = self.choose_view(out, shape)
             acc = AccBuffer(shape if self._view is None else self._view.matrix, "acc")
+            # A global pooling into N×C computes N×C×1×1, stored through an expanded view.
+            out_role = self.whole_role(acc)
+            if any(isinstance(e, Pool) and e.squeezed for e in _subexpressions(out.value)):
+                acc, out_role = AccBuffer((*shape, 1, 1), "acc"), Role.MATRIX
             start = len(self.steps)
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            out_arg = self.use(out.arg, self.whole_role(acc), out.writer,
-                               self.view_packing(out.arg))
+            out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
             self.steps.append(Store(out.writer, acc, out_arg))
             self.place_deallocs(start)
 
@@ -344,8 +348,9 @@ class Planner:
                                       "per-row operand): VTA adds per-column biases only, "
                                       "broadcast over the rows")
             report_error(load.op, f"broadcasts {label(load.arg)} along the result dimensions "
-                                  f"{list(load.kept)}: a convolution's epilogue adds "
-                                  "per-channel biases only (n, c, h, w) -> (c)")
+                                  f"{list(load.kept)}: an NCHW region reads broadcast operands "
+                                  "per channel, (n, c, h, w) -> (c), or per position, "
+                                  "(n, c, h, w) -> (h, w)")
         result = self._shape if self._view is not None else acc.shape
         expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [result]
         if shape not in expected:
@@ -370,6 +375,10 @@ class Planner:
             self.alu(acc, e)
 
     def init(self, acc: AccBuffer, load: Load) -> None:
+        # A value per position, (n, c, h, w) -> (h, w): a whole tensor (passes/pack/spatial.py).
+        if self._view is None and (spatial := spatial_packing(load, acc.shape, self.cfg)):
+            arg = self.use(load.arg, Role.TENSOR, load.op, spatial)
+            return self.steps.append(Init(load.op, acc, arg, False))
         self.check_shape(load, acc)
         role = self.bias_role(acc) if load.broadcast else self.whole_role(acc)
         arg = self.use(load.arg, role, load.op, self.view_packing(load.arg, load))

@@ -238,12 +238,18 @@ def is_result_argument(f: func.FuncOp, index: int) -> bool:
 
 def _direction(value: SSAValue) -> str:
     reads = writes = False
-    for use in value.uses:
-        if isinstance(use.operation, DmaCopyOp):
-            if use.operation.src is value:
-                reads = True
-            if use.operation.dst is value:
-                writes = True
+    # The argument and its reshaped views (an N×C output stored as N×C×1×1).
+    views = [value]
+    while views:
+        view = views.pop()
+        for use in view.uses:
+            if isinstance(use.operation, memref.CollapseShapeOp | memref.ExpandShapeOp):
+                views.extend(use.operation.results)
+            if isinstance(use.operation, DmaCopyOp):
+                if use.operation.src is view:
+                    reads = True
+                if use.operation.dst is view:
+                    writes = True
     if reads and writes:
         return "inout"
     return "out" if writes else "in"
