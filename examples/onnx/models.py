@@ -198,10 +198,28 @@ def vgg_head(rng: np.random.Generator) -> Built:
     return nodes, inits, (1, 3, 6, 6), (1, 10)
 
 
+def avgpool_block(rng: np.random.Generator) -> Built:
+    """A convolution with ReLU, then 3×3 average pools of stride 1 padded by 1 that count the
+    padding (``count_include_pad=1``) and that do not, and a 2×2 one of stride 2."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("AveragePool", ["r1"], ["a1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         count_include_pad=1, name="avg_pad"),
+        helper.make_node("AveragePool", ["a1"], ["a2"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         count_include_pad=0, name="avg_valid"),
+        helper.make_node("AveragePool", ["a2"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
+                         name="avg_down"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 16, 4, 4)
+
+
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
-    "shared_bias": shared_bias, "resnet18": resnet18, "vgg_head": vgg_head}
+    "shared_bias": shared_bias, "resnet18": resnet18, "vgg_head": vgg_head,
+    "avgpool_block": avgpool_block}
 
 
 class RandomCalibration:

@@ -17,6 +17,7 @@ from vta_mlir.frontend.mlir_text import (
     padding_idiom,
 )
 
+from .emit_cnn import CNN_LAYERS, emit_cnn_layer
 from .program import (
     AddLayer,
     AvgPoolLayer,
@@ -29,7 +30,7 @@ from .program import (
 )
 from .requant import IMM_MAX, Requant, output_window
 
-__all__ = ["emit_program"]
+__all__ = ["Emitter", "emit_program"]
 
 
 
@@ -59,7 +60,7 @@ def _immediates(value: int) -> list[int]:
     return [*parts, value] if value else parts
 
 
-class _Emitter:
+class Emitter:
     def __init__(self, program: Program) -> None:
         self.program = program
         self.lines: list[str] = []
@@ -222,6 +223,8 @@ class _Emitter:
             self.maxpool(layer, prefix, out)
         elif isinstance(layer, AvgPoolLayer):
             self.avgpool(layer, prefix, out)
+        elif isinstance(layer, CNN_LAYERS):
+            emit_cnn_layer(self, layer, prefix, out)
         else:
             self.add(layer, prefix, out)
 
@@ -392,7 +395,7 @@ class _Emitter:
 def emit_program(program: Program) -> str:
     """The module text of ``program``: its constants, then ``func.func @<name>(%input,
     %output)``."""
-    em = _Emitter(program)
+    em = Emitter(program)
     inp, outp = program.input, program.output
     em.names[inp.name] = "%input"
     em.used.update({"input", "output"})

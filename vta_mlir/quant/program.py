@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .layers_cnn import AveragePoolLayer
 from .requant import IMM_MAX, Requant
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
@@ -111,7 +112,7 @@ class AddLayer:
     dst: str
 
 
-Layer = DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer
+Layer = DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer | AveragePoolLayer
 
 
 @dataclass

@@ -21,13 +21,15 @@ from .check import (
     node_label,
     reader_label,
 )
+from .neck import CNN_OPS
 
 __all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_model", "node_label",
            "static_shape"]
 
 #: The operators that become layers (or fold into one), between Q/DQ pairs.
 COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "MaxPool",
-                         "GlobalAveragePool", "Flatten", "Identity", "ReduceMean", "Reshape"})
+                         "GlobalAveragePool", "Flatten", "Identity", "ReduceMean", "Reshape",
+                         *CNN_OPS})
 #: The quantization operators of the QDQ format.
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
 #: Opsets of the default domain the importer has been checked on.

@@ -37,6 +37,7 @@ from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_chann
 
 from .check import check_scale, check_tensor_size, reader_label, window_output
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
+from .neck import CnnOps
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
            "Program", "QTensor", "recognize"]
@@ -59,7 +60,7 @@ def _attrs(node: onnx.NodeProto) -> dict[str, object]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-class _Recognizer:
+class _Recognizer(CnnOps):
     def __init__(self, model: onnx.ModelProto, requant_mode: str) -> None:
         self.graph = model.graph
         self.mode = requant_mode

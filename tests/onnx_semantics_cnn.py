@@ -1,0 +1,61 @@
+"""The documented integer semantics (``docs/onnx.md`` §4.7–) of the neck and head operators,
+written independently of the compiler for :func:`tests.onnx_semantics.integer_model`: each
+function takes the node, its attributes, the input codes with their quantization and the
+importer's layer (only its requantization constants are read) and returns the output codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnx
+
+from tests.onnx_semantics import fixed_point_requant, round_half_up_shift
+from vta_mlir.frontend.onnx import choose_requant, choose_requant_channels
+
+__all__ = ["CNN_OPS", "cnn_op"]
+
+Codes = tuple[np.ndarray, Any, int]
+
+
+def average_pool(attrs: dict[str, Any], x: Codes, sy: float, zy: int,
+                 layer: Any) -> np.ndarray:
+    """Σ over the taps inside the image of (q − zx), divided by KH·KW (``count_include_pad``)
+    or by the taps inside, requantized (§3) per divisor."""
+    q, sx, zx = x
+    kh, kw = attrs["kernel_shape"]
+    sh, sw = attrs.get("strides", [1, 1])
+    pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+    n, c, h, w = q.shape
+    oh, ow = (h + pt + pb - kh) // sh + 1, (w + pl + pr - kw) // sw + 1
+    real = np.pad(q - zx, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    inside = np.pad(np.ones((h, w), np.int64), ((pt, pb), (pl, pr)))
+    acc = np.zeros((n, c, oh, ow), np.int64)
+    count = np.zeros((oh, ow), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            acc += real[:, :, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
+            count += inside[i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
+    rq = layer.rq
+    if attrs.get("count_include_pad", 0) or np.all(count == kh * kw):
+        assert rq == choose_requant(sx / (sy * kh * kw)) and layer.multipliers is None
+        y = fixed_point_requant(acc, rq.s1, rq.m, rq.s2, rq.clip)
+    else:
+        divisors = sorted(set(count.reshape(-1).tolist()))
+        assert rq == choose_requant_channels([sx / (sy * d) for d in divisors])
+        m = np.vectorize(dict(zip(divisors, rq.channel_m, strict=True)).get)(count)
+        np.testing.assert_array_equal(layer.multipliers, m)
+        t = np.clip((acc + ((1 << rq.s1) >> 1)) >> rq.s1, -rq.clip, rq.clip) * m
+        y = round_half_up_shift(t, rq.s2)
+    return np.clip(y + zy, -128, 127)
+
+
+#: The operators of this module, each taking (attrs, the inputs: codes with their scale and
+#: zero point, or a constant's array, sy, zy, layer).
+CNN_OPS = {"AveragePool": average_pool}
+
+
+def cnn_op(node: onnx.NodeProto, attrs: dict[str, Any], inputs: list[Any], sy: float,
+           zy: int, layer: Any) -> np.ndarray:
+    """The output codes of ``node`` (one of :data:`CNN_OPS`)."""
+    return CNN_OPS[node.op_type](attrs, *inputs, sy, zy, layer)

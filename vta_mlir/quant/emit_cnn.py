@@ -1,0 +1,95 @@
+"""The input IR of the layers of :mod:`vta_mlir.quant.layers_cnn` (``docs/onnx.md`` §4.7), for
+:mod:`vta_mlir.quant.emit`'s emitter: the same building blocks (padding idiom, accumulator,
+requantization steps, epilogue) as the layers of :mod:`vta_mlir.quant.program`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vta_mlir.frontend.mlir_text import memref_type
+
+from .layers_cnn import AveragePoolLayer
+from .requant import IMM_MAX
+
+if TYPE_CHECKING:
+    from .emit import Emitter
+
+__all__ = ["CNN_LAYERS", "emit_cnn_layer", "immediate_parts", "last_value"]
+
+#: The layer classes this module emits.
+CNN_LAYERS = (AveragePoolLayer,)
+
+Operand = tuple[str, str, str, str]
+
+
+def immediate_parts(value: int) -> list[int]:
+    """``value`` as a sum of 16-bit immediates (one unless it is large)."""
+    parts: list[int] = []
+    while value > IMM_MAX or value < -IMM_MAX:
+        step = IMM_MAX if value > 0 else -IMM_MAX
+        parts.append(step)
+        value -= step
+    return [*parts, value] if value else parts
+
+
+def last_value(steps: list[str]) -> str:
+    """The last ``%v<k>`` of ``steps`` (``%a``, the accumulator, when there is none)."""
+    k = sum(1 for line in steps if line.startswith("%v")) - 1
+    return f"%v{k}" if k >= 0 else "%a"
+
+
+def emit_cnn_layer(em: Emitter, layer: AveragePoolLayer, prefix: str, out: str) -> None:
+    """Append the IR of ``layer`` (one of :data:`CNN_LAYERS`) writing ``out``."""
+    average_pool(em, layer, prefix, out)
+
+
+def average_pool(em: Emitter, layer: AveragePoolLayer, prefix: str, out: str) -> None:
+    """The padding idiom filled with the input's zero point, ``linalg.pooling_nchw_sum``, and
+    the epilogue: the constant, then the requantization — one multiplier (§3), or one per
+    output position read as an ``OH × OW`` operand ``(d0, d1, d2, d3) -> (d2, d3)``, after a
+    clip to ``±C`` and before the output clip."""
+    shape = em.program.tensors[layer.dst].shape
+    fill = f"{prefix}_pad"
+    em.lines.append(f"  {fill} = arith.constant {layer.pad_value} : i8")
+    data, data_t = em.padded(prefix, layer.src, layer.pads, fill)
+    acc_t = em.accumulator(prefix, shape)
+    win_t = memref_type(layer.kernel, "i8")
+    sh, sw = layer.stride
+    em.lines += [
+        f"  {prefix}_win = memref.alloc() : {win_t}",
+        "  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, "
+        f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
+        f"      ins({data}, {prefix}_win : {data_t}, {win_t}) outs({prefix}_acc : {acc_t})"
+        f" loc(\"{layer.name}\")",
+        f"  memref.dealloc {prefix}_win : {win_t}",
+    ]
+    steps: list[str] = []
+    for part in immediate_parts(layer.bias):
+        em.step(steps, "addi", part)
+    operands: list[Operand] = []
+    rq = layer.rq
+    if layer.multipliers is None:
+        in_range = em.requant_steps(steps, rq, layer.zero_point, -128, 127, operands,
+                                    layer.name, layer.dst)
+    else:
+        in_range = False
+        if rq.s1:
+            em.step(steps, "shrsi", rq.s1)
+        em.clip_steps(steps, [-rq.clip], [rq.clip], operands, layer.name, layer.dst)
+        m = em.constant(f"{layer.name}_m", layer.multipliers)
+        operands.append((m, memref_type(layer.multipliers.shape, "i32"), "d2, d3", "%mp: i32"))
+        value = last_value(steps)
+        steps.append(f"%v{sum(1 for s in steps if s.startswith('%v'))} = arith.muli "
+                     f"{value}, %mp : i32")
+        if rq.s2:
+            # ((u >> (s2 − 1)) + 1 + 2·zy) >> 1: the rounding with the zero point (§3).
+            em.step(steps, "shrsi", rq.s2 - 1)
+            em.step(steps, "addi", 1 + 2 * layer.zero_point)
+            em.step(steps, "shrsi", 1)
+        elif layer.zero_point:
+            em.step(steps, "addi", layer.zero_point)
+    em.epilogue(prefix, shape, out, steps, operands, -128, 127, in_range)
+    em.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
+    if any(layer.pads):
+        em.lines.append(f"  memref.dealloc {data} : {data_t}")
