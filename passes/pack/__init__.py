@@ -133,6 +133,7 @@ from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.ir.quant import argument_quantization
+from vta_mlir.passes.pack.concat import channel_slice_view, rewrite_channel_slices
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
 from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import (
@@ -212,6 +213,9 @@ def pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None
 def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | None) -> None:
     block = f.body.block
     real_args = len(block.args)
+    selections = rewrite_channel_slices(f, cfg)  # concatenations (passes/pack/concat.py)
+    if constants is not None:
+        constants.symbols.update({glob.sym_name.data: glob for glob in selections})
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
         module = f.get_toplevel_object()
         if not isinstance(module, ModuleOp):
@@ -221,6 +225,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     intermediates = stand_in_intermediates(f)
     recognizer = FunctionRecognizer(f)
     recognizer.intermediates = {arg: i.buffer for arg, i in intermediates.items()}
+    recognizer.slices = {arg for arg, i in intermediates.items() if i.channels is not None}
     planner = Planner(cfg, recognizer.run(), intermediates)
     planner.plan()
 
@@ -234,7 +239,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     args: dict[BlockArgument, SSAValue] = {}
     arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
         DictionaryAttr({}) for _ in range(real_args)]
-    buffers = _intermediate_buffers(intermediates, planner.packings, ret)
+    buffers = _intermediate_buffers(intermediates, planner.packings, ret, cfg)
     copies = planner.layouts.copies
     #: The arguments packed once more for a second layout, after the real ones, with their
     #: attributes (passes/pack/layouts.py).
@@ -277,6 +282,7 @@ def _intermediate_buffers(
     intermediates: dict[BlockArgument, Intermediate],
     packings: dict[BlockArgument, tuple[Packing, Role, Operation]],
     before: Operation,
+    cfg: VTAConfig,
 ) -> dict[BlockArgument, SSAValue]:
     """The packed DRAM buffer of every intermediate the regions use, allocated at the start of
     the function (``passes/pack/intermediates.py``), and the collapsed views of its aliases."""
@@ -296,6 +302,11 @@ def _intermediate_buffers(
         packing, _, user = packings[arg]
         source = packings.get(inter.source)
         if source is None:  # an alias read before its buffer is written: diagnosed already
+            continue
+        if inter.channels is not None:
+            part = channel_slice_view(inter, buffers[inter.source], source[0], packing, cfg)
+            Rewriter.insert_op(part, InsertPoint.before(before))
+            buffers[arg] = part.result
             continue
         target = packing.memref_type().get_shape()
         groups = collapse_reassociation(source[0].memref_type().get_shape(), target)

@@ -118,6 +118,8 @@ class FunctionRecognizer:
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
     intermediates: dict[BlockArgument, BlockArgument] = field(default_factory=dict)
+    #: The stand-ins of channel slices of intermediates, which layers write.
+    slices: set[BlockArgument] = field(default_factory=set[BlockArgument])
 
     def __post_init__(self) -> None:
         self.conv = ConvMatcher(self)
@@ -231,7 +233,9 @@ class FunctionRecognizer:
         """What ``value`` holds when ``op`` reads it."""
         if isinstance(value, BlockArgument) and self.is_argument(value):
             buffer = self.intermediates.get(value)
-            if buffer is not None and buffer not in self.outputs:
+            # A concatenation is written through its channel slices (passes/pack/concat.py).
+            if buffer is not None and buffer not in self.outputs and not any(
+                    self.intermediates.get(out) is buffer for out in self.outputs):
                 report_error(op, f"reads {label(value)} before anything was written to it: "
                                  "an intermediate buffer is read by the layers after the one "
                                  "writing it")
@@ -256,7 +260,7 @@ class FunctionRecognizer:
             if width != 8:
                 self.reject_i32_output(op, dst)
             buffer = self.intermediates.get(dst)
-            if buffer is not None and buffer is not dst:
+            if buffer is not None and buffer is not dst and dst not in self.slices:
                 report_error(op, f"writes {label(dst)}, a collapsed view of an intermediate "
                                  "buffer: a layer writes the buffer itself")
             self.check_single_writer(op, dst)

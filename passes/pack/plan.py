@@ -18,6 +18,7 @@ from xdsl.ir import BlockArgument, Operation
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.isa import AluKind
+from vta_mlir.passes.pack.concat import slice_source
 from vta_mlir.passes.pack.expr import (
     Alu,
     Const,
@@ -238,6 +239,8 @@ class Planner:
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
             out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
+            if (whole := slice_source(out.arg, self.intermediates)) is not None:
+                self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout
             self.steps.append(Store(out.writer, acc, out_arg))
             self.place_deallocs(start)
 
