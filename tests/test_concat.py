@@ -120,3 +120,80 @@ def test_concat_matches_numpy(cfg: VTAConfig, parts: list[int], mode: str) -> No
     assert program_hazards(module.module.program, cfg) == []
     for got, want in zip(results, expected, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def _tensor_conv(name: str, src: str, cin: int, cout: int, hw: int, shift: int) -> list[str]:
+    """A 1×1 convolution on tensors, ``>> shift``, into ``%<name>``."""
+    acc_t, out_t = f"tensor<1x{cout}x{hw}x{hw}xi32>", f"tensor<1x{cout}x{hw}x{hw}xi8>"
+    return [
+        f"  %e_{name} = tensor.empty() : {acc_t}",
+        f"  %z_{name} = linalg.fill ins(%c0 : i32) outs(%e_{name} : {acc_t}) -> {acc_t}",
+        f"  %a_{name} = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, "
+        "strides = dense<1> : tensor<2xi64>}",
+        f"      ins({src}, %w_{name} : tensor<1x{cin}x{hw}x{hw}xi8>, tensor<{cout}x{cin}x1x1xi8>)"
+        f" outs(%z_{name} : {acc_t}) -> {acc_t}",
+        f"  %o_{name} = tensor.empty() : {out_t}",
+        f"  %{name} = linalg.generic {{indexing_maps = [{IDENT4}, {IDENT4}], iterator_types = "
+        "[\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}",
+        f"      ins(%a_{name} : {acc_t}) outs(%o_{name} : {out_t}) {{",
+        "  ^bb0(%v: i32, %o: i8):",
+        f"    %cs = arith.constant {shift} : i32",
+        "    %s = arith.shrsi %v, %cs : i32",
+        "    %t = arith.trunci %s : i32 to i8",
+        "    linalg.yield %t : i8",
+        f"  }} -> {out_t}"]
+
+
+def tensor_concat_mlir(parts: list[int], insert_slices: bool, hw: int = 4) -> str:
+    """The tensor form of :func:`concat_mlir`'s ``direct`` program: ``tensor.concat`` or
+    ``tensor.insert_slice`` of each part into a ``tensor.empty``."""
+    total = sum(parts)
+    cat_t = f"tensor<1x{total}x{hw}x{hw}xi8>"
+    args = [f"%x: tensor<1x16x{hw}x{hw}xi8>"]
+    args += [f"%w_p{k}: tensor<{c}x16x1x1xi8>" for k, c in enumerate(parts)]
+    args.append(f"%w_head: tensor<8x{total}x1x1xi8>")
+    body = ["  %c0 = arith.constant 0 : i32"]
+    for k, c in enumerate(parts):
+        body += _tensor_conv(f"p{k}", "%x", 16, c, hw, 5 + k)
+    types = ", ".join(f"tensor<1x{c}x{hw}x{hw}xi8>" for c in parts)
+    if insert_slices:
+        body.append(f"  %cat0 = tensor.empty() : {cat_t}")
+        first = 0
+        for k, c in enumerate(parts):
+            body.append(f"  %cat{k + 1} = tensor.insert_slice %p{k} into %cat{k}"
+                        f"[0, {first}, 0, 0] [1, {c}, {hw}, {hw}] [1, 1, 1, 1] : "
+                        f"tensor<1x{c}x{hw}x{hw}xi8> into {cat_t}")
+            first += c
+        cat = f"%cat{len(parts)}"
+    else:
+        inputs = ", ".join(f"%p{k}" for k in range(len(parts)))
+        body.append(f"  %cat = tensor.concat dim(1) {inputs} : ({types}) -> {cat_t}")
+        cat = "%cat"
+    body += _tensor_conv("head", cat, total, 8, hw, 7)
+    return (f"func.func @neck({', '.join(args)}) -> tensor<1x8x{hw}x{hw}xi8> {{\n"
+            + "\n".join(body) + f"\n  return %head : tensor<1x8x{hw}x{hw}xi8>\n}}\n")
+
+
+@pytest.mark.parametrize("insert_slices", [False, True], ids=["concat", "insert_slice"])
+@pytest.mark.parametrize("parts", [[32, 32], [24, 16]], ids=["aligned", "unaligned"])
+def test_tensor_concat_matches_numpy(cfg: VTAConfig, parts: list[int],
+                                     insert_slices: bool) -> None:
+    """``tensor.concat`` and ``tensor.insert_slice`` into a ``tensor.empty``, as torch-mlir
+    writes a concatenation: bufferized into copies into slices, which the layers then write
+    directly (the same program as the memref form's)."""
+    rng = np.random.default_rng(len(parts) + sum(parts))
+    x = rng.integers(-128, 128, (1, 16, 4, 4), dtype=np.int8)
+    ws = [rng.integers(-20, 20, (c, 16, 1, 1), dtype=np.int8) for c in parts]
+    head = rng.integers(-10, 10, (8, sum(parts), 1, 1), dtype=np.int8)
+    text = tensor_concat_mlir(parts, insert_slices)
+    module = vta_compile(text, config=cfg)
+    (y,) = module(x, *ws, head)
+    cat = np.concatenate([_conv_ref(x, w, 5 + k) for k, w in enumerate(ws)], axis=1)
+    np.testing.assert_array_equal(y, _conv_ref(cat, head, 7))
+    # No layer copies: the parts' layers store into the concatenation (an unaligned one adds
+    # its selection, a 1×1 convolution).
+    memref_form = vta_compile(concat_mlir(1, parts, "direct"), config=cfg).module.program
+    program = module.module.program
+    assert (program.num_insns, len(program.layers)) == (memref_form.num_insns,
+                                                         len(memref_form.layers))
+    assert len(program.layers) == len(parts) + 1 + (parts != [32, 32])
