@@ -152,7 +152,7 @@ def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
             from tests.onnx_semantics_cnn import cnn_op  # it imports this module's helpers
 
             inputs = [vals[i] if i in vals else inits.get(i) for i in ins]
-            codes[out_q.output[0]] = cnn_op(node, attrs, inputs, sy, zy, next(layers))
+            codes[out_q.output[0]] = cnn_op(node, attrs, inputs, sy, zy, layers)
     del pending
     out = next(n for n in model.graph.node if n.output[0] == model.graph.output[0].name)
     return codes[out.input[0]].astype(np.int8)

@@ -1,10 +1,12 @@
 """The documented integer semantics (``docs/onnx.md`` §4.7–) of the neck and head operators,
 written independently of the compiler for :func:`tests.onnx_semantics.integer_model`: each
-function takes the node, its attributes, the input codes with their quantization and the
-importer's layer (only its requantization constants are read) and returns the output codes."""
+function takes the node's attributes, its inputs (codes with their quantization, or a
+constant's array), the output quantization and the importer's layers for the node (only
+their requantization constants are read), and returns the output codes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -19,7 +21,7 @@ Codes = tuple[np.ndarray, Any, int]
 
 
 def average_pool(attrs: dict[str, Any], x: Codes, sy: float, zy: int,
-                 layer: Any) -> np.ndarray:
+                 layers: Iterator[Any]) -> np.ndarray:
     """Σ over the taps inside the image of (q − zx), divided by KH·KW (``count_include_pad``)
     or by the taps inside, requantized (§3) per divisor."""
     q, sx, zx = x
@@ -36,6 +38,7 @@ def average_pool(attrs: dict[str, Any], x: Codes, sy: float, zy: int,
         for j in range(kw):
             acc += real[:, :, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
             count += inside[i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
+    layer = next(layers)
     rq = layer.rq
     if attrs.get("count_include_pad", 0) or np.all(count == kh * kw):
         assert rq == choose_requant(sx / (sy * kh * kw)) and layer.multipliers is None
@@ -50,12 +53,43 @@ def average_pool(attrs: dict[str, Any], x: Codes, sy: float, zy: int,
     return np.clip(y + zy, -128, 127)
 
 
+def rescale(x: Codes, sy: float, zy: int) -> np.ndarray:
+    """§4.8: ``round((q − zx)·m / 2^shift) + zy``, ``shift`` the largest with ``sx/sy·2^shift ≤
+    2^22``, ``m`` the integer nearest ``sx/sy·2^shift`` that is a 16-bit immediate or a product
+    of two, rounding to nearest with ties up; clipped to int8."""
+    q, sx, zx = x
+    ratio, shift = sx / sy, 0
+    while ratio * 2.0 ** (shift + 1) <= 1 << 22 and shift < 30:
+        shift += 1
+    target = ratio * 2.0 ** shift
+    candidates = [round(target)] if target <= 32767 else [
+        a * round(target / a) for a in range(-(-int(target) // 32767), 32768)
+        if 1 <= round(target / a) <= 32767]
+    m = min(candidates, key=lambda c: abs(c - target))
+    return np.clip(round_half_up_shift((q - zx) * m, shift) + zy, -128, 127)
+
+
+def concat(attrs: dict[str, Any], *args: Any) -> np.ndarray:
+    """The inputs along the channels, each requantized to the output's parameters unless it
+    has them (§4.8)."""
+    *inputs, sy, zy, layers = args
+    parts = []
+    for q, sx, zx in inputs:
+        if (sx, zx) == (sy, zy):
+            parts.append(q)
+        else:
+            next(layers)  # the input's rescale
+            parts.append(rescale((q, sx, zx), sy, zy))
+    next(layers)
+    return np.concatenate(parts, axis=1)
+
+
 #: The operators of this module, each taking (attrs, the inputs: codes with their scale and
-#: zero point, or a constant's array, sy, zy, layer).
-CNN_OPS = {"AveragePool": average_pool}
+#: zero point, or a constant's array, sy, zy, the iterator of the importer's layers).
+CNN_OPS = {"AveragePool": average_pool, "Concat": concat}
 
 
 def cnn_op(node: onnx.NodeProto, attrs: dict[str, Any], inputs: list[Any], sy: float,
-           zy: int, layer: Any) -> np.ndarray:
+           zy: int, layers: Iterator[Any]) -> np.ndarray:
     """The output codes of ``node`` (one of :data:`CNN_OPS`)."""
-    return CNN_OPS[node.op_type](attrs, *inputs, sy, zy, layer)
+    return CNN_OPS[node.op_type](attrs, *inputs, sy, zy, layers)

@@ -18,6 +18,7 @@ from vta_mlir.frontend.mlir_text import (
 )
 
 from .emit_cnn import CNN_LAYERS, emit_cnn_layer
+from .layers_cnn import ConcatLayer
 from .program import (
     AddLayer,
     AvgPoolLayer,
@@ -452,4 +453,6 @@ def _parallel(rank: int) -> str:
 def _sources(layer: Layer) -> list[str]:
     if isinstance(layer, AddLayer):
         return [layer.a] if layer.b is None else [layer.a, layer.b]
+    if isinstance(layer, ConcatLayer):
+        return layer.srcs
     return [layer.src]

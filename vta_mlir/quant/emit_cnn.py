@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from vta_mlir.frontend.mlir_text import memref_type
 
-from .layers_cnn import AveragePoolLayer
+from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer
 from .requant import IMM_MAX
 
 if TYPE_CHECKING:
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["CNN_LAYERS", "emit_cnn_layer", "immediate_parts", "last_value"]
 
 #: The layer classes this module emits.
-CNN_LAYERS = (AveragePoolLayer,)
+CNN_LAYERS = (AveragePoolLayer, ConcatLayer, RescaleLayer)
+CnnLayer = AveragePoolLayer | ConcatLayer | RescaleLayer
 
 Operand = tuple[str, str, str, str]
 
@@ -39,9 +40,70 @@ def last_value(steps: list[str]) -> str:
     return f"%v{k}" if k >= 0 else "%a"
 
 
-def emit_cnn_layer(em: Emitter, layer: AveragePoolLayer, prefix: str, out: str) -> None:
+def emit_cnn_layer(em: Emitter, layer: CnnLayer, prefix: str, out: str) -> None:
     """Append the IR of ``layer`` (one of :data:`CNN_LAYERS`) writing ``out``."""
-    average_pool(em, layer, prefix, out)
+    if isinstance(layer, AveragePoolLayer):
+        average_pool(em, layer, prefix, out)
+    elif isinstance(layer, ConcatLayer):
+        concat(em, layer, out)
+    else:
+        rescale(em, layer, prefix, out)
+
+
+def concat(em: Emitter, layer: ConcatLayer, out: str) -> None:
+    """Each part copied into its channel slice of ``out`` (a ``memref.subview``); ``vta-pack``
+    makes the layer writing a part write the slice itself (``passes/pack/concat.py``)."""
+    n, total, h, w = em.program.tensors[layer.dst].shape
+    out_t = memref_type((n, total, h, w), "i8")
+    first = 0
+    for k, src in enumerate(layer.srcs):
+        shape = em.shape(src)
+        view = "%" + em.unique(f"{layer.name}_slice{k}")
+        view_t = (f"memref<{n}x{shape[1]}x{h}x{w}xi8, strided<[{total * h * w}, {h * w}, "
+                  f"{w}, 1], offset: {first * h * w}>>")
+        em.lines += [
+            f"  {view} = memref.subview {out}[0, {first}, 0, 0] [{n}, {shape[1]}, {h}, {w}] "
+            f"[1, 1, 1, 1] : {out_t} to {view_t}",
+            f"  memref.copy {em.buffer(src)}, {view} : {memref_type(shape, 'i8')} to "
+            f"{view_t}"]
+        first += shape[1]
+
+
+def rescale(em: Emitter, layer: RescaleLayer, prefix: str, out: str) -> None:
+    """A 1×1 sum pool of the source (a layer in the tensor layout that reads each code once)
+    and the rescale in its epilogue: ``− zx``, the factors, the rounding shift with ``+ zy``
+    (as an ``Add``'s operand, §4.5), the clip."""
+    shape = em.program.tensors[layer.dst].shape
+    acc_t = em.accumulator(prefix, shape)
+    em.lines += [
+        f"  {prefix}_win = memref.alloc() : memref<1x1xi8>",
+        "  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, "
+        "strides = dense<1> : tensor<2xi64>}",
+        f"      ins({em.buffer(layer.src)}, {prefix}_win : {memref_type(em.shape(layer.src), 'i8')}"
+        f", memref<1x1xi8>) outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
+        f"  memref.dealloc {prefix}_win : memref<1x1xi8>",
+    ]
+    steps: list[str] = []
+    if layer.x_zero_point:
+        em.step(steps, "addi", -layer.x_zero_point)
+    for factor in layer.factors:
+        if factor != 1:
+            em.step(steps, "muli", factor)
+    half = (1 << layer.shift) >> 1
+    if 0 < half <= IMM_MAX:
+        em.step(steps, "addi", half)  # rounds the shift to nearest, ties up
+        em.step(steps, "shrsi", layer.shift)
+        if layer.zero_point:
+            em.step(steps, "addi", layer.zero_point)
+    elif layer.shift:
+        # ((t >> (shift − 1)) + 1 + 2·zy) >> 1: the rounding with the zero point (§3).
+        em.step(steps, "shrsi", layer.shift - 1)
+        em.step(steps, "addi", 1 + 2 * layer.zero_point)
+        em.step(steps, "shrsi", 1)
+    elif layer.zero_point:
+        em.step(steps, "addi", layer.zero_point)
+    em.epilogue(prefix, shape, out, steps, [], -128, 127)
+    em.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
 
 def average_pool(em: Emitter, layer: AveragePoolLayer, prefix: str, out: str) -> None:

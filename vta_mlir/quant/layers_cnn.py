@@ -1,5 +1,6 @@
-"""Layers of detector necks and classifier heads: average pooling with any window (integer
-semantics in ``docs/onnx.md`` §4.7).
+"""Layers of detector necks and classifier heads: average pooling with any window, the
+concatenation along channels and the rescaling of a tensor to another quantization (integer
+semantics in ``docs/onnx.md`` §4.7–§4.8).
 
 They join the layers of :mod:`vta_mlir.quant.program` (``Layer``); their emission is
 :mod:`vta_mlir.quant.emit_cnn`. This module needs nothing but numpy and the requantization.
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .requant import Requant, choose_requant, choose_requant_channels
+from .requant import IMM_MAX, Requant, choose_requant, choose_requant_channels
 
-__all__ = ["AveragePoolLayer", "average_pool_layer", "taps_inside"]
+__all__ = ["AveragePoolLayer", "ConcatLayer", "RescaleLayer", "average_pool_layer",
+           "rescale_layer", "taps_inside"]
 
 
 @dataclass
@@ -73,3 +75,56 @@ def average_pool_layer(name: str, src: str, size: tuple[int, int], x_scale: floa
     bias = -window * x_zero_point + rq.rounding
     return AveragePoolLayer(name, src, kernel, stride, pads, x_zero_point, bias, rq,
                             multipliers, y_zero_point, dst)
+
+
+@dataclass
+class ConcatLayer:
+    """``dst`` is the tensors ``srcs`` concatenated along the channels (each already at
+    ``dst``'s quantization): no computation, each part written into its channel slice."""
+
+    name: str
+    srcs: list[str]
+    dst: str
+
+
+@dataclass
+class RescaleLayer:
+    """``y = clip(round((q − zx)·m / 2^shift) + zy, −128, 127)`` (to nearest, ties up): a
+    tensor requantized to another scale and zero point, ``m`` the product of ``factors`` (one
+    or two immediates, ``docs/onnx.md`` §4.5)."""
+
+    name: str
+    src: str
+    x_zero_point: int
+    factors: tuple[int, ...]
+    shift: int
+    zero_point: int
+    dst: str
+
+
+#: The largest multiplier of a rescale: ``|(q − zx)·m| ≤ 255·2^22 < 2^31`` never wraps.
+RESCALE_MULTIPLIER_MAX = 1 << 22
+
+
+def rescale_layer(name: str, src: str, x_scale: float, x_zero_point: int, y_scale: float,
+                  y_zero_point: int, dst: str) -> RescaleLayer:
+    """``src`` requantized to ``y_scale`` and ``y_zero_point``: the largest ``shift`` with
+    ``x_scale / y_scale · 2^shift ≤ 2^22``, ``m`` the nearest product of at most two
+    immediates."""
+    ratio = x_scale / y_scale
+    shift = 0
+    while ratio * 2.0 ** (shift + 1) <= RESCALE_MULTIPLIER_MAX and shift < 30:
+        shift += 1
+    return RescaleLayer(name, src, x_zero_point, _factors(ratio * 2.0 ** shift), shift,
+                        y_zero_point, dst)
+
+
+def _factors(target: float) -> tuple[int, ...]:
+    """The integer nearest ``target`` that is one immediate or a product of two, as its
+    factors."""
+    if target <= IMM_MAX:
+        return (max(1, round(target)),)
+    first = np.arange(-(-int(target) // IMM_MAX), IMM_MAX + 1, dtype=np.int64)
+    second = np.clip(np.rint(target / first), 1, IMM_MAX).astype(np.int64)
+    best = int(np.argmin(np.abs(first * second - target)))
+    return (int(first[best]), int(second[best]))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .layers_cnn import AveragePoolLayer
+from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer
 from .requant import IMM_MAX, Requant
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
@@ -112,7 +112,8 @@ class AddLayer:
     dst: str
 
 
-Layer = DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer | AveragePoolLayer
+Layer = (DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer | AveragePoolLayer
+         | ConcatLayer | RescaleLayer)
 
 
 @dataclass
