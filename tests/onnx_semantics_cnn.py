@@ -84,9 +84,32 @@ def concat(attrs: dict[str, Any], *args: Any) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
+def resize(attrs: dict[str, Any], x: Codes, roi: Any, scales: Any, *rest: Any) -> np.ndarray:
+    """A nearest ``Resize`` on the codes (the quantization is kept): each output index reads
+    the input index of ONNX's coordinate transformation and nearest mode."""
+    *sizes, sy, zy, layers = rest
+    q, sx, zx = x
+    assert (sx, zx) == (sy, zy)
+    next(layers)
+    shape = [int(v) for v in sizes[0].reshape(-1)] if sizes and sizes[0] is not None else \
+        [int(np.floor(d * f)) for d, f in zip(q.shape, scales.reshape(-1), strict=True)]
+    transform = attrs.get("coordinate_transformation_mode", b"half_pixel").decode()
+    rounding = attrs.get("nearest_mode", b"round_prefer_floor").decode()
+    out = q
+    for axis in (2, 3):
+        size, count = q.shape[axis], shape[axis]
+        o = np.arange(count) + 0.5
+        x_in = {"half_pixel": o * size / count - 0.5, "asymmetric": (o - 0.5) * size / count,
+                "pytorch_half_pixel": o * size / count - 0.5}[transform]
+        index = {"round_prefer_floor": np.ceil(x_in - 0.5), "floor": np.floor(x_in),
+                 "round_prefer_ceil": np.floor(x_in + 0.5), "ceil": np.ceil(x_in)}[rounding]
+        out = np.take(out, np.clip(index, 0, size - 1).astype(np.int64), axis=axis)
+    return out
+
+
 #: The operators of this module, each taking (attrs, the inputs: codes with their scale and
 #: zero point, or a constant's array, sy, zy, the iterator of the importer's layers).
-CNN_OPS = {"AveragePool": average_pool, "Concat": concat}
+CNN_OPS = {"AveragePool": average_pool, "Concat": concat, "Resize": resize}
 
 
 def cnn_op(node: onnx.NodeProto, attrs: dict[str, Any], inputs: list[Any], sy: float,

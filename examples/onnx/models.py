@@ -215,11 +215,33 @@ def avgpool_block(rng: np.random.Generator) -> Built:
     return nodes, inits, (1, 3, 8, 8), (1, 16, 4, 4)
 
 
+def detector_neck(rng: np.random.Generator) -> Built:
+    """A detector-style neck: a 3×3 convolution, a stride-2 3×3 convolution (the backbone's
+    coarser level), its nearest ``Resize`` ×2, the ``Concat`` of the two levels along the
+    channels (16 + 32: the second part starts at channel 16) and a 3×3 head convolution."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             init_tensor(rng, "w2", (32, 16, 3, 3), 0.1), init_tensor(rng, "b2", (32,), 0.3),
+             init_tensor(rng, "w3", (8, 48, 3, 3), 0.05), init_tensor(rng, "b3", (8,), 0.3),
+             numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "up_scales")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2],
+                         name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("Resize", ["r2", "", "up_scales"], ["up"], mode="nearest",
+                         name="upsample"),
+        helper.make_node("Concat", ["r1", "up"], ["cat"], axis=1, name="concat"),
+        helper.make_node("Conv", ["cat", "w3", "b3"], ["y"], pads=[1, 1, 1, 1], name="head"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 8, 8, 8)
+
+
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
     "shared_bias": shared_bias, "resnet18": resnet18, "vgg_head": vgg_head,
-    "avgpool_block": avgpool_block}
+    "avgpool_block": avgpool_block, "detector_neck": detector_neck}
 
 
 class RandomCalibration:

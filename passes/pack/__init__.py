@@ -143,6 +143,7 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
+from vta_mlir.passes.pack.match_resize import resize_op
 from vta_mlir.passes.pack.normal_form import (
     ARG_ATTR_NAME,
     Packing,
@@ -173,6 +174,7 @@ from vta_mlir.passes.pack.plan import (
     PaddedData,
     Planner,
     PoolStep,
+    ResizeStep,
     Step,
     Store,
 )
@@ -441,6 +443,9 @@ class _Emitter:
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, *pool_ops(x, self.buffers[acc], pool.kind,
                                                        pool.window, pool.strides))
+                case ResizeStep(acc=acc, resize=resize, act=act):
+                    self.insert(step.source, resize_op(self.args[act], self.buffers[acc],
+                                                       resize.factors))
                 case AluStep(acc=acc, kind=kind, imm=imm, other=other):
                     second = None if other is None else self.buffers[other]
                     self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,

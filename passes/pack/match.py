@@ -74,6 +74,7 @@ from vta_mlir.passes.pack.expr import (
 from vta_mlir.passes.pack.match_conv import ConvMatcher
 from vta_mlir.passes.pack.match_elementwise import IMM_MAX, IMM_MIN, ElementwiseMatcher
 from vta_mlir.passes.pack.match_pool import PoolMatcher
+from vta_mlir.passes.pack.match_resize import ResizeMatcher
 
 __all__ = [
     "ALU_KINDS",
@@ -114,6 +115,8 @@ class FunctionRecognizer:
     pool: PoolMatcher = field(init=False)
     #: The element-wise ops of the function (``passes/pack/match_elementwise.py``).
     elementwise: ElementwiseMatcher = field(init=False)
+    #: The nearest upsamplings of the function (``passes/pack/match_resize.py``).
+    resize: ResizeMatcher = field(init=False)
     #: The stand-ins of the function's intermediate int8 buffers
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
@@ -125,6 +128,7 @@ class FunctionRecognizer:
         self.conv = ConvMatcher(self)
         self.pool = PoolMatcher(self)
         self.elementwise = ElementwiseMatcher(self)
+        self.resize = ResizeMatcher(self)
 
     @property
     def block(self) -> Block:
@@ -144,7 +148,7 @@ class FunctionRecognizer:
 
     # ---- ops of the function body ---------------------------------------------------------
     def visit(self, op: Operation) -> None:
-        if self.conv.visit(op) or self.pool.visit(op):
+        if self.conv.visit(op) or self.pool.visit(op) or self.resize.visit(op):
             return
         match op:
             case func.ReturnOp():

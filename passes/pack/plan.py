@@ -37,6 +37,7 @@ from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
 from vta_mlir.passes.pack.match_pool import Pool
+from vta_mlir.passes.pack.match_resize import Resize
 from vta_mlir.passes.pack.normal_form import (
     Packing,
     Role,
@@ -56,6 +57,7 @@ __all__ = [
     "PaddedData",
     "Planner",
     "PoolStep",
+    "ResizeStep",
     "Step",
     "Store",
 ]
@@ -149,6 +151,16 @@ class PoolStep(Step):
     pool: Pool
     act: BlockArgument
     padded: PaddedData | None = None
+
+
+@dataclass
+class ResizeStep(Step):
+    """The nearest upsampling ``resize`` into ``acc`` of ``act`` (in the pooling's layout,
+    ``passes/pack/match_resize.py``)."""
+
+    acc: AccBuffer
+    resize: Resize
+    act: BlockArgument
 
 
 @dataclass
@@ -269,7 +281,7 @@ class Planner:
         biases at most; None for a region with a contraction (and for those 2-D programs),
         which keeps the layouts of its contraction."""
         parts = _subexpressions(out.value)
-        if any(isinstance(e, Gemm | Pool) for e in parts):
+        if any(isinstance(e, Gemm | Pool | Resize) for e in parts):
             return None
         biases = [e for e in parts if isinstance(e, Load) and e.broadcast]
         if len(shape) == 2 and all(b.kept == (1,) for b in biases):
@@ -373,6 +385,9 @@ class Planner:
             self.gemm(acc, e, e.init)
         elif isinstance(e, Pool):
             self.pool(acc, e)
+        elif isinstance(e, Resize):  # read in the accumulator's layout, like a pooling's data
+            act = self.use(e.act, Role.TENSOR, e.op)
+            self.steps.append(ResizeStep(e.op, acc, e, act))
         else:
             assert isinstance(e, Alu)
             self.alu(acc, e)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from vta_mlir.frontend.mlir_text import memref_type
 
-from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer
+from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX
 
 if TYPE_CHECKING:
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["CNN_LAYERS", "emit_cnn_layer", "immediate_parts", "last_value"]
 
 #: The layer classes this module emits.
-CNN_LAYERS = (AveragePoolLayer, ConcatLayer, RescaleLayer)
-CnnLayer = AveragePoolLayer | ConcatLayer | RescaleLayer
+CNN_LAYERS = (AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer)
+CnnLayer = AveragePoolLayer | ConcatLayer | RescaleLayer | ResizeLayer
 
 Operand = tuple[str, str, str, str]
 
@@ -46,8 +46,28 @@ def emit_cnn_layer(em: Emitter, layer: CnnLayer, prefix: str, out: str) -> None:
         average_pool(em, layer, prefix, out)
     elif isinstance(layer, ConcatLayer):
         concat(em, layer, out)
+    elif isinstance(layer, ResizeLayer):
+        resize(em, layer, out)
     else:
         rescale(em, layer, prefix, out)
+
+
+def resize(em: Emitter, layer: ResizeLayer, out: str) -> None:
+    """The nearest upsampling as torch-mlir writes it: a copy through the input map
+    ``(n, c, h, w) -> (n, c, h floordiv fh, w floordiv fw)``."""
+    fh, fw = layer.factors
+    rows = f"d2 floordiv {fh}" if fh > 1 else "d2"
+    cols = f"d3 floordiv {fw}" if fw > 1 else "d3"
+    src_t = memref_type(em.shape(layer.src), "i8")
+    out_t = memref_type(em.program.tensors[layer.dst].shape, "i8")
+    em.lines += [
+        f"  linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, {rows}, "
+        f"{cols})>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],",
+        '                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}',
+        f"      ins({em.buffer(layer.src)} : {src_t}) outs({out} : {out_t}) {{",
+        "  ^bb0(%a: i8, %o: i8):",
+        "    linalg.yield %a : i8",
+        f"  }} loc(\"{layer.name}\")"]
 
 
 def concat(em: Emitter, layer: ConcatLayer, out: str) -> None:

@@ -14,8 +14,8 @@ import numpy as np
 
 from .requant import IMM_MAX, Requant, choose_requant, choose_requant_channels
 
-__all__ = ["AveragePoolLayer", "ConcatLayer", "RescaleLayer", "average_pool_layer",
-           "rescale_layer", "taps_inside"]
+__all__ = ["AveragePoolLayer", "ConcatLayer", "RescaleLayer", "ResizeLayer",
+           "average_pool_layer", "rescale_layer", "taps_inside"]
 
 
 @dataclass
@@ -84,6 +84,17 @@ class ConcatLayer:
 
     name: str
     srcs: list[str]
+    dst: str
+
+
+@dataclass
+class ResizeLayer:
+    """``dst[n, c, h, w] = src[n, c, h // fh, w // fw]``: a nearest upsampling by the integer
+    ``factors`` (rows, columns), on the codes (the quantization is kept)."""
+
+    name: str
+    src: str
+    factors: tuple[int, int]
     dst: str
 
 

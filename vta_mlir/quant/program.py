@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer
+from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX, Requant
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
@@ -113,7 +113,7 @@ class AddLayer:
 
 
 Layer = (DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer | AveragePoolLayer
-         | ConcatLayer | RescaleLayer)
+         | ConcatLayer | RescaleLayer | ResizeLayer)
 
 
 @dataclass

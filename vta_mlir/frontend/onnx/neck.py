@@ -1,5 +1,5 @@
 """The QDQ patterns of detector necks and classifier heads (``docs/onnx.md`` §2, §4.7–):
-``AveragePool``, ``Concat``.
+``AveragePool``, ``Concat``, ``Resize``.
 
 :class:`CnnOps` is a part of the recognizer of :mod:`.qdq`: its ``_op_<OpType>`` methods are
 found by the op's type like the recognizer's own, and use its helpers (the int8 tensor a
@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import onnx
 
-from vta_mlir.quant.layers_cnn import ConcatLayer, average_pool_layer, rescale_layer
+from vta_mlir.quant.layers_cnn import (
+    ConcatLayer,
+    ResizeLayer,
+    average_pool_layer,
+    rescale_layer,
+)
 from vta_mlir.quant.program import QTensor
 
 from .check import OnnxImportError, window_output
@@ -23,7 +29,31 @@ if TYPE_CHECKING:
 __all__ = ["CNN_OPS", "CnnOps"]
 
 #: The operators of this module.
-CNN_OPS = frozenset({"AveragePool", "Concat"})
+CNN_OPS = frozenset({"AveragePool", "Concat", "Resize"})
+
+
+def nearest_sources(out_size: int, in_size: int, scale: float, transform: str,
+                    rounding: str) -> np.ndarray:
+    """The input index ONNX's nearest ``Resize`` reads for each output index (the operator's
+    coordinate transformation, then the nearest mode, clamped to the input)."""
+    o = np.arange(out_size, dtype=np.float64)
+    if transform in ("half_pixel", "half_pixel_symmetric"):
+        x = (o + 0.5) / scale - 0.5
+        if transform == "half_pixel_symmetric":
+            x += in_size / 2 * (1 - out_size / (scale * in_size))
+    elif transform == "pytorch_half_pixel":
+        x = (o + 0.5) / scale - 0.5 if out_size > 1 else np.zeros_like(o)
+    elif transform == "asymmetric":
+        x = o / scale
+    elif transform == "tf_half_pixel_for_nn":
+        x = (o + 0.5) / scale
+    elif transform == "align_corners":
+        x = o * (in_size - 1) / (out_size - 1) if out_size > 1 else np.zeros_like(o)
+    else:
+        raise ValueError(transform)
+    index = {"round_prefer_floor": np.ceil(x - 0.5), "round_prefer_ceil": np.floor(x + 0.5),
+             "floor": np.floor(x), "ceil": np.ceil(x)}[rounding]
+    return np.clip(index, 0, in_size - 1).astype(np.int64)
 
 
 def node_attrs(node: onnx.NodeProto) -> dict[str, object]:
@@ -37,6 +67,7 @@ class CnnOps:
         mode: str
         layer_name: str
         qt: dict[str, QTensor]
+        inits: dict[str, np.ndarray]
 
         def _source(self, where: str, name: str, flattened: bool = False) -> QTensor: ...
 
@@ -93,3 +124,46 @@ class CnnOps:
                                           x.zero_point, y.scale, y.zero_point, part.name), part)
             parts.append(part.name)
         self._add_layer(ConcatLayer(self.layer_name, parts, y.name), y)
+
+    def _op_Resize(self, where: str, node: onnx.NodeProto) -> None:
+        attrs = {k: v.decode() if isinstance(v, bytes) else v
+                 for k, v in node_attrs(node).items()}
+        x = self._source(where, node.input[0])
+        transform = str(attrs.get("coordinate_transformation_mode", "half_pixel"))
+        rounding = str(attrs.get("nearest_mode", "round_prefer_floor"))
+        if attrs.get("mode", "nearest") != "nearest" or attrs.get("antialias", 0) \
+                or "axes" in attrs or len(x.shape) != 4 \
+                or attrs.get("keep_aspect_ratio_policy", "stretch") != "stretch":
+            raise OnnxImportError(f"{where}: a Resize of mode nearest of an NCHW tensor (no "
+                                  "antialias, axes or aspect ratio policy) is supported")
+        n, c, h, w = x.shape
+        given = [self.inits.get(name) for name in node.input[2:4]]
+        scales = given[0] if given[0] is not None and given[0].size else None
+        sizes = given[1] if len(given) > 1 and given[1] is not None else None
+        if scales is not None:
+            shape = tuple(int(np.floor(d * float(f))) for d, f in zip(x.shape, scales.reshape(-1),
+                                                                     strict=False))
+        elif sizes is not None:
+            shape = tuple(int(v) for v in sizes.reshape(-1))
+        else:
+            raise OnnxImportError(f"{where}: the scales or sizes of a Resize are constants")
+        if len(shape) != 4 or shape[:2] != (n, c) or shape[2] % h or shape[3] % w:
+            raise OnnxImportError(f"{where}: resizes {x.shape} to {shape}: VTA upsamples H and "
+                                  "W by integer factors")
+        factors = (shape[2] // h, shape[3] // w)
+        try:
+            nearest = all(np.array_equal(nearest_sources(out, size, float(out) / size, transform,
+                                                         rounding), np.arange(out) // (out // size))
+                          for out, size in ((shape[2], h), (shape[3], w)))
+        except (ValueError, KeyError):
+            nearest = False
+        if not nearest:
+            raise OnnxImportError(f"{where}: coordinate_transformation_mode '{transform}' with "
+                                  f"nearest_mode '{rounding}' does not read input element "
+                                  f"(h // {factors[0]}, w // {factors[1]}) for output (h, w): "
+                                  "VTA repeats each element (half_pixel with a rounding "
+                                  "nearest mode, or asymmetric with floor)")
+        y = self._output(where, node, shape)
+        if (y.scale, y.zero_point) != (x.scale, x.zero_point):
+            raise OnnxImportError(f"{where}: a Resize must keep its input's quantization")
+        self._add_layer(ResizeLayer(self.layer_name, x.name, factors, y.name), y)
