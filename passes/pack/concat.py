@@ -125,6 +125,7 @@ def rewrite_channel_slices(f: func.FuncOp, cfg: VTAConfig) -> list[memref.Global
         if _is_concat_buffer(arg):
             _into_own_buffer(arg, ret)
     for op in list(block.ops):
+        _check_written_slice(op)
         if isinstance(op, memref.CopyOp) and channel_offset(op.destination.owner) is not None \
                 and op.parent_block() is block:  # type: ignore[arg-type]
             view = op.destination.owner
@@ -213,6 +214,22 @@ def _gapped(f: func.FuncOp, alloc: memref.AllocOp, block: int) -> memref.GlobalO
     copy_location(parts[-1], ops)
     Rewriter.insert_op(ops, InsertPoint.before(first))
     return glob
+
+
+def _check_written_slice(op: Operation) -> None:
+    """A view of a buffer nothing fills (not the padding idiom) that ``op`` writes is a channel
+    slice: an error at the view otherwise."""
+    t = op.source.type if isinstance(op, memref.SubviewOp) else None
+    if not isinstance(t, MemRefType) or t.get_num_dims() != 4 or channel_offset(op) is not None:
+        return
+    users = [u.operation for u in op.source.uses]
+    written = any(isinstance(u.operation, memref.CopyOp) and u.operation.destination is op.result
+                  or op.result in getattr(u.operation, "outputs", ()) for u in op.result.uses)
+    if written and not any(isinstance(u, linalg.FillOp) for u in users):
+        report_error(op, f"is a part of {label(op.source)} other than a slice of its channels, "
+                         "which a layer writes: VTA concatenates NCHW tensors along the "
+                         "channels (a view with offsets 0 but along dimension 1, the other "
+                         "dimensions whole, unit strides)")
 
 
 def _into_own_buffer(arg: BlockArgument, ret: Operation) -> None:
