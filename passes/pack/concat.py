@@ -217,10 +217,11 @@ def _gapped(f: func.FuncOp, alloc: memref.AllocOp, block: int) -> memref.GlobalO
 
 
 def _check_written_slice(op: Operation) -> None:
-    """A view of a buffer nothing fills (not the padding idiom) that ``op`` writes is a channel
-    slice: an error at the view otherwise."""
+    """A view of an allocation nothing fills (not the padding idiom) that a layer writes is a
+    channel slice: an error at the view ``op`` otherwise."""
     t = op.source.type if isinstance(op, memref.SubviewOp) else None
-    if not isinstance(t, MemRefType) or t.get_num_dims() != 4 or channel_offset(op) is not None:
+    if not isinstance(t, MemRefType) or t.get_num_dims() != 4 or channel_offset(op) is not None \
+            or not isinstance(op.source.owner, memref.AllocOp):  # type: ignore[union-attr]
         return
     users = [u.operation for u in op.source.uses]
     written = any(isinstance(u.operation, memref.CopyOp) and u.operation.destination is op.result
