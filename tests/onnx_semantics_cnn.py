@@ -107,9 +107,52 @@ def resize(attrs: dict[str, Any], x: Codes, roi: Any, scales: Any, *rest: Any) -
     return out
 
 
+def mul(attrs: dict[str, Any], a: Any, b: Any, sy: float, zy: int,
+        layers: Iterator[Any]) -> np.ndarray:
+    """§4.10: ``(q − zx)·(q_k − z_k)``, the constant per tensor or per channel, requantized
+    with ``M = sx·sk / sy`` (§3, its rounding constant added first)."""
+    (q, sx, zx), (k, sk, zk) = (a, b) if np.ndim(a[0]) == 4 and a[0].size > b[0].size else (b, a)
+    layer = next(layers)
+    rq = layer.rq
+    assert rq == choose_requant(sx * sk / sy)
+    c = (k.astype(np.int64) - zk).reshape((1, -1, 1, 1) if k.size > 1 else ())
+    y = fixed_point_requant((q - zx) * c, rq.s1, rq.m, rq.s2, rq.clip)
+    return np.clip(y + zy, -128, 127)
+
+
+def _hard(attrs: dict[str, Any], x: Codes, sy: float, zy: int, layers: Iterator[Any],
+          swish: bool, alpha: float, beta: float) -> np.ndarray:
+    """§4.11: ``H = clip(m·(v + ci) + cf, 0, D)``, ``m`` the layer's slope, ``ci`` and ``cf``
+    the parts of ``β/(α·sx)``, ``D`` the value at ``h = 1``; ``v·H`` (HardSwish) or ``H``
+    requantized with ``M = sx / (sy·D*)`` or ``1 / (sy·D*)``, ``D* = m / (α·sx)``."""
+    q, sx, zx = x
+    layer = next(layers)
+    m, rate = layer.slope, alpha * sx
+    whole = int(np.floor(beta / rate))
+    assert 1 <= m <= 32767 and layer.offset == whole - zx
+    assert layer.fraction == round(m * (beta / rate - whole)) and layer.top == round(m / rate)
+    assert layer.rq == choose_requant((sx if swish else 1.0) * rate / (sy * m))
+    h = np.clip(m * (q - zx + whole) + layer.fraction, 0, layer.top)
+    rq = layer.rq
+    y = fixed_point_requant((q - zx) * h if swish else h, rq.s1, rq.m, rq.s2, rq.clip)
+    return np.clip(y + zy, -128, 127)
+
+
+def hard_sigmoid(attrs: dict[str, Any], x: Codes, sy: float, zy: int,
+                 layers: Iterator[Any]) -> np.ndarray:
+    return _hard(attrs, x, sy, zy, layers, False, attrs.get("alpha", 0.2),
+                 attrs.get("beta", 0.5))
+
+
+def hard_swish(attrs: dict[str, Any], x: Codes, sy: float, zy: int,
+               layers: Iterator[Any]) -> np.ndarray:
+    return _hard(attrs, x, sy, zy, layers, True, 1 / 6, 0.5)
+
+
 #: The operators of this module, each taking (attrs, the inputs: codes with their scale and
 #: zero point, or a constant's array, sy, zy, the iterator of the importer's layers).
-CNN_OPS = {"AveragePool": average_pool, "Concat": concat, "Resize": resize}
+CNN_OPS = {"AveragePool": average_pool, "Concat": concat, "Resize": resize, "Mul": mul,
+           "HardSigmoid": hard_sigmoid, "HardSwish": hard_swish}
 
 
 def cnn_op(node: onnx.NodeProto, attrs: dict[str, Any], inputs: list[Any], sy: float,

@@ -237,11 +237,29 @@ def detector_neck(rng: np.random.Generator) -> Built:
     return nodes, inits, (1, 3, 8, 8), (1, 8, 8, 8)
 
 
+def hard_activations(rng: np.random.Generator) -> Built:
+    """A convolution, ``HardSwish``, a ``Mul`` by a scalar, ``HardSigmoid`` and a ``Mul`` by a
+    per-channel constant (as a squeeze-and-excitation scale with fixed weights)."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             numpy_helper.from_array(np.array(1.7, np.float32), "k"),
+             numpy_helper.from_array((rng.standard_normal((1, 16, 1, 1)) * 0.5 + 1)
+                                     .astype(np.float32), "kc")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("HardSwish", ["c1"], ["hs"], name="hswish"),
+        helper.make_node("Mul", ["hs", "k"], ["m1"], name="scale"),
+        helper.make_node("HardSigmoid", ["m1"], ["hg"], alpha=0.25, beta=0.4, name="hsigmoid"),
+        helper.make_node("Mul", ["hg", "kc"], ["y"], name="channel_scale"),
+    ]
+    return nodes, inits, (1, 3, 6, 6), (1, 16, 6, 6)
+
+
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
     "shared_bias": shared_bias, "resnet18": resnet18, "vgg_head": vgg_head,
-    "avgpool_block": avgpool_block, "detector_neck": detector_neck}
+    "avgpool_block": avgpool_block, "detector_neck": detector_neck,
+    "hard_activations": hard_activations}
 
 
 class RandomCalibration:

@@ -343,7 +343,7 @@ class _PoolEmitter(TileBuilder):
         c0 = self.value(ct * p.tc, "c0")
         r0 = self.value(rt * p.th, "r0")
         b0 = self.value(b, "b0")
-        loads = {o.init: o for o in r.operands}
+        loads = {o.init: o for o in r.operands if o.loaded}
         for op in r.ops:
             if op is r.pool:
                 self.windows(win, acc, run, crun)

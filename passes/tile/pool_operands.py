@@ -5,9 +5,11 @@ over padding of any value.
 epilogue reads with the ALU's tensor operand (``linalg.generic ins(%acc, %other)
 outs(%acc)``): a DRAM tensor of the output's shape loaded per tile (``load``: an ``i32`` copy,
 or ``load8``: a sign-extending copy of ``i8``; the per-position multipliers of an average pool
-that does not count its padding, ``docs/onnx.md`` §4.7), or a per-channel vector broadcast over
+that does not count its padding, ``docs/onnx.md`` §4.7), a per-channel vector broadcast over
 the positions (``bcast``, read with ``(b, c, h, w, bb, cc) -> (0, c, 0, 0, bb, cc)``: wide clip
-bounds of a requantization).  Only the compute module touches them (its loads into the
+bounds of a requantization, a per-channel factor), or a copy of the output's accumulator the
+epilogue computes (``fill``: reset, then an ``add`` of the accumulator, as for ``HardSwish``'s
+``x · h(x)``).  Only the compute module touches them (its loads into the
 accumulator SRAM and its ALU instructions run in order), so each has one SRAM tile: the
 output's ``(1, tc, th, OW, B, BO)`` or a channel row ``(1, tc, 1, 1, lanes, BO)``.
 
@@ -36,7 +38,7 @@ from vta_mlir.config import ALU_IMM_WIDTH
 from vta_mlir.ir.locations import copy_location
 
 from .builder import Index, TileBuilder
-from .padded import is_dram, shape_of
+from .padded import constant_of, is_dram, shape_of
 
 __all__ = ["PoolOperand", "load_operand", "padded_sum_rectangles", "pool_operands"]
 
@@ -52,12 +54,18 @@ class PoolOperand:
     DRAM tensor ``src`` (``kind``: ``load``, ``load8`` or ``bcast``, module doc)."""
 
     acc: SSAValue
-    init: linalg.GenericOp
+    init: linalg.GenericOp | linalg.FillOp
     kind: str
 
     @property
     def src(self) -> SSAValue:
         return self.init.inputs[0]
+
+    @property
+    def loaded(self) -> bool:
+        """Loaded from DRAM (not a ``fill``: a copy of the output's accumulator the region
+        computes, VTA having no copy between accumulators)."""
+        return self.kind != "fill"
 
 
 def _maps(op: linalg.GenericOp) -> list[AffineMap]:
@@ -94,14 +102,19 @@ def pool_operands(accs: Sequence[SSAValue], ops: Sequence[Operation], shape: tup
     loading it (module doc)."""
     found: list[PoolOperand] = []
     for acc in accs[1:]:
+        fills = [op for op in ops if isinstance(op, linalg.FillOp) and op.outputs[0] is acc]
+        if len(fills) == 1 and constant_of(fills[0].inputs[0]) is not None:
+            found.append(PoolOperand(acc, fills[0], "fill"))
+            continue
         inits = [op for op in ops if isinstance(op, linalg.GenericOp) and
                  op.outputs[0] is acc and acc not in op.inputs]
         kind = _init_kind(inits[0], shape) if len(inits) == 1 else None
         if kind is None:
             fail(inits[0] if inits else ops[-1],
-                 "an accumulator a pooling region's epilogue reads is loaded once, from a DRAM "
-                 "tensor shaped like the output or a per-channel vector read with (b, c, h, w, "
-                 "bb, cc) -> (0, c, 0, 0, bb, cc)")
+                 "an accumulator a pooling region's epilogue reads is filled once with a "
+                 "constant (a copy of the output's) or loaded once, from a DRAM tensor shaped "
+                 "like the output or a per-channel vector read with (b, c, h, w, bb, cc) -> "
+                 "(0, c, 0, 0, bb, cc)")
         found.append(PoolOperand(acc, inits[0], kind))
     return found
 

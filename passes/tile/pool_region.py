@@ -141,10 +141,11 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
     if pool.outputs[0] is not accs[0]:
         fail(pool, "the pooling of a region writes its first accumulator")
     operands = pool_operands(accs, ops, shape, fail)
-    loads = {o.init for o in operands}
+    loads = {o.init for o in operands if o.loaded}
+    fills = {o.init for o in operands if not o.loaded}
     init: int | None = None
     for op in ops:
-        if op is pool or op is output or op in loads:
+        if op is pool or op is output or op in loads or op in fills:
             continue
         if isinstance(op, linalg.FillOp):
             value = constant_of(op.inputs[0])

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from vta_mlir.frontend.mlir_text import memref_type
 
+from .activations import HardLayer, MulConstLayer
 from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX
 
@@ -18,8 +19,10 @@ if TYPE_CHECKING:
 __all__ = ["CNN_LAYERS", "emit_cnn_layer", "immediate_parts", "last_value"]
 
 #: The layer classes this module emits.
-CNN_LAYERS = (AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer)
-CnnLayer = AveragePoolLayer | ConcatLayer | RescaleLayer | ResizeLayer
+CNN_LAYERS = (AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer, HardLayer,
+              MulConstLayer)
+CnnLayer = (AveragePoolLayer | ConcatLayer | RescaleLayer | ResizeLayer | HardLayer
+            | MulConstLayer)
 
 Operand = tuple[str, str, str, str]
 
@@ -48,8 +51,10 @@ def emit_cnn_layer(em: Emitter, layer: CnnLayer, prefix: str, out: str) -> None:
         concat(em, layer, out)
     elif isinstance(layer, ResizeLayer):
         resize(em, layer, out)
-    else:
+    elif isinstance(layer, RescaleLayer):
         rescale(em, layer, prefix, out)
+    else:
+        activation(em, layer, prefix, out)
 
 
 def resize(em: Emitter, layer: ResizeLayer, out: str) -> None:
@@ -89,20 +94,69 @@ def concat(em: Emitter, layer: ConcatLayer, out: str) -> None:
         first += shape[1]
 
 
-def rescale(em: Emitter, layer: RescaleLayer, prefix: str, out: str) -> None:
-    """A 1×1 sum pool of the source (a layer in the tensor layout that reads each code once)
-    and the rescale in its epilogue: ``− zx``, the factors, the rounding shift with ``+ zy``
-    (as an ``Add``'s operand, §4.5), the clip."""
-    shape = em.program.tensors[layer.dst].shape
+def element_read(em: Emitter, src: str, prefix: str, name: str,
+                 shape: tuple[int, ...]) -> str:
+    """The accumulator of an element-wise layer in the tensor layout: a 1×1 sum pool of
+    ``src``, which reads each code once (on VTA a pooling region, whose epilogue may read
+    per-channel operands and copy the accumulator). Returns its type."""
     acc_t = em.accumulator(prefix, shape)
     em.lines += [
         f"  {prefix}_win = memref.alloc() : memref<1x1xi8>",
         "  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, "
         "strides = dense<1> : tensor<2xi64>}",
-        f"      ins({em.buffer(layer.src)}, {prefix}_win : {memref_type(em.shape(layer.src), 'i8')}"
-        f", memref<1x1xi8>) outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
+        f"      ins({em.buffer(src)}, {prefix}_win : {memref_type(em.shape(src), 'i8')}"
+        f", memref<1x1xi8>) outs({prefix}_acc : {acc_t}) loc(\"{name}\")",
         f"  memref.dealloc {prefix}_win : memref<1x1xi8>",
     ]
+    return acc_t
+
+
+def activation(em: Emitter, layer: HardLayer | MulConstLayer, prefix: str, out: str) -> None:
+    """``Mul`` by a constant, ``HardSigmoid`` or ``HardSwish`` (§4.10–§4.11) in the epilogue of
+    :func:`element_read`, then the requantization (its rounding constant first)."""
+    shape = em.program.tensors[layer.dst].shape
+    acc_t = element_read(em, layer.src, prefix, layer.name, shape)
+    steps: list[str] = []
+    operands: list[Operand] = []
+    if isinstance(layer, MulConstLayer):
+        value = em.step(steps, "addi", -layer.x_zero_point) if layer.x_zero_point else "%a"
+        if layer.factor.size == 1:
+            em.step(steps, "muli", int(layer.factor.reshape(-1)[0]), value)
+        else:
+            c = em.constant(f"{layer.name}_c", layer.factor)
+            operands.append((c, memref_type(layer.factor.shape, "i32"), "d1", "%c: i32"))
+            steps.append(f"%v{_count(steps)} = arith.muli {value}, %c : i32")
+    else:
+        # v = q − zx, and H = clip(m·(q + ci − zx) + cf, 0, D) from the same q: on VTA two
+        # accumulators (a copy of q), combined by a tensor mul for HardSwish.
+        v = em.step(steps, "addi", -layer.x_zero_point) if layer.x_zero_point else "%a"
+        h = em.step(steps, "addi", layer.offset, "%a") if layer.offset else "%a"
+        h = em.step(steps, "muli", layer.slope, h)
+        if layer.fraction:
+            h = em.step(steps, "addi", layer.fraction, h)
+        h = em.step(steps, "maxsi", 0, h)
+        h = em.step(steps, "minsi", layer.top, h)
+        if layer.swish:
+            steps.append(f"%v{_count(steps)} = arith.muli {v}, {h} : i32")
+    if layer.rq.rounding:
+        em.step(steps, "addi", layer.rq.rounding)
+    in_range = em.requant_steps(steps, layer.rq, layer.zero_point, -128, 127, operands,
+                                layer.name, layer.dst)
+    em.epilogue(prefix, shape, out, steps, operands, -128, 127, in_range)
+    em.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
+
+
+def _count(steps: list[str]) -> int:
+    """The index of the next ``%v<k>``."""
+    return sum(1 for line in steps if line.startswith("%v"))
+
+
+def rescale(em: Emitter, layer: RescaleLayer, prefix: str, out: str) -> None:
+    """A 1×1 sum pool of the source (a layer in the tensor layout that reads each code once)
+    and the rescale in its epilogue: ``− zx``, the factors, the rounding shift with ``+ zy``
+    (as an ``Add``'s operand, §4.5), the clip."""
+    shape = em.program.tensors[layer.dst].shape
+    acc_t = element_read(em, layer.src, prefix, layer.name, shape)
     steps: list[str] = []
     if layer.x_zero_point:
         em.step(steps, "addi", -layer.x_zero_point)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .activations import HardLayer, MulConstLayer
 from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX, Requant
 
@@ -113,7 +114,7 @@ class AddLayer:
 
 
 Layer = (DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer | AveragePoolLayer
-         | ConcatLayer | RescaleLayer | ResizeLayer)
+         | ConcatLayer | RescaleLayer | ResizeLayer | HardLayer | MulConstLayer)
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """The QDQ patterns of detector necks and classifier heads (``docs/onnx.md`` §2, §4.7–):
-``AveragePool``, ``Concat``, ``Resize``.
+``AveragePool``, ``Concat``, ``Resize``, ``Mul`` by a constant, ``HardSigmoid``, ``HardSwish``.
 
 :class:`CnnOps` is a part of the recognizer of :mod:`.qdq`: its ``_op_<OpType>`` methods are
 found by the op's type like the recognizer's own, and use its helpers (the int8 tensor a
@@ -8,11 +8,12 @@ found by the op's type like the recognizer's own, and use its helpers (the int8 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnx
 
+from vta_mlir.quant.activations import hard_layer, mul_const_layer
 from vta_mlir.quant.layers_cnn import (
     ConcatLayer,
     ResizeLayer,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["CNN_OPS", "CnnOps"]
 
 #: The operators of this module.
-CNN_OPS = frozenset({"AveragePool", "Concat", "Resize"})
+CNN_OPS = frozenset({"AveragePool", "Concat", "Resize", "Mul", "HardSigmoid", "HardSwish"})
 
 
 def nearest_sources(out_size: int, in_size: int, scale: float, transform: str,
@@ -68,6 +69,8 @@ class CnnOps:
         layer_name: str
         qt: dict[str, QTensor]
         inits: dict[str, np.ndarray]
+        consts: dict[str, Any]
+        act: dict[str, QTensor]
 
         def _source(self, where: str, name: str, flattened: bool = False) -> QTensor: ...
 
@@ -167,3 +170,53 @@ class CnnOps:
         if (y.scale, y.zero_point) != (x.scale, x.zero_point):
             raise OnnxImportError(f"{where}: a Resize must keep its input's quantization")
         self._add_layer(ResizeLayer(self.layer_name, x.name, factors, y.name), y)
+
+    def _op_Mul(self, where: str, node: onnx.NodeProto) -> None:
+        a, b = node.input[0], node.input[1]
+        if a in self.consts and b in self.act:
+            a, b = b, a
+        const = self.consts.get(b)
+        if const is None or a not in self.act:
+            raise OnnxImportError(f"{where}: a Mul of a tensor and a quantized constant is "
+                                  "supported (not of two tensors)")
+        x = self._source(where, a)
+        values = np.asarray(const.q)
+        channels = x.shape[1] if len(x.shape) == 4 else 0
+        per_channel = values.size == channels and values.size > 1 and \
+            values.shape in ((channels,), (channels, 1, 1), (1, channels, 1, 1))
+        if len(x.shape) != 4 or np.asarray(const.scale).size != 1 or \
+                np.asarray(const.zero_point).size != 1 or not (values.size == 1 or per_channel):
+            raise OnnxImportError(f"{where}: a Mul of an NCHW tensor by a constant scalar or "
+                                  "per-channel vector (one scale and zero point) is supported")
+        factor = values.reshape(-1).astype(np.int64) - int(np.asarray(const.zero_point).reshape(()))
+        y = self._output(where, node, x.shape)
+        try:
+            layer = mul_const_layer(self.layer_name, x.name, x.scale, x.zero_point, factor,
+                                    float(np.asarray(const.scale).reshape(())), y.scale,
+                                    y.zero_point, y.name)
+        except ValueError as exc:
+            raise OnnxImportError(f"{where}: {exc}") from None
+        self._add_layer(layer, y)
+
+    def _op_HardSigmoid(self, where: str, node: onnx.NodeProto) -> None:
+        attrs = node_attrs(node)
+        self._hard(where, node, False, float(attrs.get("alpha", 0.2)),  # type: ignore[arg-type]
+                   float(attrs.get("beta", 0.5)))  # type: ignore[arg-type]
+
+    def _op_HardSwish(self, where: str, node: onnx.NodeProto) -> None:
+        self._hard(where, node, True, 1.0 / 6.0, 0.5)
+
+    def _hard(self, where: str, node: onnx.NodeProto, swish: bool, alpha: float,
+              beta: float) -> None:
+        """``HardSigmoid`` or ``HardSwish``, which the quantizer leaves in float between a
+        DequantizeLinear and a QuantizeLinear (docs/onnx.md §4.11)."""
+        x = self._source(where, node.input[0])
+        if len(x.shape) != 4:
+            raise OnnxImportError(f"{where}: only NCHW tensors are supported")
+        y = self._output(where, node, x.shape)
+        try:
+            layer = hard_layer(self.layer_name, x.name, swish, alpha, beta, x.scale,
+                               x.zero_point, y.scale, y.zero_point, y.name)
+        except ValueError as exc:
+            raise OnnxImportError(f"{where}: {exc}") from None
+        self._add_layer(layer, y)
