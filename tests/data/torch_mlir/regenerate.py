@@ -42,6 +42,8 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("residual_asym", "residual", True),
     ("gap_fc", "gap_fc", False),
     ("gap_fc_asym", "gap_fc", True),
+    ("vgg_head", "vgg_head", False),
+    ("vgg_head_asym", "vgg_head", True),
 )
 
 #: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
