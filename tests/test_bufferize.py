@@ -326,8 +326,8 @@ def test_one_fill_initialises_two_layers(cfg: VTAConfig) -> None:
         np.testing.assert_array_equal(y, np.clip(acc >> 6, -128, 127).astype(np.int8))
 
 BAD_SECOND_FUNCTION = matmul_program(1, 16, 16, 4) + """
-func.func @bad(%x: tensor<4x16xi8>, %y: tensor<4x16xi8>) -> tensor<8x16xi8> {
-  %0 = tensor.concat dim(0) %x, %y : (tensor<4x16xi8>, tensor<4x16xi8>) -> tensor<8x16xi8>
+func.func @bad(%c: i8) -> tensor<8x16xi8> {
+  %0 = tensor.splat %c : tensor<8x16xi8>
   return %0 : tensor<8x16xi8>
 }
 """
@@ -338,7 +338,7 @@ def test_an_error_leaves_the_module_unchanged() -> None:
     before = print_module(module)
     with pytest.raises(DiagnosticError) as info:
         BufferizePass().apply(make_context(), module)
-    assert str(info.value).startswith("bad.mlir:22:3: error: 'tensor.concat' op is not "
+    assert str(info.value).startswith("bad.mlir:22:3: error: 'tensor.splat' op is not "
                                       "supported by vta-bufferize")
     assert print_module(module) == before
 
@@ -349,5 +349,5 @@ def test_vta_run_reports_unsupported_tensor_ops(tmp_path: Path,
     program.write_text(BAD_SECOND_FUNCTION)
     assert vta_run([str(program), "--random-inputs", "--check"]) == 1
     err = capsys.readouterr().err
-    assert "bad.mlir:22:3: error: 'tensor.concat' op is not supported" in err
+    assert "bad.mlir:22:3: error: 'tensor.splat' op is not supported" in err
     assert "Traceback" not in err

@@ -40,6 +40,7 @@ MODELS: dict[str, float] = {
     "dense": 1, "dense_asym": 1, "conv_relu": 1, "conv_relu_asym": 1, "small_cnn": 1,
     "small_cnn_asym": 1, "gap_fc": 1, "gap_fc_asym": 1, "residual": 1, "residual_asym": 2,
     "mobilenet_block": 2, "mobilenet_block_asym": 2,
+    "vgg_head": 1, "vgg_head_asym": 1,
 }
 
 

@@ -165,10 +165,20 @@ def test_read_before_write_is_diagnosed(default_cfg: VTAConfig) -> None:
     assert "'memref.copy' op reads %h before anything was written to it" in message
 
 
-def test_collapse_of_a_spatial_tensor_is_diagnosed(default_cfg: VTAConfig) -> None:
-    """Collapsing 1×16×2×2 to 1×64 interleaves channels and positions: not the packed bytes."""
-    message = _pack_error(_fc_program(16, 16, 10, collapse=(2, 2)), default_cfg)
-    assert "a collapsed view of %h, whose packed layout is not that of the buffer" in message
+def test_fully_connected_after_spatial_collapse(default_cfg: VTAConfig) -> None:
+    """Collapsing 1×16×2×2 to 1×64 interleaves channels and positions in the packed bytes: the
+    fully connected layer's weights are permuted to them (passes/pack/flattened_act.py)."""
+    rng = np.random.default_rng(4)
+    c, o, n = 16, 16, 10
+    x = rng.integers(-128, 128, (1, c, 4, 4), dtype=np.int8)
+    w, b = _weights(rng, o, c, 3)
+    fw = rng.integers(-128, 128, (o * 4, n), dtype=np.int8)
+    fb = rng.integers(-3000, 3000, n).astype(np.int32)
+    program = _fc_program(c, o, n, collapse=(2, 2))
+    (y,) = vta_mlir.compile(program, config=default_cfg)(x, w, b, fw, fb)
+    h = conv_layer(x, w, b, 1, 0, 6).reshape(1, o * 4).astype(np.int64)
+    expected = np.clip((h @ fw.astype(np.int64) + fb) >> 5, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(y, expected)
 
 
 def test_elementwise_layer_on_intermediates(cfg: VTAConfig) -> None:

@@ -327,12 +327,89 @@ def mobilenet_v2(rng: np.random.Generator, size: int = 224, classes: int = 1000,
     return nodes, inits, (batch, 3, size, size), (batch, classes)
 
 
+def vgg_head(rng: np.random.Generator) -> Built:
+    """A VGG-style head: two 3×3 convolutions with ReLU, a 2×2 max-pool, Flatten of the
+    16×3×3 features (H, W > 1) and a fully connected layer."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             init_tensor(rng, "w2", (24, 16, 3, 3), 0.1), init_tensor(rng, "b2", (24,), 0.3),
+             init_tensor(rng, "w3", (10, 24 * 3 * 3), 0.1), init_tensor(rng, "b3", (10,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("MaxPool", ["r2"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
+                         name="pool"),
+        helper.make_node("Flatten", ["p"], ["f"], axis=1, name="flatten"),
+        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], transB=1, name="fc"),
+    ]
+    return nodes, inits, (1, 3, 6, 6), (1, 10)
+
+
+def avgpool_block(rng: np.random.Generator) -> Built:
+    """A convolution with ReLU, then 3×3 average pools of stride 1 padded by 1 that count the
+    padding (``count_include_pad=1``) and that do not, and a 2×2 one of stride 2."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("AveragePool", ["r1"], ["a1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         count_include_pad=1, name="avg_pad"),
+        helper.make_node("AveragePool", ["a1"], ["a2"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         count_include_pad=0, name="avg_valid"),
+        helper.make_node("AveragePool", ["a2"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
+                         name="avg_down"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 16, 4, 4)
+
+
+def detector_neck(rng: np.random.Generator) -> Built:
+    """A detector-style neck: a 3×3 convolution, a stride-2 3×3 convolution (the backbone's
+    coarser level), its nearest ``Resize`` ×2, the ``Concat`` of the two levels along the
+    channels (16 + 32: the second part starts at channel 16) and a 3×3 head convolution."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             init_tensor(rng, "w2", (32, 16, 3, 3), 0.1), init_tensor(rng, "b2", (32,), 0.3),
+             init_tensor(rng, "w3", (8, 48, 3, 3), 0.05), init_tensor(rng, "b3", (8,), 0.3),
+             numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "up_scales")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2],
+                         name="conv2"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("Resize", ["r2", "", "up_scales"], ["up"], mode="nearest",
+                         name="upsample"),
+        helper.make_node("Concat", ["r1", "up"], ["cat"], axis=1, name="concat"),
+        helper.make_node("Conv", ["cat", "w3", "b3"], ["y"], pads=[1, 1, 1, 1], name="head"),
+    ]
+    return nodes, inits, (1, 3, 8, 8), (1, 8, 8, 8)
+
+
+def hard_activations(rng: np.random.Generator) -> Built:
+    """A convolution, ``HardSwish``, a ``Mul`` by a scalar, ``HardSigmoid`` and a ``Mul`` by a
+    per-channel constant (as a squeeze-and-excitation scale with fixed weights)."""
+    inits = [init_tensor(rng, "w1", (16, 3, 3, 3), 0.3), init_tensor(rng, "b1", (16,), 0.3),
+             numpy_helper.from_array(np.array(1.7, np.float32), "k"),
+             numpy_helper.from_array((rng.standard_normal((1, 16, 1, 1)) * 0.5 + 1)
+                                     .astype(np.float32), "kc")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("HardSwish", ["c1"], ["hs"], name="hswish"),
+        helper.make_node("Mul", ["hs", "k"], ["m1"], name="scale"),
+        helper.make_node("HardSigmoid", ["m1"], ["hg"], alpha=0.25, beta=0.4, name="hsigmoid"),
+        helper.make_node("Mul", ["hg", "kc"], ["y"], name="channel_scale"),
+    ]
+    return nodes, inits, (1, 3, 6, 6), (1, 16, 6, 6)
+
+
 MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
     "shared_bias": shared_bias, "resnet18": resnet18, "mobilenet_block": mobilenet_block,
     "bottleneck": bottleneck, "mobilenet_v2": mobilenet_v2,
-    "dense_softmax": dense_softmax, "conv_sigmoid": conv_sigmoid}
+    "dense_softmax": dense_softmax, "conv_sigmoid": conv_sigmoid, "vgg_head": vgg_head,
+    "avgpool_block": avgpool_block, "detector_neck": detector_neck,
+    "hard_activations": hard_activations}
 
 
 class RandomCalibration:

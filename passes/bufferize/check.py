@@ -124,6 +124,8 @@ def _check_op(op: Operation) -> None:
         case tensor.ExtractSliceOp() | tensor.InsertSliceOp():
             _check_dynamic_operands(op, ("offsets", "sizes", "strides"))
             return
+        case tensor.ConcatOp():
+            return
         case arith.ConstantOp():
             if isinstance(op.value, DenseResourceAttr):
                 problem = resource_problem(op.value, module_resources(op))
@@ -149,7 +151,7 @@ def _check_op(op: Operation) -> None:
                          "typed like one of its last operands (its outs)")
     report_error(op, "is not supported by vta-bufferize: it takes tensor.empty, linalg ops "
                      "in destination-passing style, tensor.pad, tensor.collapse_shape / "
-                     "expand_shape / extract_slice / insert_slice, tensor constants and "
+                     "expand_shape / extract_slice / insert_slice / concat, tensor constants and "
                      "bufferization.to_tensor")
 
 

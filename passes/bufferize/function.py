@@ -276,6 +276,21 @@ class FunctionBufferizer:
         self._insert([view, memref.CopyOp(source, view.result)], op, op)
         self._bind(op.result, target, storage)
 
+    def _concat(self, op: tensor.ConcatOp) -> None:
+        """A new buffer, each input copied into its slice along ``dim`` (``vta-pack`` makes
+        the copies of layers' results the layers' own writes, passes/pack/concat.py)."""
+        target, storage = self._fresh(op.result, op, op)
+        dim, first = op.dim.value.data, 0
+        for value in op.inputs:
+            source, _ = self._operand(value)
+            assert isinstance(value.type, TensorType)
+            shape = list(value.type.get_shape())
+            offsets = [first if d == dim else 0 for d in range(len(shape))]
+            view = self._subview(op, target, value.type, (offsets, shape, [1] * len(shape)))
+            self._insert([view, memref.CopyOp(source, view.result)], op, op)
+            first += shape[dim]
+        self._bind(op.result, target, storage)
+
     def _destination_passing(self, op: Operation, inits: tuple[SSAValue, ...]) -> None:
         first_init = len(op.operands) - len(inits)
         operands: list[SSAValue] = []
@@ -307,6 +322,8 @@ class FunctionBufferizer:
                 self._extract_slice(op)
             case tensor.InsertSliceOp():
                 self._insert_slice(op)
+            case tensor.ConcatOp():
+                self._concat(op)
             case _:
                 inits = dps_inits(op)
                 assert inits is not None, f"{op.name} passed the checks"

@@ -120,6 +120,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
@@ -137,6 +138,7 @@ from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.ir.quant import argument_quantization
+from vta_mlir.passes.pack.concat import channel_slice_view, rewrite_channel_slices
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
 from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import (
@@ -146,6 +148,7 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
+from vta_mlir.passes.pack.match_resize import resize_op
 from vta_mlir.passes.pack.nhwc import is_nhwc, nchw_view, nhwc_packing
 from vta_mlir.passes.pack.normal_form import (
     ARG_ATTR_NAME,
@@ -177,6 +180,7 @@ from vta_mlir.passes.pack.plan import (
     PaddedData,
     Planner,
     PoolStep,
+    ResizeStep,
     RunHost,
     Step,
     Store,
@@ -220,6 +224,9 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     real_args = len(block.args)
     # An NHWC function is read in NCHW; its transposed arguments keep their NHWC arrays.
     transposed = nchw_view(f) if is_nhwc(f) else set()
+    selections = rewrite_channel_slices(f, cfg)  # concatenations (passes/pack/concat.py)
+    if constants is not None:
+        constants.symbols.update({glob.sym_name.data: glob for glob in selections})
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
         module = f.get_toplevel_object()
         if not isinstance(module, ModuleOp):
@@ -229,6 +236,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     intermediates = stand_in_intermediates(f)
     recognizer = FunctionRecognizer(f)
     recognizer.intermediates = {arg: i.buffer for arg, i in intermediates.items()}
+    recognizer.slices = {arg for arg, i in intermediates.items() if i.channels is not None}
     planner = Planner(cfg, recognizer.run(), intermediates)
     planner.plan()
 
@@ -242,7 +250,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     args: dict[BlockArgument, SSAValue] = {}
     arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
         DictionaryAttr({}) for _ in range(real_args)]
-    buffers = _intermediate_buffers(intermediates, planner.packings, ret)
+    buffers = _intermediate_buffers(intermediates, planner.packings, ret, cfg)
     copies = planner.layouts.copies
     #: The arguments packed once more for a second layout, after the real ones, with their
     #: attributes (passes/pack/layouts.py).
@@ -287,6 +295,7 @@ def _intermediate_buffers(
     intermediates: dict[BlockArgument, Intermediate],
     packings: dict[BlockArgument, tuple[Packing, Role, Operation]],
     before: Operation,
+    cfg: VTAConfig,
 ) -> dict[BlockArgument, SSAValue]:
     """The packed DRAM buffer of every intermediate the regions use, allocated at the start of
     the function (``passes/pack/intermediates.py``), and the collapsed views of its aliases."""
@@ -307,13 +316,20 @@ def _intermediate_buffers(
         source = packings.get(inter.source)
         if source is None:  # an alias read before its buffer is written: diagnosed already
             continue
+        if inter.channels is not None:
+            part = channel_slice_view(inter, buffers[inter.source], source[0], packing, cfg)
+            Rewriter.insert_op(part, InsertPoint.before(before))
+            buffers[arg] = part.result
+            continue
         target = packing.memref_type().get_shape()
         groups = collapse_reassociation(source[0].memref_type().get_shape(), target)
         if groups is None or not same_element_order(source[0], packing):
             error_with_note(user, f"reads {label(arg)}, a collapsed view of "
                                   f"{label(inter.source)}, whose packed layout is not that of "
                                   "the buffer: a layer reads a collapsed intermediate only "
-                                  "where the collapsed dimensions are units (N×C×1×1 → N×C)",
+                                  "where the collapsed dimensions are units (N×C×1×1 → N×C), "
+                                  "or as the activations of a dense layer (N×C×H×W → "
+                                  "N×(C·H·W))",
                             inter.alloc, "collapsed here")
         view = memref.CollapseShapeOp(
             operands=[buffers[inter.source]],
@@ -385,12 +401,20 @@ class _Emitter:
             return value
         key = (value, target)
         if key not in self.reshaped:
-            groups = collapse_reassociation(t.get_shape(), target)
+            # Fewer axes than the buffer: a collapsed view; more (an N×C output of an
+            # N×C×1×1 pooling): an expanded one.
+            expand = len(target) > t.get_num_dims()
+            groups = collapse_reassociation(*((target, t.get_shape()) if expand else
+                                              (t.get_shape(), target)))
             assert groups is not None, "the planner accepts only collapsible views"
-            view = memref.CollapseShapeOp(
-                operands=[value], result_types=[MemRefType(t.element_type, target)],
-                properties={"reassociation": ArrayAttr(
-                    [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
+            view_class = memref.ExpandShapeOp if expand else memref.CollapseShapeOp
+            properties: dict[str, Attribute] = {"reassociation": ArrayAttr(
+                [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])}
+            if expand:
+                properties["static_output_shape"] = DenseArrayBase.from_list(i64, target)
+            view = view_class(operands=[value, []] if expand else [value],
+                              result_types=[MemRefType(t.element_type, target)],
+                              properties=properties)
             view.result.name_hint = value.name_hint
             copy_location(step.source, [view])
             # Next to the buffer's allocation, at the start of the function, with the views
@@ -431,6 +455,9 @@ class _Emitter:
                     x = self.args[act] if padded is None else self.padded[padded]
                     self.insert(step.source, *pool_ops(x, self.buffers[acc], pool.kind,
                                                        pool.window, pool.strides))
+                case ResizeStep(acc=acc, resize=resize, act=act):
+                    self.insert(step.source, resize_op(self.args[act], self.buffers[acc],
+                                                       resize.factors))
                 case AluStep(acc=acc, kind=kind, imm=imm, other=other):
                     second = None if other is None else self.buffers[other]
                     self.insert(step.source, alu_op(kind, self.buffers[acc], imm=imm,

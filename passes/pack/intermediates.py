@@ -41,6 +41,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.passes.pack.concat import channel_offset
 from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.normal_form import Packing
 
@@ -57,6 +58,9 @@ class Intermediate:
     alloc: Operation
     source: BlockArgument | None = None
     view: memref.CollapseShapeOp | None = None
+    #: The first channel of an alias that is a channel slice of the buffer (a layer's part of
+    #: a concatenation, ``passes/pack/concat.py``), None for a collapsed view.
+    channels: int | None = None
 
     @property
     def buffer(self) -> BlockArgument:
@@ -85,7 +89,7 @@ def _intermediate_allocs(f: func.FuncOp) -> list[memref.AllocOp | memref.AllocaO
         if not _is_int8_buffer(value.type):
             continue
         users = [use.operation for use in value.uses]
-        if any(isinstance(u, memref.SubviewOp) for u in users):
+        if any(isinstance(u, memref.SubviewOp) and channel_offset(u) is None for u in users):
             continue  # a zero-padded buffer of the padding idiom
         if users and all(_is_window_operand(u, value) or isinstance(u, memref.DeallocOp)
                          for u in users):
@@ -109,6 +113,18 @@ def stand_in_intermediates(f: func.FuncOp) -> dict[BlockArgument, Intermediate]:
         for use in list(value.uses):
             user = use.operation
             if isinstance(user, memref.DeallocOp):
+                Rewriter.erase_op(user)
+            elif channel_offset(user) is not None:
+                assert isinstance(user, memref.SubviewOp)
+                # A channel slice a layer writes (passes/pack/concat.py): an alias of the
+                # buffer, contiguous like a buffer of its own.
+                t = user.result.type
+                assert isinstance(t, MemRefType)
+                alias = block.insert_arg(MemRefType(t.element_type, t.get_shape()),
+                                         len(block.args))
+                alias.name_hint = user.result.name_hint or value.name_hint
+                found[alias] = Intermediate(alias, user, arg, None, channel_offset(user))
+                user.result.replace_all_uses_with(alias)
                 Rewriter.erase_op(user)
             elif isinstance(user, memref.CollapseShapeOp):
                 if user.parent_block() is not block:
@@ -140,7 +156,7 @@ def _check_not_used_after_dealloc(block: Block, value: SSAValue) -> None:
         v = pending.pop()
         for use in v.uses:
             user = use.operation
-            if isinstance(user, memref.CollapseShapeOp):
+            if isinstance(user, memref.CollapseShapeOp) or channel_offset(user) is not None:
                 pending.extend(user.results)
             if isinstance(user, memref.DeallocOp) and user.memref is value:
                 continue

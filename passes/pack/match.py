@@ -79,6 +79,7 @@ from vta_mlir.passes.pack.match_conv import ConvMatcher
 from vta_mlir.passes.pack.match_depthwise import DepthwiseMatcher, is_depthwise
 from vta_mlir.passes.pack.match_elementwise import IMM_MAX, IMM_MIN, ElementwiseMatcher
 from vta_mlir.passes.pack.match_pool import PoolMatcher
+from vta_mlir.passes.pack.match_resize import ResizeMatcher
 
 __all__ = [
     "ALU_KINDS",
@@ -121,6 +122,8 @@ class FunctionRecognizer:
     elementwise: ElementwiseMatcher = field(init=False)
     #: The depthwise convolutions of the function (``passes/pack/match_depthwise.py``).
     depthwise: DepthwiseMatcher = field(init=False)
+    #: The nearest upsamplings of the function (``passes/pack/match_resize.py``).
+    resize: ResizeMatcher = field(init=False)
     #: The stand-ins of the function's intermediate int8 buffers
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
@@ -129,12 +132,15 @@ class FunctionRecognizer:
     host_steps: list[tuple[int, HostStepBuffers]] = field(default_factory=list)
     #: The buffers host steps write.
     host_written: set[BlockArgument] = field(default_factory=set)
+    #: The stand-ins of channel slices of intermediates, which layers write.
+    slices: set[BlockArgument] = field(default_factory=set[BlockArgument])
 
     def __post_init__(self) -> None:
         self.conv = ConvMatcher(self)
         self.pool = PoolMatcher(self)
         self.elementwise = ElementwiseMatcher(self)
         self.depthwise = DepthwiseMatcher(self)
+        self.resize = ResizeMatcher(self)
 
     @property
     def block(self) -> Block:
@@ -157,7 +163,7 @@ class FunctionRecognizer:
 
     # ---- ops of the function body ---------------------------------------------------------
     def visit(self, op: Operation) -> None:
-        if self.conv.visit(op) or self.pool.visit(op):
+        if self.conv.visit(op) or self.pool.visit(op) or self.resize.visit(op):
             return
         match op:
             case func.ReturnOp():
@@ -260,8 +266,10 @@ class FunctionRecognizer:
         """What ``value`` holds when ``op`` reads it."""
         if isinstance(value, BlockArgument) and self.is_argument(value):
             buffer = self.intermediates.get(value)
+            # A concatenation is written through its channel slices (passes/pack/concat.py).
             if buffer is not None and buffer not in self.outputs \
-                    and buffer not in self.host_written:
+                    and buffer not in self.host_written and not any(
+                        self.intermediates.get(out) is buffer for out in self.outputs):
                 report_error(op, f"reads {label(value)} before anything was written to it: "
                                  "an intermediate buffer is read by the layers after the one "
                                  "writing it")
@@ -286,7 +294,7 @@ class FunctionRecognizer:
             if width != 8:
                 self.reject_i32_output(op, dst)
             buffer = self.intermediates.get(dst)
-            if buffer is not None and buffer is not dst:
+            if buffer is not None and buffer is not dst and dst not in self.slices:
                 report_error(op, f"writes {label(dst)}, a collapsed view of an intermediate "
                                  "buffer: a layer writes the buffer itself")
             self.check_single_writer(op, dst)

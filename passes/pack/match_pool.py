@@ -8,7 +8,8 @@ function on NCHW tensors, a pooling op as a :class:`Pool` — ``init`` combined 
   window and stride, dilation 1; their second input, a ``memref<KHxKWx..>`` (an uninitialised
   ``memref.alloc`` is fine), only gives the window its shape;
 * a reduction ``linalg.generic`` over H and W of the whole image into an N×C×1×1 output (maps
-  ``(n, c, h, w) -> (n, c, h, w)`` and ``(n, c, h, w) -> (n, c, 0, 0)``, iterators
+  ``(n, c, h, w) -> (n, c, h, w)`` and ``(n, c, h, w) -> (n, c, 0, 0)``), or into N×C
+  (``(n, c, h, w) -> (n, c)``: the region computes N×C×1×1 and stores it as N×C), iterators
   ``[parallel, parallel, reduction, reduction]``), body ``addi(out, extsi(in))`` (a global
   sum, the numerator of a global average pool) or ``maxsi(out, extsi(in))``.
 
@@ -19,7 +20,7 @@ the ``trunci`` of the same pooling on ``i32``.  The data is a function argument 
 of one built with the convolution's idiom (``passes/pack/match_conv.py``), whose fill value may
 be any ``i8`` (−128 for quantized data with a zero point of −128): VTA never reads the padding
 of a pooling op, it bounds each window offset to the outputs whose element lies in the image
-(``passes/tile/pool.py``).  A sum over padding other than 0 is reported.
+(``passes/tile/pool.py``), and a sum adds the padding value for each padded tap instead.
 
 Example::
 
@@ -82,6 +83,8 @@ class Pool(Expr):
     window: tuple[int, int]
     strides: tuple[int, int]
     padding: Padding | None = None
+    #: The output is N×C (a global pooling without the unit dimensions of N×C×1×1).
+    squeezed: bool = False
 
 
 def _is_window_generic(op: Operation) -> bool:
@@ -133,7 +136,7 @@ class PoolMatcher:
 
     def fill(self, op: linalg.FillOp) -> None:
         out = op.outputs[0]
-        self.recognizer.check_buffer(op, out)
+        self.recognizer.check_buffer(op, out, any_rank=True)  # the pooling checks the rank
         owner = op.inputs[0].owner
         if not (isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)):
             report_error(op, f"fills {label(out)} with a value that is not a constant: a VTA "
@@ -159,23 +162,23 @@ class PoolMatcher:
         x, out = op.inputs[0], op.outputs[0]
         if rec.rank != 4:
             report_error(op, "pools a buffer that is not a rank-4 NCHW tensor: " + _SUPPORTED)
-        xt, ot = rec.check_buffer(op, x), rec.check_buffer(op, out)
+        # A global pooling may write N×C, an N×C×1×1 result without its unit dimensions.
+        squeezed = isinstance(out.type, MemRefType) and out.type.get_num_dims() == 2
+        xt, ot = rec.check_buffer(op, x), rec.check_buffer(op, out, any_rank=squeezed)
         if int_width(xt.element_type) != 8:
             report_error(op, f"pools {label(x)} ({xt}): {_SUPPORTED}")
-        (n, c, h, w), (on, oc, oh, ow) = xt.get_shape(), ot.get_shape()
+        (n, c, h, w), (on, oc, oh, ow) = xt.get_shape(), (*ot.get_shape(), 1, 1)[:4]
         (kh, kw), (sh, sw) = window, strides
         if (on, oc) != (n, c) or (oh - 1) * sh + kh > h or (ow - 1) * sw + kw > w:
             report_error(op, f"pools {xt} with a {kh}x{kw} window, strides {list(strides)} into "
                              f"{ot}: the shapes do not match")
         if x in rec.conv.padding:
+            # A sum over padding of any value: vta-tile adds the value for each padded tap.
             act, padding = rec.conv.padded_data(op, x)
-            if kind == AluKind.ADD and padding.value != 0:
-                assert padding.fill is not None
-                report_error(op, f"sums {label(x)}, padded with {padding.value}: VTA sums "
-                                 "padded data only when the padding is 0")
         else:
             act, padding = rec.argument_of(op, x, "data"), None
-        result = Pool(op, self.initial_value(op, out), act, kind, window, strides, padding)
+        result = Pool(op, self.initial_value(op, out), act, kind, window, strides, padding,
+                      squeezed)
         rec.write(op, out, Narrow(result, True, op) if int_width(ot.element_type) == 8
                   else result)
 
@@ -219,15 +222,17 @@ class PoolMatcher:
         par, red = IteratorType.PARALLEL, IteratorType.REDUCTION
         out_dims = result_dims(maps[1])
         if iterators != [par, par, red, red] or maps[0] != AffineMap.identity(4) \
-                or out_dims != [0, 1, None, None]:
+                or out_dims not in ([0, 1, None, None], [0, 1]):
             report_error(op, "is a reduction that is not a global pooling: VTA reduces one "
                              "NCHW int8 tensor over H and W with maps (n, c, h, w) -> (n, c, h, "
-                             "w), (n, c, h, w) -> (n, c, 0, 0) and iterators [parallel, "
-                             "parallel, reduction, reduction]")
+                             "w), (n, c, h, w) -> (n, c, 0, 0) or (n, c) and iterators "
+                             "[parallel, parallel, reduction, reduction]")
         t = op.outputs[0].type
         assert isinstance(t, MemRefType)
-        if tuple(t.get_shape()[2:]) != (1, 1):
-            report_error(op, f"reduces into {t}: a global pooling writes an N×C×1×1 output")
+        if tuple(t.get_shape()[2:]) not in ((1, 1), ()) or \
+                t.get_num_dims() != len(out_dims):
+            report_error(op, f"reduces into {t}: a global pooling writes an N×C×1×1 or N×C "
+                             "output")
         x = op.inputs[0].type
         assert isinstance(x, MemRefType)
         h, w = x.get_shape()[2:]

@@ -18,6 +18,7 @@ from xdsl.ir import BlockArgument, Operation, Region
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.isa import AluKind
+from vta_mlir.passes.pack.concat import slice_source
 from vta_mlir.passes.pack.depthwise import depthwise_kernel_packing
 from vta_mlir.passes.pack.expr import (
     Alu,
@@ -32,6 +33,7 @@ from vta_mlir.passes.pack.expr import (
     label,
 )
 from vta_mlir.passes.pack.flatten import MatrixView
+from vta_mlir.passes.pack.flattened_act import flattened_packings
 from vta_mlir.passes.pack.fold_window import folded_packings
 from vta_mlir.passes.pack.host_steps import logical_packing
 from vta_mlir.passes.pack.layouts import Layouts
@@ -39,11 +41,13 @@ from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
 from vta_mlir.passes.pack.match_depthwise import DepthwiseConv
 from vta_mlir.passes.pack.match_pool import Pool
+from vta_mlir.passes.pack.match_resize import Resize
 from vta_mlir.passes.pack.normal_form import (
     Packing,
     Role,
     packing_for,
 )
+from vta_mlir.passes.pack.spatial import spatial_packing
 
 __all__ = [
     "AccBuffer",
@@ -58,6 +62,7 @@ __all__ = [
     "Planner",
     "PoolStep",
     "RunHost",
+    "ResizeStep",
     "Step",
     "Store",
 ]
@@ -166,6 +171,16 @@ class PoolStep(Step):
 
 
 @dataclass
+class ResizeStep(Step):
+    """The nearest upsampling ``resize`` into ``acc`` of ``act`` (in the pooling's layout,
+    ``passes/pack/match_resize.py``)."""
+
+    acc: AccBuffer
+    resize: Resize
+    act: BlockArgument
+
+
+@dataclass
 class AluStep(Step):
     acc: AccBuffer
     kind: AluKind
@@ -253,11 +268,16 @@ class Planner:
             self._shape = shape
             self._view = self.choose_view(out, shape)
             acc = AccBuffer(shape if self._view is None else self._view.matrix, "acc")
+            # A global pooling into N×C computes N×C×1×1, stored through an expanded view.
+            out_role = self.whole_role(acc)
+            if any(isinstance(e, Pool) and e.squeezed for e in _subexpressions(out.value)):
+                acc, out_role = AccBuffer((*shape, 1, 1), "acc"), Role.MATRIX
             start = len(self.steps)
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            out_arg = self.use(out.arg, self.whole_role(acc), out.writer,
-                               self.view_packing(out.arg))
+            out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
+            if (whole := slice_source(out.arg, self.intermediates)) is not None:
+                self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout
             self.steps.append(Store(out.writer, acc, out_arg))
             self.place_deallocs(start)
         # The host reads and writes any layout: a buffer keeps the regions' packing, and one
@@ -292,7 +312,7 @@ class Planner:
         biases at most; None for a region with a contraction (and for those 2-D programs),
         which keeps the layouts of its contraction."""
         parts = _subexpressions(out.value)
-        if any(isinstance(e, Gemm | Pool) for e in parts):
+        if any(isinstance(e, Gemm | Pool | Resize) for e in parts):
             return None
         biases = [e for e in parts if isinstance(e, Load) and e.broadcast]
         if len(shape) == 2 and all(b.kept == (1,) for b in biases):
@@ -374,8 +394,9 @@ class Planner:
                                       "per-row operand): VTA adds per-column biases only, "
                                       "broadcast over the rows")
             report_error(load.op, f"broadcasts {label(load.arg)} along the result dimensions "
-                                  f"{list(load.kept)}: a convolution's epilogue adds "
-                                  "per-channel biases only (n, c, h, w) -> (c)")
+                                  f"{list(load.kept)}: an NCHW region reads broadcast operands "
+                                  "per channel, (n, c, h, w) -> (c), or per position, "
+                                  "(n, c, h, w) -> (h, w)")
         result = self._shape if self._view is not None else acc.shape
         expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [result]
         if shape not in expected:
@@ -395,11 +416,18 @@ class Planner:
             self.gemm(acc, e, e.init)
         elif isinstance(e, Pool):
             self.pool(acc, e)
+        elif isinstance(e, Resize):  # read in the accumulator's layout, like a pooling's data
+            act = self.use(e.act, Role.TENSOR, e.op)
+            self.steps.append(ResizeStep(e.op, acc, e, act))
         else:
             assert isinstance(e, Alu)
             self.alu(acc, e)
 
     def init(self, acc: AccBuffer, load: Load) -> None:
+        # A value per position, (n, c, h, w) -> (h, w): a whole tensor (passes/pack/spatial.py).
+        if self._view is None and (spatial := spatial_packing(load, acc.shape, self.cfg)):
+            arg = self.use(load.arg, Role.TENSOR, load.op, spatial)
+            return self.steps.append(Init(load.op, acc, arg, False))
         self.check_shape(load, acc)
         role = self.bias_role(acc) if load.broadcast else self.whole_role(acc)
         arg = self.use(load.arg, role, load.op, self.view_packing(load.arg, load))
@@ -445,8 +473,13 @@ class Planner:
                 self.steps.append(PadData(g.padding.alloc, padded))
             self.steps.append(Contract(g.op, acc, act, wgt, g.strides, padded, depthwise))
         else:
-            act = self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op)
-            wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op)
+            # A flattened N×C×H×W intermediate (passes/pack/flattened_act.py): read in its
+            # tensor layout, the weights permuted to match.
+            flat = flattened_packings(g, self.intermediates, self.cfg)
+            act = self.use(g.act, Role.ACT_T if g.act_transposed else Role.ACT, g.op,
+                           flat[0] if flat else None)
+            wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op,
+                           flat[1] if flat else None)
             self.steps.append(Contract(g.op, acc, act, wgt))
         if isinstance(init, Const) and init.value:
             self.imm(acc, AluKind.ADD, init.value, init.op)

@@ -78,7 +78,7 @@ After::
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import NoReturn
 
@@ -107,6 +107,7 @@ from .cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
 from .pool import choose_pool_plan, emit_pool
 from .pool_region import PoolRegion
 from .region import VtaRegion, find_regions
+from .resize import ResizeRegion, tile_resize
 from .search import (
     check_dram_sizes,
     choose_plan,
@@ -372,6 +373,14 @@ class TilePass(ModulePass):
             budget = sram_budget(cfg, held)
             after: dict[str, int] = {}
             for region in regions:
+                if isinstance(region, ResizeRegion):
+                    try:
+                        buffers = tile_resize(region, cfg, budget, self.double_buffer,
+                                              self.remark(region.output))
+                    except NoFit as exc:
+                        cannot_tile(region.output, "upsampling", exc)
+                    place_region_buffers(buffers, held, cfg, after)
+                    continue
                 if isinstance(region, PoolRegion):
                     place_region_buffers(self.tile_pool(region, cfg, budget), held, cfg, after)
                     continue
@@ -394,6 +403,10 @@ class TilePass(ModulePass):
                                      after)
                 region.erase()
         verify_op(op)
+
+    def remark(self, op: Operation) -> Callable[[str], None] | None:
+        """Reports a tiling choice at ``op`` under ``verbose``."""
+        return (lambda text: emit_remark(op, text)) if self.verbose else None
 
     def tile_pool(self, region: PoolRegion, cfg: VTAConfig, budget: Budget) -> list[SSAValue]:
         try:

@@ -60,15 +60,26 @@ class PaddedBuffer:
     ops: list[Operation]
 
 
+def _channel_slice(view: memref.SubviewOp) -> bool:
+    """``view`` is a part of a concatenation along the channels of a packed tensor: offsets 0
+    but along the channel blocks, unit strides, whole but along the channel blocks."""
+    offsets = list(view.static_offsets.get_values())
+    sizes = list(view.static_sizes.get_values())
+    full = shape_of(view.source)
+    return (not view.offsets and len(full) == 6 and set(view.static_strides.get_values()) == {1}
+            and all(offsets[k] == 0 and sizes[k] == full[k] for k in (0, 2, 3, 4, 5)))
+
+
 def padded_buffer(reader: Operation, x: SSAValue, cfg: VTAConfig,
                   position: dict[Operation, int], fail: Callable[[Operation, str], NoReturn],
                   what: str) -> PaddedBuffer | None:
     """The padding idiom building ``x``, the data ``reader`` (a ``what``: "convolution",
     "pooling") reads; None when ``x`` is not a padded buffer (module doc)."""
     owner = x.owner
-    if not isinstance(owner, memref.AllocOp) \
-            or not any(isinstance(use.operation, memref.SubviewOp) for use in x.uses):
-        return None
+    views = [use.operation for use in x.uses if isinstance(use.operation, memref.SubviewOp)]
+    if not isinstance(owner, memref.AllocOp) or not views \
+            or all(_channel_slice(view) for view in views):
+        return None  # not padded; channel slices are the parts of a concatenation
     fills, views, others, deallocs = [], [], [], []
     for use in x.uses:
         user = use.operation

@@ -76,6 +76,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     MemRefType,
     UnitAttr,
     i32,
@@ -97,6 +98,7 @@ from .builder import Index, TileBuilder
 from .conv_plan import Run, padding_runs
 from .cost import Budget, NoFit
 from .padded import shape_of
+from .pool_operands import PoolOperand, load_operand, padded_sum_rectangles
 from .pool_region import PoolGeometry, PoolRegion
 from .search import divisors
 
@@ -173,8 +175,9 @@ class PoolTiles:
         """The data tile (one copy: the compute module loads it and reads it, in order) and
         the output tile (two copies when double-buffered: the store of one overlaps the next
         tile)."""
-        p = self.plan
-        return p.tc * (self.ht * self.wt + (2 if p.double_buffer else 1) * p.th * self.geo.ow)
+        p, g = self.plan, self.geo
+        return p.tc * (self.ht * self.wt + (2 if p.double_buffer else 1) * p.th * g.ow
+                       + g.operand_tiles * p.th * g.ow + g.operand_rows)
 
 
 def _inside(lo_pad: int, span: int, hi_pad: int, k: int, stride: int,
@@ -228,7 +231,11 @@ def _estimate(tiles: PoolTiles, cfg: VTAConfig) -> int:
     per_window = p.tc if p.th > 1 and g.ow > 1 else 1
     alu = (2 + 2 * windows) * uops + t.pipeline_depth * per_window * (2 + windows + 4)
     store = t.dma_latency + -(-uops * lanes // t.dram_bytes_per_cycle)
-    return count * (load + alu) + (store if p.double_buffer else count * store)
+    # The epilogue's operand tiles, loaded by the compute module too (4-byte elements).
+    operands = g.operand_tiles * (t.dma_latency + -(-4 * uops * lanes
+                                                      // t.dram_bytes_per_cycle))
+    operands += g.operand_rows * (t.dma_latency + -(-4 * p.tc * lanes // t.dram_bytes_per_cycle))
+    return count * (load + alu + operands) + (store if p.double_buffer else count * store)
 
 
 def choose_pool_plan(region: PoolRegion, cfg: VTAConfig, budget: Budget) -> PoolPlan:
@@ -275,6 +282,11 @@ class _PoolEmitter(TileBuilder):
         self.win.name_hint = "win"
         self.acc = self.alloc(Sram.ACC, [*lead, 1, plan.tc, plan.th, region.geo.ow, *elem],
                               acc_t)
+        #: One SRAM tile per operand accumulator of the epilogue (.pool_operands).
+        self.operands = {o.acc: (o, self.alloc(Sram.ACC, [1, plan.tc, 1, 1, shape_of(
+            o.src)[4], cfg.block_out] if o.kind == "bcast" else [1, plan.tc, plan.th,
+                                                                  region.geo.ow, *elem], acc_t))
+            for o in region.operands}
 
     def copy_view(self, buf: SSAValue, copy: Index) -> SSAValue:
         if not self.plan.double_buffer:
@@ -331,14 +343,20 @@ class _PoolEmitter(TileBuilder):
         c0 = self.value(ct * p.tc, "c0")
         r0 = self.value(rt * p.th, "r0")
         b0 = self.value(b, "b0")
+        loads = {o.init: o for o in r.operands if o.loaded}
         for op in r.ops:
             if op is r.pool:
                 self.windows(win, acc, run, crun)
+                continue
+            if op in loads:
+                self.load_operand(loads[op], b0, c0, r0)
                 continue
             operands: list[SSAValue] = []
             for v in op.operands:
                 if v is r.accs[0]:
                     operands.append(acc)
+                elif v in self.operands:
+                    operands.append(self.operands[v][1])
                 elif isinstance(v.type, MemRefType):
                     operands.append(self.subview(v, [b0, c0, r0, 0, 0, 0],
                                                  [1, p.tc, p.th, g.ow, cfg.batch, cfg.block_out],
@@ -347,8 +365,22 @@ class _PoolEmitter(TileBuilder):
                     operands.append(v)
             new = op.clone()
             new.operands = operands
+            if isinstance(new, linalg.GenericOp):
+                # A per-channel operand is read with its broadcasting map.
+                new.properties["indexing_maps"] = ArrayAttr([
+                    self.operands[v][0].init.indexing_maps.data[0]
+                    if v in self.operands and self.operands[v][0].kind == "bcast"
+                    else m for v, m in zip(op.operands, new.indexing_maps.data, strict=True)])
             self.insert(new)
             copy_location(op, new)
+
+    def load_operand(self, operand: PoolOperand, b0: Index, c0: Index, r0: Index) -> None:
+        p, g, cfg = self.plan, self.r.geo, self.cfg
+        rows = (1, 1) if operand.kind == "bcast" else (p.th, g.ow)
+        lanes = shape_of(operand.src)[4] if operand.kind == "bcast" else cfg.batch
+        start = [0, c0, 0] if operand.kind == "bcast" else [b0, c0, r0]
+        load_operand(self, operand, self.operands[operand.acc][1], [*start, 0, 0, 0],
+                     [1, p.tc, *rows, lanes, cfg.block_out])
 
     def windows(self, win: SSAValue, acc: SSAValue, run: Run, crun: Run) -> None:
         """One ALU instruction per window offset, on the outputs whose element of the window
@@ -367,6 +399,14 @@ class _PoolEmitter(TileBuilder):
         for k0, k1, first, last in rows:
             for w0, w1, cfirst, clast in cols:
                 self.window_group((k0, k1), (first, last), (w0, w1), (cfirst, clast), win, acc)
+        if g.kind == AluKind.ADD and g.pad_value:
+            # The padding's value, once per padded tap (.pool_operands).
+            for r0, r1, c0, c1, imm in padded_sum_rectangles(
+                    g.pad_value, (g.kh, g.kw), (g.sh, g.sw),
+                    (run.before, t.ht, run.after, p.th), (crun.before, t.wt, crun.after, g.ow)):
+                view = self.subview(acc, [0, 0, r0, c0, 0, 0],
+                                    [1, p.tc, r1 - r0, c1 - c0, *shape_of(acc)[4:]], "acc_pad")
+                self.insert(_alu_op(AluKind.ADD, view, imm=imm))
         if g.kind != AluKind.MAX or g.pad_value <= g.init:
             return
         # The outputs whose window reaches the padding: those in a row (column) outside the

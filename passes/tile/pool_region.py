@@ -8,7 +8,8 @@ A pooling region has the parts of a convolution region (:mod:`.conv_region`) wit
 cc)``, body ``maxsi`` or ``addi`` of the accumulator and ``extsi`` of the data.  The data is a
 packed ``i8`` DRAM tensor (tensor layout) or a padded copy of one (the convolution's idiom,
 filled with any ``i8`` value ``v``); the accumulator is initialised by a fill (``f``: a fill and
-an ``add`` of the immediate), the epilogue takes immediates.
+an ``add`` of the immediate), the epilogue takes immediates or further accumulators loaded from
+DRAM (:mod:`.pool_operands`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from vta_mlir.passes.analysis.alu_ops import ALU_KINDS, ARITH_ALU_OPS
 
 from .conv_region import erase_region
 from .padded import constant_of, is_dram, padded_buffer, shape_of
+from .pool_operands import PoolOperand, pool_operands
 
 __all__ = ["ALU_KINDS_INVERSE", "PoolGeometry", "PoolRegion", "is_pool_op", "pool_region"]
 
@@ -66,6 +68,10 @@ class PoolGeometry:
     pad_value: int
     #: The value the output starts from.
     init: int
+    #: The operand accumulators of the epilogue (``.pool_operands``): tiles shaped like the
+    #: output's, and per-channel rows.
+    operand_tiles: int = 0
+    operand_rows: int = 0
 
 
 @dataclass(eq=False)
@@ -81,6 +87,8 @@ class PoolRegion:
     geo: PoolGeometry
     padding: list[Operation] = field(default_factory=list[Operation])
     deallocs: list[Operation] = field(default_factory=list[Operation])
+    #: The accumulators the epilogue reads besides the output's (``.pool_operands``).
+    operands: list[PoolOperand] = field(default_factory=list[PoolOperand])
 
     def erase(self) -> None:
         """Remove the region's original ops, its accumulator, the padded data and the
@@ -130,11 +138,14 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
         fail(output, f"the accumulator {accs[0].type} and output {output.outputs[0].type} of "
                      f"a pooling region have the packed tensor layout ?x?x?x?x{elem[0]}x"
                      f"{elem[1]}")
-    if len(accs) > 1 or pool.outputs[0] is not accs[0]:
-        fail(pool, "a pooling region has one accumulator: its epilogue takes immediates only")
+    if pool.outputs[0] is not accs[0]:
+        fail(pool, "the pooling of a region writes its first accumulator")
+    operands = pool_operands(accs, ops, shape, fail)
+    loads = {o.init for o in operands if o.loaded}
+    fills = {o.init for o in operands if not o.loaded}
     init: int | None = None
     for op in ops:
-        if op is pool or op is output:
+        if op is pool or op is output or op in loads or op in fills:
             continue
         if isinstance(op, linalg.FillOp):
             value = constant_of(op.inputs[0])
@@ -145,14 +156,17 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
             init = value
             continue
         alu = _alu(op)
-        if alu is None or alu[1] is None or not isinstance(op, linalg.GenericOp) \
-                or any(m.data != _IDENTITY6 for m in op.indexing_maps.data):
+        if alu is None or not isinstance(op, linalg.GenericOp) \
+                or any(m.data != _IDENTITY6 for m in op.indexing_maps.data) \
+                or any(v not in accs for v in op.operands) \
+                or (alu[1] is None and len(op.inputs) != 2):
             fail(op, "the element-wise ops of a pooling region are ALU operations with an "
-                     "immediate, in place on the accumulator")
-        assert alu is not None and alu[1] is not None
-        if position[op] < position[pool]:
+                     "immediate or another accumulator of the region, in place on an "
+                     "accumulator")
+        assert alu is not None and isinstance(op, linalg.GenericOp)
+        if op.outputs[0] is accs[0] and position[op] < position[pool]:
             # The initial value: the fill, then additions of immediates.
-            if init is None or alu[0] != AluKind.ADD:
+            if init is None or alu[0] != AluKind.ADD or alu[1] is None:
                 fail(op, "the accumulator of a pooling region starts from a constant: a fill, "
                          "then additions")
             assert init is not None
@@ -191,8 +205,9 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
             or (ow - 1) * strides[1] + kw > w + pads[2] + pads[3]:
         fail(pool, "the pooling reads beyond its (padded) data")
     geo = PoolGeometry(nb, cb, h, w, pads, kh, kw, strides[0], strides[1], oh, ow, kind,
-                       pad_value, init)
-    return PoolRegion(accs, ops, output, pool, x, geo, padding, deallocs)
+                       pad_value, init, sum(o.kind != "bcast" for o in operands),
+                       sum(o.kind == "bcast" for o in operands))
+    return PoolRegion(accs, ops, output, pool, x, geo, padding, deallocs, operands)
 
 
 #: The pooling kind of each combining arith op.

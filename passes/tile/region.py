@@ -28,6 +28,7 @@ from vta_mlir.ir.diagnostics import report_error
 from .conv_region import ConvRegion, conv_region, erase_region
 from .cost import RegionShape
 from .pool_region import PoolRegion, is_pool_op, pool_region
+from .resize import ResizeRegion, is_resize_op, resize_region
 
 __all__ = ["VtaRegion", "find_regions"]
 
@@ -160,7 +161,7 @@ class _Collector:
             for v in (out, *user.inputs):
                 self.add_acc(v, user)
 
-    def region(self) -> VtaRegion | ConvRegion | PoolRegion:
+    def region(self) -> VtaRegion | ConvRegion | PoolRegion | ResizeRegion:
         self.add_acc(self.output.inputs[0], self.output)
         ops = sorted(self.ops, key=lambda o: self.position[o])
         contractions = [o for o in ops if isinstance(o, linalg.GenericOp)
@@ -168,6 +169,8 @@ class _Collector:
         if len(_shape(self.accs[0])) == 6:
             # The rank-6 tensor layout is a convolution's; element-wise programs of every rank
             # are packed as matrices.
+            if any(is_resize_op(o) for o in ops):
+                return resize_region(self.accs, ops, self.output, self.deallocs, self.cfg)
             if not contractions:
                 report_error(self.output, "vta-tile: this region has the rank-6 layout of a "
                                           "convolution but no convolution: vta-pack packs "
@@ -272,11 +275,11 @@ class _Collector:
         return i
 
 
-def find_regions(f: Operation) -> list[VtaRegion | ConvRegion | PoolRegion]:
+def find_regions(f: Operation) -> list[VtaRegion | ConvRegion | PoolRegion | ResizeRegion]:
     """The VTA regions of function ``f``, in program order."""
     cfg = get_config(f)
     claimed: set[SSAValue] = set()
-    regions: list[VtaRegion | ConvRegion | PoolRegion] = []
+    regions: list[VtaRegion | ConvRegion | PoolRegion | ResizeRegion] = []
     for op in list(f.walk()):
         if _is_output(op):
             assert isinstance(op, linalg.GenericOp)

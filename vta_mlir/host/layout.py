@@ -241,19 +241,25 @@ def is_result_argument(f: func.FuncOp, index: int) -> bool:
 
 def _direction(value: SSAValue) -> str:
     reads = writes = False
-    for use in value.uses:
-        user = use.operation
-        if isinstance(user, DmaCopyOp):
-            if user.src is value:
-                reads = True
-            if user.dst is value:
-                writes = True
-        elif isinstance(user, HostOp):
-            # A host step reads its inputs; it may read an output before writing it.
-            if value in user.inputs:
-                reads = True
-            if value in user.outputs:
-                writes = True
+    # The argument and its reshaped views (an N×C output stored as N×C×1×1).
+    views = [value]
+    while views:
+        view = views.pop()
+        for use in view.uses:
+            user = use.operation
+            if isinstance(user, memref.CollapseShapeOp | memref.ExpandShapeOp):
+                views.extend(user.results)
+            if isinstance(user, DmaCopyOp):
+                if user.src is view:
+                    reads = True
+                if user.dst is view:
+                    writes = True
+            elif isinstance(user, HostOp):
+                # A host step reads its inputs; it may read an output before writing it.
+                if view in user.inputs:
+                    reads = True
+                if view in user.outputs:
+                    writes = True
     if reads and writes:
         return "inout"
     return "out" if writes else "in"

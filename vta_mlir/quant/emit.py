@@ -18,7 +18,9 @@ from vta_mlir.frontend.mlir_text import (
 )
 
 from .depthwise import DepthwiseConvLayer
+from .emit_cnn import CNN_LAYERS, emit_cnn_layer
 from .host_layers import HostLayer, host_layer_lines
+from .layers_cnn import ConcatLayer
 from .program import (
     AddLayer,
     AvgPoolLayer,
@@ -31,7 +33,7 @@ from .program import (
 )
 from .requant import IMM_MAX, Requant, output_window
 
-__all__ = ["emit_program"]
+__all__ = ["Emitter", "emit_program"]
 
 
 
@@ -61,7 +63,7 @@ def _immediates(value: int) -> list[int]:
     return [*parts, value] if value else parts
 
 
-class _Emitter:
+class Emitter:
     def __init__(self, program: Program) -> None:
         self.program = program
         self.lines: list[str] = []
@@ -231,6 +233,8 @@ class _Emitter:
             tensors = self.program.tensors
             self.lines += host_layer_lines(layer, self.buffer(layer.src), tensors[
                 self.program.aliases.get(layer.src, layer.src)], out, tensors[layer.dst], prefix)
+        elif isinstance(layer, CNN_LAYERS):
+            emit_cnn_layer(self, layer, prefix, out)
         else:
             self.add(layer, prefix, out)
 
@@ -403,7 +407,7 @@ class _Emitter:
 def emit_program(program: Program) -> str:
     """The module text of ``program``: its constants, then ``func.func @<name>(%input,
     %output)``."""
-    em = _Emitter(program)
+    em = Emitter(program)
     inp, outp = program.input, program.output
     em.names[inp.name] = "%input"
     em.used.update({"input", "output"})
@@ -460,4 +464,6 @@ def _parallel(rank: int) -> str:
 def _sources(layer: Layer) -> list[str]:
     if isinstance(layer, AddLayer):
         return [layer.a] if layer.b is None else [layer.a, layer.b]
+    if isinstance(layer, ConcatLayer):
+        return layer.srcs
     return [layer.src]

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .activations import HardLayer, MulConstLayer
+from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX, Requant
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
@@ -111,7 +113,8 @@ class AddLayer:
     dst: str
 
 
-Layer = DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer
+Layer = (DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer | AveragePoolLayer
+         | ConcatLayer | RescaleLayer | ResizeLayer | HardLayer | MulConstLayer)
 
 
 @dataclass

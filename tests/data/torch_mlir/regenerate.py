@@ -45,6 +45,8 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("gap_fc_asym", "gap_fc", True),
     ("mobilenet_block", "mobilenet_block", False),
     ("mobilenet_block_asym", "mobilenet_block", True),
+    ("vgg_head", "vgg_head", False),
+    ("vgg_head_asym", "vgg_head", True),
 )
 
 #: Further forms of quantization (asymmetric activations), each with the options it passes to

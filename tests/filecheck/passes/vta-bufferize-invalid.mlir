@@ -6,13 +6,13 @@
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-bufferize
 // RUN: not vta-opt %s --split-input-file -p vta-bufferize 2>&1 | filecheck %s
 
-// CHECK: vta-bufferize-invalid.mlir:[[# @LINE + 5]]:3: error: 'tensor.concat' op is not supported by vta-bufferize: it takes tensor.empty, linalg ops in destination-passing style, tensor.pad, tensor.collapse_shape / expand_shape / extract_slice / insert_slice, tensor constants and bufferization.to_tensor
+// CHECK: vta-bufferize-invalid.mlir:[[# @LINE + 5]]:3: error: 'tensor.splat' op is not supported by vta-bufferize: it takes tensor.empty, linalg ops in destination-passing style, tensor.pad, tensor.collapse_shape / expand_shape / extract_slice / insert_slice / concat, tensor constants and bufferization.to_tensor
 // CHECK-NOT: Traceback
 
-func.func @unsupported_op(%x: tensor<4x16xi8>, %y: tensor<4x16xi8>) -> tensor<8x16xi8> {
-  // expected-error@+1 {{'tensor.concat' op is not supported by vta-bufferize}}
-  %0 = tensor.concat dim(0) %x, %y : (tensor<4x16xi8>, tensor<4x16xi8>) -> tensor<8x16xi8>
-  return %0 : tensor<8x16xi8>
+func.func @unsupported_op(%c: i8) -> tensor<4x16xi8> {
+  // expected-error@+1 {{'tensor.splat' op is not supported by vta-bufferize}}
+  %0 = tensor.splat %c : tensor<4x16xi8>
+  return %0 : tensor<4x16xi8>
 }
 
 // -----

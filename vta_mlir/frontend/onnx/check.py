@@ -224,7 +224,7 @@ def check_sizes(model: onnx.ModelProto) -> None:
 
 
 # -- nodes ----------------------------------------------------------------------------------
-_WINDOW_OPS = ("Conv", "MaxPool")
+_WINDOW_OPS = ("Conv", "MaxPool", "AveragePool")
 
 
 def check_attributes(graph: onnx.GraphProto) -> None:
@@ -251,7 +251,7 @@ def check_attributes(graph: onnx.GraphProto) -> None:
                                       "supported (2-D windows)")
         kernel = list(attrs["kernel_shape"].ints) if "kernel_shape" in attrs else None
         pads = list(attrs["pads"].ints) if "pads" in attrs else [0, 0, 0, 0]
-        if node.op_type == "MaxPool":
+        if node.op_type in ("MaxPool", "AveragePool"):
             if kernel is None:
                 raise OnnxImportError(f"{where}: no kernel_shape")
             if any(p >= kernel[i % 2] for i, p in enumerate(pads)):

@@ -40,6 +40,7 @@ from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_chann
 from .check import check_scale, check_tensor_size, reader_label, window_output
 from .depthwise import clip_codes, is_depthwise
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
+from .neck import CnnOps
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
            "Program", "QTensor", "recognize"]
@@ -62,7 +63,7 @@ def _attrs(node: onnx.NodeProto) -> dict[str, object]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-class _Recognizer:
+class _Recognizer(CnnOps):
     def __init__(self, model: onnx.ModelProto, requant_mode: str) -> None:
         self.graph = model.graph
         self.mode = requant_mode
@@ -75,6 +76,7 @@ class _Recognizer:
         self.readers: dict[str, int] = {}       # int8 name -> number of DQ readers
         self.layers: list[Layer] = []
         self.aliases: dict[str, str] = {}       # int8 name of a Flatten -> its source
+        self.flattened: set[str] = set()        # Flattens of N×C×H×W with H·W > 1
         self.means: dict[str, QTensor] = {}     # float name of a spatial mean -> its source
         self.layer_name = ""                    # the name of the node being translated
 
@@ -104,11 +106,16 @@ class _Recognizer:
                                   f"(a float weight: {QUANTIZE_HINT})")
         return const
 
-    def _source(self, where: str, name: str) -> QTensor:
+    def _source(self, where: str, name: str, flattened: bool = False) -> QTensor:
         tensor = self.act.get(name)
         if tensor is None:
             raise OnnxImportError(f"{where}: input '{name}' is not a dequantized int8 tensor "
                                   f"(a float operation: {QUANTIZE_HINT})")
+        if tensor.name in self.flattened and not flattened:
+            raise OnnxImportError(f"{where}: reads '{name}', the Flatten of an N×C×H×W tensor "
+                                  "with H·W > 1, which only a Gemm or MatMul reads (its "
+                                  "weights are permuted to the packed layout, docs/onnx.md "
+                                  "§4.4)")
         return tensor
 
     def _output(self, where: str, node: onnx.NodeProto, shape: tuple[int, ...]) -> QTensor:
@@ -174,6 +181,9 @@ class _Recognizer:
         # The output keeps its own shape (N×C after a Flatten); the emission writes the
         # tensor it is a view of through that view.
         output_q = self.qt[output_q.name]
+        if output_q.name in self.flattened:
+            raise OnnxImportError(f"output '{out_value.name}' is the Flatten of an N×C×H×W "
+                                  "tensor with H·W > 1, which only a Gemm or MatMul reads")
         if self.aliases.get(output_q.name, output_q.name) not in self.producer:
             raise OnnxImportError(f"output '{out_value.name}' is computed by no layer")
         return Program(self.graph.name or "model", input_q, output_q, self.qt, self.layers,
@@ -270,7 +280,7 @@ class _Recognizer:
         self._dense(where, node, False)
 
     def _dense(self, where: str, node: onnx.NodeProto, trans_b: bool) -> None:
-        x = self._source(where, node.input[0])
+        x = self._source(where, node.input[0], flattened=True)
         w = self._weight(where, node.input[1])
         w_scale = self._check_weight(where, w, 0 if trans_b else 1)
         weight = w.q.T if trans_b else w.q
@@ -420,26 +430,33 @@ class _Recognizer:
         n, c = x.shape[0], int(np.prod(x.shape[1:]))
         if mean is not None:
             n, c = x.shape[0], x.shape[1]
-        if shape not in ((n, c), (n, c, 1, 1)) or (mean is None and any(
-                d != 1 for d in x.shape[2:])):
-            raise OnnxImportError(f"{where}: a Reshape between N×C×1×1 and N×C is supported "
-                                  f"(not {tuple(x.shape)} to {shape})")
-        y = self._output(where, node, shape)
+        spatial = mean is None and len(x.shape) == 4 and shape in ((n, c), (n, -1))
+        if not spatial and (shape not in ((n, c), (n, c, 1, 1)) or (mean is None and any(
+                d != 1 for d in x.shape[2:]))):
+            raise OnnxImportError(f"{where}: a Reshape between N×C×1×1 and N×C, or of N×C×H×W "
+                                  f"into N×(C·H·W), is supported (not {tuple(x.shape)} to "
+                                  f"{shape})")
+        y = self._output(where, node, (n, c) if spatial else shape)
         if mean is not None:
             self._global_mean(where, x, y)
             return
-        if y.scale != x.scale or y.zero_point != x.zero_point:
-            raise OnnxImportError(f"{where}: a Reshape must keep its input's quantization")
-        self.aliases[y.name] = self.aliases.get(x.name, x.name)
+        self._view(where, "Reshape", x, y)
 
     def _op_Flatten(self, where: str, node: onnx.NodeProto) -> None:
         x = self._source(where, node.input[0])
-        if _attrs(node).get("axis", 1) != 1 or any(d != 1 for d in x.shape[2:]):
-            raise OnnxImportError(f"{where}: Flatten(axis=1) of an N×C×1×1 tensor is supported")
+        if _attrs(node).get("axis", 1) != 1 or len(x.shape) not in (2, 4):
+            raise OnnxImportError(f"{where}: Flatten(axis=1) of an N×C×H×W tensor is supported")
         y = self._output(where, node, (x.shape[0], int(np.prod(x.shape[1:]))))
+        self._view(where, "Flatten", x, y)
+
+    def _view(self, where: str, op: str, x: QTensor, y: QTensor) -> None:
+        """``y``, the N×(C·H·W) Flatten or Reshape of ``x``, as a view of its buffer; with
+        H·W > 1 only a dense layer reads it (docs/onnx.md §4.4)."""
         if y.scale != x.scale or y.zero_point != x.zero_point:
-            raise OnnxImportError(f"{where}: a Flatten must keep its input's quantization")
+            raise OnnxImportError(f"{where}: a {op} must keep its input's quantization")
         self.aliases[y.name] = self.aliases.get(x.name, x.name)
+        if len(x.shape) == 4 and x.shape[2] * x.shape[3] > 1:
+            self.flattened.add(y.name)
 
     def _op_Identity(self, where: str, node: onnx.NodeProto) -> None:
         # torch.onnx writes an Identity for each further use of a deduplicated constant (the
