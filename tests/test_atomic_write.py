@@ -110,8 +110,11 @@ SMALL_PROGRAM = _add_program(1, 64)
 # so that an interrupt lands while the output file is being written, however loaded the machine
 # (writing takes seconds).
 DRIVER = """
-import io, sys, time
+import io, signal, sys, time
 import numpy as np
+# As started from a terminal: a process started in the background by a shell without job
+# control inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 real_save = np.save
 def slow_save(file, array, allow_pickle=True):
     buffer = io.BytesIO()

@@ -111,7 +111,7 @@ def test_pack_checks_the_array() -> None:
     (dict(split_shape=(1, 1, 2, 15)), "does not reshape"),
     (dict(padded_shape=(1, 8)), "smaller than shape"),
     (dict(direction="both"), "direction"),
-    (dict(dtype="float32"), "not supported"),
+    (dict(dtype="float64"), "not supported"),
     (dict(name=""), "non-empty"),
     (dict(shape=(0, 20)), "outside"),
     (dict(repeat=(2,)), r"split shape .* does not reshape repeat \(2,\) x padded shape"),
