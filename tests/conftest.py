@@ -74,6 +74,8 @@ def dask_cluster() -> Iterator[str]:
         threads_per_worker=1,
         processes=True,
         dashboard_address=None,
+        # The scheduler's HTTP routes (health, metrics) on a free port, not on 8787.
+        scheduler_kwargs={"dashboard_address": ":0"},
         silence_logs=logging.ERROR,
     ) as cluster:
         yield cluster.scheduler_address

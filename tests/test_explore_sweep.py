@@ -187,3 +187,30 @@ def test_an_external_scheduler_gives_the_same_rows(
     again = sweep([model], space, out, scheduler="tcp://127.0.0.1:1", progress=False)
     local = [row for row in rows_without_timings(shipped_sweep.result) if row[0] == model.stem]
     assert again.computed == 0 and rows_without_timings(again) == local
+
+
+def test_a_point_whose_retries_fail_is_an_error_row_computed_again_later(
+    dask_cluster: str, tmp_path: Path
+) -> None:
+    marker = tmp_path / "a worker died"
+    out = tmp_path / "out"
+    # A local cluster of its own (the default), where no retry is allowed.
+    result = sweep(
+        [CONV],
+        {"configs": ["default"]},
+        out,
+        workers=1,
+        retries=0,
+        point_function=functools.partial(dying_point, str(marker)),
+        progress=False,
+    )
+    (row,) = result.rows
+    assert row.status == "error" and result.failed == 1 and result.computed == 0
+    assert row.get("reason") == (
+        "the point failed on every attempt: the workers running it died on every attempt "
+        "(a crash, or out of memory)"
+    )
+    assert "tcp://" not in (out / "results.csv").read_text()
+    assert not list((out / POINTS_FOLDER).glob("*.json"))  # not kept: the next run retries it
+    again = sweep([CONV], {"configs": ["default"]}, out, scheduler=dask_cluster, progress=False)
+    assert again.computed == 1 and [r.status for r in again.rows] == ["ok"]

@@ -80,6 +80,8 @@ def _connect(stack: ExitStack, scheduler: str | None, workers: int, retries: int
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
+                    # The scheduler's HTTP routes (health, metrics) on a free port, not on 8787.
+                    scheduler_kwargs={"dashboard_address": ":0"},
                     silence_logs=logging.ERROR,
                 )
             )
