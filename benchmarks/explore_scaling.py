@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import time
@@ -83,13 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="explore-scaling-") as tmp:
         folder = Path(tmp)
         models = write_layers(names, folder)
-        points = (
-            len(models)
-            * len(SPACE["LOG_BLOCK"])
-            * len(SPACE["LOG_BATCH"])
-            * len(SPACE["timing.dma_latency"])
+        configurations = math.prod(len(values) for values in SPACE.values())
+        points = len(models) * configurations
+        print(
+            f"sweep: ResNet-18 layers {', '.join(names)} × {configurations} configurations "
+            f"= {points} points"
         )
-        print(f"sweep: ResNet-18 layers {', '.join(names)} × 8 configurations = {points} points")
         runs = [(n, *run(models, n, folder)) for n in counts]
     statuses = {row.status for _, _, result in runs for row in result.rows}
     print(f"{'workers':>7}  {'wall s':>8}  {'points/s':>8}  {'speed-up':>8}")

@@ -173,6 +173,19 @@ def test_bad_arguments_are_one_line_and_status_1(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_model_that_does_not_import_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "broken.onnx"
+    model.write_bytes(b"not a model")
+    space = tmp_path / "space.json"
+    space.write_text('{"LOG_BLOCK": [4]}')
+    status = vta_explore.main([str(model), "--space", str(space), "--out", str(tmp_path / "o")])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert status == 1 and "is not a valid ONNX model" in line, line
+    assert not (tmp_path / "o").exists()
+
+
 # ---------------------------------------------------------------------------------------------
 # Optional dependencies
 
@@ -197,8 +210,8 @@ def test_without_dask_the_error_names_the_extra(
     (line,) = capsys.readouterr().err.splitlines()
     assert status == 1
     assert line == (
-        "vta-explore: error: vta-explore needs dask.distributed; install them with "
-        "pip install 'vta-mlir[explore]'"
+        "vta-explore: error: vta-explore needs dask.distributed, which the extra 'explore' "
+        "installs: pip install 'vta-mlir[explore]'"
     )
 
 

@@ -115,8 +115,8 @@ def require_dependencies() -> None:
             missing.append(module)
     if missing:
         raise VTAError(
-            f"vta-explore needs {' and '.join(missing)}; install them with "
-            f"pip install 'vta-mlir[{EXPLORE_EXTRA}]'"
+            f"vta-explore needs {' and '.join(missing)}, which the extra '{EXPLORE_EXTRA}' "
+            f"installs: pip install 'vta-mlir[{EXPLORE_EXTRA}]'"
         )
 
 
