@@ -39,12 +39,17 @@ def pareto_png(models: Sequence[str], rows: Sequence[Row], axes: Sequence[str]) 
     panels = fig.subplots(1, len(models), squeeze=False)[0]
     thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
     for ax, model in zip(panels, models, strict=True):
-        ran = [r for r in rows if r.model == model and r.get("cycles") is not None]
-        ok = [r for r in ran if r.status == "ok"]
-        wrong = [r for r in ran if r.status == "mismatch"]
+        mine = [r for r in rows if r.model == model]
+        ok = [r for r in mine if r.status == "ok" and r.get("cycles") is not None]
+        wrong = [r for r in mine if r.status == "mismatch" and r.get("cycles") is not None]
+        ran = ok + wrong
         front = pareto_front(ok)
         behind = [r for r in ok if r not in front]
         ax.set_title(model)
+        unplotted = [r.status for r in mine if r not in ran]
+        if unplotted:
+            counts = ", ".join(f"{unplotted.count(s)} {s}" for s in dict.fromkeys(unplotted))
+            ax.text(0.01, 0.01, f"not plotted: {counts}", fontsize=7, transform=ax.transAxes)
         ax.set_xlabel("SRAM, KiB (INP + WGT + ACC + UOP buffers)")
         ax.set_ylabel("cycles")
         if not ran:
