@@ -15,7 +15,7 @@ configuration; ``timing.<parameter>`` for the cycle model's), or configurations,
 ``{"configs": ["default", "block32", "my_config.json"]}``.
 
 ``DIR`` receives ``results.csv`` (one row per model and configuration), ``pareto.png`` (cycles
-against SRAM bytes, one panel per model, the Pareto front marked) and ``summary.md`` (the
+against SRAM bytes, one panel per model, the Pareto front marked) and ``<DIR>/summary.md`` (the
 fronts), and keeps each computed point in ``DIR/points/``: a rerun computes only the points
 missing there, and an interrupted sweep continues where it stopped. The points run on a local
 Dask cluster of one worker process per core (``--workers N``), or on the cluster of
@@ -37,7 +37,7 @@ from vta_mlir import __version__
 from vta_mlir.errors import VTAError
 from vta_mlir.explore.report import pareto_front
 from vta_mlir.explore.space import SpaceError
-from vta_mlir.explore.sweep import sweep
+from vta_mlir.explore.sweep import OUTPUT_FILES, sweep
 
 from ._cli import CLIArgumentParser, print_error, run_guarded
 
@@ -133,7 +133,7 @@ def _run(argv: Sequence[str] | None) -> int:
         front = pareto_front([row for row in result.rows if row.model == model])
         names = ", ".join(row.point.name for row in front) or "none"
         print(f"{model}: Pareto front: {names}")
-    print(f"wrote {result.out_dir / 'results.csv'}, pareto.png, summary.md")
+    print("wrote " + ", ".join(str(result.out_dir / name) for name in OUTPUT_FILES))
     return 1 if statuses.get("mismatch") else 0
 
 

@@ -10,7 +10,7 @@
 
 Each point compiles a model for one configuration, runs it on the simulator with seeded random
 inputs and compares it with the reference evaluator, as ``vta-run --random-inputs --check
---stats`` does; the sweep writes ``results.csv``, ``pareto.png`` and ``summary.md`` and keeps
+--stats`` does; the sweep writes ``results.csv``, ``pareto.png`` and ``<DIR>/summary.md`` and keeps
 every computed point in the output folder, so that a rerun computes only what is missing.
 ``vta-explore`` is its command line; ``docs/explore.md`` the guide.
 

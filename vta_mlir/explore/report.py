@@ -1,5 +1,5 @@
 """The files of a sweep: ``results.csv`` (one row per model and point), the Pareto front of each
-model (cycles against on-chip memory) and ``summary.md``.
+model (cycles against on-chip memory) and the summary, ``<DIR>/summary.md``.
 
 Every figure of a row comes from the point's run (:mod:`vta_mlir.explore.point`) or from its
 configuration: nothing names the worker or host that computed it, so a sweep gives the same
@@ -164,7 +164,8 @@ def model_summary(model: str, rows: Sequence[Row]) -> list[str]:
 def summary_markdown(
     models: Sequence[str], rows: Sequence[Row], space: Space, *, seed: int, version: str
 ) -> str:
-    """``summary.md``: what was swept, then per model its statuses and its Pareto front."""
+    """The summary (``<DIR>/summary.md``): what was swept, then per model its statuses and its
+    Pareto front."""
     lines = [
         "# Design-space exploration",
         "",

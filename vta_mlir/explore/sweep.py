@@ -1,6 +1,6 @@
 """The sweep: every model on every point of a space, computed on a Dask cluster, kept in the
 output folder as it completes, then written out as ``results.csv``, ``pareto.png`` and
-``summary.md``.
+``<DIR>/summary.md``.
 
 By default the points run on a ``dask.distributed`` ``LocalCluster`` of one single-threaded
 worker process per core (``workers`` sizes it); ``scheduler`` names an existing cluster
@@ -180,7 +180,7 @@ def sweep(
 ) -> SweepResult:
     """Run every model (``.mlir`` or ``.onnx`` files) on every point of ``space`` (a
     ``SPACE.json`` path, its decoded object or a :class:`~vta_mlir.explore.space.Space`) and
-    write ``results.csv``, ``pareto.png`` and ``summary.md`` into ``out`` (module doc).
+    write ``results.csv``, ``pareto.png`` and ``<out>/summary.md`` into ``out`` (module doc).
 
     ``scheduler`` (``tcp://HOST:PORT``) uses an existing Dask cluster; otherwise a local one of
     ``workers`` processes (default: one per core) runs the points missing from ``out``.
