@@ -23,7 +23,7 @@ import logging
 import re
 import sys
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from vta_mlir.errors import VTAError
 from vta_mlir.explore.cache import PointCache
-from vta_mlir.explore.point import RESULT_KEYS, import_compiler, point_result
+from vta_mlir.explore.point import RESULT_KEYS, PointFunction, import_compiler, point_result
 
 if TYPE_CHECKING:
     from distributed import Worker
@@ -49,8 +49,6 @@ CONNECT_TIMEOUT_S = 30
 _ADDRESS = re.compile(r"\b[a-z]+://\S+")
 #: The name the worker plugin is registered under (registering it again replaces it).
 _PLUGIN_NAME = "vta-explore-import-compiler"
-
-PointFunction = Callable[[bytes, str, Mapping[str, Any], int], Mapping[str, Any]]
 
 
 class ImportCompiler(WorkerPlugin):
@@ -91,7 +89,7 @@ def _connect(stack: ExitStack, scheduler: str | None, workers: int, retries: int
     try:
         client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT_S))
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:  # unreachable, or not an address
         raise VTAError(
             f"cannot use the scheduler at {scheduler}: {' '.join(str(exc).split())}"
         ) from None

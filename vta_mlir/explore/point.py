@@ -13,12 +13,13 @@ worker itself failed, which Dask retries.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from vta_mlir.config import VTAConfig
 
 __all__ = [
+    "PointFunction",
     "RESULT_KEYS",
     "STATUSES",
     "point_result",
@@ -26,6 +27,9 @@ __all__ = [
     "sram_bytes",
 ]
 
+#: What computes one point (:func:`evaluate_point`'s signature): the model's MLIR, its name in
+#: messages, the configuration as a ``vta_config.json`` mapping and the seed of the inputs.
+PointFunction = Callable[[bytes, str, Mapping[str, Any], int], Mapping[str, Any]]
 #: The statuses of a row: the outputs agree with the reference evaluator, differ from it, the
 #: configuration breaks a hardware rule, or compiling or running failed.
 STATUSES: tuple[str, ...] = ("ok", "mismatch", "invalid-config", "error")

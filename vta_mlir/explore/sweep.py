@@ -19,7 +19,7 @@ a rerun of a finished sweep submits nothing and writes the same rows.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from vta_mlir import __version__
 from vta_mlir.atomic_write import write_bytes, write_text
 from vta_mlir.errors import VTAError
 from vta_mlir.explore.cache import PointCache, model_digest, point_key
-from vta_mlir.explore.point import evaluate_point
+from vta_mlir.explore.point import PointFunction, evaluate_point
 from vta_mlir.explore.report import Row, csv_text, make_row, summary_markdown
 from vta_mlir.explore.space import Point, Space, load_space, parse_space
 
@@ -51,9 +51,6 @@ EXPLORE_EXTRA = "explore"
 MODEL_SUFFIXES = (".mlir", ".onnx")
 #: The files a sweep writes into its output folder (besides ``points/``).
 OUTPUT_FILES = ("results.csv", "pareto.png", "summary.md")
-
-#: What computes one point: :func:`~vta_mlir.explore.point.evaluate_point`'s signature.
-PointFunction = Callable[[bytes, str, Mapping[str, Any], int], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -224,7 +221,6 @@ def sweep(
     if tasks:
         # Imported before anything is written: an import error is the sweep's, not a point's.
         texts = {m.name: m.mlir() for m in read if any(t[0] is m for t in tasks.values())}
-        out_dir.mkdir(parents=True, exist_ok=True)
         from vta_mlir.explore.cluster import run_points
 
         computed, failed = run_points(
