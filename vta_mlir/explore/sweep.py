@@ -164,7 +164,7 @@ def _write(path: Path, data: str | bytes) -> None:
 
 
 def sweep(
-    models: Sequence[str | os.PathLike[str]],
+    models: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
     space: str | os.PathLike[str] | Mapping[str, Any] | Space,
     out: str | os.PathLike[str],
     *,
@@ -175,9 +175,10 @@ def sweep(
     progress: bool | None = None,
     point_function: PointFunction = evaluate_point,
 ) -> SweepResult:
-    """Run every model (``.mlir`` or ``.onnx`` files) on every point of ``space`` (a
-    ``SPACE.json`` path, its decoded object or a :class:`~vta_mlir.explore.space.Space`) and
-    write ``results.csv``, ``pareto.png`` and ``<out>/summary.md`` into ``out`` (module doc).
+    """Run every model (``.mlir`` or ``.onnx`` files, or one such file) on every point of
+    ``space`` (a ``SPACE.json`` path, its decoded object or a
+    :class:`~vta_mlir.explore.space.Space`) and write the table, the plot and the summary
+    (:data:`OUTPUT_FILES`) into the folder ``out`` (module doc).
 
     ``scheduler`` (``tcp://HOST:PORT``) uses an existing Dask cluster; otherwise a local one of
     ``workers`` processes (default: one per core) runs the points missing from ``out``.
@@ -198,7 +199,7 @@ def sweep(
     if workers is not None and scheduler is not None:
         raise VTAError("workers sizes the local cluster; it does not apply with a scheduler")
     the_space = _space(space)
-    read = read_models(models)
+    read = read_models([models] if isinstance(models, str | os.PathLike) else models)
     require_dependencies()
     out_dir = Path(out)
     if out_dir.exists() and not out_dir.is_dir():
@@ -244,7 +245,10 @@ def sweep(
     names = [m.name for m in read]
     from vta_mlir.explore.plot import pareto_png
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VTAError(f"cannot create '{out_dir}': {exc.strerror or exc}") from None
     _write(out_dir / OUTPUT_FILES[0], csv_text(rows, the_space.axes))
     _write(out_dir / OUTPUT_FILES[1], pareto_png(names, rows, the_space.axes))
     _write(
