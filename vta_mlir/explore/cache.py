@@ -24,6 +24,7 @@ from typing import Any
 from vta_mlir import __version__
 from vta_mlir.atomic_write import write_text
 from vta_mlir.config import VTAConfig
+from vta_mlir.errors import VTAError
 from vta_mlir.explore.point import RESULT_KEYS
 
 __all__ = ["POINTS_FOLDER", "PointCache", "config_identity", "model_digest", "point_key"]
@@ -96,7 +97,6 @@ class PointCache:
     ) -> None:
         """Keep the ``result`` of the point ``key`` (computed for the model named ``model``
         with the bytes of ``digest``, on ``cfg`` with ``seed``)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
         record = {
             "key": key,
             "model": model,
@@ -106,4 +106,8 @@ class PointCache:
             "version": __version__,
             "result": {k: result.get(k) for k in RESULT_KEYS},
         }
-        write_text(self.path(key), json.dumps(record, indent=1, sort_keys=True) + "\n")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_text(self.path(key), json.dumps(record, indent=1, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise VTAError(f"cannot write '{self.path(key)}': {exc.strerror or exc}") from None
