@@ -2,9 +2,10 @@
 worker process, then with 2 (``--workers``), each from an empty output folder, wall time
 included the cluster's start-up.
 
-The sweep is ResNet-18 convolution layers (``benchmarks/resnet18_layers.py``; C2, C5, C8 and
-C11 by default, one to three seconds each to compile, simulate and check) on 8 configurations:
-``LOG_BLOCK`` 4 and 5, ``LOG_BATCH`` 0 and 1, and a DMA latency of 32 or 64 cycles. The points
+The sweep is the ResNet-18 convolution layers C1–C11 (``benchmarks/resnet18_layers.py``, or
+those of ``--layers``; a quarter of a second to one and a half each to compile, simulate and
+check) on 8 configurations: ``LOG_BLOCK`` 4 and 5, ``LOG_BATCH`` 0 and 1, and a DMA latency of
+32 or 64 cycles, 88 points. The points
 are independent, so the work divides among the workers; the speed-up falls short of the
 number of workers by the cluster's start-up and the sweep's tail (the last points running
 while a worker is idle), and by whatever else runs on the machine's cores.
@@ -15,7 +16,7 @@ the worker that computed them, the wall times of each point aside).
 
 Usage::
 
-    python benchmarks/explore_scaling.py [--layers C2,C5,C8,C11] [--workers 1,2] [--json FILE]
+    python benchmarks/explore_scaling.py [--layers C1,...,C11] [--workers 1,2] [--json FILE]
 """
 
 from __future__ import annotations
@@ -75,7 +76,11 @@ def figures(result: Any) -> list[tuple[Any, ...]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--layers", default="C2,C5,C8,C11", help="ResNet-18 layers (C1-C11)")
+    parser.add_argument(
+        "--layers",
+        default=",".join(layer.name for layer in rl.LAYERS),
+        help="ResNet-18 layers (default: C1-C11)",
+    )
     parser.add_argument("--workers", default="1,2", help="worker counts to compare, in order")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args(argv)
