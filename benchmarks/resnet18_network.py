@@ -73,8 +73,6 @@ if TYPE_CHECKING:
 
 CONFIGS = ("default", "block32", "batch2")
 NETWORK_NAMES = ("resnet18", "small_cnn")
-#: The counters of data moved between DRAM and the SRAMs.
-DRAM_COUNTERS = ("inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "out_store_nbytes")
 STEPS = ("generate", "compile", "run", "check")
 
 __all__ = ["LayerBounds", "generate", "layer_bounds", "load_generator", "main", "measure",
@@ -250,7 +248,8 @@ def measure(generated: Generated | LayerAlone, config: str, bar: Any = None) -> 
     from vta_mlir import lower, parse
     from vta_mlir.binary_checks import sram_index_problems
     from vta_mlir.config import VTAConfig
-    from vta_mlir.tools.vta_run import run_program, stats_json
+    from vta_mlir.run import run_program
+    from vta_mlir.stats import dram_bytes, staging_segments, stats_json
 
     def step(name: str) -> None:
         if bar is not None:
@@ -288,7 +287,7 @@ def measure(generated: Generated | LayerAlone, config: str, bar: Any = None) -> 
         m.busy = dict(stats["busy"])
         m.uop_bytes = stats["counters"].get("uop_load_nbytes")
         m.layers = stats.get("layers")
-        m.staging = sorted(_staging_segments(binary))
+        m.staging = sorted(staging_segments(binary))
         m.dram_bytes = dram_bytes(stats, set(m.staging))
         step("check")
         m.check = _check(tuple(record.outputs), generated.expected())
@@ -323,36 +322,10 @@ def format_table(heads: list[str], rows: list[list[str]]) -> list[str]:
             for r in [heads, *rows]]
 
 
-def _staging_segments(binary: Any) -> set[str]:
-    """The micro-op staging segments: micro-op traffic is not data traffic."""
-    from vta_mlir.host.lowering import STAGING_SEGMENT
-
-    return {s.name for s in binary.program.segments if s.name.startswith(STAGING_SEGMENT)
-            and s.data is None and s.name not in {a.name for a in binary.args}}
-
-
-def dram_bytes(stats: dict[str, Any], staging: set[str]) -> int:
-    """The data bytes the run moved between DRAM and the SRAMs, counted on the DRAM side: the
-    layers' per-segment bytes without micro-ops when the run has layers, else the load and
-    store counters (which count an int8 load into the accumulator at its SRAM width)."""
-    layers = stats.get("layers")
-    if layers:
-        return sum(_layer_bytes(entry, staging) or 0 for entry in layers)
-    return sum(stats["counters"][c] for c in DRAM_COUNTERS)
-
-
-def _layer_bytes(entry: dict[str, Any], staging: set[str] = frozenset()) -> int | None:
-    """A layer's DRAM bytes read and written, micro-op staging segments left out."""
-    value = entry.get("dram_bytes")
-    if isinstance(value, dict):
-        return sum(int(v["read"]) + int(v["written"]) if isinstance(v, dict) else int(v)
-                   for seg, v in value.items() if seg not in staging)
-    return None if value is None else int(value)
-
-
 def format_report(net: nm.Network, m: Measurement) -> str:
     """The figures of one configuration: per layer when the run has them, then the totals."""
     from vta_mlir.config import VTAConfig
+    from vta_mlir.stats import layer_dram_bytes
 
     cfg = VTAConfig.load(m.config)
     heads = ["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "DRAM bytes", "compulsory",
@@ -366,7 +339,7 @@ def format_report(net: nm.Network, m: Measurement) -> str:
     for entry in m.layers or ():
         b = bounds.get(str(entry.get("name")))
         cycles = entry.get("cycles")
-        moved = _layer_bytes(entry, set(m.staging))
+        moved = layer_dram_bytes(entry, set(m.staging))
         rows.append([str(entry.get("name")), format_int(b.macs if b else None),
                      format_int(b.gemm_bound if b else None), format_int(cycles),
                      format_ratio(cycles, b.gemm_bound if b else None), format_int(moved),

@@ -1,6 +1,7 @@
 """Shared pytest fixtures: the three shipped configurations, an xDSL context with the
-project's dialects, the test-data folders, and for the ``vta-opt`` tests an input-file writer
-and extra passes registered for one test."""
+project's dialects, the test-data folders, for the ``vta-opt`` tests an input-file writer
+and extra passes registered for one test, and for the ``vta-explore`` tests a local Dask
+cluster."""
 
 from __future__ import annotations
 
@@ -57,3 +58,24 @@ def extra_passes() -> Iterator[None]:
         for p in EXTRA_PASSES:
             register_pass(p)
         yield
+
+
+@pytest.fixture(scope="session")
+def dask_cluster() -> Iterator[str]:
+    """A local Dask cluster of two single-threaded worker processes, shared by the
+    ``vta-explore`` tests; its scheduler's address. Dask is imported only when a test asks for
+    it."""
+    import logging
+
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        # The scheduler's HTTP routes (health, metrics) on a free port, not on 8787.
+        scheduler_kwargs={"dashboard_address": ":0"},
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        yield cluster.scheduler_address

@@ -51,7 +51,9 @@ the old one.  Every error is one MLIR-style line on stderr with exit status 1 (a
 of ``--load-pass-plugin FILE.py|MODULE`` (repeatable), are imported first.
 
 Reading the inputs and writing the outputs, statistics and conformance case are
-:mod:`.vta_run_io`'s; this module parses the command line, compiles, runs and checks.
+:mod:`.vta_run_io`'s; running and checking are :mod:`vta_mlir.run`'s (``run_program``,
+``check_outputs``), the statistics :mod:`vta_mlir.stats`'s; this module parses the command line
+and drives them.
 """
 
 from __future__ import annotations
@@ -60,18 +62,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from vta_mlir import __version__
-from vta_mlir.abi import dequantize, quantize
-from vta_mlir.binary import BinaryModule
-from vta_mlir.binary_checks import sram_index_problems
-from vta_mlir.config import VTAConfig
 from vta_mlir.driver import Level, Source, parse_source, to_binary
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.ir.pipeline import available_passes, build_pipeline
+from vta_mlir.run import check_outputs, check_sram_indices, run_program
 from vta_mlir.sim.trace import trace_json
 
 from ._cli import (
@@ -93,7 +91,6 @@ from .vta_run_io import (
     conformance_case,
     random_inputs,
     requant_json,
-    signature,
     stats_json,
     summary,
     temporaries_bytes,
@@ -199,30 +196,6 @@ def _arg_parser() -> argparse.ArgumentParser:
 
 
 # --------------------------------------------------------------------------------------------
-# Running
-
-
-def run_program(binary: BinaryModule, cfg: VTAConfig, inputs: Sequence[np.ndarray]) -> RunRecord:
-    """Load ``binary`` on a fresh simulated device for ``cfg`` and call it once."""
-    from vta_mlir.runtime.device import Device
-
-    device = Device(cfg)
-    loaded = device.load_module(binary)
-    segments = binary.program.segments
-    # After loading, DRAM holds the constants and staging images; the call then writes the
-    # packed inputs, so this plus the packed images is the state the first run starts from.
-    before = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
-    for spec, array in zip(binary.inputs, inputs, strict=True):
-        before[spec.segment] = np.frombuffer(spec.pack(array), dtype=np.uint8).copy()
-    given = {spec.name: array for spec, array in zip(binary.inputs, inputs, strict=True)}
-    for copy in binary.copies:  # an argument read in a second layout: packed into both
-        before[copy.segment] = np.frombuffer(copy.pack(given[copy.copy_of]), np.uint8).copy()
-    outputs = loaded.run(list(inputs))
-    after = {s.name: device.read(s.phys, s.nbytes).copy() for s in segments}
-    return RunRecord(binary, cfg, list(inputs), outputs, loaded.last_run, before, after)
-
-
-# --------------------------------------------------------------------------------------------
 # The driver
 
 
@@ -234,86 +207,6 @@ def _check_request(level: Level) -> None:
             f"--check: nothing to check against: {level.description} has no reference "
             "semantics (--check needs input-level IR)"
         )
-
-
-def _index(flat: int, shape: tuple[int, ...]) -> str:
-    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]"
-
-
-def check_outputs(
-    module: ModuleOp,
-    binary: BinaryModule,
-    inputs: Sequence[np.ndarray],
-    outputs: Sequence[np.ndarray],
-    *,
-    function: str | None = None,
-) -> list[str]:
-    """Compare a run's ``outputs`` with the numpy reference evaluation of the input-level
-    ``module`` on the same ``inputs``; returns one description per output that differs.
-
-    The binary module's arguments are the function's memref arguments in signature order; an
-    argument the program does not read starts as zeros, as it does on the device.  The host
-    steps of a ``vta.quant`` argument, read from the input program, apply around the
-    evaluation as around the run: float inputs are quantized, outputs dequantized, and float
-    outputs compared bit for bit.  A program on tensors is evaluated in its bufferized form
-    (``vta-bufferize``).
-    """
-    from vta_mlir.passes.bufferize import BufferizePass, has_tensors
-    from vta_mlir.reference import arguments, find_function, run_function
-
-    if has_tensors(module):
-        # The reference evaluates memrefs: a tensor program runs in the memref form the
-        # compiler lowered, its results the trailing out-parameters (vta.result).
-        from vta_mlir.ir.context import make_context
-
-        module = module.clone()
-        BufferizePass().apply(make_context(), module)
-    f = find_function(module, function)
-    args = arguments(f)
-    if [a.shape for a in args] != [tuple(spec.shape) for spec in binary.args]:
-        raise VTAError(
-            f"--check: the arguments of @{f.sym_name.data} do not match the compiled module's "
-            f"{signature(binary)}"
-        )
-    for arg, spec in zip(args, binary.args, strict=True):
-        if arg.quant != spec.quant:
-            raise VTAError(
-                f"--check: argument '{spec.name}' has quantization {arg.quant} in the input "
-                f"program and {spec.quant} in the compiled module"
-            )
-    given = iter(inputs)
-    arrays = []
-    for arg, spec in zip(args, binary.args, strict=True):
-        if spec.is_input:
-            value = np.asarray(next(given))
-            arrays.append(value.astype(arg.dtype) if arg.quant is None
-                          else quantize(value, arg.quant))
-        else:
-            arrays.append(np.zeros(arg.shape, dtype=arg.dtype))
-    run_function(f, arrays)
-    expected = [array if arg.quant is None else dequantize(array, arg.quant)
-                for array, arg, spec in zip(arrays, args, binary.args, strict=True)
-                if spec.is_output]
-    return [problem for spec, want, got in zip(binary.outputs, expected, outputs, strict=True)
-            if (problem := _difference(spec.name, want, np.asarray(got))) is not None]
-
-
-def _difference(name: str, want: np.ndarray, got: np.ndarray) -> str | None:
-    """How ``got`` differs from ``want`` (integers by value, floats bit for bit), None if it
-    does not."""
-    if np.issubdtype(want.dtype, np.floating):
-        if got.dtype != want.dtype:
-            return f"'{name}' is {got.dtype}, expected {want.dtype}"
-        differ = np.flatnonzero(want.reshape(-1).view(np.uint32) != got.reshape(-1).view(np.uint32))
-        values: tuple[np.ndarray, np.ndarray] = (want.reshape(-1), got.reshape(-1))
-    else:
-        values = (want.astype(np.int64).reshape(-1), got.astype(np.int64).reshape(-1))
-        differ = np.flatnonzero(values[0] != values[1])
-    if not differ.size:
-        return None
-    first = int(differ[0])
-    return (f"{differ.size} of {want.size} elements of '{name}' differ, first at "
-            f"{_index(first, want.shape)}: expected {values[0][first]}, got {values[1][first]}")
 
 
 def _pipeline_option(args: argparse.Namespace) -> str:
@@ -355,7 +248,7 @@ def _run(argv: Sequence[str] | None) -> int:
     check_output_count(args, binary)
     inputs = bind_inputs(args, binary)
     run_cfg = cfg if cfg is not None else binary.config
-    _check_indices(binary, run_cfg)
+    check_sram_indices(binary, run_cfg)
     record = run_program(binary, run_cfg, inputs)
     for warning in record.stats.warnings:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
@@ -414,15 +307,6 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"hazards: {len(hazards)} found", file=stream)
     stream.flush()
     return 1 if problems or hazards else 0
-
-
-def _check_indices(binary: BinaryModule, cfg: VTAConfig) -> None:
-    """Refuse a module with an instruction that indexes past an SRAM or the micro-op table
-    (the device would address memory it does not have), naming the first one."""
-    problems = sram_index_problems(binary.program, cfg)
-    if problems:
-        more = f" (and {len(problems) - 1} more such instructions)" if len(problems) > 1 else ""
-        raise VTAError(f"{problems[0]}{more}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,8 @@
 """Input and output of ``vta-run``: the arrays a run reads (``--input`` ``.npy`` files or
 ``--random-inputs``) and everything it writes (``--output`` arrays, the ``--stats`` JSON, the
-``--export-case`` conformance case, the summary line of each output).
+``--export-case`` conformance case, the summary line of each output).  The random inputs, the
+run record and the statistics object are :mod:`vta_mlir.run`'s and :mod:`vta_mlir.stats`'s,
+re-exported here.
 
 Every file is written through :func:`~vta_mlir.tools._cli.open_output`: to a temporary file in
 its folder, renamed into place when complete.
@@ -11,8 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,10 +20,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from vta_mlir.abi import ArgSpec
 from vta_mlir.binary import BinaryModule
-from vta_mlir.config import VTAConfig
 from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import one_line
 from vta_mlir.program import COUNTER_NAMES, Segment
+from vta_mlir.run import RANDOM_RANGE, RunRecord, random_inputs, signature
+from vta_mlir.stats import MODULES, stats_json, temporaries_bytes
 
 from ._cli import open_output, write_output
 
@@ -62,10 +63,6 @@ STATS_KEYS: tuple[str, ...] = (
     "vta_mac_fraction",
     "requant",
 )
-#: Module names of the ``busy`` object.
-MODULES: tuple[str, ...] = ("load", "compute", "store")
-#: Range of ``--random-inputs`` values (clipped to the type's range).
-RANDOM_RANGE: tuple[int, int] = (-128, 127)
 #: How many leading values the output summary shows.
 SUMMARY_VALUES = 8
 #: Buffer names usable as they are in the keys of a case file.
@@ -74,37 +71,6 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.$-]+")
 
 # --------------------------------------------------------------------------------------------
 # Arguments
-
-
-def signature(binary: BinaryModule) -> str:
-    """The program's arguments for messages: ``(name: shape x dtype, ...) -> (...)``."""
-    def one(a: ArgSpec) -> str:
-        return f"{a.name}: {'x'.join(map(str, a.shape))}x{a.host_dtype}"
-
-    ins = ", ".join(one(a) for a in binary.inputs)
-    outs = ", ".join(one(a) for a in binary.outputs)
-    return f"({ins}) -> ({outs})"
-
-
-def random_inputs(specs: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
-    """Deterministic random arrays for ``specs``: integers in :data:`RANDOM_RANGE` (clipped to
-    each dtype's range), drawn in signature order from ``numpy.random.default_rng(seed)``;
-    for a quantized argument, float32 values uniform over those that quantize into
-    :data:`RANDOM_RANGE`, ``[(-128 - zero_point) * scale, (127 - zero_point) * scale]``."""
-    if seed < 0:
-        raise VTAError(f"the seed of random inputs must be a non-negative integer, not {seed}")
-    rng = np.random.default_rng(seed)
-    arrays = []
-    for spec in specs:
-        if spec.quant is not None:
-            scale, zero_point = spec.quant.scale, spec.quant.zero_point
-            lo, hi = (RANDOM_RANGE[0] - zero_point) * scale, (RANDOM_RANGE[1] - zero_point) * scale
-            arrays.append(rng.uniform(lo, hi, size=spec.shape).astype(np.float32))
-            continue
-        info = np.iinfo(np.dtype(spec.dtype))
-        lo, hi = max(RANDOM_RANGE[0], info.min), min(RANDOM_RANGE[1], info.max)
-        arrays.append(rng.integers(lo, hi, size=spec.shape, dtype=spec.dtype, endpoint=True))
-    return arrays
 
 
 def _load_npy(path: str, spec: ArgSpec) -> np.ndarray:
@@ -153,53 +119,6 @@ def check_output_count(args: argparse.Namespace, binary: BinaryModule) -> None:
 
 # --------------------------------------------------------------------------------------------
 # Runs and their statistics
-
-
-@dataclass
-class RunRecord:
-    """One call of the program: its inputs, outputs and statistics, and the DRAM contents of
-    every segment just before the first run and just after the last."""
-
-    binary: BinaryModule
-    config: VTAConfig
-    inputs: list[np.ndarray]
-    outputs: tuple[np.ndarray, ...]
-    stats: Any
-    before: dict[str, np.ndarray]
-    after: dict[str, np.ndarray]
-
-
-def temporaries_bytes(binary: BinaryModule) -> int:
-    """The device DRAM of the program's temporaries — the intermediate activations of a
-    network, placed by lifetime in one scratch segment (``vta_mlir/host/dram_reuse.py``): the
-    peak of what is live at once, 0 without any."""
-    from vta_mlir.host.layout import TEMPORARIES_SEGMENT
-
-    args = {a.name for a in binary.args}
-    return sum(s.nbytes for s in binary.program.segments
-               if s.name == TEMPORARIES_SEGMENT and s.data is None and s.name not in args)
-
-
-def stats_json(stats: Any, binary: BinaryModule | None = None) -> dict[str, Any]:
-    """The ``--stats`` object of a :class:`~vta_mlir.runtime.device.RunStats`; with the
-    ``binary`` that ran, also its ``temporaries_bytes`` and the call's ``host_steps``."""
-    busy = {m: int(stats.busy.get(m, 0)) for m in MODULES}
-    extra: dict[str, Any] = {}
-    if binary is not None:
-        extra["temporaries_bytes"] = temporaries_bytes(binary)
-        extra["host_steps"] = [dict(step) for step in getattr(stats, "host_steps", [])]
-        extra["vta_mac_fraction"] = float(getattr(stats, "vta_mac_fraction", 1.0))
-    return {
-        "counters": {k: int(stats.counters.get(k, 0)) for k in COUNTER_NAMES},
-        "instructions": int(stats.instructions),
-        "by_opcode": {str(k): int(v) for k, v in sorted(stats.by_opcode.items())},
-        "uop_words_loaded": int(stats.uop_words_loaded),
-        "runs": int(stats.runs),
-        "cycles": None if stats.cycles is None else int(stats.cycles),
-        "busy": busy,
-        "layers": [dict(layer) for layer in getattr(stats, "layers", [])],
-        **extra,
-    }
 
 
 def requant_json(module: ModuleOp | None) -> dict[str, Any] | None:
