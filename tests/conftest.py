@@ -17,6 +17,42 @@ from vta_mlir.ir.context import make_context
 DATA = Path(__file__).parent / "data"
 CONFORMANCE = DATA / "conformance"
 
+#: Test modules of frontend forms and layer kinds whose runs on the other shipped
+#: configurations are long forms (``-m slow``): what differs between configurations is the
+#: lowering from ``vta-pack`` on, which the core tests (workloads, convolutions, pools,
+#: networks, the pinned binaries) run on every configuration; the default run checks each form
+#: on the default configuration.
+OTHER_CONFIGS_ARE_LONG_FORMS = frozenset({
+    "test_concat",
+    "test_depthwise",
+    "test_integerize",
+    "test_integerize_forms",
+    "test_leaky_relu",
+    "test_onnx_activations",
+    "test_onnx_avgpool",
+    "test_onnx_depthwise",
+    "test_onnx_host_layers",
+    "test_onnx_neck",
+    "test_onnx_per_channel",
+    "test_onnx_qoperator",
+    "test_onnx_torch_exported",
+    "test_onnx_unsigned",
+    "test_onnx_vgg_head",
+    "test_resize",
+})
+_OTHER_CONFIGS = tuple(name for name in SHIPPED_CONFIGS if name != "default")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the other-configuration cases of :data:`OTHER_CONFIGS_ARE_LONG_FORMS` slow."""
+    for item in items:
+        module = item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+        params = item.nodeid.partition("[")[2]
+        if module in OTHER_CONFIGS_ARE_LONG_FORMS and any(
+                name in params.replace("]", "-").split("-") for name in _OTHER_CONFIGS):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(params=SHIPPED_CONFIGS)
 def cfg(request: pytest.FixtureRequest) -> VTAConfig:

@@ -53,6 +53,7 @@ def mobilenet_counts(size: int, classes: int, block: int = 16) -> tuple[int, int
     return dense, dw, taps, vectors
 
 
+@pytest.mark.slow  # 64 layers to compile: the ResNet-18 benchmark's test is the short form
 def test_runs_and_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     figures = tmp_path / "figures.json"
     status = bench.main(["--size", "32", "--classes", "10", "--no-progress",
