@@ -96,11 +96,11 @@ def extra_passes() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_cluster() -> Iterator[str]:
     """A local Dask cluster of two single-threaded worker processes, shared by the
-    ``vta-explore`` tests; its scheduler's address. Dask is imported only when a test asks for
-    it."""
+    ``vta-explore`` tests of one module (and stopped after them); its scheduler's address.
+    Dask is imported only when a test asks for it."""
     import logging
 
     from distributed import LocalCluster
