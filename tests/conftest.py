@@ -39,6 +39,7 @@ OTHER_CONFIGS_ARE_LONG_FORMS = frozenset({
     "test_onnx_unsigned",
     "test_onnx_vgg_head",
     "test_resize",
+    "test_split_loops",
 })
 _OTHER_CONFIGS = tuple(name for name in SHIPPED_CONFIGS if name != "default")
 

@@ -547,6 +547,7 @@ def test_bad_base_and_unknown_function() -> None:
         lower_to_binary(example("vector_add"), function="g")
 
 
+@pytest.mark.slow  # 20,000 host-loop iterations: the other tests lower the same forms
 def test_large_loop_nest_lowering_time() -> None:
     """Not a benchmark: shows what lowering a 100 x 200 host-loop nest costs."""
     module = parse("""

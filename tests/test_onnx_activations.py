@@ -46,12 +46,12 @@ def _float32_codes(swish: bool, alpha: float, beta: float, sx: float, zx: int, s
 
 @pytest.mark.parametrize("swish", [True, False], ids=["hardswish", "hardsigmoid"])
 def test_hard_functions_on_every_code(swish: bool) -> None:
-    """Over 200 random quantizations, the fixed point agrees with float32 on every one of the
+    """Over 100 random quantizations, the fixed point agrees with float32 on every one of the
     256 codes: the constants the importer keeps make ``steps``, the distance it records, 0."""
     rng = np.random.default_rng(7 + swish)
     codes = np.arange(-128, 128)
     worst, mismatched = 0, 0
-    for _ in range(200):
+    for _ in range(100):
         sx, sy = float(rng.uniform(0.005, 0.2)), float(rng.uniform(0.003, 0.1))
         zx, zy = int(rng.integers(-128, 128)), int(rng.integers(-128, 0))
         alpha, beta = (1 / 6, 0.5) if swish else (float(rng.uniform(0.1, 0.5)),

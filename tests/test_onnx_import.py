@@ -155,12 +155,11 @@ def test_resnet18_other_configs(tmp_path: Path, symmetric: bool, config: str) ->
     check(quantized(tmp_path, resnet18_224, symmetric), config, worst=4.0)
 
 
-@pytest.mark.parametrize("config", [
-    "default", *(pytest.param(c, marks=pytest.mark.slow) for c in ("block32", "batch2"))])
+@pytest.mark.slow  # the random networks of test_onnx_random and the benchmark's test are short
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
 def test_resnet18_small_bit_exact(tmp_path: Path, config: str) -> None:
-    """ResNet-18 at 32×32, bit-exact with the integer semantics: on the default configuration
-    by default, on the others with ``-m slow`` (the smaller models of this file cover every
-    configuration in the default run). (Its
+    """ResNet-18 at 32×32, bit-exact with the integer semantics (a long form: the random
+    networks of ``tests/test_onnx_random.py`` are the short one). (Its
     agreement with onnxruntime is not checked: at 32×32 the last stage is 1×1, no average
     damps a hidden one-code difference, and even exact arithmetic leaves a third of the 10
     outputs more than one step from onnxruntime's float computation.)"""
