@@ -35,7 +35,6 @@ import argparse
 import json
 import math
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,13 +49,11 @@ if str(ONNX_EXAMPLES) not in sys.path:
 
 from onnx_resnet18 import (  # noqa: E402
     CONFIGS,
-    STEPS,
     Measurement,
     Model,
     StepError,
     layer_bounds,
-    measure,
-    onnxruntime_output,
+    measure_all,
 )
 from resnet18_network import (  # noqa: E402
     first_line,
@@ -224,33 +221,10 @@ def main(argv: list[str] | None = None) -> int:
                      "and --width positive")
     configs = list(CONFIGS) if args.config == "all" else [args.config]
 
-    from tqdm import tqdm
-
-    bar = tqdm(total=3 + len(STEPS) * len(configs), file=sys.stderr, unit="step",
-               desc="mobilenet_v2", disable=args.no_progress or not sys.stderr.isatty(),
-               leave=False)
-    results: list[Measurement] = []
-    with tempfile.TemporaryDirectory(prefix="mobilenet_v2_") as folder:
-        try:
-            bar.set_postfix_str("build, import")
-            model = build(args, Path(folder))
-            bar.update(2)
-            bar.set_postfix_str("onnxruntime")
-            start = time.perf_counter()
-            try:
-                reference = onnxruntime_output(model.path, model.input)
-            except Exception as exc:
-                raise StepError(f"onnxruntime: {first_line(exc)}") from None
-            model.seconds["onnxruntime"] = time.perf_counter() - start
-            bar.update()
-        except StepError as exc:
-            bar.close()
-            print(f"mobilenet_v2: error: {exc}")
-            return 1
-        for config in configs:
-            results.append(measure(model, config, reference, bar))
-            bar.update(3 + len(STEPS) * len(results) - bar.n)  # the steps a failure skipped
-    bar.close()
+    found = measure_all("mobilenet_v2", args, configs, build)
+    if found is None:
+        return 1
+    model, results = found
 
     program = model.program
     print(f"{model.name}: input {program.input.shape}, output {program.output.shape}, "

@@ -44,6 +44,7 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,7 +74,7 @@ CONFIGS = ("default", "block32", "batch2")
 STEPS = ("compile", "run", "compare")
 
 __all__ = ["LayerBound", "Measurement", "Model", "agreement", "build", "layer_bounds", "main",
-           "measure", "onnxruntime_output"]
+           "measure", "measure_all", "onnxruntime_output"]
 
 
 class StepError(Exception):
@@ -262,6 +263,41 @@ def measure(model: Model, config: str, reference: np.ndarray | None, bar: Any = 
 # Report
 
 
+def measure_all(name: str, args: argparse.Namespace, configs: list[str],
+                build_model: Callable[[argparse.Namespace, Path], Model]
+                ) -> tuple[Model, list[Measurement]] | None:
+    """Build and import the model (``build_model``), run onnxruntime on its input, then
+    :func:`measure` it on each of ``configs``, with a progress bar on a terminal; None when a
+    step before the measurements fails (its line printed, as ``name: error: ...``)."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=3 + len(STEPS) * len(configs), file=sys.stderr, unit="step",
+               desc=name, disable=args.no_progress or not sys.stderr.isatty(), leave=False)
+    results: list[Measurement] = []
+    with tempfile.TemporaryDirectory(prefix=f"{name}_") as folder:
+        try:
+            bar.set_postfix_str("build, import")
+            model = build_model(args, Path(folder))
+            bar.update(2)
+            bar.set_postfix_str("onnxruntime")
+            start = time.perf_counter()
+            try:
+                reference = onnxruntime_output(model.path, model.input)
+            except Exception as exc:
+                raise StepError(f"onnxruntime: {first_line(exc)}") from None
+            model.seconds["onnxruntime"] = time.perf_counter() - start
+            bar.update()
+        except StepError as exc:
+            bar.close()
+            print(f"{name}: error: {exc}")
+            return None
+        for config in configs:
+            results.append(measure(model, config, reference, bar))
+            bar.update(3 + len(STEPS) * len(results) - bar.n)  # the steps a failure skipped
+    bar.close()
+    return model, results
+
+
 def format_report(model: Model, m: Measurement) -> str:
     """The figures of one configuration: per layer, the total, the seconds and the agreement."""
     from vta_mlir.config import VTAConfig
@@ -330,33 +366,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--size must be at least 32 (five stride-2 stages) and --classes at least 1")
     configs = list(CONFIGS) if args.config == "all" else [args.config]
 
-    from tqdm import tqdm
-
-    bar = tqdm(total=3 + len(STEPS) * len(configs), file=sys.stderr, unit="step",
-               desc="onnx resnet18", disable=args.no_progress or not sys.stderr.isatty(),
-               leave=False)
-    results: list[Measurement] = []
-    with tempfile.TemporaryDirectory(prefix="onnx_resnet18_") as folder:
-        try:
-            bar.set_postfix_str("build, import")
-            model = build(args, Path(folder))
-            bar.update(2)
-            bar.set_postfix_str("onnxruntime")
-            start = time.perf_counter()
-            try:
-                reference = onnxruntime_output(model.path, model.input)
-            except Exception as exc:
-                raise StepError(f"onnxruntime: {first_line(exc)}") from None
-            model.seconds["onnxruntime"] = time.perf_counter() - start
-            bar.update()
-        except StepError as exc:
-            bar.close()
-            print(f"onnx_resnet18: error: {exc}")
-            return 1
-        for config in configs:
-            results.append(measure(model, config, reference, bar))
-            bar.update(3 + len(STEPS) * len(results) - bar.n)  # the steps a failure skipped
-    bar.close()
+    found = measure_all("onnx_resnet18", args, configs, build)
+    if found is None:
+        return 1
+    model, results = found
 
     program = model.program
     source = (f"exported by torch.onnx ({args.torch_model})" if args.torch_model
