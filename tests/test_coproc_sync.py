@@ -53,9 +53,16 @@ from .numerics import random_args, within
 # Property: the synchronised program computes what the serial one does
 
 
-# Seeds 20–39 are the long form.
-@pytest.mark.parametrize("seed", [seed if seed < 20 else pytest.param(seed, marks=pytest.mark.slow)
-                                  for seed in range(40)])
+def _random_cases() -> list[object]:
+    """(configuration, seed): seeds 0–19 on the default configuration and 0–5 on the others
+    run by default; the rest up to 39 are the long form."""
+    return [pytest.param(VTAConfig.shipped(config), seed, id=f"{config}-{seed}",
+                         marks=[] if seed < (20 if config == "default" else 6)
+                         else [pytest.mark.slow])
+            for config in SHIPPED_CONFIGS for seed in range(40)]
+
+
+@pytest.mark.parametrize(("cfg", "seed"), _random_cases())
 def test_random_programs_match_serial_execution(cfg: VTAConfig, seed: int) -> None:
     text = random_program(cfg, seed)
     synced = sync(text, cfg, double_buffer=seed % 3 != 0)
@@ -69,9 +76,13 @@ def test_random_programs_match_serial_execution(cfg: VTAConfig, seed: int) -> No
             np.testing.assert_array_equal(got[name], value, err_msg=f"{name}\n{text}")
 
 
+@pytest.mark.parametrize("cfg", [
+    pytest.param(VTAConfig.shipped(config), id=config,
+                 marks=[] if config == "default" else [pytest.mark.slow])
+    for config in SHIPPED_CONFIGS])
 def test_random_order_finds_races_without_tokens(cfg: VTAConfig) -> None:
     """The same check on programs left without tokens fails: the random interleaving is a
-    real test of the protocol."""
+    real test of the protocol (on the other configurations, the long form)."""
     failures = 0
     for seed in range(12):
         text = random_program(cfg, seed)

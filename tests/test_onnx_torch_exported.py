@@ -91,10 +91,15 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cases() -> list[pytest.param]:
-    # The default configuration by default; the others are the long form (the ONNX route's
-    # programs run on every configuration in test_onnx_import and test_arg_layouts).
+    # By default, the default configuration, and the torchscript exports quantized with
+    # symmetric activations and the dynamo ones with asymmetric ones (both exporters and both
+    # forms for every model); the rest is the long form (the ONNX route's programs run on
+    # every configuration in test_onnx_import and test_arg_layouts).
+    def short(name: str, act: str, config: str) -> bool:
+        return config == "default" and act == ("asym" if ".dynamo." in name else "sym")
+
     return [pytest.param(name, act, config, id=f"{name[:-5]}-{act}-{config}",
-                         marks=[] if config == "default" else [pytest.mark.slow])
+                         marks=[] if short(name, act, config) else [pytest.mark.slow])
             for name in FILES for act in ("sym", "asym") for config in SHIPPED_CONFIGS]
 
 

@@ -8,8 +8,9 @@ numpy written here; refused nests are one diagnostic at the loop."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from .workloads import CONFIGS, EXAMPLES, WORKLOADS, Workload
 
 FORMS: dict[str, Callable[[str], ModuleOp]] = {"scf": scf_form, "affine": affine_form}
 CONV_EXAMPLES = sorted((EXAMPLES / "conv").glob("*.mlir"))
+T = TypeVar("T")
 
 
 def _binary(source: str | ModuleOp, config: str, function: str | None = None) -> object:
@@ -36,13 +38,16 @@ def _binary(source: str | ModuleOp, config: str, function: str | None = None) ->
     return runs, repr(module.program.segments), module.args
 
 
-def _form_configs() -> list[object]:
-    """(form, config): every form on the default configuration; the other configurations are
-    the long form (the raising does not depend on the configuration, and the memref forms'
-    tests compile for every one)."""
-    return [pytest.param(form, config, id=f"{form}-{config}",
-                         marks=[pytest.mark.slow] if config != "default" else [])
-            for form in FORMS for config in CONFIGS]
+def _form_cases(programs: Sequence[T], name: Callable[[T], str]) -> list[object]:
+    """(program, form, config): each program in one loop form on the default configuration,
+    the forms taking turns; its other form and the other configurations are the long form (the
+    raising does not depend on the configuration, the scf form is raised through the affine
+    one, and the memref forms' tests compile for every configuration)."""
+    forms = list(FORMS)
+    return [pytest.param(program, form, config, id=f"{name(program)}-{form}-{config}",
+                         marks=[] if config == "default" and form == forms[i % len(forms)]
+                         else [pytest.mark.slow])
+            for i, program in enumerate(programs) for form in forms for config in CONFIGS]
 
 
 def _functions(path: Path) -> list[str]:
@@ -50,8 +55,8 @@ def _functions(path: Path) -> list[str]:
             if line.lstrip().startswith("func.func @")]
 
 
-@pytest.mark.parametrize(("form", "config"), _form_configs())
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+@pytest.mark.parametrize(("workload", "form", "config"),
+                         _form_cases(WORKLOADS, lambda w: w.name))
 def test_workload_loop_form_same_binary_and_bit_exact(workload: Workload, form: str,
                                                       config: str) -> None:
     text = workload.path.read_text()
@@ -68,8 +73,8 @@ def test_workload_loop_form_same_binary_and_bit_exact(workload: Workload, form: 
         np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize(("form", "config"), _form_configs())
-@pytest.mark.parametrize("path", CONV_EXAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize(("path", "form", "config"),
+                         _form_cases(CONV_EXAMPLES, lambda p: p.stem))
 def test_conv_example_loop_form_same_binary(path: Path, form: str, config: str) -> None:
     text = path.read_text()
     for function in _functions(path):
@@ -82,22 +87,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from resnet18_layers import LAYERS, conv_mlir, random_inputs, reference  # noqa: E402
 
 RESNET = [layer for layer in LAYERS if layer.name != "C1"]
-#: Layers whose loop forms the default run compiles (a 3×3 layer, a strided one, a strided 1×1
-#: one); the others are the long form.
+#: Layers whose loop forms the default run compiles, one form each in turn (a 3×3 layer, a
+#: strided one, a strided 1×1 one); the others are the long form.
 RESNET_SHORT = ("C2", "C6", "C10")
 
 
-@pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("layer", [
-    pytest.param(layer, id=layer.name,
-                 marks=[] if layer.name in RESNET_SHORT else [pytest.mark.slow])
-    for layer in RESNET])
+@pytest.mark.parametrize(("layer", "form"), [
+    pytest.param(layer, form, id=f"{layer.name}-{form}",
+                 marks=[] if layer.name in RESNET_SHORT
+                 and form == list(FORMS)[RESNET_SHORT.index(layer.name) % len(FORMS)]
+                 else [pytest.mark.slow])
+    for layer in RESNET for form in FORMS])
 def test_resnet18_layer_loop_form_same_binary(layer: object, form: str) -> None:
     text = conv_mlir(layer)
     assert _binary(FORMS[form](text), "default") == _binary(text, "default")
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", [
+    pytest.param(config, marks=[] if config == "default" else [pytest.mark.slow])
+    for config in CONFIGS])
 def test_resnet18_residual_loop_form_same_binary_and_bit_exact(config: str) -> None:
     layer = next(layer for layer in RESNET if layer.name == "C11")
     text = conv_mlir(layer, residual=True)
