@@ -1,8 +1,7 @@
 """Shared pytest fixtures: the three shipped configurations, an xDSL context with the
 project's dialects, the test-data folders, for the ``vta-opt`` tests an input-file writer
 and extra passes registered for one test, and for the ``vta-explore`` tests a local Dask
-cluster.  Also the long forms of other configurations, and the start of the selected lit
-suites in the background (``tests/lit_suites.py``)."""
+cluster."""
 
 from __future__ import annotations
 
@@ -54,20 +53,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if module in OTHER_CONFIGS_ARE_LONG_FORMS and any(
                 name in params.replace("]", "-").split("-") for name in _OTHER_CONFIGS):
             item.add_marker(pytest.mark.slow)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Starts the lit suites of the selected ``tests/test_lit.py`` tests in the background."""
-    from tests import lit_suites
-
-    lit_suites.start_selected(item.name for item in session.items
-                              if item.path.name == "test_lit.py")
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    from tests import lit_suites
-
-    lit_suites.stop_all()
 
 
 @pytest.fixture(params=SHIPPED_CONFIGS)
