@@ -17,12 +17,20 @@ from vta_mlir.ir.context import make_context
 DATA = Path(__file__).parent / "data"
 CONFORMANCE = DATA / "conformance"
 
-#: Test modules of frontend forms and layer kinds whose runs on the other shipped
-#: configurations are long forms (``-m slow``): what differs between configurations is the
-#: lowering from ``vta-pack`` on, which the core tests (workloads, convolutions, pools,
+#: Test modules of frontend forms and layer kinds (``module``), and tests of other modules
+#: (``module::test``), whose runs on the other shipped configurations are long forms
+#: (``-m slow``): what differs between configurations is the lowering from ``vta-pack`` on,
+#: which the core tests (``tests/test_workloads.py::test_vta_run``, convolutions, pools,
 #: networks, the pinned binaries) run on every configuration; the default run checks each form
-#: on the default configuration.
+#: and each further way of running a program on the default configuration.
 OTHER_CONFIGS_ARE_LONG_FORMS = frozenset({
+    "test_bufferize::test_conv_with_pad_bias_and_requant",
+    "test_networks::test_small_cnn_layer_on_vta",
+    "test_onnx_import::test_models",
+    "test_sram_index_checks::test_simulator_fails_on_the_same_instruction",
+    "test_sram_index_checks::test_vta_run_refuses_and_vta_translate_warns",
+    "test_workloads::test_python_api",
+    "test_workloads::test_vta_translate_then_vta_run",
     "test_concat",
     "test_depthwise",
     "test_integerize",
@@ -46,11 +54,14 @@ _OTHER_CONFIGS = tuple(name for name in SHIPPED_CONFIGS if name != "default")
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the other-configuration cases of :data:`OTHER_CONFIGS_ARE_LONG_FORMS` slow."""
+    """Marks the other-configuration cases of :data:`OTHER_CONFIGS_ARE_LONG_FORMS` slow."""
     for item in items:
         module = item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+        function = item.nodeid.split("::", 1)[-1].partition("[")[0]
         params = item.nodeid.partition("[")[2]
-        if module in OTHER_CONFIGS_ARE_LONG_FORMS and any(
+        listed = module in OTHER_CONFIGS_ARE_LONG_FORMS or \
+            f"{module}::{function}" in OTHER_CONFIGS_ARE_LONG_FORMS
+        if listed and any(
                 name in params.replace("]", "-").split("-") for name in _OTHER_CONFIGS):
             item.add_marker(pytest.mark.slow)
 
