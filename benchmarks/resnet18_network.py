@@ -328,8 +328,10 @@ def format_report(net: nm.Network, m: Measurement) -> str:
     from vta_mlir.stats import layer_dram_bytes
 
     cfg = VTAConfig.load(m.config)
-    heads = ["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "DRAM bytes", "compulsory",
-             "x DRAM", "bound by"]
+    # "cycles" is the layer's span (spans of neighbours overlap); "critical" its share of the
+    # total (the cycles by which it moves the end out), which adds up to the total.
+    heads = ["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "critical", "DRAM bytes",
+             "compulsory", "x DRAM", "bound by"]
     out = [f"{net.name} on {m.config} ({cfg.bitstream})"]
     if m.error is not None:
         return "\n".join([*out, f"  failed: {m.error}"])
@@ -342,12 +344,15 @@ def format_report(net: nm.Network, m: Measurement) -> str:
         moved = layer_dram_bytes(entry, set(m.staging))
         rows.append([str(entry.get("name")), format_int(b.macs if b else None),
                      format_int(b.gemm_bound if b else None), format_int(cycles),
-                     format_ratio(cycles, b.gemm_bound if b else None), format_int(moved),
+                     format_ratio(cycles, b.gemm_bound if b else None),
+                     format_int(entry.get("critical_cycles")), format_int(moved),
                      format_int(b.compulsory if b else None),
                      format_ratio(moved, b.compulsory if b else None),
                      str(entry.get("bound_by", "-"))])
     rows.append(["total", format_int(total["macs"]), format_int(total["gemm_bound"]),
                  format_int(m.cycles), format_ratio(m.cycles, total["gemm_bound"]),
+                 format_int(sum(int(e.get("critical_cycles", 0)) for e in m.layers)
+                            if m.layers else None),
                  format_int(m.dram_bytes), format_int(total["compulsory"]),
                  format_ratio(m.dram_bytes, total["compulsory"]), "-"])
     out += format_table(heads, rows)

@@ -31,6 +31,7 @@ from vta_mlir.isa import FinishInsn, MemInsn, MemType
 from vta_mlir.program import Program, Run
 from vta_mlir.runtime.command_builder import CommandBuilder
 from vta_mlir.runtime.device import Device
+from vta_mlir.sim.layers import critical_cycles
 from vta_mlir.sim.timing import time_runs
 
 from .numerics import trunc8, wrap32
@@ -168,6 +169,22 @@ def test_region_layer_names_are_unique() -> None:
     assert layers.name_for(ops[2]) == "elementwise@34#2"
 
 
+def test_critical_cycles_share_out_the_latest_end() -> None:
+    # By end cycle: 3 (layer 2: +3), 10 (layer 0: +7), 12 (layer 1: +2), 13 (layer 2: +1),
+    # 14 (layer 0: +1), 25 (layer 1: +11), 25 again (FINISH, layer 1: +0).
+    tags = [0, 0, 1, 2, 1, 1, 2]
+    end = [10, 14, 12, 13, 25, 25, 3]
+    shares = critical_cycles(tags, end, 3)
+    assert shares == [8, 13, 4]
+    assert sum(shares) == max(end)
+    # The same instructions in another stream order give the same shares.
+    order = [5, 3, 6, 1, 4, 0, 2]
+    assert critical_cycles([tags[i] for i in order], [end[i] for i in order], 3) == shares
+    # An instruction ending no later than the latest end gets nothing.
+    assert critical_cycles([0, 1], [20, 20], 2) == [20, 0]
+    assert critical_cycles([], [], 2) == [0, 0]
+
+
 # --------------------------------------------------------------------------------------------
 # End to end: per-layer figures on every configuration
 
@@ -193,6 +210,10 @@ def test_two_layers_run_bit_exact_with_per_layer_figures(cfg: VTAConfig) -> None
         assert layer["bound_by"] == max(layer["busy"], key=layer["busy"].get)
         assert all(0 <= u <= 1 for u in layer["utilisation"].values())
     assert sum(layer["instructions"] for layer in stats.layers) == stats.instructions
+    # The layers' shares of the cycles add up to the run's cycles; each is at most its span
+    # plus what its instructions took before the span (NOPs).
+    assert sum(layer["critical_cycles"] for layer in stats.layers) == stats.cycles
+    assert all(0 < layer["critical_cycles"] <= layer["end_cycle"] for layer in stats.layers)
     for module_name, total in stats.busy.items():
         assert sum(layer["busy"][module_name] for layer in stats.layers) == total
     # DRAM traffic: no ACC_8BIT load here, so the bytes add up to the counters exactly.

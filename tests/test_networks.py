@@ -319,19 +319,22 @@ def test_benchmark_measures_a_network_that_compiles(config: str) -> None:
     bound = 294_912 // (cfg.batch * cfg.block_in * cfg.block_out)
     report = bench.format_report(generated.network, m)
     assert "check: PASS" in report
-    assert re.search(rf"^total\s+294,912\s+{bound:,}\s+{m.cycles:,}\s", report, re.M), report
+    assert re.search(rf"^total\s+294,912\s+{bound:,}\s+{m.cycles:,}\s+[\d.]+\s+{m.cycles:,}\s",
+                     report, re.M), report
 
 
 def test_benchmark_report_per_layer() -> None:
     generated = _one_conv()
     m = bench.measure(generated, "default")
-    m.layers = [{"name": "conv", "cycles": 1000, "busy": {}, "dram_bytes": {"inp": 3, "out": 4},
-                 "bound_by": "compute"}]
+    m.layers = [{"name": "conv", "cycles": 1000, "critical_cycles": 980, "busy": {},
+                 "dram_bytes": {"inp": 3, "out": 4}, "bound_by": "compute"}]
     lines = bench.format_report(generated.network, m).splitlines()
     row = next(line for line in lines if line.startswith("conv "))
     # 32·8·8 outputs of 16·3·3 MACs; weights 32·16·9 + bias 4·32 + input 16·64 + output 32·64
-    assert row.split() == ["conv", "294,912", "1,152", "1,000", "0.87", "7", "7,808", "0.00",
-                           "compute"]
+    assert row.split() == ["conv", "294,912", "1,152", "1,000", "0.87", "980", "7", "7,808",
+                           "0.00", "compute"]
+    total = next(line for line in lines if line.startswith("total "))
+    assert total.split()[5] == "980"  # the layers' shares add up
 
 
 def test_benchmark_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,11 @@ program's runs timed back to back), :func:`layer_figures` describes each layer:
 * ``busy``: the cycles each module (``load``, ``compute``, ``store``: DMA loads, GEMM / ALU and
   the compute module's own loads, DMA stores) spends on the layer's instructions, and
   ``utilisation``, those cycles over the layer's ``cycles``;
+* ``critical_cycles``: the cycles by which the layer moves the program's end out — every
+  cycle of the program goes to the layer of the instruction that ends it first, scanning the
+  instructions by end cycle (:func:`critical_cycles`) — so, unlike the spans, these add up
+  exactly to the program's cycles; a layer whose work the modules overlap with its neighbours'
+  gets only what it adds;
 * ``bound_by``: the busiest module in that span;
 * ``dram_bytes``: per DRAM segment (an argument's segment bears the argument's name), the bytes
   the layer's loads read and its stores write, counted on the DRAM side (an ``ACC_8BIT`` load
@@ -33,7 +38,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.isa import Insn, MemInsn, dram_elem_bytes, module_of
 from vta_mlir.program import Program
 
-__all__ = ["MODULES", "layer_figures", "layer_spans", "layer_trace_events"]
+__all__ = ["MODULES", "critical_cycles", "layer_figures", "layer_spans", "layer_trace_events"]
 
 #: Module names, as in the run's ``busy`` (``docs/timing-model.md``).
 MODULES: tuple[str, ...] = ("load", "compute", "store")
@@ -61,6 +66,25 @@ def layer_spans(insns: Sequence[Insn], tags: Sequence[int] | np.ndarray,
     return [(int(a), int(b)) for a, b in zip(first, last, strict=True)]
 
 
+def critical_cycles(tags: Sequence[int] | np.ndarray, end: Sequence[int],
+                    count: int) -> list[int]:
+    """Each of ``count`` layers' share of the program's cycles, given every instruction's layer
+    and end cycle: the instructions taken by end cycle (stream order among equal ends), each
+    gets the cycles by which it moves the latest end so far.  The shares add up to the latest
+    end, the program's cycles (its last instruction ends last)."""
+    layer = np.asarray(tags, dtype=np.int64)
+    ends = np.asarray(end, dtype=np.int64)
+    shares = np.zeros(count, dtype=np.int64)
+    if ends.size == 0:
+        return shares.tolist()
+    order = np.argsort(ends, kind="stable")
+    sorted_ends = ends[order]
+    # Sorted, the latest end so far is the previous element; the first starts from cycle 0.
+    gains = np.diff(sorted_ends, prepend=0)
+    np.add.at(shares, layer[order], gains)
+    return shares.tolist()
+
+
 def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
                   cfg: VTAConfig) -> list[dict[str, Any]]:
     """The figures of each layer of ``program`` (module doc), in layer order; ``start`` /
@@ -73,6 +97,7 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
         raise ValueError(f"{tags.size} instruction(s) but {len(start)} timed")
     insns = [insn for run in program.runs for insn in run.insns]
     spans = layer_spans(insns, tags, start, end, len(names))
+    shares = critical_cycles(tags, end, len(names))
     busy = [dict.fromkeys(MODULES, 0) for _ in names]
     counts = np.bincount(tags, minlength=len(names))
     traffic: list[dict[str, dict[str, int]]] = [{} for _ in names]
@@ -101,6 +126,7 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
             "start_cycle": first,
             "end_cycle": last,
             "cycles": cycles,
+            "critical_cycles": shares[k],
             "busy": busy[k],
             "utilisation": {m: (b / cycles if cycles else 0.0) for m, b in busy[k].items()},
             # The first of the busiest modules, in MODULES order.
