@@ -25,7 +25,8 @@ from vta_mlir.explore.sweep import SweepResult
 ROOT = Path(__file__).resolve().parents[1]
 #: A whole network (nine layers chained through DRAM, per-layer figures) and one convolution.
 SMALL_CNN = ROOT / "examples" / "networks" / "small_cnn.mlir"
-CONV = ROOT / "examples" / "conv" / "conv2d_c8.mlir"
+CONV_EXAMPLES = ROOT / "examples" / "conv"
+CONV = CONV_EXAMPLES / "conv2d_c8.mlir"
 #: The small CNN's multiply-accumulates: conv1 16·16·16·16·9, two 16-channel 8×8 3×3
 #: convolutions, 16 → 32 channels at 4×4 (3×3, and the 1×1 downsample), 32 → 32 at 4×4, fc
 #: 32 → 10 (examples/networks/README.md).
@@ -50,9 +51,11 @@ def tiny_onnx(path: Path) -> Path:
     return conv_model((1, 16, 8, 8), 16).save(path, (1, 16, 6, 6))
 
 
-def vta_run_stats(model: Path, config: str, folder: Path) -> dict[str, Any]:
+def vta_run_stats(model: Path, config: str, folder: Path,
+                  function: str | None = None) -> dict[str, Any]:
     """The ``--stats`` of ``vta-run MODEL --config C --random-inputs --check`` (an ONNX model
-    imported with ``vta-import-onnx`` first); the check must pass."""
+    imported with ``vta-import-onnx`` first; ``--function`` when ``function`` is given); the
+    check must pass."""
     from vta_mlir.tools import vta_import_onnx, vta_run
 
     if model.suffix == ".onnx":
@@ -60,8 +63,10 @@ def vta_run_stats(model: Path, config: str, folder: Path) -> dict[str, Any]:
         assert vta_import_onnx.main([str(model), "-o", str(imported)]) == 0
         model = imported
     stats = folder / f"{model.stem}.{config}.stats.json"
+    chosen = [] if function is None else ["--function", function]
     status = vta_run.main(
-        [str(model), "--config", config, "--random-inputs", "--check", "--stats", str(stats)]
+        [str(model), "--config", config, "--random-inputs", "--check", "--stats", str(stats),
+         *chosen]
     )
     assert status == 0
     return json.loads(stats.read_text())

@@ -2,7 +2,8 @@
 fixture): every point's figures are those of a plain ``vta-run --stats``; a rerun computes
 nothing, and a rerun after an interruption only what is missing; a worker that dies in the
 middle of a point loses nothing; a separate ``dask scheduler`` with its ``dask worker`` gives
-the same rows through ``--scheduler``.
+the same rows through ``--scheduler``; ``function`` chooses the function of a model with
+several.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from typing import NamedTuple
 import pytest
 
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
+from vta_mlir.errors import VTAError
 from vta_mlir.explore import SweepResult, sweep
 from vta_mlir.explore.cache import POINTS_FOLDER
 from vta_mlir.tools import vta_explore
 
 from .explore_helpers import (
     CONV,
+    CONV_EXAMPLES,
     SMALL_CNN,
     SMALL_CNN_MACS,
     data_bytes,
@@ -159,6 +162,31 @@ def test_a_worker_that_dies_mid_point_loses_nothing(dask_cluster: str, tmp_path:
     assert [r.status for r in result.rows] == ["ok", "ok"]
     assert result.computed == 2 and result.failed == 0
     assert all(r.get("cycles") for r in result.rows)
+
+
+def test_the_function_of_a_model_with_several(dask_cluster: str, tmp_path: Path) -> None:
+    """``function`` compiles and checks that function of each model, as ``vta-run
+    --function``; it is part of the point's key, and a model with several functions needs
+    it."""
+    model = CONV_EXAMPLES / "conv2d_padded.mlir"
+    chosen = sweep([model], {"configs": ["default"]}, tmp_path / "out", scheduler=dask_cluster,
+                   function="conv3x3_pad1_s2", progress=False)
+    (row,) = chosen.rows
+    assert row.status == "ok", row.figures
+    stats = vta_run_stats(model, "default", tmp_path, function="conv3x3_pad1_s2")
+    assert row.get("cycles") == stats["cycles"] and row.get("dram_bytes") == data_bytes(stats)
+    # The same folder: the other function's point is computed, not taken from the first.
+    other = sweep([model], {"configs": ["default"]}, tmp_path / "out", scheduler=dask_cluster,
+                  function="conv3x3_pad1", progress=False)
+    assert other.computed == 1 and other.reused == 0
+    assert other.rows[0].status == "ok" and other.rows[0].get("cycles") != row.get("cycles")
+    # Without one, the point is an error row saying what to give.
+    (missing,) = sweep([model], {"configs": ["default"]}, tmp_path / "out2",
+                       scheduler=dask_cluster, progress=False).rows
+    assert missing.status == "error" and "--function" in missing.get("reason")
+    with pytest.raises(VTAError, match="function's name"):
+        sweep([model], {"configs": ["default"]}, tmp_path / "out3", scheduler=dask_cluster,
+              function="", progress=False)
 
 
 def test_an_external_scheduler_gives_the_same_rows(

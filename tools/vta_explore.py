@@ -98,6 +98,13 @@ def _arg_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="seed of the random inputs (default: 0)",
     )
+    p.add_argument(
+        "--function",
+        default=None,
+        metavar="NAME",
+        help="the function of each model to compile and check (needed for a model with several "
+        "functions, as with vta-run)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return p
@@ -117,6 +124,7 @@ def _run(argv: Sequence[str] | None) -> int:
             retries=args.retries,
             seed=args.seed,
             progress=False if args.no_progress else None,
+            function=args.function,
         )
     except SpaceError as exc:
         print_error(PROG, str(exc))

@@ -44,15 +44,18 @@ def config_identity(cfg: VTAConfig) -> dict[str, Any]:
     return {**cfg.to_dict(with_timing=False), "timing": cfg.timing.to_dict()}
 
 
-def point_key(digest: str, cfg: VTAConfig, seed: int) -> str:
-    """The key of a point: the SHA-256 of the model's digest, the configuration, the seed and
-    the version of vta-mlir."""
-    identity = {
+def point_key(digest: str, cfg: VTAConfig, seed: int, function: str | None = None) -> str:
+    """The key of a point: the SHA-256 of the model's digest, the configuration, the seed, the
+    version of vta-mlir and, when one is chosen, the model's function compiled."""
+    identity: dict[str, object] = {
         "model_sha256": digest,
         "config": config_identity(cfg),
         "seed": seed,
         "version": __version__,
     }
+    if function is not None:
+        # Only when given, so that the keys of the points computed without one stay the same.
+        identity["function"] = function
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()
 
 

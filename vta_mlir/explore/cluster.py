@@ -106,11 +106,13 @@ def run_points(
     retries: int,
     progress: bool | None,
     point_function: PointFunction,
+    function: str | None = None,
     cache: PointCache,
 ) -> tuple[dict[str, dict[str, Any]], int]:
     """Run the ``tasks`` (point key to model and point), the models' MLIR ``texts`` by model
-    name, on the cluster (``workers`` local processes unless ``scheduler`` is given); store each
-    result in ``cache`` as it completes. Returns the results by key and how many points failed
+    name, on the cluster (``workers`` local processes unless ``scheduler`` is given), passing
+    ``function`` to ``point_function`` when one is chosen; store each result in ``cache`` as it
+    completes. Returns the results by key and how many points failed
     on every attempt (those are not stored: the next run computes them again)."""
     results: dict[str, dict[str, Any]] = {}
     failed = 0
@@ -121,6 +123,8 @@ def run_points(
             name: client.scatter(text, broadcast=True, hash=False) for name, text in texts.items()
         }
         token = uuid.uuid4().hex[:8]
+        # A point function written without the keyword keeps working when none is chosen.
+        chosen = {} if function is None else {"function": function}
         futures = {}
         for key, (model, point) in tasks.items():
             assert point.config is not None
@@ -130,6 +134,7 @@ def run_points(
                 model.source_name,
                 point.config.to_dict(),
                 seed,
+                **chosen,
                 key=f"vta-explore-{model.name}-{point.name}-{key[:12]}-{token}",
                 retries=retries,
                 pure=False,

@@ -28,8 +28,9 @@ __all__ = [
 ]
 
 #: What computes one point (:func:`evaluate_point`'s signature): the model's MLIR, its name in
-#: messages, the configuration as a ``vta_config.json`` mapping and the seed of the inputs.
-PointFunction = Callable[[bytes, str, Mapping[str, Any], int], Mapping[str, Any]]
+#: messages, the configuration as a ``vta_config.json`` mapping and the seed of the inputs; a
+#: sweep with a chosen function (``function=``) passes it as the keyword ``function``.
+PointFunction = Callable[..., Mapping[str, Any]]
 #: The statuses of a row: the outputs agree with the reference evaluator, differ from it, the
 #: configuration breaks a hardware rule, or compiling or running failed.
 STATUSES: tuple[str, ...] = ("ok", "mismatch", "invalid-config", "error")
@@ -93,11 +94,14 @@ def _one_line(exc: BaseException) -> str:
 
 
 def evaluate_point(
-    model: bytes, model_name: str, config: Mapping[str, Any], seed: int
+    model: bytes, model_name: str, config: Mapping[str, Any], seed: int,
+    function: str | None = None,
 ) -> dict[str, Any]:
     """Compile the input-level MLIR ``model`` (named ``model_name`` in messages) for the
     configuration ``config`` (a ``vta_config.json`` mapping), run it on a new simulated device
     with the random inputs of ``seed`` and compare its outputs with the reference evaluator.
+    ``function`` is the function of the model to compile and check, as ``vta-run --function``
+    (needed when the model has several).
 
     Returns the :data:`RESULT_KEYS`: ``status`` ``ok`` or ``mismatch`` (``reason``: the
     outputs that differ) with the run's cycles, busy cycles per module, DRAM data bytes
@@ -124,7 +128,7 @@ def evaluate_point(
         # Lowering rewrites the module in place; the reference evaluates the original.
         reference = parsed.module.clone()
         with counting_macs() as counted:
-            binary = to_binary(parsed, requant="fixed-point")
+            binary = to_binary(parsed, function=function, requant="fixed-point")
         figures["compile_s"] = time.perf_counter() - start
         figures["macs"] = counted.macs
         inputs = random_inputs(binary.inputs, seed)
@@ -140,7 +144,7 @@ def evaluate_point(
             busy_store=stats["busy"]["store"],
             dram_bytes=dram_bytes(stats, staging_segments(binary)),
         )
-        problems = check_outputs(reference, binary, inputs, record.outputs)
+        problems = check_outputs(reference, binary, inputs, record.outputs, function=function)
     except Exception as exc:  # the point's error, whatever the stage (module doc)
         return point_result("error", _one_line(exc), **figures)
     if problems:

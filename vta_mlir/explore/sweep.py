@@ -174,6 +174,7 @@ def sweep(
     seed: int = 0,
     progress: bool | None = None,
     point_function: PointFunction = evaluate_point,
+    function: str | None = None,
 ) -> SweepResult:
     """Run every model (``.mlir`` or ``.onnx`` files, or one such file) on every point of
     ``space`` (a ``SPACE.json`` path, its decoded object or a
@@ -186,6 +187,8 @@ def sweep(
     inputs, ``progress`` whether to show the progress bar (default: when stderr is a terminal).
     ``point_function`` computes one point (default
     :func:`~vta_mlir.explore.point.evaluate_point`; another one instruments the sweep).
+    ``function`` is the function of each model to compile, as ``vta-run --function`` (needed
+    for an ``.mlir`` model with several functions); it is part of each point's key.
     Errors of the arguments, the space or a model are raised before anything is written.
     """
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
@@ -196,6 +199,8 @@ def sweep(
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
     ):
         raise VTAError(f"workers must be a positive integer, not {workers!r}")
+    if function is not None and (not isinstance(function, str) or not function):
+        raise VTAError(f"the function must be a function's name, not {function!r}")
     if workers is not None and scheduler is not None:
         raise VTAError("workers sizes the local cluster; it does not apply with a scheduler")
     the_space = _space(space)
@@ -213,7 +218,7 @@ def sweep(
         for point in the_space.points:
             if point.config is None:
                 continue
-            key = point_key(model.digest, point.config, seed)
+            key = point_key(model.digest, point.config, seed, function)
             keys[model.name, point.name] = key
             if key not in results:
                 tasks.setdefault(key, (model, point))
@@ -233,6 +238,7 @@ def sweep(
             retries=retries,
             progress=progress,
             point_function=point_function,
+            function=function,
             cache=cache,
         )
         results.update(computed)
