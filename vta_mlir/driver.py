@@ -246,16 +246,13 @@ def run_default_pipeline(module: ModuleOp, ctx: Context | None = None,
     from vta_mlir.passes import get_all_passes
 
     passes = get_all_passes()
-
-    def verify_between(previous: object, module: ModuleOp, _next: object) -> None:
-        if previous is not None:
-            verify_op(module)
-
     options = ([f"function={function}"] if function is not None else []) + (
         [f"requant={requant}"] if requant != "none" else []) + (
         [f"host-fallback={host_fallback}"] if host_fallback != "float" else [])
     text = DEFAULT_PIPELINE + (f"{{{' '.join(options)}}}" if options else "")
-    pipeline = build_pipeline(text, passes, verify_between)
+    # No verification between passes here: the pipeline is the one vta-to-isa pass, which
+    # verifies the module after each of its stages (passes/pipeline.py).
+    pipeline = build_pipeline(text, passes)
     apply_pipeline(pipeline, module, make_context() if ctx is None else ctx)
 
 
