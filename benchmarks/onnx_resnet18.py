@@ -315,12 +315,17 @@ def format_report(model: Model, m: Measurement) -> str:
         rows.append([str(entry.get("name")), format_int(b.macs if b else None),
                      format_int(b.gemm_bound if b else None), format_int(cycles),
                      format_ratio(cycles, b.gemm_bound if b else None),
+                     format_int(entry.get("critical_cycles")),
                      str(entry.get("bound_by", "-"))])
     macs = sum(b.macs for b in bounds)
     gemm = -(-macs // (cfg.batch * cfg.block_in * cfg.block_out))
     rows.append(["total", format_int(macs), format_int(gemm), format_int(m.cycles),
-                 format_ratio(m.cycles, gemm), "-"])
-    out += format_table(["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "bound by"], rows)
+                 format_ratio(m.cycles, gemm),
+                 format_int(sum(int(e.get("critical_cycles", 0)) for e in m.layers)
+                            if m.layers else None), "-"])
+    # "cycles" is each layer's span (neighbours overlap); "critical" its share of the total.
+    out += format_table(["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "critical",
+                         "bound by"], rows)
     if not m.layers:
         out.append("(per-layer figures: the run statistics have no `layers`)")
     out.append(f"compile {m.compile_seconds:.2f} s, run {m.run_seconds:.2f} s (of which host "

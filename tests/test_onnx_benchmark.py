@@ -55,8 +55,12 @@ def test_runs_and_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert total, out
     cycles = int(total[1].replace(",", ""))
     assert cycles > bound and total[2] == f"{cycles / bound:.2f}"
+    # The layers' critical cycles add up to the total.
+    assert re.search(rf"^total\s+{macs:,}\s+{bound:,}\s+{cycles:,}\s+[\d.]+\s+{cycles:,}\s+-$",
+                     out, re.M), out
     # One row per layer, named after the ONNX nodes, with the layer's own MACs.
-    conv1 = re.search(r"^conv1\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d.]+)\s+\w+$", out, re.M)
+    conv1 = re.search(r"^conv1\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d.]+)\s+([\d,]+)\s+\w+$",
+                      out, re.M)
     assert conv1 and conv1[1] == f"{64 * 16 * 16 * 3 * 49:,}", out
     for name in ("maxpool", "layer2.0.downsample", "layer4.1.add", "avgpool", "fc"):
         assert re.search(rf"^{re.escape(name)}\s+[\d,]+\s+[\d,]+\s+[\d,]+\s", out, re.M), name
