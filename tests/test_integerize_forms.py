@@ -27,9 +27,11 @@ from vta_mlir.frontend.onnx import import_program
 
 #: The files and the largest difference from onnxruntime each may show, in output steps: one,
 #: and two for the residual blocks (asymmetric activations, whose Add reads the rounded
-#: convolution output, docs/onnx.md §6).
+#: convolution output, docs/onnx.md §6) and the inverted residual blocks (depthwise
+#: convolutions, kept in float with their per-channel weights as the dense ones are).
 FORMS: dict[str, float] = {
     "conv_relu_pc": 1, "residual_pc": 2, "dense_pc": 1, "small_cnn_pc": 1,
+    "mobilenet_block_pc": 2,
     "conv_relu_u8": 1, "residual_u8": 2, "small_cnn_u8": 1, "conv_relu_qop": 1,
 }
 

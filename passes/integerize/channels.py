@@ -28,7 +28,7 @@ from .meaning import (
     Unsupported,
 )
 
-__all__ = ["dequantized_weight", "float_contraction", "weight_layout"]
+__all__ = ["dequantized_weight", "float_contraction", "weight_layout", "weight_reshape"]
 
 
 def _argument(value: SSAValue, op: linalg.GenericOp) -> int | None:
@@ -92,9 +92,26 @@ def weight_layout(op: linalg.TransposeOp | linalg.BroadcastOp, weight: Dequantiz
     return DequantizedWeight(q, weight.scale, weight.zero_point, permutation.index(weight.axis))
 
 
+def weight_reshape(op: Operation, weight: DequantizedWeight,
+                   shape: tuple[int, ...]) -> DequantizedWeight:
+    """The weight after a ``memref.collapse_shape`` / ``expand_shape`` of its reals (as
+    torch-mlir collapses a depthwise kernel ``C × 1 × KH × KW`` to ``C × KH × KW``), where its
+    scales stay along one dimension: a dimension of the new shape with the channels' size and
+    as many elements before it."""
+    old = weight.q.shape
+    before = int(np.prod(old[:weight.axis]))
+    axis = next((d for d in range(len(shape)) if shape[d] == old[weight.axis]
+                 and int(np.prod(shape[:d])) == before), None)
+    if axis is None:
+        raise Unsupported(op, "reshapes per-channel weights across their channels")
+    return DequantizedWeight(weight.q.reshape(shape), weight.scale, weight.zero_point, axis)
+
+
 def float_contraction(op: Operation, src: Meaning, weight: DequantizedWeight, init: Meaning,
-                      channel_axis: int, stride: tuple[int, int] | None) -> ScaledAccumulator:
-    """A float convolution (``stride``) or matrix product (``stride`` None) of dequantized
+                      channel_axis: int, stride: tuple[int, int] | None,
+                      depthwise: bool = False) -> ScaledAccumulator:
+    """A float convolution (``stride``; ``depthwise``: one channel of the data per output
+    channel, the weight ``C × KH × KW``) or matrix product (``stride`` None) of dequantized
     codes and per-channel weights whose output channels are ``channel_axis`` of the weight,
     onto ``init`` (0, or a bias broadcast along the output channels): the integer
     contraction of the codes, scaled per channel."""
@@ -123,5 +140,7 @@ def float_contraction(op: Operation, src: Meaning, weight: DequantizedWeight, in
     elif not (isinstance(init, Filled) and init.value == 0):
         raise Unsupported(op, "a float contraction starts from 0 or a bias broadcast along "
                               "its output channels")
-    acc = Accumulator(op, src.tensor, weight.q, np.zeros(channels, np.int64), stride, pads)
+    # A depthwise kernel as ONNX writes it, C × 1 × KH × KW.
+    q = np.ascontiguousarray(weight.q[:, None]) if depthwise else weight.q
+    acc = Accumulator(op, src.tensor, q, np.zeros(channels, np.int64), stride, pads, depthwise)
     return ScaledAccumulator(acc, src.tensor.scale * weight.scale, bias)

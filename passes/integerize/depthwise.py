@@ -36,7 +36,18 @@ from vta_mlir.ir.upstream_fixes.linalg_depthwise_conv import (
 from vta_mlir.quant.program import AddLayer, ConvLayer, DenseLayer, Layer, QTensor
 
 from . import bodies
-from .meaning import Accumulator, Codes, Const, Meaning, Padded, Real, Unsupported, channel_bias
+from . import channels as per_channel
+from .meaning import (
+    Accumulator,
+    Codes,
+    Const,
+    DequantizedWeight,
+    Meaning,
+    Padded,
+    Real,
+    Unsupported,
+    channel_bias,
+)
 
 __all__ = ["DEPTHWISE_OPS", "Clipped", "Lifter", "Nhwc", "clip", "conv", "fold_clip",
            "transpose"]
@@ -120,6 +131,15 @@ def conv(lifter: Lifter, op: Operation) -> None:
         zx, zw = lifter.const_int(op, op.operands[2]), lifter.const_int(op, op.operands[3])
     out = op.outputs[0]
     w = lifter.meaning(op, op.inputs[1])
+    if isinstance(w, DequantizedWeight) and not nhwc:
+        # Per-channel weights: torch-mlir keeps the layer in float (passes/integerize/channels.py).
+        if tuple(op.dilations.get_values()) != (1, 1):
+            raise Unsupported(op, "dilated convolutions are not supported")
+        strides = tuple(op.strides.get_values())
+        lifter.held[out] = per_channel.float_contraction(
+            op, lifter.meaning(op, op.inputs[0]), w, lifter.meaning(op, out), 0,
+            (strides[0], strides[1]), depthwise=True)
+        return
     if not isinstance(w, Const) or w.array.dtype != np.int8 or w.array.ndim != 3 or zw != 0:
         raise Unsupported(op, "depthwise convolution weights are an int8 constant with zero "
                               "point 0")

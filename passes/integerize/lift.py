@@ -214,6 +214,8 @@ class _Lifter:
             self.held[op.result] = type(src)(view)
         elif isinstance(src, Const):
             self.held[op.result] = Const(src.array.reshape(shape))
+        elif isinstance(src, DequantizedWeight):
+            self.held[op.result] = channels.weight_reshape(op, src, shape)
         else:
             raise Unsupported(op, "reshapes something other than codes, reals or a constant")
 

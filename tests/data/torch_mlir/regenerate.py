@@ -8,10 +8,12 @@ dependency of vta-mlir: run this script with the Python of a separate environmen
 
     python tests/data/torch_mlir/regenerate.py               # the committed files
     python tests/data/torch_mlir/regenerate.py conv_relu_pc  # only these
-    python tests/data/torch_mlir/regenerate.py --resnet18 OUT_DIR [--size 224]
+    python tests/data/torch_mlir/regenerate.py --network NAME OUT_DIR [--size 224]
 
-The ResNet-18 file (tens of MB of weights) is never committed; ``--resnet18`` writes it, with its
-``.onnx``, into ``OUT_DIR``.
+Whole networks (``NAME`` a builder of ``examples/onnx/models.py`` taking ``size``, such as
+``resnet18`` or ``mobilenet_v2``: tens of MB of weights) are never committed; ``--network``
+writes ``NAME.onnx`` and ``NAME.mlir`` into ``OUT_DIR`` (``benchmarks/torch_mlir_network.py``
+runs them).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ VARIANTS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("residual_pc", "residual", {"per_channel": True}),
     ("dense_pc", "dense", {"per_channel": True}),
     ("small_cnn_pc", "small_cnn", {"per_channel": True}),
+    ("mobilenet_block_pc", "mobilenet_block", {"per_channel": True}),
     ("conv_relu_u8", "conv_relu", {"activations": "QUInt8"}),
     ("residual_u8", "residual", {"activations": "QUInt8"}),
     ("small_cnn_u8", "small_cnn", {"activations": "QUInt8"}),
@@ -139,10 +142,12 @@ def write_model(models: ModuleType, stem: str, model: str, asymmetric: bool, out
     """Quantize ``model`` (``options`` for ``quantize``) into ``out/stem.onnx`` and lower it
     to ``out/stem.mlir``."""
     rng = np.random.default_rng(seed)
-    builder = models.MODELS[model]
+    builder = models.MODELS.get(model)
     if size is not None:
+        network = getattr(models, model)
+
         def builder(rng: np.random.Generator) -> object:
-            return models.resnet18(rng, size=size)
+            return network(rng, size=size)
     onnx_path = out / f"{stem}.onnx"
     models.quantize(models.float_model(builder, rng, name=stem), onnx_path, not asymmetric, rng,
                     **options)
@@ -158,18 +163,24 @@ def write_model(models: ModuleType, stem: str, model: str, asymmetric: bool, out
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--resnet18", type=Path, metavar="OUT_DIR",
-                        help="write resnet18.onnx and resnet18.mlir into OUT_DIR instead")
-    parser.add_argument("--size", type=int, default=32, help="resnet18's input size")
+    parser.add_argument("--network", nargs=2, metavar=("NAME", "OUT_DIR"),
+                        help="write NAME.onnx and NAME.mlir of the whole network NAME (a builder "
+                        "of examples/onnx/models.py) into OUT_DIR instead")
+    parser.add_argument("--size", type=int, default=32, help="the network's input size")
     parser.add_argument("--asymmetric", action="store_true",
-                        help="resnet18 with asymmetric activations")
+                        help="the network with asymmetric activations")
+    parser.add_argument("--per-channel", action="store_true",
+                        help="the network with per-channel weight scales")
     parser.add_argument("stems", nargs="*", help="write only these files (default: all)")
     args = parser.parse_args()
     models = load_models()
-    if args.resnet18 is not None:
-        args.resnet18.mkdir(parents=True, exist_ok=True)
-        write_model(models, "resnet18", "resnet18", args.asymmetric, args.resnet18,
-                    size=args.size)
+    if args.network is not None:
+        name, folder = args.network[0], Path(args.network[1])
+        if not callable(getattr(models, name, None)) or name.startswith("_"):
+            sys.exit(f"error: examples/onnx/models.py has no network '{name}'")
+        folder.mkdir(parents=True, exist_ok=True)
+        options = {"per_channel": True} if args.per_channel else {}
+        write_model(models, name, name, args.asymmetric, folder, size=args.size, **options)
         return
     for stem, model, asymmetric in MODELS:
         if not args.stems or stem in args.stems:

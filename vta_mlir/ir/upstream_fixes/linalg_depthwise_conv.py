@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects import linalg as linalg_dialect
-from xdsl.dialects.builtin import ArrayAttr, IntegerType, ShapedType
+from xdsl.dialects.builtin import AnyFloat, ArrayAttr, IntegerType, ShapedType
 from xdsl.dialects.linalg import abstract_ops as linalg_abstract
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -82,13 +82,16 @@ def _zero_point_region(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue],
 
 def _verify(op: linalg_abstract.ConvOperation, count: int, zero_points: bool) -> None:
     """``count`` inputs (the last two scalar zero points when ``zero_points``), one output,
-    integer elements, two strides and dilations, static shapes."""
+    integer elements (integer or float ones without zero points, as torch-mlir writes a
+    convolution of dequantized data), two strides and dilations, static shapes."""
     if len(op.inputs) != count or len(op.outputs) != 1:
         raise VerifyException(f"expected {count} inputs and 1 output, got {len(op.inputs)} "
                               f"and {len(op.outputs)}")
+    allowed: tuple[type, ...] = (IntegerType,) if zero_points else (IntegerType, AnyFloat)
+    kind = "integer" if zero_points else "integer or float"
     for index, operand in enumerate(op.operands):
-        if not isinstance(element_type(operand), IntegerType):
-            raise VerifyException(f"operand #{index} must have integer elements, got "
+        if not isinstance(element_type(operand), allowed):
+            raise VerifyException(f"operand #{index} must have {kind} elements, got "
                                   f"{operand.type}")
     if zero_points:
         for index in (2, 3):
