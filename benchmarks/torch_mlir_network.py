@@ -53,10 +53,11 @@ def main(argv: list[str] | None = None) -> int:
         from vta_mlir.config import VTAConfig
         from vta_mlir.frontend.onnx import import_program
 
-        text = (args.folder / f"{args.network}.mlir").read_text()
+        mlir_path = args.folder / f"{args.network}.mlir"
+        text = mlir_path.read_text()
         onnx_path = args.folder / f"{args.network}.onnx"
         start = time.perf_counter()
-        module = parse(text, config=args.config)
+        module = parse(text, filename=str(mlir_path), config=args.config)
         parsed = time.perf_counter()
         program = compile(module, requant="fixed-point")
         compiled = time.perf_counter()
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         qdq = import_program(onnx_path)
         steps = np.abs(y.astype(np.float64) - expected) / qdq.output.scale
         # The requantization's error bound, as vta-run --stats reports it.
-        probe = parse(text, config=args.config)
+        probe = parse(text, filename=str(mlir_path), config=args.config)
         run_pipeline(probe, "vta-bufferize,vta-integerize{requant=fixed-point}")
         requant = probe.attributes["vta.requant"]
     except Exception as exc:  # noqa: BLE001 - one line for any failing step
