@@ -49,6 +49,10 @@ def host_step_input(path: Path, op_type: str) -> tuple[Path, onnx.NodeProto]:
     feeding.output[0] = "y"
     del model.graph.node[:]
     model.graph.node.extend(kept)
+    used = {name for node in kept for name in node.input}
+    unused = [init for init in model.graph.initializer if init.name not in used]
+    for init in unused:  # the cut nodes' scales and zero points
+        model.graph.initializer.remove(init)
     cut = path.with_name(path.stem + ".cut.onnx")
     onnx.save(model, cut)
     return cut, host

@@ -82,6 +82,9 @@ PIPELINE = ("builtin.module(torch-onnx-to-torch-backend-pipeline,"
 
 def load_models() -> ModuleType:
     """``examples/onnx/models.py``, imported from its path (``examples`` is no package)."""
+    # models.py imports its sibling whole_networks.py from its own folder.
+    if str(MODELS_PY.parent) not in sys.path:
+        sys.path.insert(0, str(MODELS_PY.parent))
     spec = importlib.util.spec_from_file_location("onnx_models", MODELS_PY)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
