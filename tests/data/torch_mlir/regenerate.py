@@ -47,6 +47,10 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("mobilenet_block_asym", "mobilenet_block", True),
     ("vgg_head", "vgg_head", False),
     ("vgg_head_asym", "vgg_head", True),
+    ("avgpool_block", "avgpool_block", False),
+    ("detector_neck", "detector_neck", False),
+    ("hard_activations", "hard_activations", False),
+    ("detector", "detector", False),
 )
 
 #: Further forms of quantization (asymmetric activations), each with the options it passes to
