@@ -40,7 +40,7 @@ MODELS: dict[str, float] = {
     "dense": 1, "dense_asym": 1, "conv_relu": 1, "conv_relu_asym": 1, "small_cnn": 1,
     "small_cnn_asym": 1, "gap_fc": 1, "gap_fc_asym": 1, "residual": 1, "residual_asym": 2,
     "mobilenet_block": 2, "mobilenet_block_asym": 2,
-    "vgg_head": 1, "vgg_head_asym": 1,
+    "vgg_head": 1, "vgg_head_asym": 1, "avgpool_block": 1,
 }
 
 
@@ -156,3 +156,22 @@ def test_depthwise_layers_run_checked(name: str, tmp_path: Path,
     assert vta_run.main([str(path), "--random-inputs", "--check"]) == 0
     out, err = capsys.readouterr()
     assert "check: PASS" in out + err
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # The count of taps inside the image, made rows + columns.
+    ("%56 = arith.muli %44, %55 : i64", "%56 = arith.addi %44, %55 : i64",
+     "the sums of a pool are divided by other than the window size or the count of its taps "
+     "inside the image"),
+    # The count read from the input instead of linalg.index.
+    ("%57 = arith.sitofp %56 : i64 to f32", "%57 = arith.addf %in, %cst_8 : f32",
+     "divides the sums of a pool by other than a constant or a count computed from "
+     "linalg.index"),
+], ids=["rows_plus_columns", "count_of_the_input"])
+def test_average_pool_divisors_refused(old: str, new: str, expected: str) -> None:
+    """An average pool's sum divided by anything but its window size or its count of taps
+    inside the image is one error at the op."""
+    text = (DATA / "avgpool_block.mlir").read_text()
+    assert text.count(old) == 1
+    with pytest.raises(VTAError, match=expected):
+        compile(text.replace(old, new), requant="fixed-point")

@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vta_mlir import compile, parse
+from vta_mlir import compile, lower, parse
+from vta_mlir.binary import BinaryModule
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.reference import evaluate
 from vta_mlir.tools import vta_run
@@ -46,7 +47,7 @@ import numpy_model as nm  # noqa: E402
 import resnet18_network as bench  # noqa: E402
 from builder import Builder, avgpool_constants  # noqa: E402
 from generated import Generated, render, write_npy  # noqa: E402
-from network_mlir import WEIGHT_FORMS, layer_inputs, layer_mlir  # noqa: E402
+from network_mlir import POOL_FORMS, WEIGHT_FORMS, layer_inputs, layer_mlir  # noqa: E402
 
 # benchmarks/resnet18.py takes the name resnet18: the generators are loaded from their files.
 resnet18 = bench.load_generator("resnet18")
@@ -283,6 +284,63 @@ def test_small_cnn_on_vta(config: str, form: str, tmp_path: Path,
                                         tmp_path, capsys)
     assert status == 0, err
     assert np.array_equal(np.load(out), SMALL[form].expected())
+
+
+# ---------------------------------------------------------------------------------------------
+# The global average pool straight into N×C
+
+
+def test_pool_into_nc_text() -> None:
+    """``pool="nc"``: the reduction's map ``(n, c, h, w) -> (n, c)`` into an N×C buffer that
+    the fully connected layer reads as it is; the default form is the committed one."""
+    nc = small_cnn.generate(0, "args", pool="nc").text
+    assert "affine_map<(n, c, h, w) -> (n, c)>" in nc and "memref.collapse_shape" not in nc
+    assert "ins(%avgpool, %fc_w : memref<1x32xi8>, memref<32x10xi8>)" in nc
+    assert "--pool nc" in nc.splitlines()[1]
+    assert small_cnn.generate(0, "args", pool="nchw11").text == SMALL["args"].text
+    with pytest.raises(ValueError, match="pool must be one of nchw11, nc, not 'nhwc'"):
+        small_cnn.generate(0, "args", pool="nhwc")
+
+
+def _same_binary_either_pool(generated: dict[str, Generated], config: str) -> BinaryModule:
+    """Both pool forms lowered on ``config``: the same bytes (the N×C reduction is stored
+    through an expand_shape of its output, the collapse of the N×C×1×1 one is a view: the
+    same layers either way); the N×C form's binary."""
+    binaries = {pool: lower(g.text, config=config) for pool, g in generated.items()}
+    assert binaries["nc"].to_bytes() == binaries["nchw11"].to_bytes()
+    return binaries["nc"]
+
+
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+def test_small_cnn_pool_into_nc_on_vta(config: str, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The small CNN with its pool into N×C, bit for bit as the numpy model (unchanged: its
+    pool writes N×C×1×1, the same values) through ``vta-run``, and the same binary as the
+    N×C×1×1 form."""
+    generated = {pool: small_cnn.generate(0, "args", pool=pool) for pool in POOL_FORMS}
+    _same_binary_either_pool(generated, config)
+    path = tmp_path / "small_cnn_nc.mlir"
+    path.write_text(generated["nc"].text)
+    status, err, out = _vta_run_network(path, generated["nc"], config, tmp_path, capsys)
+    assert status == 0, err
+    assert np.array_equal(np.load(out), generated["nc"].expected())
+
+
+def test_generator_pool_option(tmp_path: Path) -> None:
+    out = tmp_path / "small.mlir"
+    subprocess.run([sys.executable, str(NETWORKS / "small_cnn.py"), "--weights", "args",
+                    "--pool", "nc", "-o", str(out)], check=True)
+    assert out.read_text() == small_cnn.generate(0, "args", pool="nc").text
+
+
+@pytest.mark.slow
+def test_resnet18_pool_into_nc_on_vta() -> None:
+    """ResNet-18 at 224×224 with its pool into 1×512: the same binary as the N×C×1×1 form, and
+    bit for bit as the numpy model."""
+    generated = {pool: resnet18.generate(224, 0, "globals", pool=pool) for pool in POOL_FORMS}
+    binary = _same_binary_either_pool(generated, "default")
+    (y,) = compile(binary)(*generated["nc"].arguments())
+    assert np.array_equal(y, generated["nc"].expected())
 
 
 # ---------------------------------------------------------------------------------------------

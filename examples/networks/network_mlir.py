@@ -16,8 +16,9 @@ a ``memref.dealloc`` after its last reader. Each layer is the input form of
 * max-pool: the input padded with the same idiom (filled with the pad value),
   ``linalg.pooling_nchw_max`` into an output filled with -128;
 * global average pool: a reduction ``linalg.generic`` over H and W into an i32 ``N×C×1×1``
-  accumulator, then ``muli`` by the multiplier, ``shrsi``, the clip and ``trunci``;
-* fully connected: ``memref.collapse_shape`` of its ``N×C×1×1`` input to ``N×C``,
+  accumulator (or ``N×C``, ``pool="nc"``), then ``muli`` by the multiplier, ``shrsi``, the
+  clip and ``trunci``;
+* fully connected: ``memref.collapse_shape`` of an ``N×C×1×1`` input to ``N×C``,
   ``linalg.matmul`` with K×N weights, the epilogue ``addi`` bias, ``shrsi``, clip, ``trunci``.
 
 The principal op of each layer carries the layer's name as its location (``loc("conv1")``).
@@ -45,6 +46,10 @@ from vta_mlir.frontend.mlir_text import (
 __all__ = ["arguments", "layer_inputs", "layer_mlir", "network_mlir", "weight_arrays"]
 
 WEIGHT_FORMS = ("args", "globals")
+#: Where a global average pool writes: N×C×1×1, which the fully connected layer reads through
+#: ``memref.collapse_shape``, or N×C directly (a reduction with the map
+#: ``(n, c, h, w) -> (n, c)``).
+POOL_FORMS = ("nchw11", "nc")
 
 
 
@@ -207,7 +212,8 @@ class _Emitter:
         src_shape = self.shapes[layer.src]
         shape = self.shapes[layer.name]
         acc_t = self._accumulator(prefix, shape)
-        self.lines += global_sum(_ssa(layer.src), src_shape, f"{prefix}_acc", layer.name)
+        self.lines += global_sum(_ssa(layer.src), src_shape, f"{prefix}_acc", layer.name,
+                                 keep_dims=len(shape) == 4)
         steps = [
             f"%m = arith.constant {layer.multiplier} : i32",
             "%v0 = arith.muli %a, %m : i32",
@@ -284,9 +290,17 @@ def _function(name: str, layers: Sequence[Layer], inputs: Sequence[str],
     return network_function(name, params, globals_, fetch, emitter.lines)
 
 
-def network_mlir(net: Network, *, weights: str = "args", header: str = "") -> str:
-    """The whole network as ``func.func @<net.name>(%input, weights..., %output)``."""
-    return header + _function(net.name, net.layers, [INPUT], net.shapes(), weights)
+def network_mlir(net: Network, *, weights: str = "args", header: str = "",
+                 pool: str = "nchw11") -> str:
+    """The whole network as ``func.func @<net.name>(%input, weights..., %output)``, its global
+    average pools written into N×C×1×1 or N×C buffers (``pool``, one of :data:`POOL_FORMS`)."""
+    if pool not in POOL_FORMS:
+        raise ValueError(f"pool must be one of {', '.join(POOL_FORMS)}, not {pool!r}")
+    shapes = net.shapes()
+    if pool == "nc":
+        shapes |= {lay.name: shapes[lay.name][:2] for lay in net.layers
+                   if isinstance(lay, GlobalAvgPool)}
+    return header + _function(net.name, net.layers, [INPUT], shapes, weights)
 
 
 def layer_inputs(net: Network, name: str) -> dict[str, tuple[int, ...]]:

@@ -11,7 +11,11 @@ the second convolution's epilogue before its ReLU; ``avgpool`` (global, ``(sum �
 Usage::
 
     python examples/networks/resnet18.py -o resnet18.mlir [--weights args|globals]
-                                         [--size 224] [--seed N] [--npy-dir DIR]
+                                         [--pool nchw11|nc] [--size 224] [--seed N]
+                                         [--npy-dir DIR]
+
+``--pool nc`` writes ``avgpool`` as a reduction straight into ``1x512`` (maps
+``(n, c, h, w) -> (n, c)``), which ``fc`` reads without a ``memref.collapse_shape``.
 
 From Python, :func:`generate` returns the text with the network (weights, biases, shifts)
 and the input it was calibrated on; :func:`build` the network alone.
@@ -68,12 +72,14 @@ def build(size: int = 224, seed: int = 0) -> tuple[Network, np.ndarray]:
     return b.network, x
 
 
-def generate(size: int = 224, seed: int = 0, weights: str = "globals") -> Generated:
-    """The MLIR text (weights as ``"args"`` or ``"globals"``), the network and its input."""
+def generate(size: int = 224, seed: int = 0, weights: str = "globals",
+             pool: str = "nchw11") -> Generated:
+    """The MLIR text (weights as ``"args"`` or ``"globals"``, the global average pool into
+    N×C×1×1 or N×C: ``pool``), the network and its input."""
     network, x = build(size, seed)
     command = (f"python examples/networks/resnet18.py --weights {weights} --size {size} "
-               f"--seed {seed}")
-    return render(network, x, weights, command)
+               f"--seed {seed}" + ("" if pool == "nchw11" else f" --pool {pool}"))
+    return render(network, x, weights, command, pool)
 
 
 if __name__ == "__main__":

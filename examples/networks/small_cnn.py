@@ -51,11 +51,13 @@ def build(seed: int = 0) -> tuple[Network, np.ndarray]:
     return b.network, x
 
 
-def generate(seed: int = 0, weights: str = "globals") -> Generated:
-    """The MLIR text (weights as ``"args"`` or ``"globals"``), the network and its input."""
+def generate(seed: int = 0, weights: str = "globals", pool: str = "nchw11") -> Generated:
+    """The MLIR text (weights as ``"args"`` or ``"globals"``, the global average pool into
+    N×C×1×1 or N×C: ``pool``), the network and its input."""
     network, x = build(seed)
-    command = f"python examples/networks/small_cnn.py --weights {weights} --seed {seed}"
-    return render(network, x, weights, command)
+    command = (f"python examples/networks/small_cnn.py --weights {weights} --seed {seed}"
+               + ("" if pool == "nchw11" else f" --pool {pool}"))
+    return render(network, x, weights, command, pool)
 
 
 def write_examples() -> None:

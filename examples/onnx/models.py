@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from whole_networks import detector, vgg
 
 Built = tuple[list[onnx.NodeProto], list[onnx.TensorProto], tuple[int, ...], tuple[int, ...]]
 Builder = Callable[[np.random.Generator], Built]
@@ -409,7 +410,7 @@ MODELS: dict[str, Builder] = {
     "bottleneck": bottleneck, "mobilenet_v2": mobilenet_v2,
     "dense_softmax": dense_softmax, "conv_sigmoid": conv_sigmoid, "vgg_head": vgg_head,
     "avgpool_block": avgpool_block, "detector_neck": detector_neck,
-    "hard_activations": hard_activations}
+    "hard_activations": hard_activations, "detector": detector, "vgg": vgg}
 
 
 class RandomCalibration:

@@ -18,7 +18,8 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-__all__ = ["Dequantize", "Quantize", "ScalarOf", "dequantize", "divide_by", "float_add",
+__all__ = ["Dequantize", "Quantize", "ScalarOf", "dequantize", "divide_by", "divide_by_position",
+           "float_add", "index_formula",
            "quantize", "relu", "scalar"]
 
 
@@ -201,3 +202,46 @@ def divide_by(op: linalg.GenericOp) -> float | None:
         return None
     d = scalar(div.rhs)
     return float(d.value) if d is not None else None
+
+
+def divide_by_position(op: linalg.GenericOp) -> SSAValue | None:
+    """The divisor ``d`` of a one-input generic computing ``x / d`` on floats where ``d`` is
+    computed in the body (from ``linalg.index``), not a constant."""
+    result = _yielded(op)
+    if len(op.inputs) != 1 or result is None or not isinstance(result.owner, arith.DivfOp):
+        return None
+    div = result.owner
+    if _input_index(div.lhs, op) != 0 or scalar(div.rhs) is not None:
+        return None
+    return div.rhs
+
+
+#: The integer ops an index formula may use, as numpy functions.
+_INDEX_OPS = {arith.AddiOp: np.add, arith.SubiOp: np.subtract, arith.MuliOp: np.multiply,
+              arith.MinSIOp: np.minimum, arith.MaxSIOp: np.maximum}
+
+
+def index_formula(op: linalg.GenericOp, value: SSAValue,
+                  shape: tuple[int, ...]) -> np.ndarray | None:
+    """The values of ``value`` over the iteration space ``shape`` when the body computes it
+    from ``linalg.index`` and integer constants alone (``index_cast``, ``addi``, ``subi``,
+    ``muli``, ``minsi``, ``maxsi``, and a final ``sitofp``), exactly in int64; ``None`` for
+    anything else."""
+    owner = value.owner
+    if isinstance(owner, arith.SIToFPOp | arith.IndexCastOp):
+        return index_formula(op, owner.input, shape)
+    if isinstance(owner, linalg.IndexOp):
+        dim = owner.dim.value.data
+        extent = [1] * len(shape)
+        extent[dim] = shape[dim]
+        return np.arange(shape[dim], dtype=np.int64).reshape(extent)
+    constant = scalar(value)
+    if constant is not None:
+        return np.array(constant.value, np.int64) if isinstance(constant.value, int) else None
+    if type(owner) in _INDEX_OPS and isinstance(owner, Operation):
+        lhs = index_formula(op, owner.operands[0], shape)
+        rhs = index_formula(op, owner.operands[1], shape)
+        if lhs is None or rhs is None:
+            return None
+        return _INDEX_OPS[type(owner)](lhs, rhs)
+    return None

@@ -41,7 +41,7 @@ from vta_mlir.quant.program import (
 )
 from vta_mlir.quant.requant import error_bound
 
-from . import bodies, channels, depthwise, unsigned
+from . import bodies, channels, depthwise, pools, unsigned
 from .fold import fold_generic
 from .meaning import (
     Accumulator,
@@ -58,6 +58,7 @@ from .meaning import (
     ScaledAccumulator,
     Sum,
     Unsupported,
+    WindowSum,
     channel_bias,
     global_array,
 )
@@ -275,8 +276,7 @@ class _Lifter:
         if bodies.float_add(op):
             self.float_add(op, ins)
             return
-        if (divisor := bodies.divide_by(op)) is not None and isinstance(ins[0], Sum):
-            self.held[out] = replace(ins[0], divisor=ins[0].divisor * divisor)
+        if pools.divide(self, op, ins[0]):
             return
         if depthwise.clip(self, op, ins):
             return
@@ -322,6 +322,8 @@ class _Lifter:
             rq = _requant(op, x.scale / (y.scale * count))
             self.error_bounds.append(error_bound(x.scale / (y.scale * count), rq))
             layer = global_avgpool_layer(self.name("avgpool"), x, y, rq)
+        elif isinstance(src, WindowSum):
+            layer = pools.average_pool(self, op, src, y, self.error_bounds)
         elif isinstance(src, Added):
             if src.a.shape != src.b.shape or src.a.shape != shape:
                 raise Unsupported(op, "adds tensors of different shapes")
@@ -480,16 +482,7 @@ class _Lifter:
                                    (strides[0], strides[1]), pads)
 
     def sum_pool(self, op: PoolingNchwSumOp) -> None:
-        src = self.meaning(op, op.inputs[0])
-        init = self.meaning(op, op.outputs[0])
-        if not isinstance(src, Real) or not isinstance(init, Filled) or init.value != 0:
-            raise Unsupported(op, "the sum pool reads dequantized codes into a buffer filled "
-                                  "with 0")
-        if _shape(op.inputs[1]) != src.tensor.shape[2:] or \
-                _shape(op.outputs[0])[2:] != (1, 1):
-            raise Unsupported(op, "a sum pool is read as a global average pool: its window "
-                                  "is the whole image")
-        self.held[op.outputs[0]] = Sum(op, src.tensor)
+        pools.sum_pool(self, op)
 
 
 def lift_function(module: ModuleOp, function: func.FuncOp) -> tuple[Program, float]:

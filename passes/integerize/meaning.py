@@ -152,6 +152,19 @@ class Sum:
 
 
 @dataclass(frozen=True)
+class WindowSum:
+    """The sums of ``x``'s reals over each window (``kernel``, ``stride``, the image padded by
+    ``pads`` with the real 0), divided by ``divisor``: one value, or an OH × OW array."""
+
+    op: Operation
+    x: QTensor
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    divisor: float | np.ndarray = 1.0
+
+
+@dataclass(frozen=True)
 class Added:
     """``a``'s reals plus ``b``'s."""
 
@@ -168,7 +181,7 @@ class FloatInput:
 
 
 Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ScaledAccumulator | PooledMax
-           | Sum | Added | FloatInput | DequantizedWeight)
+           | Sum | WindowSum | Added | FloatInput | DequantizedWeight)
 
 
 def global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:

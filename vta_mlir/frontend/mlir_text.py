@@ -64,14 +64,17 @@ def network_function(name: str, params: Sequence[str], globals_: Sequence[str],
     return "\n".join(lines)
 
 
-def global_sum(src: str, shape: Sequence[int], acc: str, name: str) -> list[str]:
+def global_sum(src: str, shape: Sequence[int], acc: str, name: str,
+               keep_dims: bool = True) -> list[str]:
     """The lines of a ``linalg.generic`` summing the int8 NCHW buffer ``src`` (of ``shape``)
-    over H and W into the int32 N×C×1×1 accumulator ``acc`` (a global pool's reduction),
-    located at ``name``."""
-    acc_t = memref_type((shape[0], shape[1], 1, 1), "i32")
+    over H and W into the int32 accumulator ``acc`` (a global pool's reduction), located at
+    ``name``: N×C×1×1, or N×C when ``keep_dims`` is false."""
+    acc_shape = (shape[0], shape[1], 1, 1) if keep_dims else (shape[0], shape[1])
+    acc_t = memref_type(acc_shape, "i32")
+    acc_map = "(n, c, 0, 0)" if keep_dims else "(n, c)"
     return [
         "  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,",
-        "                                   affine_map<(n, c, h, w) -> (n, c, 0, 0)>],",
+        f"                                   affine_map<(n, c, h, w) -> {acc_map}>],",
         '                  iterator_types = ["parallel", "parallel", "reduction", '
         '"reduction"]}',
         f"      ins({src} : {memref_type(shape, 'i8')}) outs({acc} : {acc_t}) {{",

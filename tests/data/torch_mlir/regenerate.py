@@ -49,6 +49,10 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("mobilenet_block_asym", "mobilenet_block", True),
     ("vgg_head", "vgg_head", False),
     ("vgg_head_asym", "vgg_head", True),
+    ("avgpool_block", "avgpool_block", False),
+    ("detector_neck", "detector_neck", False),
+    ("hard_activations", "hard_activations", False),
+    ("detector", "detector", False),
 )
 
 #: Further forms of quantization (asymmetric activations), each with the options it passes to
@@ -85,6 +89,9 @@ PIPELINE = ("builtin.module(torch-onnx-to-torch-backend-pipeline,"
 
 def load_models() -> ModuleType:
     """``examples/onnx/models.py``, imported from its path (``examples`` is no package)."""
+    # models.py imports its sibling whole_networks.py from its own folder.
+    if str(MODELS_PY.parent) not in sys.path:
+        sys.path.insert(0, str(MODELS_PY.parent))
     spec = importlib.util.spec_from_file_location("onnx_models", MODELS_PY)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

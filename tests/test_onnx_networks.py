@@ -1,0 +1,131 @@
+"""Whole networks through the ONNX frontend: the ``detector`` (stride-2 backbone, nearest
+``Resize`` ×2 and ``Concat`` in a top-down neck, 3×3 heads, ``Sigmoid``) and the ``vgg``
+(3×3 convolutions, 2×2 max-pools, ``Flatten`` of N×C×H×W, ``Gemm`` layers, ``Softmax``) of
+``examples/onnx/whole_networks.py``, quantized by ``quantize_static`` (symmetric and
+asymmetric activations), imported and run by ``vta-run --check --stats``:
+
+- bit for bit as the integer semantics of ``tests/onnx_semantics.py`` and as the reference
+  evaluation of the imported program (``vta-run --check``, ``docs/reference.md``);
+- every multiply-accumulate on VTA (``vta_mac_fraction`` ≥ 0.99) and the host computing
+  exactly the one float function (``docs/onnx.md`` §4.9);
+- against onnxruntime (``ORT_DISABLE_ALL``), in two parts, because the output of the float
+  function is finer than its input: one step of a sigmoid's input code moves its output by
+  up to ``s_in / (4·s_out)`` output steps (about 3 here). The codes the host step reads (the
+  VTA layers' output) are compared with onnxruntime's codes of that tensor with the tolerance
+  of §6 (≥ 99 % within one step of that tensor's scale, none beyond two); the host step is
+  compared on onnxruntime's own input codes with onnxruntime's output codes, within the one
+  output step §4.9 documents.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from tests.onnx_semantics import host_layer, integer_model, onnxruntime_output
+from tests.test_onnx_import import MODELS, check, quantized
+from vta_mlir.frontend.onnx import import_program, import_text
+from vta_mlir.tools import vta_run
+
+#: The networks and the float function the host computes at each one's end.
+NETWORKS = {"detector": "Sigmoid", "vgg": "Softmax"}
+
+
+def host_step_input(path: Path, op_type: str) -> tuple[Path, onnx.NodeProto]:
+    """The QDQ model at ``path`` cut before its last node ``op_type``: its output ``y`` is the
+    ``DequantizeLinear`` that node reads (the tensor the host step reads, dequantized), and
+    the cut node."""
+    model = onnx.load(str(path))
+    nodes = list(model.graph.node)
+    (index,) = [i for i, node in enumerate(nodes) if node.op_type == op_type]
+    host = nodes[index]
+    (feeding,) = [node for node in nodes if host.input[0] in node.output]
+    assert feeding.op_type == "DequantizeLinear"
+    kept = [node for node in nodes[:index] if node is not feeding] + [feeding]
+    feeding.output[0] = "y"
+    del model.graph.node[:]
+    model.graph.node.extend(kept)
+    used = {name for node in kept for name in node.input}
+    unused = [init for init in model.graph.initializer if init.name not in used]
+    for init in unused:  # the cut nodes' scales and zero points
+        model.graph.initializer.remove(init)
+    cut = path.with_name(path.stem + ".cut.onnx")
+    onnx.save(model, cut)
+    return cut, host
+
+
+def float_input(path: Path, seed: int = 1) -> np.ndarray:
+    model = onnx.load(str(path))
+    shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def run_with_stats(tmp_path: Path, path: Path, x: np.ndarray,
+                   capsys: pytest.CaptureFixture[str]) -> tuple[np.ndarray, dict[str, object]]:
+    """``vta-run IMPORTED.mlir --check --stats -`` on ``x``: the output and the statistics."""
+    mlir = tmp_path / "model.mlir"
+    mlir.write_text(import_text(path))
+    np.save(tmp_path / "x.npy", x)
+    status = vta_run.main([str(mlir), "--input", str(tmp_path / "x.npy"), "--output",
+                           str(tmp_path / "y.npy"), "--check", "--stats", "-"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return np.load(tmp_path / "y.npy"), json.loads(out)
+
+
+def codes(path: Path, real: np.ndarray) -> np.ndarray:
+    """The int8 codes of the output ``y`` of ``path`` (a ``DequantizeLinear`` output)."""
+    out = import_program(path).output
+    return np.rint(real / np.float32(out.scale)).astype(np.int64) + out.zero_point
+
+
+@pytest.mark.parametrize("symmetric", [True, False], ids=["sym", "asym"])
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_network(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
+                 symmetric: bool) -> None:
+    path = quantized(tmp_path, MODELS[name], symmetric)
+    x = float_input(path)
+    y, stats = run_with_stats(tmp_path, path, x, capsys)  # --check: as the reference evaluates
+
+    program = import_program(path)
+    si, zi = program.input.scale, program.input.zero_point
+    so, zo = program.output.scale, program.output.zero_point
+    q = np.clip(np.rint(x / np.float32(si)) + zi, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(y, (integer_model(path, q).astype(np.float32) - zo)
+                                  * np.float32(so))
+
+    assert stats["vta_mac_fraction"] >= 0.99
+    on_host = [step for step in stats["host_steps"] if step["step"] == "compute"]  # type: ignore[union-attr]
+    assert [step["operation"] for step in on_host] == [NETWORKS[name].lower()]
+
+    # The VTA layers: the codes the host step reads, against onnxruntime's (docs/onnx.md §6).
+    cut, host = host_step_input(path, NETWORKS[name])
+    hidden = integer_model(cut, q)
+    ort_hidden = codes(cut, onnxruntime_output(cut, x))
+    steps = np.abs(hidden - ort_hidden)
+    assert np.mean(steps <= 1) >= 0.99, f"{np.mean(steps <= 1):.3f} within one step"
+    assert steps.max() <= 2
+
+    # The host step on onnxruntime's own input codes, against its output codes (§4.9).
+    sh, zh = import_program(cut).output.scale, import_program(cut).output.zero_point
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in host.attribute}
+    ours = host_layer(host.op_type, (ort_hidden, sh, zh), attrs, so, zo)
+    assert np.abs(ours - codes(path, onnxruntime_output(path, x))).max() <= 1
+
+
+@pytest.mark.parametrize("config", ["block32", "batch2"])
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_network_other_configs(tmp_path: Path, name: str, config: str) -> None:
+    """Bit-exact with the integer semantics on the other shipped configurations."""
+    check(quantized(tmp_path, MODELS[name], symmetric=True), config, worst=None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", ["block32", "batch2"])
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_network_other_configs_asymmetric(tmp_path: Path, name: str, config: str) -> None:
+    check(quantized(tmp_path, MODELS[name], symmetric=False), config, worst=None)
