@@ -26,6 +26,7 @@ CONFORMANCE = DATA / "conformance"
 OTHER_CONFIGS_ARE_LONG_FORMS = frozenset({
     "test_bufferize::test_conv_with_pad_bias_and_requant",
     "test_networks::test_small_cnn_layer_on_vta",
+    "test_networks::test_small_cnn_pool_into_nc_on_vta",
     "test_onnx_import::test_models",
     "test_sram_index_checks::test_simulator_fails_on_the_same_instruction",
     "test_sram_index_checks::test_vta_run_refuses_and_vta_translate_warns",
