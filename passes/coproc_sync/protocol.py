@@ -339,7 +339,7 @@ def _hoist_primes(node: Node) -> None:
     pops would each receive the token pushed before the one meant for them, and a
     requirement of the loop (the store of one tile before the reset of the next) would no
     longer hold."""
-    replay = Replay(node, _Sim(None)) if node.trip == 1 else None
+    replay = Replay(node, _Sim(None), _Violation) if node.trip == 1 else None
     if replay is not None and _replayed_violation(replay, node) is not None:
         replay = None
     for item in node.items:
@@ -376,7 +376,7 @@ def synthesize(node: Node, double_buffer: bool) -> None:
             synthesize(item.node, double_buffer)
     _refresh(node, double_buffer)
     # A body that runs once (a function's) is executed again from its first changed item.
-    replay = Replay(node, _Sim({id(node)})) if node.trip == 1 else None
+    replay = Replay(node, _Sim({id(node)}), _Violation) if node.trip == 1 else None
     for _ in range(_MAX_STEPS):
         req = _first_violation(node) if replay is None else _replayed_violation(replay, node)
         if req is None:

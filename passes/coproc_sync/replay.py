@@ -2,7 +2,7 @@
 :mod:`.protocol`'s synthesis.
 
 The synthesis executes a node's protocol again after every token it adds or moves. A body
-that runs once is a sequence of items, and the abstract execution (:class:`.protocol._Sim`)
+that runs once is a sequence of items, and the abstract execution (``protocol._Sim``)
 is deterministic: its state before an item — the vector clocks and the queued tokens — depends
 only on the token operations of the slots before it. :class:`Replay` keeps those states from
 the last execution and resumes from the first item whose slots changed instead of from the
@@ -19,14 +19,28 @@ of an earlier execution stay exact.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from .model import QUEUES, Node
+from .model import QUEUES, Item, Node, Queue
 
-if TYPE_CHECKING:
-    from .protocol import _Sim
+__all__ = ["Replay", "Simulation", "State"]
 
-__all__ = ["Replay", "State"]
+
+class Simulation(Protocol):
+    """The abstract execution :class:`Replay` drives (``protocol._Sim``)."""
+
+    vc: list[list[int]]
+    tokens: dict[Queue, deque[tuple[int, ...]]]
+    open: list[Any]
+
+    def reset(self) -> None: ...
+
+    def token_ops(self, ops: Sequence[tuple[str, Queue, int]]) -> None: ...
+
+    def finish(self, primes: list[tuple[Queue, int]]) -> None: ...
+
+    def run_item(self, node: Node, item: Item, p: tuple[int, ...], k: int) -> None: ...
 
 #: The vector clocks and the queued tokens of an execution before an item.
 State = tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, ...], ...], ...]]
@@ -35,13 +49,15 @@ State = tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, ...], ...], ..
 class Replay:
     """Executions of a one-iteration ``node`` by ``sim``, resumed at the first changed item."""
 
-    def __init__(self, node: Node, sim: _Sim) -> None:
+    def __init__(self, node: Node, sim: Simulation, violation: type[Exception]) -> None:
         self.node = node
         self.sim = sim
+        #: The exception an execution raises at a requirement it does not order.
+        self.violation = violation
         #: item → the state before it in the last accepted execution (as far as it got).
         self.states: dict[int, State] = {}
-        self.events: dict[int, list] = {}
-        self.primes: object = None
+        self.events: dict[int, list[tuple[str, Queue, int]]] = {}
+        self.primes: list[tuple[Queue, int]] | None = None
 
     def _state(self) -> State:
         sim = self.sim
@@ -53,7 +69,7 @@ class Replay:
         sim.tokens = {q: deque(t) for q, t in zip(QUEUES, state[1], strict=True)}
         sim.open = []
 
-    def _start(self, primes: object) -> int:
+    def _start(self, primes: list[tuple[Queue, int]]) -> int:
         """The first item whose slots changed since the last execution (0: from scratch)."""
         events = self.node.events
         if primes != self.primes or not self.states:
@@ -64,9 +80,9 @@ class Replay:
             return max(self.states)
         return min(min(changed) // 2, max(self.states))
 
-    def execute(self, primes: list) -> None:
+    def execute(self, primes: list[tuple[Queue, int]]) -> None:
         """Execute the node (primes, items, drains) from its first changed item, recording
-        the states; :class:`.protocol._Violation` and ``ProtocolError`` propagate."""
+        the states; a violation and ``ProtocolError`` propagate."""
         start = self._start(primes)
         self.events = dict(self.node.events)
         self.primes = primes
@@ -80,7 +96,7 @@ class Replay:
         self._items(start, None, -1)
         self.sim.finish(primes)
 
-    def converges(self, primes: list, changed_before: int) -> bool:
+    def converges(self, primes: list[tuple[Queue, int]], changed_before: int) -> bool:
         """Whether the node, changed at items before ``changed_before`` only, still orders
         every requirement: executed from the first changed item until its state equals the
         last accepted execution's; the new states are kept when it does."""
@@ -89,12 +105,11 @@ class Replay:
         start = self._start(primes)
         self._restore(self.states[start])
         new: dict[int, State] = {}
-        from .protocol import _Violation
         try:
             done = self._items(start, new, changed_before)
             if not done:
                 self.sim.finish(primes)
-        except _Violation:
+        except self.violation:
             return False
         self.states.update(new)
         self.events = dict(self.node.events)
