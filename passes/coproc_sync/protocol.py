@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from vta_mlir.dialects.vta import Module
 
-from .model import COMPUTE, MODULES, QUEUES, Node, Queue, Req, Window
+from .model import COMPUTE, MODULES, QUEUES, Item, Node, Queue, Req, Window
+from .replay import Replay
 
 __all__ = [
     "ProtocolError",
@@ -162,13 +163,18 @@ class _Sim:
 
     def __init__(self, check: set[int] | None) -> None:
         self.check = check
-        self.vc = [[0, 0, 0] for _ in MODULES]
-        self.tokens: dict[Queue, deque[tuple[int, ...]]] = {q: deque() for q in QUEUES}
         self.ends: dict[tuple[int, int, tuple[int, ...]], list[int | None]] = {}
-        self.open: list[_Instance] = []
+        self.reset()
         #: node → its requirements by target item (a node's requirements do not change while
         #: it executes; without the index every item would scan all of them).
         self.by_dst: dict[int, dict[int, list[Req]]] = {}
+
+    def reset(self) -> None:
+        """The state before anything executed (the ``ends`` stay: they do not depend on the
+        tokens)."""
+        self.vc = [[0, 0, 0] for _ in MODULES]
+        self.tokens: dict[Queue, deque[tuple[int, ...]]] = {q: deque() for q in QUEUES}
+        self.open: list[_Instance] = []
 
     def token_ops(self, ops: Sequence[tuple[str, Queue, int]]) -> None:
         for kind, q, n in ops:
@@ -197,25 +203,28 @@ class _Sim:
             inst.done[mi] = mine[mi]
 
     def run(self, node: Node, path: tuple[int, ...]) -> None:
-        events = node.events
-        checked = self.check is None or id(node) in self.check
         for k in range(min(node.trip, SIM_ITERATIONS)):
             p = (*path, k)
             for item in node.items:
-                i = item.index
-                self.token_ops(events.get(_pre(i), ()))
-                inst = _Instance(node, {}, [None, None, None])
-                if checked:
-                    self._arm(node, inst, i, p, k)
-                self.open.append(inst)
-                if item.node is None:
-                    assert item.module is not None
-                    self.command(item.module)
-                else:
-                    self.run(item.node, p)
-                self.open.pop()
-                self.ends[(id(node), i, p)] = inst.done
-                self.token_ops(events.get(_post(i), ()))
+                self.run_item(node, item, p, k)
+
+    def run_item(self, node: Node, item: Item, p: tuple[int, ...], k: int) -> None:
+        """Item ``item`` of iteration ``k`` of ``node`` (at ``p``), with its slots' tokens."""
+        i = item.index
+        events = node.events
+        self.token_ops(events.get(_pre(i), ()))
+        inst = _Instance(node, {}, [None, None, None])
+        if self.check is None or id(node) in self.check:
+            self._arm(node, inst, i, p, k)
+        self.open.append(inst)
+        if item.node is None:
+            assert item.module is not None
+            self.command(item.module)
+        else:
+            self.run(item.node, p)
+        self.open.pop()
+        self.ends[(id(node), i, p)] = inst.done
+        self.token_ops(events.get(_post(i), ()))
 
     def _arm(self, node: Node, inst: _Instance, i: int, p: tuple[int, ...], k: int) -> None:
         by_dst = self.by_dst.get(id(node))
@@ -237,10 +246,13 @@ class _Sim:
     def execute(self, node: Node) -> None:
         """Primes, the loop, drains; then no token may be left."""
         prime = [("push", q, n) for q, n in _primes(node)]
-        drain = [("pop", q, n) for q, n in _primes(node)]
         self.token_ops(prime)
         self.run(node, ())
-        self.token_ops(drain)
+        self.finish(_primes(node))
+
+    def finish(self, primes: list[tuple[Queue, int]]) -> None:
+        """The drains of ``primes``; then no token may be left."""
+        self.token_ops([("pop", q, n) for q, n in primes])
         left = [f"{q[0]} -> {q[1]}: {len(t)}" for q, t in self.tokens.items() if t]
         if left:
             raise ProtocolError("tokens left at the end: " + ", ".join(left))
@@ -257,6 +269,15 @@ def _first_violation(node: Node, deep: bool = False) -> Req | None:
     sim = _Sim(None if deep else {id(node)})
     try:
         sim.execute(node)
+    except _Violation as v:
+        return v.req
+    return None
+
+
+def _replayed_violation(replay: Replay, node: Node) -> Req | None:
+    """:func:`_first_violation` of a one-iteration ``node`` by ``replay``."""
+    try:
+        replay.execute(_primes(node))
     except _Violation as v:
         return v.req
     return None
@@ -318,6 +339,9 @@ def _hoist_primes(node: Node) -> None:
     pops would each receive the token pushed before the one meant for them, and a
     requirement of the loop (the store of one tile before the reset of the next) would no
     longer hold."""
+    replay = Replay(node, _Sim(None), _Violation) if node.trip == 1 else None
+    if replay is not None and _replayed_violation(replay, node) is not None:
+        replay = None
     for item in node.items:
         if item.node is None:
             continue
@@ -335,7 +359,8 @@ def _hoist_primes(node: Node) -> None:
                 continue
             node.prime_at[(item.index, q)] = slot
             node.events = slot_events(node)
-            if _first_violation(node, deep=True) is not None:
+            if (not replay.converges(_primes(node), item.index) if replay is not None
+                    else _first_violation(node, deep=True) is not None):
                 del node.prime_at[(item.index, q)]
                 node.events = slot_events(node)
 
@@ -350,8 +375,10 @@ def synthesize(node: Node, double_buffer: bool) -> None:
         if item.node is not None:
             synthesize(item.node, double_buffer)
     _refresh(node, double_buffer)
+    # A body that runs once (a function's) is executed again from its first changed item.
+    replay = Replay(node, _Sim({id(node)}), _Violation) if node.trip == 1 else None
     for _ in range(_MAX_STEPS):
-        req = _first_violation(node)
+        req = _first_violation(node) if replay is None else _replayed_violation(replay, node)
         if req is None:
             _hoist_primes(node)
             return

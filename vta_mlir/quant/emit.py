@@ -18,9 +18,10 @@ from vta_mlir.frontend.mlir_text import (
 )
 
 from .depthwise import DepthwiseConvLayer
-from .emit_cnn import CNN_LAYERS, emit_cnn_layer
+from .emit_cnn import CNN_LAYERS, emit_cnn_layer, immediate_parts
 from .host_layers import HostLayer, host_layer_lines
 from .layers_cnn import ConcatLayer
+from .product_first import product_first_steps
 from .program import (
     AddLayer,
     AvgPoolLayer,
@@ -51,16 +52,6 @@ def _hex(values: np.ndarray) -> str:
 
 def _quant_attr(scale: float, zero_point: int) -> str:
     return f"{{vta.quant = {{scale = {scale!r} : f64, zero_point = {zero_point} : i64}}}}"
-
-
-def _immediates(value: int) -> list[int]:
-    """``value`` as a sum of 16-bit immediates (one unless it is large)."""
-    parts: list[int] = []
-    while value > IMM_MAX or value < -IMM_MAX:
-        step = IMM_MAX if value > 0 else -IMM_MAX
-        parts.append(step)
-        value -= step
-    return [*parts, value] if value else parts
 
 
 class Emitter:
@@ -144,15 +135,29 @@ class Emitter:
             steps.append(f"%v{k + 1} = arith.muli {_value(k)}, %mc : i32")
         elif rq.m != 1:
             self.step(steps, "muli", rq.m)
-        if rq.s2:
-            # ((u >> (s2 − 1)) + 1 + 2·zy) >> 1 = (((u >> (s2 − 1)) + 1) >> 1) + zy: the zero
-            # point joins the rounding constant.
-            self.step(steps, "shrsi", rq.s2 - 1)
-            self.step(steps, "addi", 1 + 2 * zero_point)
-            self.step(steps, "shrsi", 1)
-        elif zero_point:
-            self.step(steps, "addi", zero_point)
+        self.rounding_shift(steps, rq.s2, zero_point)
         return merged
+
+    def rounding_shift(self, steps: list[str], shift: int, zero_point: int,
+                       half_first: bool = False, src: str | None = None) -> str:
+        """Append ``value / 2^shift`` rounded to nearest (ties up) plus ``zero_point``:
+        ``((value >> (shift − 1)) + 1 + 2·zy) >> 1`` (the zero point joins the rounding
+        constant), or with ``half_first`` ``(value + 2^(shift − 1)) >> shift`` then ``+ zy``
+        where that constant is an immediate. Returns the last value."""
+        value = src or _value(_last(steps))
+        half = (1 << shift) >> 1
+        if half_first and 0 < half <= IMM_MAX:
+            value = self.step(steps, "addi", half, value)
+            value = self.step(steps, "shrsi", shift)
+            if zero_point:
+                value = self.step(steps, "addi", zero_point)
+        elif shift:
+            value = self.step(steps, "shrsi", shift - 1, value)
+            value = self.step(steps, "addi", 1 + 2 * zero_point)
+            value = self.step(steps, "shrsi", 1)
+        elif zero_point:
+            value = self.step(steps, "addi", zero_point, value)
+        return value
 
     def clip_steps(self, steps: list[str], lows: list[int], highs: list[int],
                    operands: list[tuple[str, str, str, str]], name: str, dst: str) -> None:
@@ -250,17 +255,21 @@ class Emitter:
                               f"{memref_type(real_shape, 'i8')} into {memref_type(flat, 'i8')}")
             data = f"{prefix}_x"
         w = self.constant(f"{layer.name}_w", layer.weight)
-        b = self.constant(f"{layer.name}_b", layer.bias)
         shape = (flat[0], n)
         acc_t = self.accumulator(prefix, shape)
         self.lines.append(
             f"  linalg.matmul ins({data}, {w} : {memref_type(flat, 'i8')}, "
             f"{memref_type((k, n), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
-        steps = ["%v0 = arith.addi %a, %b : i32"]
-        operands = [(b, memref_type((n,), "i32"), "d1", "%b: i32")]
-        in_range = self.requant_steps(steps, layer.rq, layer.zero_point, layer.lo, layer.hi,
-                                      operands, layer.name, layer.dst)
+        steps: list[str] = []
+        operands: list[tuple[str, str, str, str]] = []
+        in_range = False
+        if not product_first_steps(self, layer, layer.weight.T, steps, operands):
+            b = self.constant(f"{layer.name}_b", layer.bias)
+            steps.append("%v0 = arith.addi %a, %b : i32")
+            operands.append((b, memref_type((n,), "i32"), "d1", "%b: i32"))
+            in_range = self.requant_steps(steps, layer.rq, layer.zero_point, layer.lo,
+                                          layer.hi, operands, layer.name, layer.dst)
         self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
@@ -272,7 +281,10 @@ class Emitter:
         acc_t = memref_type(shape, "i32")
         operands: list[tuple[str, str, str, str]] = []
         steps: list[str] = []
-        if layer.bias.ndim == 1:
+        product_first = product_first_steps(self, layer, layer.weight, steps, operands)
+        if product_first:
+            self.accumulator(prefix, shape)
+        elif layer.bias.ndim == 1:
             b = self.constant(f"{layer.name}_b", layer.bias)
             self.accumulator(prefix, shape)
             operands.append((b, memref_type(layer.bias.shape, "i32"), "d1", "%b: i32"))
@@ -293,8 +305,9 @@ class Emitter:
             f"      ins({data}, {w} : {data_t}, {memref_type(kernel.shape, 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
-        in_range = self.requant_steps(steps, layer.rq, layer.zero_point, layer.lo, layer.hi,
-                                      operands, layer.name, layer.dst)
+        in_range = not product_first and self.requant_steps(
+            steps, layer.rq, layer.zero_point, layer.lo, layer.hi, operands, layer.name,
+            layer.dst)
         self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
         if any(layer.pads):
@@ -325,7 +338,7 @@ class Emitter:
         acc_t = self.accumulator(prefix, shape)
         self.lines += global_sum(self.buffer(layer.src), src_shape, f"{prefix}_acc", layer.name)
         steps: list[str] = []
-        for part in _immediates(layer.bias) if layer.bias else []:
+        for part in immediate_parts(layer.bias) if layer.bias else []:
             self.step(steps, "addi", part)
         operands: list[tuple[str, str, str, str]] = []
         in_range = self.requant_steps(steps, layer.rq, layer.zero_point, -128, 127, operands,
@@ -374,19 +387,7 @@ class Emitter:
             block.append("%c: i32")
             k = _last(steps)
             steps.append(f"%v{k + 1} = arith.addi {_value(k)}, %c : i32")
-        half = (1 << layer.shift) >> 1
-        if 0 < half <= IMM_MAX:
-            self.step(steps, "addi", half)  # rounds the shift to nearest, ties up
-            self.step(steps, "shrsi", layer.shift)
-            if layer.zero_point:
-                self.step(steps, "addi", layer.zero_point)
-        elif layer.shift:
-            # ((t >> (shift − 1)) + 1 + 2·zy) >> 1: the rounding with the zero point (§3).
-            self.step(steps, "shrsi", layer.shift - 1)
-            self.step(steps, "addi", 1 + 2 * layer.zero_point)
-            self.step(steps, "shrsi", 1)
-        elif layer.zero_point:
-            self.step(steps, "addi", layer.zero_point)
+        self.rounding_shift(steps, layer.shift, layer.zero_point, half_first=True)
         maps.append(ident)
         self.lines += [
             f"  linalg.generic {{indexing_maps = [{', '.join(maps)}],",

@@ -163,19 +163,7 @@ def rescale(em: Emitter, layer: RescaleLayer, prefix: str, out: str) -> None:
     for factor in layer.factors:
         if factor != 1:
             em.step(steps, "muli", factor)
-    half = (1 << layer.shift) >> 1
-    if 0 < half <= IMM_MAX:
-        em.step(steps, "addi", half)  # rounds the shift to nearest, ties up
-        em.step(steps, "shrsi", layer.shift)
-        if layer.zero_point:
-            em.step(steps, "addi", layer.zero_point)
-    elif layer.shift:
-        # ((t >> (shift − 1)) + 1 + 2·zy) >> 1: the rounding with the zero point (§3).
-        em.step(steps, "shrsi", layer.shift - 1)
-        em.step(steps, "addi", 1 + 2 * layer.zero_point)
-        em.step(steps, "shrsi", 1)
-    elif layer.zero_point:
-        em.step(steps, "addi", layer.zero_point)
+    em.rounding_shift(steps, layer.shift, layer.zero_point, half_first=True)
     em.epilogue(prefix, shape, out, steps, [], -128, 127)
     em.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
@@ -218,13 +206,7 @@ def average_pool(em: Emitter, layer: AveragePoolLayer, prefix: str, out: str) ->
         value = last_value(steps)
         steps.append(f"%v{sum(1 for s in steps if s.startswith('%v'))} = arith.muli "
                      f"{value}, %mp : i32")
-        if rq.s2:
-            # ((u >> (s2 − 1)) + 1 + 2·zy) >> 1: the rounding with the zero point (§3).
-            em.step(steps, "shrsi", rq.s2 - 1)
-            em.step(steps, "addi", 1 + 2 * layer.zero_point)
-            em.step(steps, "shrsi", 1)
-        elif layer.zero_point:
-            em.step(steps, "addi", layer.zero_point)
+        em.rounding_shift(steps, rq.s2, layer.zero_point)
     em.epilogue(prefix, shape, out, steps, operands, -128, 127, in_range)
     em.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
     if any(layer.pads):
