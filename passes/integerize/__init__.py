@@ -17,6 +17,9 @@ dequantized floats between a dequantize and a quantize. The pass reads the funct
 * dequantize → max-pool padded with −∞ → quantize alike → a max-pool on codes padded with −128;
 * dequantize → ``pooling_nchw_sum`` over the image → ``divf`` by its size → quantize → a global
   average pool;
+* dequantize → padded with 0.0 → ``pooling_nchw_sum`` with any window → ``divf`` by the window
+  size or by the count of taps inside the image computed from ``linalg.index`` → quantize → an
+  average pool (``pools.py``);
 * the ``addf`` of two dequantized tensors → quantize → an add of two rescaled tensors;
 * ``max(q, zero point)`` on codes → the ReLU folded into the layer before it; a dequantize then
   quantize with the same parameters → nothing; generics on constants → their values;
