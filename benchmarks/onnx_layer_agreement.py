@@ -113,15 +113,16 @@ def layer_text(program: Program, layer: Layer) -> str:
 
 def evaluate_layer(program: Program, layer: Layer, codes: dict[str, np.ndarray]) -> np.ndarray:
     """``layer``'s output codes on the input ``codes`` (by tensor name), by the reference."""
+    from vta_mlir import parse
     from vta_mlir.reference import arguments, evaluate
 
-    text = layer_text(program, layer)
+    module = parse(layer_text(program, layer))
     inputs = [codes[s].reshape(program.tensors[s].shape).astype(np.int8)
               for s in layer_sources(program, layer)]
     # A pool accumulates into its output (linalg's init operand): it starts as zeros.
-    inputs += [np.zeros(a.shape, np.int8) for a in arguments(text)
+    inputs += [np.zeros(a.shape, np.int8) for a in arguments(module)
                if a.reads and a.name == "output"]
-    (out,) = evaluate(text, inputs)
+    (out,) = evaluate(module, inputs)
     return out.astype(np.int64)
 
 

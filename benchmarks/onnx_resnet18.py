@@ -26,7 +26,8 @@ Steps:
 It prints the seconds of each step, and per layer (the run's ``vta-run --stats`` layers, named
 after the ONNX nodes) and in total the cycles against the GEMM bound of the network's *true*
 multiply-accumulates: MACs / (BATCH · BLOCK_IN · BLOCK_OUT) of the configuration, without
-rounding channels up to whole blocks; then the process's peak memory (maximum resident set).
+rounding channels up to whole blocks; then ``vta_mac_fraction`` (the multiply-accumulates VTA
+ran over all of them) and the process's peak memory (maximum resident set).
 
 A step that fails prints one line (the first line of the error) and the exit status is 1.
 
@@ -331,6 +332,7 @@ def format_report(model: Model, m: Measurement) -> str:
     out += format_table(["layer", "MACs", "GEMM bound", "cycles", "x GEMM", "bound by"], rows)
     if not m.layers:
         out.append("(per-layer figures: the run statistics have no `layers`)")
+    out.append(f"vta_mac_fraction {m.vta_mac_fraction:.4f}; {len(m.host_steps)} host steps")
     out.append(f"compile {m.compile_seconds:.2f} s, run {m.run_seconds:.2f} s (of which host "
                f"steps {m.host_seconds:.3f} s), peak memory {m.peak_mb:,.0f} MB")
     if m.within_one_step is not None and m.worst_steps is not None:
