@@ -5,7 +5,9 @@ benchmarks ``benchmarks/onnx_resnet18.py`` and ``benchmarks/mobilenet_v2.py`` an
 
 Every builder takes a ``numpy`` generator and returns ``(nodes, initializers, input shape,
 output shape)``; :func:`float_model` makes the graph (input ``x``, output ``y``) and
-:func:`quantize` writes its QDQ form, calibrated on random normal inputs.
+:func:`quantize` writes its QDQ form, calibrated on random normal inputs. ``mobilenet_v2`` and
+``resnet50`` (``trained_like.py``) also take the calibration inputs, on which they measure
+their batch norms: give ``quantize`` the same ones.
 
     python examples/onnx/models.py resnet18 out.onnx [--asymmetric] [--size 224]
         [--per-channel] [--uint8] [--qoperator]
