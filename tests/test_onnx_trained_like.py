@@ -15,6 +15,7 @@ no average damps a hidden one-code difference (§6, as ResNet-18 at 32×32). The
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -135,3 +136,19 @@ def test_224(tmp_path: Path, name: str, per_channel: bool) -> None:
     assert m.within_one_step is not None and m.within_one_step >= 0.99, m.within_one_step
     assert m.worst_steps is not None and m.worst_steps <= 2 + 1e-3, m.worst_steps
     assert m.vta_mac_fraction is not None and m.vta_mac_fraction >= 0.99
+
+
+def test_layer_agreement_prints_every_layer(capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmarks/onnx_layer_agreement.py``: one row per layer, the totals, the output."""
+    import onnx_layer_agreement
+
+    assert onnx_layer_agreement.main(["--model", "resnet50", "--size", "32", "--width",
+                                      "0.125", "--classes", "10", "--all-layers"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line for line in out if re.match(r"layer\d\.\d\.conv\d ", line)]
+    assert len(rows) == 48, out
+    assert re.fullmatch(r"conv1\s+conv\s+2048\s+[\d.]+% \( ?[01]\) +[\d.]+% \( ?\d+\)", out[1])
+    assert re.match(r"all layers: [\d,]+ codes, isolated [\d.]+ % differ, propagated", out[-3])
+    assert re.fullmatch(r"output vs onnxruntime: [\d.]+ % within one step, worst \d+",
+                        out[-2])
+    assert out[-1].startswith("onnxruntime's int8 model vs the float model: ")
