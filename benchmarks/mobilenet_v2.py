@@ -1,6 +1,7 @@
 """MobileNetV2 through the ONNX frontend: ``examples/onnx/models.py``'s ``mobilenet_v2`` float
-graph (224×224, width 1.0, 1000 classes by default; random He normal weights, batch norms
-folded as ``torch.onnx`` exports them, ReLU6 as ``Clip(0, 6)``), quantized by onnxruntime's
+graph (224×224, width 1.0, 1000 classes by default; random He normal weights, each batch norm
+measured on the calibration inputs and folded as ``torch.onnx`` exports it,
+``examples/onnx/trained_like.py``; ReLU6 as ``Clip(0, 6)``), quantized by onnxruntime's
 ``quantize_static`` (int8 QDQ), imported by ``vta_mlir.frontend.onnx``, compiled to one binary
 and run on the simulator on its float input, beside onnxruntime on the same input.
 
@@ -82,16 +83,19 @@ def build(args: argparse.Namespace, folder: Path) -> Model:
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     try:
-        from models import float_model, mobilenet_v2, quantize
+        from models import calibration_inputs, float_model, mobilenet_v2, quantize
 
         size, classes, width = args.size, args.classes, args.width
+        # The batch norms are measured on the inputs the quantizer calibrates on.
+        calibration = calibration_inputs((1, 3, size, size), rng)
 
         def builder(rng: np.random.Generator) -> Any:
-            return mobilenet_v2(rng, size=size, classes=classes, width=width)
+            return mobilenet_v2(rng, size=size, classes=classes, width=width,
+                                calibration=calibration)
 
         model = float_model(builder, rng, name="mobilenet_v2")
         path = quantize(model, folder / "mobilenet_v2.onnx", not args.asymmetric, rng,
-                        args.per_channel)
+                        args.per_channel, calibration=calibration)
     except Exception as exc:
         raise StepError(f"build: {first_line(exc)}") from None
     seconds["build"] = time.perf_counter() - start

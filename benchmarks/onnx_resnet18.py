@@ -1,4 +1,4 @@
-"""ResNet-18 through the ONNX frontend: a float model quantized by onnxruntime's
+"""ResNet-18 (or ResNet-50) through the ONNX frontend: a float model quantized by onnxruntime's
 ``quantize_static`` (int8 QDQ), imported by ``vta_mlir.frontend.onnx``, compiled to one binary
 and run on the simulator on its float input, beside onnxruntime on the same input.
 
@@ -6,6 +6,8 @@ Steps:
 
 1. build: ``examples/onnx/models.py``'s ResNet-18-shaped float graph (``resnet18``: random He
    normal weights, batch norms folded as ``torch.onnx`` exports them; ``--size``, ``--classes``),
+   with ``--model resnet50`` its ResNet-50 (``resnet50``: torchvision's v1.5 layout, each batch
+   norm measured on the calibration inputs and folded, ``examples/onnx/trained_like.py``),
    or a float model exported by ``torch.onnx`` (``--torch-model PATH``, see
    ``tests/data/torch_onnx/README.md``), quantized by ``quantize`` (``quantize_static``, int8
    activations and weights, calibrated on random normal inputs; ``--asymmetric`` activations,
@@ -24,13 +26,15 @@ Steps:
 It prints the seconds of each step, and per layer (the run's ``vta-run --stats`` layers, named
 after the ONNX nodes) and in total the cycles against the GEMM bound of the network's *true*
 multiply-accumulates: MACs / (BATCH · BLOCK_IN · BLOCK_OUT) of the configuration, without
-rounding channels up to whole blocks; then the process's peak memory (maximum resident set).
+rounding channels up to whole blocks; then ``vta_mac_fraction`` (the multiply-accumulates VTA
+ran over all of them) and the process's peak memory (maximum resident set).
 
 A step that fails prints one line (the first line of the error) and the exit status is 1.
 
 Usage::
 
-    python benchmarks/onnx_resnet18.py [--config default|block32|batch2|all] [--size 224]
+    python benchmarks/onnx_resnet18.py [--config default|block32|batch2|all]
+                                       [--model resnet18|resnet50] [--size 224]
                                        [--classes 1000] [--seed 0] [--asymmetric]
                                        [--per-channel] [--requant fixed|pow2]
                                        [--torch-model PATH] [--json FILE] [--no-progress]
@@ -106,23 +110,28 @@ def build(args: argparse.Namespace, folder: Path) -> Model:
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     try:
+        import models
         import onnx
-        from models import float_model, quantize, resnet18
 
+        calibration = None
         if args.torch_model:
             source = Path(args.torch_model)
             model = onnx.load(str(source))
             name = source.stem
         else:
-            size, classes = args.size, args.classes
+            size, classes, name = args.size, args.classes, args.model
+            build = getattr(models, name)
+            extra: dict[str, Any] = {}
+            if name == "resnet50":  # its batch norms are measured on the calibration inputs
+                calibration = models.calibration_inputs((1, 3, size, size), rng)
+                extra = {"calibration": calibration}
 
             def builder(rng: np.random.Generator) -> Any:
-                return resnet18(rng, size=size, classes=classes)
+                return build(rng, size=size, classes=classes, **extra)
 
-            model = float_model(builder, rng, name="resnet18")
-            name = "resnet18"
-        path = quantize(model, folder / f"{name}.onnx", not args.asymmetric, rng,
-                        args.per_channel)
+            model = models.float_model(builder, rng, name=name)
+        path = models.quantize(model, folder / f"{name}.onnx", not args.asymmetric, rng,
+                               args.per_channel, calibration=calibration)
     except Exception as exc:
         raise StepError(f"build: {first_line(exc)}") from None
     seconds["build"] = time.perf_counter() - start
@@ -328,6 +337,7 @@ def format_report(model: Model, m: Measurement) -> str:
                          "bound by"], rows)
     if not m.layers:
         out.append("(per-layer figures: the run statistics have no `layers`)")
+    out.append(f"vta_mac_fraction {m.vta_mac_fraction:.4f}; {len(m.host_steps)} host steps")
     out.append(f"compile {m.compile_seconds:.2f} s, run {m.run_seconds:.2f} s (of which host "
                f"steps {m.host_seconds:.3f} s), peak memory {m.peak_mb:,.0f} MB")
     if m.within_one_step is not None and m.worst_steps is not None:
@@ -351,6 +361,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default="default", choices=[*CONFIGS, "all"],
                         help="a shipped configuration, or all three (default: default)")
+    parser.add_argument("--model", default="resnet18", choices=("resnet18", "resnet50"),
+                        help="the network examples/onnx/models.py builds (default: resnet18; "
+                             "resnet50: torchvision's v1.5 layout, batch norms measured on the "
+                             "calibration inputs and folded)")
     parser.add_argument("--size", type=int, default=224, help="input height and width")
     parser.add_argument("--classes", type=int, default=1000, help="outputs of the last layer")
     parser.add_argument("--seed", type=int, default=0,
@@ -371,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--size must be at least 32 (five stride-2 stages) and --classes at least 1")
     configs = list(CONFIGS) if args.config == "all" else [args.config]
 
-    found = measure_all("onnx_resnet18", args, configs, build)
+    found = measure_all(f"onnx_{args.model}", args, configs, build)
     if found is None:
         return 1
     model, results = found

@@ -21,7 +21,7 @@ from onnx import TensorProto, numpy_helper
 
 from tests.onnx_qdq_builder import QDQ, conv_model, initializer
 from vta_mlir.frontend.onnx import OnnxImportError, import_program, import_text
-from vta_mlir.frontend.onnx.check import MAX_TENSOR_ELEMENTS
+from vta_mlir.frontend.onnx.check import MAX_TENSOR_ELEMENTS, MAX_TOTAL_ELEMENTS
 from vta_mlir.tools import vta_import_onnx
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -368,9 +368,9 @@ def test_size_limit_layer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 def test_size_limit_total(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     qdq = QDQ((1, 8, 1024, 1024))
     qdq.op("Relu", [qdq.last], "r1")
-    qdq.op("MaxPool", [qdq.last], "p1", kernel_shape=[1, 1])
-    qdq.op("MaxPool", [qdq.last], "p2", kernel_shape=[1, 1])
-    qdq.op("MaxPool", [qdq.last], "p3", kernel_shape=[1, 1])
+    # Each quantized tensor holds 8 Mi elements: enough of them to pass the total.
+    for k in range(MAX_TOTAL_ELEMENTS // (8 << 20)):
+        qdq.op("MaxPool", [qdq.last], f"p{k}", kernel_shape=[1, 1])
     line = cli_error(tmp_path, qdq.save(tmp_path / "m.onnx", (1, 8, 1024, 1024)), capsys)
     assert "constants and int8 activations hold" in line
 

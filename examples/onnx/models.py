@@ -5,7 +5,9 @@ benchmarks ``benchmarks/onnx_resnet18.py`` and ``benchmarks/mobilenet_v2.py`` an
 
 Every builder takes a ``numpy`` generator and returns ``(nodes, initializers, input shape,
 output shape)``; :func:`float_model` makes the graph (input ``x``, output ``y``) and
-:func:`quantize` writes its QDQ form, calibrated on random normal inputs.
+:func:`quantize` writes its QDQ form, calibrated on random normal inputs. ``mobilenet_v2`` and
+``resnet50`` (``trained_like.py``) also take the calibration inputs, on which they measure
+their batch norms: give ``quantize`` the same ones.
 
     python examples/onnx/models.py resnet18 out.onnx [--asymmetric] [--size 224]
         [--per-channel] [--uint8] [--qoperator]
@@ -17,12 +19,19 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from trained_like import (  # noqa: F401 (re-exported: the builders of every model)
+    MOBILENET_V2_STAGES,
+    calibration_inputs,
+    mobilenet_v2,
+    mobilenet_v2_channels,
+    resnet50,
+)
 from whole_networks import detector, vgg
 
 Built = tuple[list[onnx.NodeProto], list[onnx.TensorProto], tuple[int, ...], tuple[int, ...]]
@@ -259,75 +268,6 @@ def resnet18(rng: np.random.Generator, size: int = 32, classes: int = 10,
     return nodes, inits, (batch, 3, size, size), (batch, classes)
 
 
-#: MobileNetV2's inverted residual stages: expansion t, output channels c, blocks n, stride s
-#: of the first block.
-MOBILENET_V2_STAGES = ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
-                       (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1))
-
-
-def mobilenet_v2_channels(channels: float, divisor: int = 8) -> int:
-    """``channels`` rounded to a multiple of ``divisor`` as torchvision's ``_make_divisible``
-    (never below ``divisor``, never more than 10 % under ``channels``)."""
-    rounded = max(divisor, int(channels + divisor / 2) // divisor * divisor)
-    return rounded + divisor if rounded < 0.9 * channels else rounded
-
-
-def mobilenet_v2(rng: np.random.Generator, size: int = 224, classes: int = 1000,
-                 width: float = 1.0, batch: int = 1) -> Built:
-    """MobileNetV2's graph: a 3×3 stride-2 stem to 32 channels, the inverted residual blocks of
-    :data:`MOBILENET_V2_STAGES` (a 1×1 expansion to ``t`` times the channels where ``t`` > 1, a
-    3×3 depthwise convolution, a 1×1 linear projection; the residual ``Add`` where the stride is
-    1 and the channels stay), a 1×1 convolution to 1280 channels, the global average pool,
-    Flatten and the fully connected layer; every convolution but the projections followed by
-    ReLU6 (``Clip`` 0..6).  Channels are multiplied by ``width`` (rounded as torchvision), batch
-    norms folded into the convolutions as ``torch.onnx`` exports them, random weights He normal
-    (fan in)."""
-    nodes: list[onnx.NodeProto] = []
-    inits = [helper.make_tensor("relu6.min", TensorProto.FLOAT, [], [0.0]),
-             helper.make_tensor("relu6.max", TensorProto.FLOAT, [], [6.0])]
-
-    def conv(x: str, cin: int, cout: int, k: int, stride: int, name: str, group: int = 1,
-             relu6: bool = True) -> str:
-        fan_in = cin // group * k * k
-        inits.append(init_tensor(rng, name + ".weight", (cout, cin // group, k, k),
-                                 float(np.sqrt(2.0 / fan_in))))
-        inits.append(init_tensor(rng, name + ".bias", (cout,), 0.1))
-        nodes.append(helper.make_node("Conv", [x, name + ".weight", name + ".bias"], [name],
-                                      kernel_shape=[k, k], strides=[stride, stride],
-                                      pads=[k // 2] * 4, group=group, name=name))
-        if not relu6:
-            return name
-        nodes.append(helper.make_node("Clip", [name, "relu6.min", "relu6.max"],
-                                      [name + ".relu6"], name=name + ".relu6"))
-        return name + ".relu6"
-
-    cin = mobilenet_v2_channels(32 * width)
-    x = conv("x", 3, cin, 3, 2, "features.0")
-    index = 1
-    for t, c, n, s in MOBILENET_V2_STAGES:
-        cout = mobilenet_v2_channels(c * width)
-        for block in range(n):
-            stride = s if block == 0 else 1
-            name = f"features.{index}"
-            hidden = cin * t
-            h = x if t == 1 else conv(x, cin, hidden, 1, 1, name + ".expand")
-            h = conv(h, hidden, hidden, 3, stride, name + ".dw", group=hidden)
-            h = conv(h, hidden, cout, 1, 1, name + ".project", relu6=False)
-            if stride == 1 and cin == cout:
-                nodes.append(helper.make_node("Add", [h, x], [name + ".add"], name=name + ".add"))
-                h = name + ".add"
-            x, cin, index = h, cout, index + 1
-    last = mobilenet_v2_channels(1280 * max(1.0, width))
-    x = conv(x, cin, last, 1, 1, f"features.{index}")
-    inits += [init_tensor(rng, "classifier.weight", (classes, last), float(np.sqrt(1 / last))),
-              init_tensor(rng, "classifier.bias", (classes,), 0.1)]
-    nodes += [helper.make_node("GlobalAveragePool", [x], ["avgpool"], name="avgpool"),
-              helper.make_node("Flatten", ["avgpool"], ["flatten"], axis=1, name="flatten"),
-              helper.make_node("Gemm", ["flatten", "classifier.weight", "classifier.bias"], ["y"],
-                               transB=1, name="classifier")]
-    return nodes, inits, (batch, 3, size, size), (batch, classes)
-
-
 def vgg_head(rng: np.random.Generator) -> Built:
     """A VGG-style head: two 3×3 convolutions with ReLU, a 2×2 max-pool, Flatten of the
     16×3×3 features (H, W > 1) and a fully connected layer."""
@@ -407,20 +347,22 @@ MODELS: dict[str, Builder] = {
     "dense": dense, "matmul_add": matmul_add, "conv_relu": conv_relu, "small_cnn": small_cnn,
     "residual": residual, "downsample": downsample, "gap_fc": gap_fc,
     "shared_bias": shared_bias, "resnet18": resnet18, "mobilenet_block": mobilenet_block,
-    "bottleneck": bottleneck, "mobilenet_v2": mobilenet_v2,
+    "bottleneck": bottleneck, "mobilenet_v2": mobilenet_v2, "resnet50": resnet50,
     "dense_softmax": dense_softmax, "conv_sigmoid": conv_sigmoid, "vgg_head": vgg_head,
     "avgpool_block": avgpool_block, "detector_neck": detector_neck,
     "hard_activations": hard_activations, "detector": detector, "vgg": vgg}
 
 
 class RandomCalibration:
-    """Calibration batches for ``quantize_static``: random normal inputs (an
-    ``onnxruntime.quantization.CalibrationDataReader``)."""
+    """Calibration batches for ``quantize_static`` (an
+    ``onnxruntime.quantization.CalibrationDataReader``): the given inputs, or random normal
+    ones drawn from ``rng``."""
 
     def __init__(self, shape: tuple[int, ...], rng: np.random.Generator,
-                 batches: int = 8, name: str = "x") -> None:
-        self.batches: Iterator[dict[str, np.ndarray]] = iter(
-            [{name: rng.standard_normal(shape).astype(np.float32)} for _ in range(batches)])
+                 batches: int = 8, name: str = "x",
+                 inputs: Sequence[np.ndarray] | None = None) -> None:
+        chosen = calibration_inputs(shape, rng, batches) if inputs is None else inputs
+        self.batches: Iterator[dict[str, np.ndarray]] = iter([{name: x} for x in chosen])
 
     def get_next(self) -> dict[str, np.ndarray] | None:
         return next(self.batches, None)
@@ -439,13 +381,15 @@ def float_model(builder: Builder, rng: np.random.Generator, opset: int = 17,
 def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random.Generator,
              per_channel: bool = False, calibration_batches: int = 8, *,
              activations: str = "QInt8", weights: str = "QInt8",
-             quant_format: str = "QDQ", weight_symmetric: bool | None = None) -> Path:
+             quant_format: str = "QDQ", weight_symmetric: bool | None = None,
+             calibration: Sequence[np.ndarray] | None = None) -> Path:
     """Write ``model`` quantized (``quantize_static``; by default int8 activations and weights
     in the QDQ format, else the ``QuantType`` names ``activations`` and ``weights`` and the
     ``QuantFormat`` name ``quant_format``; ``weight_symmetric`` sets ``WeightSymmetric``) at
     ``path``; the float model is kept beside it as
     ``*.f.onnx``.  The calibration feeds the graph's first input by its name (``x`` for the
-    builders here; models exported elsewhere name it themselves)."""
+    builders here; models exported elsewhere name it themselves) with ``calibration``, or with
+    ``calibration_batches`` random normal inputs drawn from ``rng``."""
     # Imported here: onnxruntime is only needed to quantize, not to build the graphs.
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
 
@@ -455,7 +399,8 @@ def quantize(model: onnx.ModelProto, path: Path, symmetric: bool, rng: np.random
     first = model.graph.input[0]
     shape = tuple(d.dim_value for d in first.type.tensor_type.shape.dim)
     quantize_static(str(float_path), str(path),
-                    RandomCalibration(shape, rng, calibration_batches, first.name),
+                    RandomCalibration(shape, rng, calibration_batches, first.name,
+                                      calibration),
                     quant_format=QuantFormat[quant_format],
                     activation_type=QuantType[activations], weight_type=QuantType[weights],
                     per_channel=per_channel,
@@ -473,7 +418,7 @@ def main() -> None:
                         help="asymmetric activations (the ReLUs fold into zero points)")
     parser.add_argument("--per-channel", action="store_true", help="per-channel weight scales")
     parser.add_argument("--size", type=int, default=32,
-                        help="input size of resnet18 and mobilenet_v2")
+                        help="input size of resnet18, resnet50 and mobilenet_v2")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--uint8", action="store_true",
                         help="uint8 activations (QuantType.QUInt8), int8 weights")
@@ -482,15 +427,19 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     builder = MODELS[args.model]
-    if args.model in ("resnet18", "mobilenet_v2"):
-        size, build = args.size, resnet18 if args.model == "resnet18" else mobilenet_v2
+    calibration = None
+    if args.model in ("resnet18", "mobilenet_v2", "resnet50"):
+        size, build = args.size, MODELS[args.model]
+        # The batch norms of mobilenet_v2 and resnet50 are measured on the calibration inputs.
+        if args.model != "resnet18":
+            calibration = calibration_inputs((1, 3, size, size), rng)
+        extra = {} if calibration is None else {"calibration": calibration}
 
         def builder(rng: np.random.Generator) -> Built:
-            return build(rng, size=size)
+            return build(rng, size=size, **extra)  # type: ignore[call-arg]
     quantize(float_model(builder, rng, name=args.model), args.output, not args.asymmetric, rng,
              args.per_channel, activations="QUInt8" if args.uint8 else "QInt8",
-             quant_format="QOperator" if args.qoperator else "QDQ")
-
+             quant_format="QOperator" if args.qoperator else "QDQ", calibration=calibration)
 
 if __name__ == "__main__":
     main()
