@@ -5,32 +5,29 @@
 // dequantized input onto 0, the addf of the bias, the float quantization. It becomes the
 // integer layer of docs/onnx.md §4.1 with per-channel fixed-point multipliers (§3): the
 // multipliers M = 0.0625 · w_scale / 0.125 = [2^-8, 2^-7, 2^-9, 2^-6] are m / 2^9 with the
-// i32 vector m = [2, 4, 1, 8] read along the channels, each channel's clip bounds a vector
-// too; the bias folds the input zero point, 10 − 2 · Σ w[0] = 18.
+// i32 vector m = [2, 4, 1, 8] read along the channels, multiplied first (§3, "The
+// multiplication first"); the bias folds the input zero point (10 − 2 · Σ w[0] = 18), then
+// times m with the rounding constant and the output zero point: 18 · 2 + (−3 + ½) · 2^9 = −1244.
 
 // RUN: vta-opt %s -p 'vta-integerize{requant=fixed-point}' | filecheck %s
 
 // CHECK:      builtin.module attributes {vta.requant = {mode = "fixed-point", max_error_steps = 0.000000e+00 : f64, layers = 1 : i64}}
 // CHECK:        memref.global "private" constant @dense0_w : memref<8x4xi8> = dense<{{\[}}[1, 9, -1, -9],
-// CHECK:        memref.global "private" constant @dense0_b : memref<4xi32> = dense<[18, -12, 22, -48]>
-// CHECK:        memref.global "private" constant @dense0_clip_hi : memref<4xi32> = dense<[33407, 16703, 66815, 8351]>
-// CHECK:        memref.global "private" constant @dense0_clip_lo : memref<4xi32> = dense<[-32128, -16064, -64256, -8032]>
 // CHECK:        memref.global "private" constant @dense0_m : memref<4xi32> = dense<[2, 4, 1, 8]>
+// CHECK:        memref.global "private" constant @dense0_b : memref<4xi32> = dense<[-1244, -1328, -1258, -1664]>
 // CHECK:        func.func @dense(%input: memref<2x8xi8> {vta.quant = {scale = 6.250000e-02 : f64, zero_point = 2 : i64}}, %output: memref<2x4xi8> {vta.quant = {scale = 1.250000e-01 : f64, zero_point = -3 : i64}, vta.result = 0 : i64}) {
 // CHECK:          linalg.matmul ins(%input, %dense0_w : memref<2x8xi8>, memref<8x4xi8>) outs(%dense0_acc : memref<2x4xi32>)
 // CHECK-NEXT:     linalg.generic
-// CHECK-SAME:         ins(%dense0_acc, %dense0_b, %dense0_clip_hi, %dense0_clip_lo, %dense0_m : memref<2x4xi32>, memref<4xi32>, memref<4xi32>, memref<4xi32>, memref<4xi32>) outs(%output : memref<2x4xi8>)
-// CHECK:            %v0 = arith.addi %a, %b : i32
-// CHECK-NEXT:       %v1 = arith.minsi %v0, %clip_hi : i32
-// CHECK-NEXT:       %v2 = arith.maxsi %v1, %clip_lo : i32
-// CHECK-NEXT:       %v3 = arith.muli %v2, %mc : i32
-// CHECK-NEXT:       %k4 = arith.constant 8 : i32
-// CHECK-NEXT:       %v4 = arith.shrsi %v3, %k4 : i32
-// CHECK-NEXT:       %k6 = arith.constant -5 : i32
-// CHECK-NEXT:       %v5 = arith.addi %v4, %k6 : i32
-// CHECK-NEXT:       %k8 = arith.constant 1 : i32
-// CHECK-NEXT:       %v6 = arith.shrsi %v5, %k8 : i32
-// CHECK-NEXT:       %t = arith.trunci %v6 : i32 to i8
+// CHECK-SAME:         ins(%dense0_acc, %dense0_m, %dense0_b : memref<2x4xi32>, memref<4xi32>, memref<4xi32>) outs(%output : memref<2x4xi8>)
+// CHECK:            %v0 = arith.muli %a, %mc : i32
+// CHECK-NEXT:       %v1 = arith.addi %v0, %b : i32
+// CHECK-NEXT:       %k2 = arith.constant 9 : i32
+// CHECK-NEXT:       %v2 = arith.shrsi %v1, %k2 : i32
+// CHECK-NEXT:       %lo = arith.constant -128 : i32
+// CHECK-NEXT:       %hi = arith.constant 127 : i32
+// CHECK-NEXT:       %min = arith.minsi %v2, %hi : i32
+// CHECK-NEXT:       %max = arith.maxsi %min, %lo : i32
+// CHECK-NEXT:       %t = arith.trunci %max : i32 to i8
 // CHECK-NOT:    f32
 
 memref.global "private" constant @w : memref<4x8xi8> = dense<[[1, -2, 3, -4, 5, -6, 7, -8], [9, -10, 11, -12, 13, -14, 15, -16], [-1, 2, -3, 4, -5, 6, -7, 8], [-9, 10, -11, 12, -13, 14, -15, 16]]>

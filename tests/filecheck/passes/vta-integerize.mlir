@@ -2,36 +2,33 @@
 // for a QDQ model and vta-bufferize leaves it (a Gemm with a bias: quantize of the float input,
 // quantized_matmul with the zero points as operands onto the broadcast bias, sitofp and mulf of
 // the accumulator, quantize, dequantize into the result), becomes the integer layer of
-// docs/onnx.md §4.1: the matrix product on codes, the bias added after it, the fixed-point
-// requantization with the output zero point in its rounding constant, and the float edges as
-// vta.quant host steps on the arguments. M = 0.0025 / 0.1 = 0.025 → m = 13107, s2 = 19; the clip
-// bounds [-5260, 4980] saturate exactly where the output does (docs/onnx.md §3).
+// docs/onnx.md §4.1: the matrix product on codes and the fixed-point requantization with the
+// multiplication first (docs/onnx.md §3): M = 0.0025 / 0.1 = 0.025 → m = 13107, s = 19, the
+// bias folded with the rounding constant and the output zero point, 13107·b + (3 + ½)·2^19
+// (1966078 for b = 10), then the shift and the clip to int8; the float edges become vta.quant
+// host steps on the arguments.
 
 // RUN: vta-opt %s -p 'vta-integerize{requant=fixed-point}' | filecheck %s
 // RUN: vta-opt %s -p 'vta-integerize{requant=fixed-point},vta-integerize{requant=fixed-point}' | filecheck %s
 
 // CHECK:      builtin.module attributes {vta.requant = {mode = "fixed-point", max_error_steps = {{.*}} : f64, layers = 1 : i64}}
 // CHECK:        memref.global "private" constant @dense0_w : memref<8x4xi8> = dense<{{\[}}[1, -2, 3, -4],
-// CHECK:        memref.global "private" constant @dense0_b : memref<4xi32> = dense<[10, -20, 30, -40]>
+// CHECK:        memref.global "private" constant @dense0_b : memref<4xi32> = dense<[1966078, 1572868, 2228218, 1310728]>
 // CHECK:        func.func @dense(%input: memref<2x8xi8> {vta.quant = {scale = 0.05000000074505806 : f64, zero_point = 0 : i64}}, %output: memref<2x4xi8> {vta.quant = {scale = 0.10000000149011612 : f64, zero_point = 3 : i64}, vta.result = 0 : i64}) {
 // CHECK:          linalg.fill ins(%c0_i32 : i32) outs(%dense0_acc : memref<2x4xi32>)
 // CHECK-NEXT:     linalg.matmul ins(%input, %dense0_w : memref<2x8xi8>, memref<8x4xi8>) outs(%dense0_acc : memref<2x4xi32>)
 // CHECK-NEXT:     linalg.generic
 // CHECK-SAME:         ins(%dense0_acc, %dense0_b : memref<2x4xi32>, memref<4xi32>) outs(%output : memref<2x4xi8>)
-// CHECK:            %v0 = arith.addi %a, %b : i32
-// CHECK-NEXT:       %k1 = arith.constant 4980 : i32
-// CHECK-NEXT:       %v1 = arith.minsi %v0, %k1 : i32
-// CHECK-NEXT:       %k3 = arith.constant -5260 : i32
-// CHECK-NEXT:       %v2 = arith.maxsi %v1, %k3 : i32
-// CHECK-NEXT:       %k5 = arith.constant 13107 : i32
-// CHECK-NEXT:       %v3 = arith.muli %v2, %k5 : i32
-// CHECK-NEXT:       %k7 = arith.constant 18 : i32
-// CHECK-NEXT:       %v4 = arith.shrsi %v3, %k7 : i32
-// CHECK-NEXT:       %k9 = arith.constant 7 : i32
-// CHECK-NEXT:       %v5 = arith.addi %v4, %k9 : i32
-// CHECK-NEXT:       %k11 = arith.constant 1 : i32
-// CHECK-NEXT:       %v6 = arith.shrsi %v5, %k11 : i32
-// CHECK-NEXT:       %t = arith.trunci %v6 : i32 to i8
+// CHECK:            %k0 = arith.constant 13107 : i32
+// CHECK-NEXT:       %v0 = arith.muli %a, %k0 : i32
+// CHECK-NEXT:       %v1 = arith.addi %v0, %b : i32
+// CHECK-NEXT:       %k3 = arith.constant 19 : i32
+// CHECK-NEXT:       %v2 = arith.shrsi %v1, %k3 : i32
+// CHECK-NEXT:       %lo = arith.constant -128 : i32
+// CHECK-NEXT:       %hi = arith.constant 127 : i32
+// CHECK-NEXT:       %min = arith.minsi %v2, %hi : i32
+// CHECK-NEXT:       %max = arith.maxsi %min, %lo : i32
+// CHECK-NEXT:       %t = arith.trunci %max : i32 to i8
 // CHECK-NEXT:       linalg.yield %t : i8
 // CHECK-NOT:    f32
 // CHECK-NOT:    @w
