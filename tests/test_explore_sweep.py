@@ -183,7 +183,7 @@ def test_the_function_of_a_model_with_several(dask_cluster: str, tmp_path: Path)
     # Without one, the point is an error row saying what to give.
     (missing,) = sweep([model], {"configs": ["default"]}, tmp_path / "out2",
                        scheduler=dask_cluster, progress=False).rows
-    assert missing.status == "error" and "--function" in missing.get("reason")
+    assert missing.status == "error" and "name the one to lower" in missing.get("reason")
     with pytest.raises(VTAError, match="function's name"):
         sweep([model], {"configs": ["default"]}, tmp_path / "out3", scheduler=dask_cluster,
               function="", progress=False)

@@ -339,14 +339,6 @@ def lower_module_to_isa(
     (``vta-outline-host-steps``).
     """
     level = original = detect_level(module)
-    if pipeline is None and function is None and level in (Level.INPUT, Level.VTA):
-        from vta_mlir.host.lowering import select_function
-
-        # Before any pass runs, and in the words of the tool or API that names the function.
-        # ``--function NAME`` for a flag, ``function="NAME"`` for a parameter (``function=``).
-        named = f'{function_option}"NAME"' if function_option.endswith("=") \
-            else f"{function_option} NAME"
-        select_function(module, option=named)
     if pipeline is not None:
         _run_user_pipeline(module, pipeline, ctx, pipeline_option)
         level = detect_level(module)
