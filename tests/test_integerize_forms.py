@@ -104,3 +104,24 @@ def test_unsigned_codes_into_a_convolution_refused() -> None:
     shift = "arith.addi %in, %c-128_i8 : i8"
     assert text.count(shift) == 1
     _refused(text.replace(shift, "arith.addi %in, %c17_i8 : i8"), "is not a quantize")
+
+
+def test_per_channel_weight_reshapes_keep_their_channel_axis() -> None:
+    """A collapse of a dequantized depthwise kernel C × 1 × KH × KW to C × KH × KW keeps the
+    scales on the channels; a reshape that splits the channels is one error at the op."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr, i32
+
+    from passes.integerize.channels import weight_reshape
+    from passes.integerize.meaning import DequantizedWeight, Unsupported
+
+    q = np.arange(4 * 9, dtype=np.int8).reshape(4, 1, 3, 3)
+    weight = DequantizedWeight(q, np.array([0.5, 0.25, 0.125, 1.0]), np.zeros(4, np.int64), 0)
+    op = arith.ConstantOp(IntegerAttr(0, i32))
+    collapsed = weight_reshape(op, weight, (4, 3, 3))
+    assert collapsed.axis == 0 and np.array_equal(collapsed.q, q.reshape(4, 3, 3))
+    # Channels last stay last when a leading unit dimension is added.
+    last = DequantizedWeight(q.reshape(9, 4), weight.scale, weight.zero_point, 1)
+    assert weight_reshape(op, last, (1, 9, 4)).axis == 2
+    with pytest.raises(Unsupported, match="across their channels"):
+        weight_reshape(op, weight, (2, 2, 9))

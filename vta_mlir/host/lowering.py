@@ -58,10 +58,8 @@ def _functions(module: Operation) -> list[func.FuncOp]:
     return [op for op in block.ops if isinstance(op, func.FuncOp) and op.body.blocks]
 
 
-def select_function(module: ModuleOp, function: str | None = None,
-                    option: str = "function=...") -> func.FuncOp:
-    """The function to lower: the one named ``function``, or the module's only one (when there
-    are several, the error asks for ``option``, the way the caller names one)."""
+def select_function(module: ModuleOp, function: str | None = None) -> func.FuncOp:
+    """The function to lower: the one named ``function``, or the module's only one."""
     funcs = _functions(module)
     names = ", ".join(f"@{f.sym_name.data}" for f in funcs) or "none"
     if function is not None:
@@ -72,7 +70,7 @@ def select_function(module: ModuleOp, function: str | None = None,
         if not funcs:
             report_error(module, "has no func.func to lower")
         report_error(module, f"has {len(funcs)} functions ({names}); name the one to lower "
-                             f"({option})")
+                             "(function=...)")
     f = funcs[0]
     if len(f.body.blocks) != 1:
         report_error(f, "a host program is one block of straight-line code and loops, not "
