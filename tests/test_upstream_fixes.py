@@ -281,6 +281,47 @@ def test_reduce_roundtrips(ctx: Context) -> None:
     )
 
 
+def test_generic_of_several_results_roundtrips(ctx: Context) -> None:
+    """MLIR's parenthesised result types of a generic with two results (torch-mlir's max
+    with its argmax); one result keeps the bare type."""
+    text = roundtrip(
+        ctx,
+        """
+        func.func @m(%x: tensor<1x10xf32>, %a: tensor<1xf32>, %b: tensor<1xi64>) -> tensor<1xf32> {
+          %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+              affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+              iterator_types = ["parallel", "reduction"]}
+              ins(%x : tensor<1x10xf32>) outs(%a, %b : tensor<1xf32>, tensor<1xi64>) {
+          ^bb0(%in: f32, %out: f32, %arg: i64):
+            %m = arith.maximumf %in, %out : f32
+            linalg.yield %m, %arg : f32, i64
+          } -> (tensor<1xf32>, tensor<1xi64>)
+          %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>],
+              iterator_types = ["parallel"]} outs(%r#0 : tensor<1xf32>) {
+          ^bb0(%out: f32):
+            linalg.yield %out : f32
+          } -> tensor<1xf32>
+          return %s : tensor<1xf32>
+        }""",
+    )
+    assert "} -> (tensor<1xf32>, tensor<1xi64>)" in text
+    assert "} -> tensor<1xf32>" in text
+
+
+def test_generic_results_unclosed_is_a_parse_error(ctx: Context) -> None:
+    with pytest.raises(Exception, match="to close the result types of linalg.generic"):
+        parse(ctx, """
+        func.func @m(%a: tensor<1xf32>, %b: tensor<1xf32>) {
+          %r:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+              affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+              outs(%a, %b : tensor<1xf32>, tensor<1xf32>) {
+          ^bb0(%o: f32, %p: f32):
+            linalg.yield %o, %p : f32, f32
+          } -> (tensor<1xf32>, tensor<1xf32>
+          return
+        }""")
+
+
 # --------------------------------------------------------------------------------------------
 # memref
 

@@ -281,6 +281,20 @@ def dense_printing() -> bool:
     return sum(unpacked) >= 1000
 
 
+def linalg_generic_results() -> bool:
+    # MLIR's `-> (T, U)` after the body of a generic of two results: read as a function type.
+    return fails(lambda: parse(
+        "func.func @f(%x: tensor<4xf32>, %a: tensor<f32>, %b: tensor<f32>) {\n"
+        "  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, "
+        "affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = [\"reduction\"]}"
+        " ins(%x : tensor<4xf32>) outs(%a, %b : tensor<f32>, tensor<f32>) {\n"
+        "  ^bb0(%i: f32, %o: f32, %p: f32):\n"
+        "    linalg.yield %i, %p : f32, f32\n"
+        "  } -> (tensor<f32>, tensor<f32>)\n"
+        "  func.return\n"
+        "}"))
+
+
 PROBES: dict[str, Callable[[], bool]] = {
     "linalg-bodies": linalg_bodies,
     "linalg-pooling-ops": linalg_pooling_ops,
@@ -288,6 +302,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "linalg-depthwise-conv-ops": linalg_depthwise_conv_ops,
     "linalg-map-op": linalg_map_op,
     "linalg-matmul-syntax": linalg_matmul_syntax,
+    "linalg-generic-results": linalg_generic_results,
     "linalg-spacing": linalg_spacing,
     "transpose-verifier": transpose_verifier,
     "elementwise-verifier": elementwise_verifier,

@@ -53,6 +53,7 @@ MODELS: tuple[tuple[str, str, bool], ...] = (
     ("detector_neck", "detector_neck", False),
     ("hard_activations", "hard_activations", False),
     ("detector", "detector", False),
+    ("vgg", "vgg", False),
 )
 
 #: Further forms of quantization (asymmetric activations), each with the options it passes to

@@ -30,6 +30,9 @@ test fails, xDSL fixed it and the patch can go):
   ``linalg.map`` (``linalg_map``).
 * ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
   operands); the stock parser crashes on it and the stock printer drops the maps.
+* ``linalg.generic`` parses the parenthesised result types of a generic with several results
+  (``-> (tensor<1xf32>, tensor<1xi64>)``, as MLIR prints them: torch-mlir's ``Softmax``);
+  the stock parser read them as a function type (``linalg_generic``).
 * ``linalg.transpose``/``broadcast``/``reduce`` print ``ins(%a : T)`` with MLIR's spacing.
 * ``linalg.transpose`` checks that ``permutation`` is a permutation of the dimensions before
   the stock verifier indexes the shapes with it (which raised ``IndexError``).
@@ -85,6 +88,7 @@ from vta_mlir.ir.upstream_fixes.linalg import (
     matmul_default_indexing_maps,
 )
 from vta_mlir.ir.upstream_fixes.linalg_depthwise_conv import add_depthwise_conv_ops
+from vta_mlir.ir.upstream_fixes.linalg_generic import fix_generic_results
 from vta_mlir.ir.upstream_fixes.linalg_map import add_map_ops
 from vta_mlir.ir.upstream_fixes.linalg_pooling import add_pooling_ops
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import add_quantized_conv_ops
@@ -132,6 +136,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "linalg-matmul-syntax": (
         fix_matmul_syntax,
         "linalg.matmul parses and prints `indexing_maps = [...]`",
+    ),
+    "linalg-generic-results": (
+        fix_generic_results,
+        "linalg.generic parses `-> (T, U)`, the result types of a generic with several results",
     ),
     "linalg-spacing": (
         fix_linalg_spacing,
