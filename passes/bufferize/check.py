@@ -25,6 +25,7 @@ from vta_mlir.ir.upstream_fixes.resources import module_resources
 __all__ = [
     "check_function",
     "dps_inits",
+    "element_read",
     "is_tensor",
     "pad_value",
     "static_shape",
@@ -82,6 +83,20 @@ def pad_value(pad: tensor.PadOp) -> SSAValue | arith.ConstantOp | None:
     if owner is block:
         return None
     return value
+
+
+def element_read(inner: Operation, op: Operation) -> bool:
+    """Whether ``inner``, inside the region of the top-level ``op``, is a ``tensor.extract``
+    that a linalg op in destination-passing style makes of a statically shaped tensor defined
+    outside it (a gather: torch-mlir's nearest ``Resize``); it becomes a ``memref.load`` of
+    that tensor's buffer."""
+    if not isinstance(inner, tensor.ExtractOp) or dps_inits(op) is None:
+        return False
+    source = inner.tensor
+    owner = source.owner
+    definer = owner if isinstance(owner, Operation) else owner.parent_op()
+    inside = definer is not None and op.is_ancestor(definer)
+    return not inside and static_shape(source.type) is not None
 
 
 def _shape_problem(op: Operation, value: SSAValue, what: str) -> None:
@@ -174,7 +189,7 @@ def check_function(f: func.FuncOp) -> None:
     block = f.body.block
     for op in block.ops:
         for inner in op.walk():
-            if inner is op or not tensor_op(inner):
+            if inner is op or not tensor_op(inner) or element_read(inner, op):
                 continue
             diagnostic = op_diagnostic(inner, "uses a tensor inside the region of another op: "
                                               "vta-bufferize takes tensor values in the "

@@ -298,6 +298,12 @@ class FunctionBufferizer:
             operands.append(self._operand(value)[0] if is_tensor(value.type) else value)
         targets = [self._destination(op, first_init + i) for i in range(len(inits))]
         operands += [buffer for buffer, _ in targets]
+        for inner in list(op.walk()):
+            if isinstance(inner, tensor.ExtractOp):
+                # A gather in the body (check.element_read): a load of the tensor's buffer.
+                load = memref.LoadOp.get(self._operand(inner.tensor)[0], inner.indices)
+                load.res.name_hint = inner.result.name_hint
+                Rewriter.replace_op(inner, load)
         regions = [op.detach_region(region) for region in list(op.regions)]
         memref_op = type(op).create(operands=operands, result_types=[],
                                     properties=dict(op.properties),

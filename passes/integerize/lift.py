@@ -41,7 +41,7 @@ from vta_mlir.quant.program import (
 )
 from vta_mlir.quant.requant import error_bound
 
-from . import bodies, channels, depthwise, pools, unsigned
+from . import bodies, channels, depthwise, gather, hard, host, neck, pools, unsigned
 from .fold import fold_generic
 from .meaning import (
     Accumulator,
@@ -155,7 +155,7 @@ class _Lifter:
         if isinstance(op, memref.SubviewOp):
             return  # read by the copy into it (the padding idiom)
         if isinstance(op, memref.CopyOp):
-            self.copy(op)
+            neck.copy(self, op)
             return
         if isinstance(op, memref.CollapseShapeOp | memref.ExpandShapeOp):
             self.reshape(op)
@@ -184,27 +184,6 @@ class _Lifter:
         raise Unsupported(op, "is not part of a quantized layer this pass recognises")
 
     # -- buffers ---------------------------------------------------------------------------
-    def copy(self, op: memref.CopyOp) -> None:
-        view = op.destination.owner
-        src = self.meaning(op, op.source)
-        if not isinstance(view, memref.SubviewOp):
-            self.held[op.destination] = src
-            return
-        whole = view.source
-        filled = self.held.get(whole)
-        if not isinstance(filled, Filled) or not isinstance(src, Codes | Real) or \
-                any(s != 1 for s in view.static_strides.get_values()):
-            raise Unsupported(op, "a copy into a view is read as padding: a filled buffer, "
-                                  "unit strides, int8 codes or their reals copied in")
-        shape = _shape(whole)
-        offsets = list(view.static_offsets.get_values())
-        sizes = list(view.static_sizes.get_values())
-        if len(shape) != 4 or offsets[:2] != [0, 0] or sizes[:2] != list(shape[:2]):
-            raise Unsupported(op, "padding is read on the spatial dimensions of NCHW data")
-        top, left = offsets[2], offsets[3]
-        pads = (top, left, shape[2] - top - sizes[2], shape[3] - left - sizes[3])
-        self.held[whole] = Padded(src, pads, filled.value)
-
     def reshape(self, op: memref.CollapseShapeOp | memref.ExpandShapeOp) -> None:
         src = self.meaning(op, op.src)
         shape = _shape(op.result)
@@ -217,6 +196,8 @@ class _Lifter:
             self.held[op.result] = Const(src.array.reshape(shape))
         elif isinstance(src, DequantizedWeight):
             self.held[op.result] = channels.weight_reshape(op, src, shape)
+        elif isinstance(src, host.HostFloat):
+            self.held[op.result] = src  # a softmax's maximum, broadcast along its axis
         else:
             raise Unsupported(op, "reshapes something other than codes, reals or a constant")
 
@@ -256,7 +237,9 @@ class _Lifter:
             if folded is None:
                 raise Unsupported(op, "computes on constants with ops this pass cannot "
                                       "evaluate")
-            self.held[out] = Const(folded)
+            self.held[out] = Const(folded, _dequantized_source(op, ins))
+            return
+        if gather.gather(self, op) or host.step(self, op, ins):
             return
         if (q := bodies.quantize(op)) is not None:
             self.quantize(op, ins[0], q)
@@ -278,9 +261,10 @@ class _Lifter:
             return
         if pools.divide(self, op, ins[0]):
             return
-        if depthwise.clip(self, op, ins):
+        if depthwise.clip(self, op, ins) or hard.step(self, op, ins):
             return
-        raise Unsupported(op, "is not a quantize, dequantize, ReLU, add or average of a "
+        raise Unsupported(op, "is not a quantize, dequantize, ReLU, add, average, resize, "
+                              "hard activation or host function (sigmoid, softmax) of a "
                               "quantized layer")
 
     def quantize(self, op: linalg.GenericOp, src: Meaning, q: bodies.Quantize) -> None:
@@ -324,6 +308,8 @@ class _Lifter:
             layer = global_avgpool_layer(self.name("avgpool"), x, y, rq)
         elif isinstance(src, WindowSum):
             layer = pools.average_pool(self, op, src, y, self.error_bounds)
+        elif (found := neck.close(self, op, src, y)) is not None:
+            layer = found
         elif isinstance(src, Added):
             if src.a.shape != src.b.shape or src.a.shape != shape:
                 raise Unsupported(op, "adds tensors of different shapes")
@@ -483,6 +469,16 @@ class _Lifter:
 
     def sum_pool(self, op: PoolingNchwSumOp) -> None:
         pools.sum_pool(self, op)
+
+
+def _dequantized_source(op: linalg.GenericOp, ins: list[Meaning]) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray] | None:
+    """The codes, scale and zero point of an int8 constant that ``op`` dequantizes."""
+    dq = bodies.dequantize(op)
+    codes = ins[0].array if len(ins) == 1 and isinstance(ins[0], Const) else None
+    if dq is None or codes is None or codes.dtype != np.int8 or dq.unsigned:
+        return None
+    return codes, np.array(dq.scale), np.array(dq.zero_point)
 
 
 def lift_function(module: ModuleOp, function: func.FuncOp) -> tuple[Program, float]:

@@ -73,9 +73,11 @@ class Real:
 
 @dataclass(frozen=True)
 class Const:
-    """A constant array."""
+    """A constant array; ``source`` the codes, scale and zero point it was dequantized from,
+    when it is an int8 constant dequantized per tensor (a ``Mul`` by a constant)."""
 
     array: np.ndarray
+    source: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
