@@ -36,6 +36,7 @@ OTHER_CONFIGS_ARE_LONG_FORMS = frozenset({
     "test_depthwise",
     "test_integerize",
     "test_integerize_forms",
+    "test_integerize_networks",
     "test_leaky_relu",
     "test_onnx_activations",
     "test_onnx_avgpool",
