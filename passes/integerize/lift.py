@@ -263,9 +263,9 @@ class _Lifter:
             return
         if depthwise.clip(self, op, ins) or hard.step(self, op, ins):
             return
-        raise Unsupported(op, "is not a quantize, dequantize, ReLU, add, average, resize, "
-                              "hard activation or host function (sigmoid, softmax) of a "
-                              "quantized layer")
+        raise Unsupported(op, "is not a quantize, dequantize, ReLU, add or average of a "
+                              "quantized layer, nor a resize, hard activation or host "
+                              "function (sigmoid, softmax)")
 
     def quantize(self, op: linalg.GenericOp, src: Meaning, q: bodies.Quantize) -> None:
         out = op.outputs[0]
