@@ -69,16 +69,23 @@ _GREATER = (2, 3, 9, 10)
 _LESS = (4, 5, 11, 12)
 
 
-def _body_step(op: linalg.GenericOp, ins: list[Meaning],
-               x: QTensor) -> tuple[str, object] | None:
-    """The one step the body of ``op`` applies to its input read as the chain (module doc)."""
+def _body_steps(op: linalg.GenericOp, ins: list[Meaning],
+                x: QTensor) -> list[tuple[str, object]] | None:
+    """The steps the body of ``op`` applies, op after op, to its input read as the chain
+    (module doc); None when the body is something else."""
     term = op.body.block.last_op
     if not isinstance(term, linalg.YieldOp) or len(term.operands) != 1:
         return None
-    owner = term.operands[0].owner
-    # The chain read by the step: the Chain input, else the reals.
+    # The chain read by the body: the Chain input, else the reals.
     chained = min(range(len(ins)), key=lambda i: (not isinstance(ins[i], Chain),
                                                   not isinstance(ins[i], Real)))
+    block = op.body.block
+
+    def on_chain(value: SSAValue) -> bool:
+        owner = value.owner
+        return _arg(value, op) == chained or (isinstance(owner, Operation) and
+                                              owner.parent_block() is block and
+                                              not isinstance(owner, arith.ConstantOp))
 
     def scalar(value: SSAValue) -> float | None:
         index = _arg(value, op)
@@ -89,40 +96,62 @@ def _body_step(op: linalg.GenericOp, ins: list[Meaning],
         found = bodies.scalar(value)
         return None if found is None else float(found.value)
 
-    def other(a: SSAValue, b: SSAValue) -> SSAValue | None:
-        if _arg(a, op) == chained:
-            return b
-        return a if _arg(b, op) == chained else None
+    def split(a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue] | None:
+        """(the chain's value, the other operand)."""
+        if on_chain(a) and not on_chain(b):
+            return a, b
+        return (b, a) if on_chain(b) and not on_chain(a) else None
 
-    if isinstance(owner, arith.SelectOp) and isinstance(cmp := owner.cond.owner, arith.CmpfOp):
-        # select(p > q, p, q) is max(p, q); select(p > q, q, p) min(p, q); < the other way.
-        p, q = cmp.lhs, cmp.rhs
-        predicate = cmp.predicate.value.data
-        if {owner.lhs, owner.rhs} != {p, q} or predicate not in _GREATER + _LESS:
+    def one(owner: Operation) -> tuple[SSAValue, tuple[str, object]] | None:
+        if isinstance(owner, arith.SelectOp) and \
+                isinstance(cmp := owner.cond.owner, arith.CmpfOp):
+            # select(p > q, p, q) is max(p, q); select(p > q, q, p) min(p, q); < the other way.
+            p, q = cmp.lhs, cmp.rhs
+            predicate = cmp.predicate.value.data
+            parts = split(p, q)
+            if {owner.lhs, owner.rhs} != {p, q} or predicate not in _GREATER + _LESS or \
+                    parts is None or (value := scalar(parts[1])) is None:
+                return None
+            larger = (predicate in _GREATER) == (owner.lhs is p)
+            return parts[0], ("max" if larger else "min", value)
+        if not isinstance(owner, arith.AddfOp | arith.SubfOp | arith.MulfOp | arith.DivfOp |
+                          arith.MaximumfOp | arith.MinimumfOp):
             return None
-        larger = (predicate in _GREATER) == (owner.lhs is p)
-        bound = other(p, q)
-        value = scalar(bound) if bound is not None else None
-        return None if value is None else ("max" if larger else "min", value)
-    if not isinstance(owner, arith.AddfOp | arith.SubfOp | arith.MulfOp | arith.DivfOp |
-                      arith.MaximumfOp | arith.MinimumfOp):
-        return None
-    a, b = owner.operands
-    rest = other(a, b)
-    if rest is None:
-        return None
-    if isinstance(owner, arith.MulfOp) and (index := _arg(rest, op)) is not None:
-        held = ins[index]
-        if isinstance(held, Real) and held.tensor == x:
-            return ("mulx", None)
-        if isinstance(held, Const) and held.source is not None:
-            return ("mulconst", held)
-    value = scalar(rest)
-    if value is None or (isinstance(owner, arith.SubfOp | arith.DivfOp) and rest is a):
-        return None
-    kind = {arith.AddfOp: "add", arith.SubfOp: "add", arith.MulfOp: "mul", arith.DivfOp: "div",
-            arith.MaximumfOp: "max", arith.MinimumfOp: "min"}[type(owner)]
-    return (kind, -value if isinstance(owner, arith.SubfOp) else value)
+        a, b = owner.operands
+        if isinstance(owner, arith.MulfOp) and on_chain(a) and on_chain(b):
+            # The chain's value in the body times the reals it started from (x read once).
+            inner = a if _arg(a, op) is None else b
+            return (inner, ("mulx", None)) if _arg(a if inner is b else b, op) == chained \
+                and isinstance(ins[chained], Real) and inner is not (b if inner is a else a) \
+                else None
+        parts = split(a, b)
+        if parts is None:
+            return None
+        inner, rest = parts
+        if isinstance(owner, arith.MulfOp) and (index := _arg(rest, op)) is not None:
+            held = ins[index]
+            if isinstance(held, Real) and held.tensor == x:
+                return inner, ("mulx", None)  # HardSwish: times x itself
+            if isinstance(held, Const) and held.source is not None:
+                return inner, ("mulconst", held)
+        value = scalar(rest)
+        if value is None or (isinstance(owner, arith.SubfOp | arith.DivfOp) and rest is a):
+            return None
+        kind = {arith.AddfOp: "add", arith.SubfOp: "add", arith.MulfOp: "mul",
+                arith.DivfOp: "div", arith.MaximumfOp: "max", arith.MinimumfOp: "min"}[
+            type(owner)]
+        return inner, (kind, -value if isinstance(owner, arith.SubfOp) else value)
+
+    steps: list[tuple[str, object]] = []
+    value = term.operands[0]
+    while _arg(value, op) != chained:
+        owner = value.owner
+        found = one(owner) if isinstance(owner, Operation) and on_chain(value) else None
+        if found is None:
+            return None
+        value, taken = found
+        steps.insert(0, taken)
+    return steps
 
 
 def step(lifter: Lifter, op: linalg.GenericOp, ins: list[Meaning]) -> bool:
@@ -138,11 +167,11 @@ def step(lifter: Lifter, op: linalg.GenericOp, ins: list[Meaning]) -> bool:
             [str(e) for e in op.indexing_maps.data[i].data.results] != identity
             for i, m in enumerate(ins) if isinstance(m, Real | Chain)):
         return False
-    found = _body_step(op, ins, x)
-    if found is None:
+    found = _body_steps(op, ins, x)
+    if not found:
         return False
     steps = chains[0].steps if chains else ()
-    lifter.held[op.outputs[0]] = Chain(x, (*steps, found))
+    lifter.held[op.outputs[0]] = Chain(x, (*steps, *found))
     return True
 
 
