@@ -34,7 +34,9 @@ from tests.onnx_semantics import (
     onnxruntime_output,
 )
 from tests.test_onnx_networks import codes, host_step_input
+from vta_mlir import compile
 from vta_mlir.config import SHIPPED_CONFIGS
+from vta_mlir.errors import VTAError
 from vta_mlir.frontend.onnx import import_program
 from vta_mlir.tools import vta_run
 
@@ -104,3 +106,26 @@ def test_torch_mlir_network(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     assert on_host == ([f"{host.lower()}0"] if host else [])
     if config == "default":
         _agrees_with_onnxruntime(tmp_path, onnx_path, x, y, host)
+
+
+@pytest.mark.parametrize(("name", "old", "new", "expected"), [
+    # The resize's rows read clamp(2·o + 0.5 − 0.5 …), not o // 2.
+    ("detector_neck", "%54 = arith.divf %53, %cst_13 : f32", "%54 = arith.divf %53, %cst_3 : f32",
+     r"the gather reads index \[0, 2, 3, 3, 3, 3, 3, 3\] of dimension 2 \(size 4\)"),
+    # HardSwish divided by 3 instead of 6: the clip reaches 2, not 1.
+    ("hard_activations", "%36 = arith.divf %in, %cst_14 : f32",
+     "%36 = arith.divf %in, %cst_13 : f32", "is none of HardSigmoid"),
+    # A sigmoid computing 1 / (1 − exp(−x)).
+    ("detector", "%87 = arith.addf %86, %cst_4 : f32", "%87 = arith.subf %86, %cst_4 : f32",
+     "is not a quantize, dequantize, ReLU, add or average of a quantized layer"),
+    # The softmax's exponential replaced by a square root.
+    ("vgg", "%110 = math.exp %in : f32", "%110 = math.sqrt %in : f32",
+     "is not a quantize, dequantize, ReLU, add or average of a quantized layer"),
+], ids=["resize_rows", "hardswish_scale", "sigmoid_body", "softmax_exp"])
+def test_other_float_functions_refused(name: str, old: str, new: str, expected: str) -> None:
+    """A gather that is no nearest upsampling, a chain that is no hard activation and a float
+    function that is no Sigmoid or Softmax are each one error at the op."""
+    text = (DATA / f"{name}.mlir").read_text()
+    assert text.count(old) == 1
+    with pytest.raises(VTAError, match=expected):
+        compile(text.replace(old, new), requant="fixed-point")

@@ -233,3 +233,33 @@ func.func @result_attributes(%x: tensor<2x16xi8>) -> (tensor<2x16xi8> {vta.quant
   %1 = linalg.copy ins(%x : tensor<2x16xi8>) outs(%0 : tensor<2x16xi8>) -> tensor<2x16xi8>
   return %1 : tensor<2x16xi8>
 }
+
+// -----
+
+// A tensor.extract in the body of a linalg op, of a tensor defined outside it (a gather:
+// torch-mlir's nearest Resize), reads that tensor's buffer with memref.load (the load counts
+// as a read of that buffer by the op when deciding what the op may overwrite).
+// CHECK-LABEL: func.func @gather(%x: memref<1x4xf32>, %result0: memref<1x8xf32> {vta.result = 0 : i64}) {
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %c2 = arith.constant 2 : index
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%result0 : memref<1x8xf32>) {
+// CHECK-NEXT:    ^bb0(%out: f32):
+// CHECK-NEXT:      %i = linalg.index 1 : index
+// CHECK-NEXT:      %j = arith.divui %i, %c2 : index
+// CHECK-NEXT:      %e = memref.load %x[%c0, %j] : memref<1x4xf32>
+// CHECK-NEXT:      linalg.yield %e : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @gather(%x: tensor<1x4xf32>) -> tensor<1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %0 = tensor.empty() : tensor<1x8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<1x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 1 : index
+    %j = arith.divui %i, %c2 : index
+    %e = tensor.extract %x[%c0, %j] : tensor<1x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<1x8xf32>
+  return %1 : tensor<1x8xf32>
+}
