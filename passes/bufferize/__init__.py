@@ -18,6 +18,8 @@ For each function with tensors in its signature or body (``function.py``):
 * a dense tensor ``arith.constant`` → a ``memref.global`` constant (the same ``dense<...>``
   attribute, bytes stay bytes) read by ``memref.get_global``;
 * ``bufferization.to_tensor`` → its memref (read only: ops write copies of it);
+* a ``tensor.extract`` in the body of a linalg op, of a tensor defined outside the op (a
+  gather, as torch-mlir writes a nearest ``Resize``) → ``memref.load`` of that tensor's buffer;
 * the function's results → trailing out-parameters with ``vta.result = i``, written by the
   ops computing them (``docs/dialects.md``); ``vta-run`` and ``vta_mlir.compile`` return them
   after the arguments the function writes.

@@ -29,7 +29,13 @@ dequantized floats between a dequantize and a quantize. The pass reads the funct
   weights per output channel, a float convolution or matrix product) → the integer layer
   with per-channel fixed-point multipliers (``channels.py``);
 * uint8 codes (``fptoui`` into [0, 255], ``x + (−128)``, ``maxui``, ``uitofp``/``extui``) →
-  int8 codes with the zero point minus 128 (``unsigned.py``, ``docs/onnx.md`` §2.1).
+  int8 codes with the zero point minus 128 (``unsigned.py``, ``docs/onnx.md`` §2.1);
+* a gather computing its source indices from ``linalg.index`` in float (torch-mlir's nearest
+  ``Resize``), its index table ``o // f`` → a nearest upsampling on codes (``gather.py``);
+  dequantized tensors copied into channel slices (``tensor.concat``) → a Concat (``neck.py``);
+* element-wise float chains on one tensor's reals → ``HardSigmoid``, ``HardSwish`` or a ``Mul``
+  by a constant in fixed point (``hard.py``); ``Sigmoid`` and ``Softmax`` bodies → host layers,
+  float code the host computes (``host.py``).
 
 The fixed-point requantization changes a value by at most one rounding step against the
 float one, so the pass only does it when asked: ``requant=fixed-point``. Without it, a function
