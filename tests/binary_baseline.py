@@ -35,6 +35,8 @@ if str(ROOT / "benchmarks") not in sys.path:
     sys.path.insert(0, str(ROOT / "benchmarks"))
 if str(EXAMPLES / "networks") not in sys.path:  # after benchmarks/: its resnet18 is `resnet18`
     sys.path.append(str(EXAMPLES / "networks"))
+if str(ROOT) not in sys.path:  # run as a script: the `tests` package
+    sys.path.append(str(ROOT))
 
 
 @dataclass(frozen=True)
@@ -83,12 +85,12 @@ def programs() -> Iterator[Pinned]:
 def vtab_bytes(text: str, config: str, function: str | None = None) -> bytes | None:
     """The binary ``text`` compiles to on ``config``, ``None`` when it does not compile
     there."""
-    from vta_mlir import lower
+    from tests.compiled_programs import lowered
     from vta_mlir.errors import VTAError
     from vta_mlir.ir.diagnostics import DiagnosticError
 
     try:
-        return lower(text, config=config, function=function).to_bytes()
+        return lowered(text, config, function).to_bytes()
     except (VTAError, DiagnosticError):
         return None
 

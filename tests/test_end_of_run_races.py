@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-import vta_mlir
 from vta_mlir.binary import BinaryModule
-from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
+from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.isa import AluInsn, FinishInsn, GemmInsn, Insn, MemInsn, module_of
 from vta_mlir.program import Program, Run
 from vta_mlir.sim.hazards import EndOfRunRace, Hazard, find_hazards, program_hazards
 from vta_mlir.tools import vta_run
 
+from .compiled_programs import lowered
 from .conftest import CONFORMANCE
 from .test_hazards import (
     QUEUE_FLAGS,
@@ -126,7 +126,7 @@ def test_no_tokens_at_all() -> None:
 def test_vta_run_check_hazards_reports_it(
     tmp_path: Path, config: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    binary = vta_mlir.lower(VECTOR_ADD, config=VTAConfig.shipped(config))
+    binary = lowered(VECTOR_ADD.read_text(), config)
     run = binary.program.runs[0]
     push, pop = last_store_token(run.insns)
     mutated = drop_token(run.insns, "s2g", push, pop)

@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import vta_mlir
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.errors import DeadlockError, SimulatorError
 from vta_mlir.isa import FinishInsn, GemmInsn, Insn, MemInsn, MemType, decode_insns, module_of
 from vta_mlir.sim.hazards import AccessChecker, Hazard, UopImage, find_hazards, program_hazards
 from vta_mlir.tools import vta_run
 
+from .compiled_programs import lowered
 from .conftest import CONFORMANCE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,8 +60,7 @@ def tvm_stream(path: Path) -> Stream:
 
 
 def compiled_stream(path: Path, config: str | None = "default") -> Stream:
-    cfg = VTAConfig.shipped(config) if config else None
-    binary = vta_mlir.lower(path, config=cfg)
+    binary = lowered(path.read_text(), config)
     runs = [list(r.insns) for r in binary.program.runs]
     images = [(np.asarray(r.uop_words, dtype=np.uint32), r.uop_base) for r in binary.program.runs]
     return runs, images, binary.config
@@ -151,7 +150,7 @@ def test_compiled_examples_are_hazard_free(path: Path, config: str) -> None:
 
 @pytest.mark.parametrize("path", VTA_EXAMPLES, ids=lambda p: p.name)
 def test_vta_level_examples_are_hazard_free(path: Path) -> None:
-    binary = vta_mlir.lower(path)
+    binary = lowered(path)
     assert program_hazards(binary.program, binary.config) == []
 
 

@@ -20,6 +20,7 @@ import vta_mlir
 from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.tools import vta_run
 
+from .compiled_programs import lowered
 from .loop_forms import affine_form, scf_form
 from .numerics import trunc8, wrap
 from .workloads import CONFIGS, EXAMPLES, WORKLOADS, Workload
@@ -32,7 +33,8 @@ T = TypeVar("T")
 def _binary(source: str | ModuleOp, config: str, function: str | None = None) -> object:
     """The instruction stream, micro-op words, DRAM segments and arguments of the binary (its
     layer names, which hold source lines, aside)."""
-    module = vta_mlir.lower(source, config=config, function=function)
+    module = (lowered(source, config, function) if isinstance(source, str)
+              else vta_mlir.lower(source, config=config, function=function))
     runs = [(run.insns, run.uop_words.tolist(), run.uop_base, run.layers.tolist())
             for run in module.program.runs]
     return runs, repr(module.program.segments), module.args

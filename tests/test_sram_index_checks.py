@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import vta_mlir
 from vta_mlir.binary import BinaryModule
 from vta_mlir.binary_checks import sram_index_problems
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
@@ -25,6 +24,8 @@ from vta_mlir.errors import SimulatorError
 from vta_mlir.isa import AluInsn, GemmInsn, Insn, MemInsn, MemType, decode_uop_fields
 from vta_mlir.program import Program, Run
 from vta_mlir.tools import vta_run, vta_translate
+
+from .compiled_programs import lowered
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Has a LOAD of every kind, a STORE, a GEMM and ALU instructions, in one run.
@@ -184,7 +185,7 @@ def crafted(config: str, name: str) -> tuple[BinaryModule, int, str]:
     """The example for ``config`` with mutation ``name`` applied to the first instruction it
     picks: the module, that instruction's index and the expected message pattern."""
     cfg = VTAConfig.shipped(config)
-    binary = vta_mlir.lower(EXAMPLE, config=cfg)
+    binary = lowered(EXAMPLE.read_text(), config)
     assert sram_index_problems(binary.program, cfg) == []
     mutation = MUTATIONS[name]
     run = binary.program.runs[0]
@@ -286,7 +287,7 @@ def test_every_problem_is_warned_about(tmp_path: Path, capsys: pytest.CaptureFix
     """Several bad instructions: one warning each, and vta-run names the first and counts the
     rest."""
     cfg = VTAConfig.shipped("default")
-    binary = vta_mlir.lower(EXAMPLE, config=cfg)
+    binary = lowered(EXAMPLE.read_text(), "default")
     run = binary.program.runs[0]
     insns = [copy.copy(x) for x in run.insns]
     bad = [i for i, x in enumerate(insns) if _load(MemType.INP)(x) or _load(MemType.WGT)(x)]
@@ -312,9 +313,8 @@ def test_every_problem_is_warned_about(tmp_path: Path, capsys: pytest.CaptureFix
 def test_compiled_programs_have_no_problems(config: str) -> None:
     cfg = VTAConfig.shipped(config)
     for path in sorted((ROOT / "examples").glob("*.mlir")):
-        binary = vta_mlir.lower(path, config=cfg)
+        binary = lowered(path.read_text(), config)
         assert sram_index_problems(binary.program, cfg) == [], path
-    conv = vta_mlir.lower(
-        ROOT / "examples" / "conv" / "conv2d_padded.mlir", config=cfg, function="conv3x3_pad1"
-    )
+    padded = (ROOT / "examples" / "conv" / "conv2d_padded.mlir").read_text()
+    conv = lowered(padded, config, "conv3x3_pad1")
     assert sram_index_problems(conv.program, cfg) == []
