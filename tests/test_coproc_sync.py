@@ -19,8 +19,6 @@ unsupported input in ``test_coproc_sync_errors.py``."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +30,7 @@ from vta_mlir.ir.context import make_context, parse_module, print_module
 from vta_mlir.ir.diagnostics import verify_op
 from vta_mlir.passes.coproc_sync import CoprocSyncPass
 from vta_mlir.runtime import Device
+from vta_mlir.tools import vta_opt
 
 from .coproc_sync_helpers import (
     EXAMPLES,
@@ -160,12 +159,9 @@ def test_blocked_matmul_through_vta_opt_config(name: str, tmp_path: Path) -> Non
     cfg = VTAConfig.shipped(name)
     src = tmp_path / "in.mlir"
     src.write_text(blocked_matmul(cfg, double_buffer=True))
-    proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from vta_mlir.tools.vta_opt import main; "
-         "sys.exit(main())", str(src), "--config", name, "-p", "vta-coproc-sync"],
-        capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    module = parse_module(proc.stdout, filename="out.mlir")
+    out = tmp_path / "out.mlir"
+    assert vta_opt.main([str(src), "--config", name, "-p", "vta-coproc-sync", "-o", str(out)]) == 0
+    module = parse_module(out.read_text(), filename="out.mlir")
     assert lower_to_binary(module).config == cfg
     check_blocked_matmul("", cfg, module)
 
@@ -197,18 +193,16 @@ STAGE5 = "vta-pack,vta-tile,vta-inject-dma,vta-tensorize,vta-fold-uop-loops"
                  and example != "matrix_multiply_opt" else [])
     for config in SHIPPED_CONFIGS
     for example in ("matrix_multiply_opt", "dense_bias_relu", "vector_add")])
-def test_pipeline_output_matches_serial_execution(example: str, config: str) -> None:
+def test_pipeline_output_matches_serial_execution(example: str, config: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """The examples taken to stage 5 by the passes before this one (skipped where those cannot
     handle them yet), then synchronised: the serial result under random interleavings."""
     cfg = VTAConfig.shipped(config)
-    proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from vta_mlir.tools.vta_opt import main; "
-         "sys.exit(main())", str(ROOT / "examples" / f"{example}.mlir"), "--config",
-         config, "-p", STAGE5],
-        capture_output=True, text=True, check=False)
-    if proc.returncode:
-        pytest.skip(f"stage 5 not reached: {proc.stderr.strip().splitlines()[0]}")
-    stage5 = proc.stdout
+    out = tmp_path / "stage5.mlir"
+    if vta_opt.main([str(ROOT / "examples" / f"{example}.mlir"), "--config", config, "-p",
+                     STAGE5, "-o", str(out)]):
+        pytest.skip(f"stage 5 not reached: {capsys.readouterr().err.strip().splitlines()[0]}")
+    stage5 = out.read_text()
     module = parse_module(stage5, filename="stage5.mlir")
     CoprocSyncPass().apply(make_context(), module)
     verify_op(module)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +14,8 @@ import pytest
 from vta_mlir.binary import BinaryModule, from_bytes
 from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 from vta_mlir.program import COUNTER_NAMES
-from vta_mlir.tools import vta_run
+from vta_mlir.sim import conformance
+from vta_mlir.tools import vta_run, vta_translate
 
 from .test_vta_translate import EXAMPLES, add_module, bias_module, mlir_of, run_tool
 
@@ -47,14 +46,11 @@ def save(path: Path, array: np.ndarray) -> str:
     return str(path)
 
 
-def replay(case: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vta_mlir.sim.conformance", str(case)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+def replay(case: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``python -m vta_mlir.sim.conformance CASE``, in this process: its status and output."""
+    status = conformance.main([str(case)])
+    out, err = capsys.readouterr()
+    return status, out + err
 
 
 def unpack_expected(case: Path, binary: BinaryModule, name: str) -> np.ndarray:
@@ -192,9 +188,9 @@ def test_exported_case_replays_and_holds_the_run(
     status, _, err = run([*argv, "--export-case", str(case)], capsys)
     assert status == 0, err
 
-    proc = replay(case)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip().endswith("1 passed, 0 failed")
+    status, report = replay(case, capsys)
+    assert status == 0, report
+    assert report.strip().endswith("1 passed, 0 failed")
 
     with np.load(case) as z:
         assert z["buf_names"].tolist() == ["a", "const0", "y", "tmp0"]
@@ -237,8 +233,8 @@ def test_tampered_case_fails_the_replay(
     arrays["expected_y"][0] ^= 1
     bad = tmp_path / "bad.npz"
     np.savez(bad, **arrays)
-    proc = replay(bad)
-    assert proc.returncode == 1 and "0 passed, 1 failed" in proc.stdout
+    status, report = replay(bad, capsys)
+    assert status == 1 and "0 passed, 1 failed" in report
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,28 +247,30 @@ def test_vtab_from_vta_translate_runs_like_its_ir(
     mlir = tmp_path / "add.mlir"
     mlir.write_text(mlir_of(add_module(default_cfg)))
     vtab = tmp_path / "add.vtab"
-    proc = run_tool("vta-translate", "--emit=bin", str(mlir), "-o", str(vtab))
-    assert proc.returncode == 0, proc.stderr
+    assert vta_translate.main(["--emit=bin", str(mlir), "-o", str(vtab)]) == 0
+    capsys.readouterr()
     results = []
     for path in (mlir, vtab):
-        proc = run_tool("vta-run", str(path), "--random-inputs", "--seed", "11", "--stats", "-")
-        assert proc.returncode == 0, proc.stderr
-        results.append((proc.stdout, proc.stderr))
+        status, out, err = run([str(path), "--random-inputs", "--seed", "11", "--stats", "-"],
+                               capsys)
+        assert status == 0, err
+        results.append((out, err))
     assert results[0] == results[1]
     assert set(json.loads(results[0][0])) == STATS_KEYS
 
 
-def _example_binary(name: str) -> tuple[Path, BinaryModule]:
+def _example_binary(name: str, tmp_path: Path) -> tuple[Path, BinaryModule]:
     source = EXAMPLES / name
     if not source.exists():
         pytest.skip(f"{source} does not exist")
-    proc = run_tool("vta-translate", "--emit=bin", str(source))
-    assert proc.returncode == 0, proc.stderr.decode()
-    return source, from_bytes(proc.stdout)
+    vtab = tmp_path / f"{source.stem}.vtab"
+    assert vta_translate.main(["--emit=bin", str(source), "-o", str(vtab)]) == 0
+    return source, from_bytes(vtab.read_bytes())
 
 
 def _run_example(
-    source: Path, binary: BinaryModule, inputs: list[np.ndarray], tmp_path: Path
+    source: Path, binary: BinaryModule, inputs: list[np.ndarray], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> tuple[list[np.ndarray], Path]:
     """Run ``source`` with ``inputs``; return its outputs and an exported case that replays."""
     argv = [str(source)]
@@ -282,21 +280,21 @@ def _run_example(
     for path in outs:
         argv += ["--output", str(path)]
     case = tmp_path / "case.npz"
-    proc = run_tool("vta-run", *argv, "--export-case", str(case))
-    assert proc.returncode == 0, proc.stderr.decode()
-    replayed = replay(case)
-    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
-    assert replayed.stdout.strip().endswith("1 passed, 0 failed")
+    status, _, err = run([*argv, "--export-case", str(case)], capsys)
+    assert status == 0, err
+    status, report = replay(case, capsys)
+    assert status == 0, report
+    assert report.strip().endswith("1 passed, 0 failed")
     return [np.load(p) for p in outs], case
 
 
-def test_vector_add_example(tmp_path: Path) -> None:
-    source, binary = _example_binary("vector_add.mlir")
+def test_vector_add_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source, binary = _example_binary("vector_add.mlir", tmp_path)
     assert [a.dtype for a in binary.inputs] == ["int32", "int32"]
     assert [a.shape for a in binary.inputs] == [(1, 64, 1, 16)] * 2
     rng = np.random.default_rng(2024)
     a, b = (rng.integers(-(2**20), 2**20, (1, 64, 1, 16), dtype=np.int32) for _ in range(2))
-    (c,), case = _run_example(source, binary, [a, b], tmp_path)
+    (c,), case = _run_example(source, binary, [a, b], tmp_path, capsys)
     want = (a.astype(np.int64) + b).astype(np.int8)
     np.testing.assert_array_equal(c, want)
     out = binary.outputs[0]
@@ -312,14 +310,14 @@ def _logical_matrix(array: np.ndarray) -> np.ndarray:
     return array.transpose(0, 2, 1, 3).reshape(outer * rows, blocks * cols)
 
 
-def test_matrix_multiply_example(tmp_path: Path) -> None:
-    source, binary = _example_binary("matrix_multiply.mlir")
+def test_matrix_multiply_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source, binary = _example_binary("matrix_multiply.mlir", tmp_path)
     assert len(binary.inputs) == 2 and len(binary.outputs) == 1
     x_spec, w_spec = binary.inputs
     rng = np.random.default_rng(77)
     x = rng.integers(-128, 128, x_spec.shape, dtype=x_spec.dtype)
     w = rng.integers(-128, 128, w_spec.shape, dtype=w_spec.dtype)
-    (y,), case = _run_example(source, binary, [x, w], tmp_path)
+    (y,), case = _run_example(source, binary, [x, w], tmp_path, capsys)
     # y = int8(x · wᵀ), accumulated in int32 (exact here: |sum| < 2^31), truncated to 8 bits.
     xm = _logical_matrix(x).astype(np.int64)
     wm = _logical_matrix(w).astype(np.int64)

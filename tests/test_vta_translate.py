@@ -35,7 +35,7 @@ from vta_mlir.isa import (
     parse_asm,
 )
 from vta_mlir.program import Program, Run
-from vta_mlir.tools import vta_translate
+from vta_mlir.tools import vta_opt, vta_translate
 from vta_mlir.tools._cli import print_diagnostic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -366,14 +366,13 @@ def test_vta_level_bytes_equal_those_through_vta_lower_to_isa(example: str, tmp_
     if not source.exists():
         pytest.skip(f"{source} does not exist")
     direct = tmp_path / "direct.vtab"
-    proc = run_tool("vta-translate", "--emit=bin", str(source), "-o", str(direct))
-    assert proc.returncode == 0, proc.stderr.decode()
-    lowered = run_tool("vta-opt", "-p", "vta-lower-to-isa", str(source))
-    assert lowered.returncode == 0, lowered.stderr.decode()
-    assert b"vtaisa.program" in lowered.stdout
-    via_isa = run_tool("vta-translate", "--emit=bin", stdin=lowered.stdout)
-    assert via_isa.returncode == 0, via_isa.stderr.decode()
-    assert direct.read_bytes() == via_isa.stdout
+    assert vta_translate.main(["--emit=bin", str(source), "-o", str(direct)]) == 0
+    lowered = tmp_path / "lowered.mlir"
+    assert vta_opt.main(["-p", "vta-lower-to-isa", str(source), "-o", str(lowered)]) == 0
+    assert "vtaisa.program" in lowered.read_text()
+    via_isa = tmp_path / "via_isa.vtab"
+    assert vta_translate.main(["--emit=bin", str(lowered), "-o", str(via_isa)]) == 0
+    assert direct.read_bytes() == via_isa.read_bytes()
     # And the words decode back to the same program.
     binary = from_bytes(direct.read_bytes())
     assert binary.program.num_insns > 0
