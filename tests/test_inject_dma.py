@@ -14,8 +14,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,7 @@ from vta_mlir.ir.diagnostics import DiagnosticError, verify_op
 from vta_mlir.ir.pipeline import run_pipeline
 from vta_mlir.isa import MemInsn
 from vta_mlir.passes.inject_dma import DmaDim, InjectDmaPass, dma_pattern
+from vta_mlir.tools import vta_opt
 
 from .numerics import random_args, run_binary, within
 
@@ -443,12 +442,9 @@ def test_through_vta_opt_config(name: str, tmp_path: Path) -> None:
     cfg = VTAConfig.shipped(name)
     src = tmp_path / "in.mlir"
     src.write_text(dense_stage2(cfg, init="acc8", double_buffer=True))
-    proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from vta_mlir.tools.vta_opt import main; "
-         "sys.exit(main())", str(src), "--config", name, "-p", PIPELINE],
-        capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    binary = module_to_program(parse_module(proc.stdout, filename="out.mlir"))
+    out = tmp_path / "out.mlir"
+    assert vta_opt.main([str(src), "--config", name, "-p", PIPELINE, "-o", str(out)]) == 0
+    binary = module_to_program(parse_module(out.read_text(), filename="out.mlir"))
     assert binary.config == cfg
     inputs = random_args(binary.args, 5, within(100))
     np.testing.assert_array_equal(run(binary, cfg, inputs)["y"],

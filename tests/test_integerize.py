@@ -13,8 +13,6 @@ anything the pass does not recognise is one error at the op.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -114,29 +112,27 @@ def test_integer_layers_of_the_program() -> None:
     assert 0 < requant.data["max_error_steps"].value.data < 0.05
 
 
-def test_vta_run_float_files_and_stats(tmp_path: Path) -> None:
+def test_vta_run_float_files_and_stats(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
     """``vta-run FILE.mlir --input X.npy --output Y.npy`` on torch-mlir's file as it is: the
     model's float tensors in and out, the fixed-point requantization on by default and its
     largest error in ``--stats``."""
     x = _input(DATA / "conv_relu.onnx")
     np.save(tmp_path / "x.npy", x)
     stats = tmp_path / "stats.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "vta_mlir.tools.vta_run", str(DATA / "conv_relu.mlir"), "--input",
-         str(tmp_path / "x.npy"), "--output", str(tmp_path / "y.npy"), "--stats", str(stats)],
-        capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stderr
+    status = vta_run.main([str(DATA / "conv_relu.mlir"), "--input", str(tmp_path / "x.npy"),
+                           "--output", str(tmp_path / "y.npy"), "--stats", str(stats)])
+    assert status == 0, capsys.readouterr().err
     np.testing.assert_array_equal(np.load(tmp_path / "y.npy"),
                                   expected_output(DATA / "conv_relu.onnx", x))
     requant = json.loads(stats.read_text())["requant"]
     assert requant["mode"] == "fixed-point" and requant["layers"] == 1
     assert 0 <= requant["max_error_steps"] < 0.05
-    refused = subprocess.run(
-        [sys.executable, "-m", "vta_mlir.tools.vta_run", str(DATA / "conv_relu.mlir"), "--input",
-         str(tmp_path / "x.npy"), "--requant", "none"],
-        capture_output=True, text=True, check=False)
-    assert refused.returncode == 1 and "Traceback" not in refused.stderr
-    assert "requant=fixed-point" in refused.stderr
+    capsys.readouterr()
+    status = vta_run.main([str(DATA / "conv_relu.mlir"), "--input", str(tmp_path / "x.npy"),
+                           "--requant", "none"])
+    err = capsys.readouterr().err
+    assert status == 1 and "Traceback" not in err and "requant=fixed-point" in err
 
 
 @pytest.mark.parametrize("name", ["mobilenet_block", "mobilenet_block_asym"])
