@@ -19,6 +19,7 @@ tile loops (or per tile with one accumulator tile), the last store.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -348,14 +349,30 @@ def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
     """The plan of ``region`` (module docstring); ``tile``'s o and i entries (channel blocks,
     0: chosen) fix ``to`` and ``ti``.  Raises :class:`NoFit`."""
     g = region.geo
-    accs = [region.inits[a][1] for a in region.accs]
-    alu = [len(op.inputs) > 1 for op in region.ops
-           if isinstance(op, linalg.GenericOp) and op.outputs[0] in op.inputs]
-    costs = InsnCosts(cfg)
+    accs = tuple(region.inits[a][1] for a in region.accs)
+    alu = tuple(len(op.inputs) > 1 for op in region.ops
+                if isinstance(op, linalg.GenericOp) and op.outputs[0] in op.inputs)
     _, want_o, want_i = tile
     for value, n, what in ((want_o, g.ob, "output"), (want_i, g.ib, "input")):
         if value and n % value:
             raise NoFit(f"tile {value} does not divide the {n} {what} channel blocks")
+    found = _search(g, accs, alu, cfg, budget, tile, double_buffer)
+    if isinstance(found, str):
+        why = smallest_tile_overflow(region, cfg, budget, tile, double_buffer)
+        raise NoFit(why or found or "no tiling fits")
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _search(g: ConvGeometry, accs: tuple[str, ...], alu: tuple[bool, ...], cfg: VTAConfig,
+            budget: Budget, tile: tuple[int, int, int],
+            double_buffer: bool | None) -> ConvPlan | str:
+    """The best plan of a convolution region of geometry ``g`` (accumulator inits ``accs``,
+    ``alu``: which epilogue ops read a second tensor), else why none fits. It reads its
+    arguments only (all immutable), so a layer shape met again takes the plan found the first
+    time."""
+    costs = InsnCosts(cfg)
+    _, want_o, want_i = tile
     skip_options = [False]
     if g.kh == 1 and g.sh > 1 and g.pads[:2] == (0, 0):
         skip_options.append(True)
@@ -383,8 +400,7 @@ def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
                         continue
                     found.append((estimate_conv(tiles, cfg, costs, accs, alu), plan))
     if not found:
-        why = smallest_tile_overflow(region, cfg, budget, tile, double_buffer)
-        raise NoFit(why or "; ".join(sorted(reasons)) or "no tiling fits")
+        return "; ".join(sorted(reasons))
     least = min(est.dram for est, _ in found)
     best = min((item for item in found if item[0].dram <= least * 1.3),
                key=lambda item: (item[0].cycles, item[0].dram))

@@ -20,6 +20,7 @@ start again, reusing the earlier regions' elements (:func:`place_region_buffers`
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -188,7 +189,17 @@ def choose_plan(shape: RegionShape, cfg: VTAConfig, budget: Budget,
                 tile: tuple[int, int, int] = (0, 0, 0),
                 double_buffer: bool | None = None) -> tuple[Plan, Estimate]:
     """The best plan (and its estimate) for ``shape`` (module docstring); :class:`NoFit` when
-    none fits or an explicit ``tile`` cannot work."""
+    none fits or an explicit ``tile`` cannot work.
+
+    The search reads its arguments only (all immutable), so a shape met again — a network's
+    repeated layers, the same program compiled again in one process — takes the plan found
+    the first time."""
+    return _search(shape, cfg, budget, tile, double_buffer)
+
+
+@functools.lru_cache(maxsize=4096)
+def _search(shape: RegionShape, cfg: VTAConfig, budget: Budget, tile: tuple[int, int, int],
+            double_buffer: bool | None) -> tuple[Plan, Estimate]:
     costs = InsnCosts(cfg)
     tile = (min(tile[0], shape.b), min(tile[1], shape.o), min(tile[2], shape.i))
     _check_request(shape, budget, tile, double_buffer)
