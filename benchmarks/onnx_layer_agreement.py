@@ -18,7 +18,10 @@ Usage::
 
     python benchmarks/onnx_layer_agreement.py [--model mobilenet_v2|resnet50|resnet18]
         [--size 224] [--classes 1000] [--width 1.0] [--seed 0] [--asymmetric]
-        [--per-channel] [--all-layers]
+        [--per-channel] [--beta LO,HI] [--all-layers]
+
+``--beta`` draws the batch norms' shifts in another range than ``trained_like.BETA``: the
+table of ``docs/onnx.md`` §6 (how the agreement follows the network's own conditioning).
 """
 
 from __future__ import annotations
@@ -133,6 +136,7 @@ def compare(got: np.ndarray, expected: np.ndarray) -> tuple[float, int]:
 
 def build_model(args: argparse.Namespace, folder: Path) -> tuple[Path, Program, np.ndarray]:
     import models
+    from trained_like import BETA
 
     from vta_mlir.frontend.onnx import import_program
 
@@ -142,7 +146,8 @@ def build_model(args: argparse.Namespace, folder: Path) -> tuple[Path, Program, 
     # mobilenet_v2 and resnet50 measure their batch norms on the calibration inputs.
     calibration = None if args.model == "resnet18" else \
         models.calibration_inputs((1, 3, size, size), rng)
-    extra = {} if calibration is None else {"width": args.width, "calibration": calibration}
+    extra = {} if calibration is None else {"width": args.width, "calibration": calibration,
+                                            "beta": args.beta or BETA}
 
     def builder(rng: np.random.Generator) -> models.Built:
         return build(rng, size=size, classes=classes, **extra)
@@ -153,6 +158,16 @@ def build_model(args: argparse.Namespace, folder: Path) -> tuple[Path, Program, 
     program = import_program(path)
     x = np.random.default_rng(args.seed + 1).standard_normal(program.input.shape)
     return path, program, x.astype(np.float32)
+
+
+def _beta_range(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not LO,HI") from None
+    if not low <= high:
+        raise argparse.ArgumentTypeError(f"'{text}': LO is above HI")
+    return low, high
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--asymmetric", action="store_true")
     parser.add_argument("--per-channel", action="store_true")
+    parser.add_argument("--beta", type=_beta_range, default=None, metavar="LO,HI",
+                        help="the range of the batch norms' shift β (mobilenet_v2, resnet50; "
+                        "default: examples/onnx/trained_like.py's BETA)")
     parser.add_argument("--all-layers", action="store_true",
                         help="print every layer (default: those that differ)")
     args = parser.parse_args(argv)

@@ -78,8 +78,10 @@ class NormalisedNetwork:
     """A float ONNX graph built layer by layer beside its values on the calibration inputs:
     each convolution gets the batch norm of its own output statistics, folded into it."""
 
-    def __init__(self, rng: np.random.Generator, calibration: Sequence[np.ndarray]) -> None:
+    def __init__(self, rng: np.random.Generator, calibration: Sequence[np.ndarray],
+                 beta: tuple[float, float] = BETA) -> None:
         self.rng = rng
+        self.beta = beta
         self.nodes: list[onnx.NodeProto] = []
         self.inits: list[onnx.TensorProto] = []
         self.values: dict[str, np.ndarray] = {"x": np.concatenate(list(calibration))}
@@ -95,7 +97,7 @@ class NormalisedNetwork:
         out = conv2d(value, w.astype(np.float32), stride, k // 2, group)
         mean, var = out.mean(axis=(0, 2, 3)), out.var(axis=(0, 2, 3))
         gamma = self.rng.uniform(*GAMMA, cout)
-        beta = self.rng.uniform(*BETA, cout)
+        beta = self.rng.uniform(*self.beta, cout)
         factor = gamma / np.sqrt(var + EPSILON)
         weight = (w * factor[:, None, None, None]).astype(np.float32)
         bias = (beta - mean * factor).astype(np.float32)
@@ -176,7 +178,8 @@ def mobilenet_v2_channels(channels: float, divisor: int = 8) -> int:
 
 def mobilenet_v2(rng: np.random.Generator, size: int = 224, classes: int = 1000,
                  width: float = 1.0, batch: int = 1,
-                 calibration: Sequence[np.ndarray] | None = None) -> Built:
+                 calibration: Sequence[np.ndarray] | None = None,
+                 beta: tuple[float, float] = BETA) -> Built:
     """MobileNetV2's graph: a 3×3 stride-2 stem to 32 channels, the inverted residual blocks of
     :data:`MOBILENET_V2_STAGES` (a 1×1 expansion to ``t`` times the channels where ``t`` > 1, a
     3×3 depthwise convolution, a 1×1 linear projection; the residual ``Add`` where the stride is
@@ -184,9 +187,10 @@ def mobilenet_v2(rng: np.random.Generator, size: int = 224, classes: int = 1000,
     Flatten and the fully connected layer; every convolution but the projections followed by
     ReLU6 (``Clip`` 0..6).  Channels are multiplied by ``width`` (rounded as torchvision);
     every convolution's batch norm is measured on ``calibration`` (the inputs ``quantize``
-    calibrates on; drawn from ``rng`` when None) and folded (module docstring)."""
+    calibrates on; drawn from ``rng`` when None) and folded (module docstring), ``β`` drawn in
+    ``beta``."""
     shape = (batch, 3, size, size)
-    net = NormalisedNetwork(rng, _calibration(rng, shape, calibration))
+    net = NormalisedNetwork(rng, _calibration(rng, shape, calibration), beta)
     cin = mobilenet_v2_channels(32 * width)
     x = net.conv("x", cin, 3, 2, "features.0", activation="Clip")
     index = 1
@@ -214,7 +218,8 @@ RESNET50_STAGES = ((3, 64), (4, 128), (6, 256), (3, 512))
 
 def resnet50(rng: np.random.Generator, size: int = 224, classes: int = 1000,
              width: float = 1.0, batch: int = 1,
-             calibration: Sequence[np.ndarray] | None = None) -> Built:
+             calibration: Sequence[np.ndarray] | None = None,
+             beta: tuple[float, float] = BETA) -> Built:
     """ResNet-50's graph in torchvision's v1.5 layout: the 7×7 stride-2 stem to 64 channels,
     the padded 3×3 stride-2 max-pool, the bottleneck blocks of :data:`RESNET50_STAGES` (1×1 to
     the inner channels + ReLU, 3×3 with the block's stride + ReLU, 1×1 to four times them; a
@@ -223,7 +228,7 @@ def resnet50(rng: np.random.Generator, size: int = 224, classes: int = 1000,
     multiplied by ``width`` (at least 8); batch norms measured on ``calibration`` and folded as
     :func:`mobilenet_v2`'s."""
     shape = (batch, 3, size, size)
-    net = NormalisedNetwork(rng, _calibration(rng, shape, calibration))
+    net = NormalisedNetwork(rng, _calibration(rng, shape, calibration), beta)
     stem = max(8, round(64 * width))
     x = net.max_pool(net.conv("x", stem, 7, 2, "conv1"), "maxpool")
     cin = stem
