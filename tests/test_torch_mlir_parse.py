@@ -6,6 +6,7 @@ use.  (The comparison with ``torch-mlir-opt`` itself, which CI does not install,
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -27,7 +28,9 @@ FILES = sorted(DATA.glob("*.mlir"))
 RESOURCE_FILES = sorted(DATA.glob("*.resources.mlir"))
 
 
+@functools.cache
 def parse_file(path: Path) -> ModuleOp:
+    """The verified module of ``path``, parsed once for the tests that only read it."""
     module = parse_module(path.read_text(), filename=str(path))
     verify_op(module)
     return module
