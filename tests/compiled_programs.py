@@ -16,18 +16,24 @@ from pathlib import Path
 
 import vta_mlir
 from vta_mlir.binary import BinaryModule
+from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
 
 __all__ = ["lowered"]
 
 
 @functools.cache
-def _shared(source: str | Path, config: str | None, function: str | None) -> BinaryModule:
+def _shared(source: str | Path, config: str | VTAConfig | None,
+            function: str | None) -> BinaryModule:
     return vta_mlir.lower(source, config=config, function=function)
 
 
-def lowered(source: str | Path, config: str | None = None,
+def lowered(source: str | Path, config: str | VTAConfig | None = None,
             function: str | None = None) -> BinaryModule:
     """``vta_mlir.lower(source, config=config, function=function)`` (``source``: MLIR text or
-    a file's path; ``config``: a shipped configuration's name), computed once per session for
-    each distinct call."""
+    a file's path; ``config``: a configuration or a shipped one's name), computed once per
+    session for each distinct call."""
+    if isinstance(config, VTAConfig):
+        # A shipped configuration shares the lowering of its name.
+        config = next((name for name in SHIPPED_CONFIGS if VTAConfig.shipped(name) == config),
+                      config)
     return copy.deepcopy(_shared(source, config, function))

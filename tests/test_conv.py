@@ -22,6 +22,8 @@ from vta_mlir.runtime.device import LoadedModule
 from vta_mlir.sim.hazards import program_hazards
 from vta_mlir.tools import vta_run
 
+from .compiled_programs import lowered
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from resnet18_layers import LAYERS, Layer, conv_mlir, random_inputs, reference  # noqa: E402
 
@@ -45,7 +47,7 @@ SMALL = (
 
 
 def run_layer(layer: Layer, cfg: VTAConfig, seed: int, **kwargs: bool) -> LoadedModule:
-    module = vta_compile(conv_mlir(layer, **kwargs), config=cfg)
+    module = vta_compile(lowered(conv_mlir(layer, **kwargs), cfg), config=cfg)
     rng = np.random.default_rng(seed)
     arrays = random_inputs(layer, rng, residual=kwargs.get("residual", False))
     # Biases small enough that the outputs spread over [0, 127] instead of saturating.
