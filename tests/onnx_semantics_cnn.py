@@ -54,7 +54,7 @@ def average_pool(attrs: dict[str, Any], x: Codes, sy: float, zy: int,
 
 
 def rescale(x: Codes, sy: float, zy: int) -> np.ndarray:
-    """§4.8: ``round((q − zx)·m / 2^shift) + zy``, ``shift`` the largest with ``sx/sy·2^shift ≤
+    """§4.11: ``round((q − zx)·m / 2^shift) + zy``, ``shift`` the largest with ``sx/sy·2^shift ≤
     2^22``, ``m`` the integer nearest ``sx/sy·2^shift`` that is a 16-bit immediate or a product
     of two, rounding to nearest with ties up; clipped to int8."""
     q, sx, zx = x
@@ -71,7 +71,7 @@ def rescale(x: Codes, sy: float, zy: int) -> np.ndarray:
 
 def concat(attrs: dict[str, Any], *args: Any) -> np.ndarray:
     """The inputs along the channels, each requantized to the output's parameters unless it
-    has them (§4.8)."""
+    has them (§4.11)."""
     *inputs, sy, zy, layers = args
     parts = []
     for q, sx, zx in inputs:
@@ -109,7 +109,7 @@ def resize(attrs: dict[str, Any], x: Codes, roi: Any, scales: Any, *rest: Any) -
 
 def mul(attrs: dict[str, Any], a: Any, b: Any, sy: float, zy: int,
         layers: Iterator[Any]) -> np.ndarray:
-    """§4.10: ``(q − zx)·(q_k − z_k)``, the constant per tensor or per channel, requantized
+    """§4.13: ``(q − zx)·(q_k − z_k)``, the constant per tensor or per channel, requantized
     with ``M = sx·sk / sy`` (§3, its rounding constant added first)."""
     (q, sx, zx), (k, sk, zk) = (a, b) if np.ndim(a[0]) == 4 and a[0].size > b[0].size else (b, a)
     layer = next(layers)
@@ -122,7 +122,7 @@ def mul(attrs: dict[str, Any], a: Any, b: Any, sy: float, zy: int,
 
 def _hard(attrs: dict[str, Any], x: Codes, sy: float, zy: int, layers: Iterator[Any],
           swish: bool, alpha: float, beta: float) -> np.ndarray:
-    """§4.11: ``H = clip(m·(v + ci) + cf, 0, D)``, ``m`` the layer's slope, ``ci`` and ``cf``
+    """§4.14: ``H = clip(m·(v + ci) + cf, 0, D)``, ``m`` the layer's slope, ``ci`` and ``cf``
     the parts of ``β/(α·sx)``, ``D`` the value at ``h = 1``; ``v·H`` (HardSwish) or ``H``
     requantized with ``M = sx / (sy·D*)`` or ``1 / (sy·D*)``, ``D* = m / (α·sx)``."""
     q, sx, zx = x

@@ -9,7 +9,7 @@ The gather is not interpreted in general: the body's index arithmetic is evaluat
 output index (:func:`index_values`, exactly the ops above on numpy arrays, ``f32`` rounding
 like the program's; any other op is an error at it), and the table of each loaded dimension
 must be ``o // f`` for an integer factor ``f`` (1 on N and C): the nearest upsampling of
-:class:`~vta_mlir.quant.layers_cnn.ResizeLayer` (``docs/onnx.md`` §4.8).  It reads the reals
+:class:`~vta_mlir.quant.layers_cnn.ResizeLayer` (``docs/onnx.md`` §4.12).  It reads the reals
 of a tensor's codes, and the quantize after it must keep that quantization (codes are moved,
 never requantized).
 """

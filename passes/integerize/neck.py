@@ -5,7 +5,7 @@ A ``memref.copy`` into a ``memref.subview`` is read two ways: into a buffer fill
 value, the padding of :class:`~.meaning.Padded`; into a fresh allocation, a slice of a
 ``tensor.concat`` (``vta-bufferize`` copies each input into its slice), held as
 :class:`Concatenated`.  A concatenation of reals along the channels, quantized, is the ONNX
-frontend's ``Concat`` (``docs/onnx.md`` §4.8): each part at another quantization than the
+frontend's ``Concat`` (``docs/onnx.md`` §4.11): each part at another quantization than the
 output's is rescaled to it first, then the parts are concatenated.
 
 :func:`close` makes the layer of a quantize of the meanings of the neighbouring modules: a

@@ -1,6 +1,6 @@
 """Sum pools of ``vta-integerize`` (``lift.py`` calls these): a ``pooling_nchw_sum`` over
 dequantized reals, maybe padded with the real 0, then a ``divf`` and a quantize, read as the
-ONNX frontend's average pool (``docs/onnx.md`` §4.3 and §4.7).
+ONNX frontend's average pool (``docs/onnx.md`` §4.3 and §4.10).
 
 torch-mlir writes an ``AveragePool`` as the sum pool, then a ``divf`` by the window size
 (``count_include_pad=1``, or no padding) or by the count of the window's taps inside the

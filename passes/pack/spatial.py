@@ -3,7 +3,7 @@
 
 A value per output position, the same for every image and channel — the per-position
 multipliers of an average pool that divides by the taps inside the image (``docs/onnx.md``
-§4.7) — is written in the input as an ``OH × OW`` operand read with a projection onto the
+§4.10) — is written in the input as an ``OH × OW`` operand read with a projection onto the
 spatial dimensions.  The tensor layout keeps the channels inside each element, so VTA reads
 such an operand as a whole tensor of the region's shape: its packing repeats the ``OH × OW``
 array over the (padded) batch and channels (the ``repeat`` of ``vta_mlir.abi.ArgSpec``), then

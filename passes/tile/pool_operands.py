@@ -5,7 +5,7 @@ over padding of any value.
 epilogue reads with the ALU's tensor operand (``linalg.generic ins(%acc, %other)
 outs(%acc)``): a DRAM tensor of the output's shape loaded per tile (``load``: an ``i32`` copy,
 or ``load8``: a sign-extending copy of ``i8``; the per-position multipliers of an average pool
-that does not count its padding, ``docs/onnx.md`` §4.7), a per-channel vector broadcast over
+that does not count its padding, ``docs/onnx.md`` §4.10), a per-channel vector broadcast over
 the positions (``bcast``, read with ``(b, c, h, w, bb, cc) -> (0, c, 0, 0, bb, cc)``: wide clip
 bounds of a requantization, a per-channel factor), or a copy of the output's accumulator the
 epilogue computes (``fill``: reset, then an ``add`` of the accumulator, as for ``HardSwish``'s

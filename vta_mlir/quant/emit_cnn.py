@@ -1,4 +1,4 @@
-"""The input IR of the layers of :mod:`vta_mlir.quant.layers_cnn` (``docs/onnx.md`` §4.7), for
+"""The input IR of the layers of :mod:`vta_mlir.quant.layers_cnn` (``docs/onnx.md`` §4.10–§4.14), for
 :mod:`vta_mlir.quant.emit`'s emitter: the same building blocks (padding idiom, accumulator,
 requantization steps, epilogue) as the layers of :mod:`vta_mlir.quant.program`.
 """
@@ -112,7 +112,7 @@ def element_read(em: Emitter, src: str, prefix: str, name: str,
 
 
 def activation(em: Emitter, layer: HardLayer | MulConstLayer, prefix: str, out: str) -> None:
-    """``Mul`` by a constant, ``HardSigmoid`` or ``HardSwish`` (§4.10–§4.11) in the epilogue of
+    """``Mul`` by a constant, ``HardSigmoid`` or ``HardSwish`` (§4.13–§4.14) in the epilogue of
     :func:`element_read`, then the requantization (its rounding constant first)."""
     shape = em.program.tensors[layer.dst].shape
     acc_t = element_read(em, layer.src, prefix, layer.name, shape)

@@ -1,6 +1,6 @@
 """Layers of detector necks and classifier heads: average pooling with any window, the
 concatenation along channels and the rescaling of a tensor to another quantization (integer
-semantics in ``docs/onnx.md`` §4.7–§4.8).
+semantics in ``docs/onnx.md`` §4.10–§4.11).
 
 They join the layers of :mod:`vta_mlir.quant.program` (``Layer``); their emission is
 :mod:`vta_mlir.quant.emit_cnn`. This module needs nothing but numpy and the requantization.

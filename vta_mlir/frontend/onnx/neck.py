@@ -1,4 +1,4 @@
-"""The QDQ patterns of detector necks and classifier heads (``docs/onnx.md`` §2, §4.7–):
+"""The QDQ patterns of detector necks and classifier heads (``docs/onnx.md`` §2, §4.10–§4.14):
 ``AveragePool``, ``Concat``, ``Resize``, ``Mul`` by a constant, ``HardSigmoid``, ``HardSwish``.
 
 :class:`CnnOps` is a part of the recognizer of :mod:`.qdq`: its ``_op_<OpType>`` methods are
@@ -120,7 +120,7 @@ class CnnOps:
             if (x.scale, x.zero_point) == (y.scale, y.zero_point):
                 parts.append(x.name)
                 continue
-            # ONNX requantizes each input to the output's quantization (docs/onnx.md §4.8).
+            # ONNX requantizes each input to the output's quantization (docs/onnx.md §4.11).
             part = QTensor(f"{y.name}/part{k}", x.shape, y.scale, y.zero_point)
             self.qt[part.name] = part
             self._add_layer(rescale_layer(f"{self.layer_name}_rescale{k}", x.name, x.scale,
