@@ -1,6 +1,7 @@
 """The input IR of the layers of :mod:`vta_mlir.quant.layers_cnn` (``docs/onnx.md``
-§4.10–§4.14), for :mod:`vta_mlir.quant.emit`'s emitter: the same building blocks (padding idiom, accumulator,
-requantization steps, epilogue) as the layers of :mod:`vta_mlir.quant.program`.
+§4.10–§4.14), for :mod:`vta_mlir.quant.emit`'s emitter: the same building blocks (padding
+idiom, accumulator, requantization steps, epilogue) as the layers of
+:mod:`vta_mlir.quant.program`.
 """
 
 from __future__ import annotations
