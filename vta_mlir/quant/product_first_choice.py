@@ -32,7 +32,7 @@ __all__ = ["MAX_ERROR", "fitted_requant", "product_first_requant"]
 #: The largest error bound, in output steps over the unsaturated range (values up to 256
 #: steps), a fitted multiplier may have: an eighth of a step, so that a value at most a
 #: quarter of the range from zero (where activations lie) moves by at most 1/32 step.
-MAX_ERROR = 0.125
+MAX_ERROR = 0.03125
 
 #: The largest output shift tried (the ALU shifts by a 16-bit amount; the multipliers of
 #: convolutions need far fewer).
@@ -69,8 +69,9 @@ def product_first_requant(current: Requant, multipliers: Sequence[float], bias: 
                      tuple(clips) if per_channel else ())
         if product_first_bias(rq, bias, zero_point, acc_lo, acc_hi) is None:
             continue
-        fitted = error_bound(values if per_channel else values[0], rq)
-        return rq if fitted <= MAX_ERROR else None
+        target = values if per_channel else values[0]
+        allowed = max(MAX_ERROR, error_bound(target, current))
+        return rq if error_bound(target, rq) <= allowed else None
     return None
 
 
