@@ -15,7 +15,11 @@ import pytest
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.frontend.onnx import choose_requant, import_program, qdq
 from vta_mlir.quant.product_first import product_first_bias
-from vta_mlir.quant.product_first_choice import MAX_ERROR, product_first_requant
+from vta_mlir.quant.product_first_choice import (
+    MAX_ERROR,
+    MAX_ERROR_CHANNELS,
+    product_first_requant,
+)
 from vta_mlir.quant.program import ConvLayer
 from vta_mlir.quant.requant import Requant, choose_requant_channels, error_bound
 
@@ -63,6 +67,7 @@ def test_per_channel_multipliers_share_the_fitted_shift() -> None:
     rq = product_first_requant(current, multipliers, bias, 0, acc_lo, acc_hi)
     assert rq is not None and rq.s2 < current.s2
     assert list(rq.channel_m) == [round(v * 2.0 ** rq.s2) for v in multipliers]
+    assert error_bound(multipliers, rq) <= MAX_ERROR_CHANNELS
     folded = product_first_bias(rq, bias, 0, acc_lo, acc_hi)
     assert folded is not None
     acc = np.arange(-100_000, 100_001, 3, dtype=np.int64)[:, None]

@@ -14,7 +14,8 @@ real range does. :func:`product_first_requant` picks ``s1 = 0`` and the largest 
 ``m = round(M·2^s2)`` (an immediate per tensor, any int32 per channel) keeps
 ``acc·m + bias·m + K`` within int32 over that range — a multiplier with as many bits as the
 range leaves — when its error bound (:func:`vta_mlir.quant.requant.error_bound`, over the
-whole unsaturated range) stays within :data:`MAX_ERROR` output steps.
+whole unsaturated range) stays within :data:`MAX_ERROR` output steps
+(:data:`MAX_ERROR_CHANNELS` per channel) or within that of the multiplier-only choice.
 """
 
 from __future__ import annotations
@@ -27,12 +28,19 @@ from .product_first import accumulator_bounds, product_first_bias
 from .program import ConvLayer, DenseLayer, Layer
 from .requant import IMM_MAX, Requant, error_bound
 
-__all__ = ["MAX_ERROR", "fitted_requant", "product_first_requant"]
+__all__ = ["MAX_ERROR", "MAX_ERROR_CHANNELS", "fitted_requant", "product_first_requant"]
 
 #: The largest error bound, in output steps over the unsaturated range (values up to 256
-#: steps), a fitted multiplier may have: an eighth of a step, so that a value at most a
+#: steps), a fitted per-tensor multiplier may have: an eighth of a step, so that a value a
 #: quarter of the range from zero (where activations lie) moves by at most 1/32 step.
-MAX_ERROR = 0.03125
+MAX_ERROR = 0.125
+
+#: The same for per-channel multipliers (the worst channel's): 1/32 step. Per-channel
+#: weights are chosen for their precision, and a residual ``Add`` that rescales a projection
+#: by up to 2 turns its hidden one-code differences into two output steps (``docs/onnx.md``
+#: §3, "Per-channel weights"): a bound of 1/16 already took the per-channel bottleneck below
+#: 99 % of its outputs within one step of onnxruntime.
+MAX_ERROR_CHANNELS = 0.03125
 
 #: The largest output shift tried (the ALU shifts by a 16-bit amount; the multipliers of
 #: convolutions need far fewer).
@@ -50,7 +58,8 @@ def product_first_requant(current: Requant, multipliers: Sequence[float], bias: 
     """The requantization with ``s1 = 0`` and the largest ``s2`` for which the
     multiplication can go first over accumulators in ``[acc_lo, acc_hi]`` (per output
     channel), or ``None`` when ``current`` already allows it (its codes stay) or no such
-    ``s2`` has an error bound within :data:`MAX_ERROR`.
+    ``s2`` has an error bound within :data:`MAX_ERROR` (:data:`MAX_ERROR_CHANNELS`) or
+    that of ``current``.
 
     ``multipliers`` holds the float multiplier of each channel (one value when per tensor);
     ``bias`` is the layer's bias without the rounding constant of ``current``'s first shift.
@@ -70,7 +79,8 @@ def product_first_requant(current: Requant, multipliers: Sequence[float], bias: 
         if product_first_bias(rq, bias, zero_point, acc_lo, acc_hi) is None:
             continue
         target = values if per_channel else values[0]
-        allowed = max(MAX_ERROR, error_bound(target, current))
+        allowed = max(MAX_ERROR_CHANNELS if per_channel else MAX_ERROR,
+                      error_bound(target, current))
         return rq if error_bound(target, rq) <= allowed else None
     return None
 
