@@ -345,7 +345,7 @@ class _Lifter:
                 raise Unsupported(acc.op, str(exc)) from None
 
         layer = build(_requant(op, multipliers))
-        # As the ONNX frontend: a multiplier fitted to the accumulator's range (onnx.md §3).
+        # As the ONNX frontend: a multiplier fitted to the accumulator's range (docs/onnx.md §3).
         codes = written_codes(self.producer.get(self.aliases.get(acc.x.name, acc.x.name)))
         fitted = fitted_requant(layer, acc.weight.T if acc.stride is None else acc.weight,
                                 codes, np.ravel(multipliers), "fixed")
