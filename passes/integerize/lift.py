@@ -335,25 +335,22 @@ class _Lifter:
         multipliers = src.scale / y.scale
         name = self.name("dense" if acc.stride is None else "conv")
 
-        def build(rq: Requant) -> Layer:
+        def build(rq: Requant) -> ConvLayer | DenseLayer:
             try:
                 if acc.stride is None:
                     return dense_layer(name, acc.x, acc.weight, bias, y, rq)
-                build = depthwise_conv_layer if acc.depthwise else conv_layer
-                return build(name, acc.x, acc.weight, bias, acc.stride, acc.pads, y, rq)
+                make = depthwise_conv_layer if acc.depthwise else conv_layer
+                return make(name, acc.x, acc.weight, bias, acc.stride, acc.pads, y, rq)
             except ValueError as exc:
                 raise Unsupported(acc.op, str(exc)) from None
-
-        layer = build(_requant(op, multipliers))
-        # As the ONNX frontend: a multiplier fitted to the accumulator's range (docs/onnx.md §3).
+        layer = build(_requant(op, multipliers))  # then fitted as by the ONNX frontend
         codes = written_codes(self.producer.get(self.aliases.get(acc.x.name, acc.x.name)))
-        fitted = fitted_requant(layer, acc.weight.T if acc.stride is None else acc.weight,
-                                codes, np.ravel(multipliers), "fixed")
+        weight = acc.weight.T if acc.stride is None else acc.weight
+        fitted = fitted_requant(layer, weight, codes, np.ravel(multipliers), "fixed")
         layer = build(fitted) if fitted is not None else layer
-        assert isinstance(layer, ConvLayer | DenseLayer)
-        rq = layer.rq
-        self.error_bounds.append(error_bound(np.ravel(multipliers).tolist() if rq.channel_m
-                                             else float(np.max(multipliers)), rq))
+        self.error_bounds.append(error_bound(np.ravel(multipliers).tolist() if
+                                             layer.rq.channel_m else float(np.max(multipliers)),
+                                             layer.rq))
         return layer
 
     def dequantize(self, op: linalg.GenericOp, src: Meaning, dq: bodies.Dequantize) -> None:
