@@ -6,6 +6,7 @@ the requantization constants the importer chose. With onnxruntime's own result
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,12 @@ import onnx
 import onnxruntime as ort
 from onnx import helper, numpy_helper
 
-from vta_mlir.frontend.onnx import choose_requant, choose_requant_channels, import_program
+from vta_mlir.frontend.onnx import (
+    Requant,
+    choose_requant,
+    choose_requant_channels,
+    import_program,
+)
 from vta_mlir.frontend.onnx.qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer
 
 
@@ -51,6 +57,15 @@ def depthwise_nchw(x: np.ndarray, w: np.ndarray, stride: tuple[int, int]) -> np.
             patch = x[:, :, i:i + stride[0] * oh:stride[0], j:j + stride[1] * ow:stride[1]]
             out += patch * w[None, :, 0, i, j, None, None]
     return out
+
+
+def fitted(rq: Requant, multipliers: Sequence[float]) -> bool:
+    """§3, "A multiplier fitted to the accumulator's range": no first shift and each
+    multiplier ``M`` rounded to ``m = round(M·2^s2)``; the clip bound saturates as ever, so
+    :func:`fixed_point_requant` computes it like any other."""
+    ms = [round(float(v) * 2.0 ** rq.s2) for v in multipliers]
+    return rq.s1 == 0 and list(rq.channel_m or (rq.m,)) == ms and \
+        rq.clip * 2 ** -rq.s2 * min(ms) >= 256
 
 
 def clip_code(value: float, scale: float, zero_point: int) -> int:
@@ -173,10 +188,12 @@ class _IntegerModel:
         assert isinstance(layer, ConvLayer | DenseLayer)
         rq = layer.rq
         if np.all(w_scale == w_scale[0]):
-            assert rq == choose_requant(sx * float(w_scale[0]) / sy)
+            assert rq == choose_requant(sx * float(w_scale[0]) / sy) or \
+                fitted(rq, [sx * float(w_scale[0]) / sy])
             m: int | np.ndarray = rq.m
         else:  # per channel: one multiplier per output channel, along axis 1
-            assert rq == choose_requant_channels(sx * w_scale / sy)
+            assert rq == choose_requant_channels(sx * w_scale / sy) or \
+                fitted(rq, sx * w_scale / sy)
             m = np.array(rq.channel_m, np.int64).reshape((-1,) + (1,) * (acc.ndim - 2))
         return np.clip(fixed_point_requant(acc, rq.s1, m, rq.s2, rq.clip) + zy, -128, 127)
 

@@ -26,6 +26,8 @@ from xdsl.ir import Operation, SSAValue
 from vta_mlir.ir.upstream_fixes.linalg_pooling import PoolingNchwSumOp
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import Conv2DNchwFchwQOp
 from vta_mlir.quant.depthwise import depthwise_conv_layer
+from vta_mlir.quant.product_first import written_codes
+from vta_mlir.quant.product_first_choice import fitted_requant
 from vta_mlir.quant.program import (
     AddLayer,
     ConvLayer,
@@ -39,7 +41,7 @@ from vta_mlir.quant.program import (
     dense_layer,
     global_avgpool_layer,
 )
-from vta_mlir.quant.requant import error_bound
+from vta_mlir.quant.requant import Requant, error_bound
 
 from . import bodies, channels, depthwise, gather, hard, host, neck, pools, unsigned
 from .fold import fold_generic
@@ -331,17 +333,25 @@ class _Lifter:
             # A bias added as reals (dequantized on its own): back at the accumulator's scale.
             bias = bias + np.rint(src.bias.astype(np.float64) / src.scale).astype(np.int64)
         multipliers = src.scale / y.scale
-        rq = _requant(op, multipliers)
-        self.error_bounds.append(error_bound(np.ravel(multipliers).tolist() if rq.channel_m
-                                             else float(np.max(multipliers)), rq))
-        try:
-            if acc.stride is None:
-                return dense_layer(self.name("dense"), acc.x, acc.weight, bias, y, rq)
-            build = depthwise_conv_layer if acc.depthwise else conv_layer
-            return build(self.name("conv"), acc.x, acc.weight, bias, acc.stride, acc.pads, y,
-                         rq)
-        except ValueError as exc:
-            raise Unsupported(acc.op, str(exc)) from None
+        name = self.name("dense" if acc.stride is None else "conv")
+
+        def build(rq: Requant) -> ConvLayer | DenseLayer:
+            try:
+                if acc.stride is None:
+                    return dense_layer(name, acc.x, acc.weight, bias, y, rq)
+                make = depthwise_conv_layer if acc.depthwise else conv_layer
+                return make(name, acc.x, acc.weight, bias, acc.stride, acc.pads, y, rq)
+            except ValueError as exc:
+                raise Unsupported(acc.op, str(exc)) from None
+        layer = build(_requant(op, multipliers))  # then fitted as by the ONNX frontend
+        codes = written_codes(self.producer.get(self.aliases.get(acc.x.name, acc.x.name)))
+        weight = acc.weight.T if acc.stride is None else acc.weight
+        fitted = fitted_requant(layer, weight, codes, np.ravel(multipliers), "fixed")
+        layer = build(fitted) if fitted is not None else layer
+        self.error_bounds.append(error_bound(np.ravel(multipliers).tolist() if
+                                             layer.rq.channel_m else float(np.max(multipliers)),
+                                             layer.rq))
+        return layer
 
     def dequantize(self, op: linalg.GenericOp, src: Meaning, dq: bodies.Dequantize) -> None:
         out = op.outputs[0]

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 Operand = tuple[str, str, str, str]
 
-__all__ = ["accumulator_bounds", "code_range", "product_first_bias", "product_first_steps"]
+__all__ = ["accumulator_bounds", "code_range", "product_first_bias", "product_first_steps",
+           "written_codes"]
 
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -98,7 +99,12 @@ def code_range(program: Program, tensor: str) -> tuple[int, int]:
     """The codes ``tensor`` can hold: the output clip of the layer writing it, else all
     of int8."""
     real = program.aliases.get(tensor, tensor)
-    for layer in program.layers:
-        if layer.dst == real and isinstance(layer, ConvLayer | DenseLayer | AddLayer):
-            return layer.lo, layer.hi
+    return written_codes(next((layer for layer in program.layers if layer.dst == real), None))
+
+
+def written_codes(layer: object) -> tuple[int, int]:
+    """The codes ``layer`` (``None``: the program's input) writes: its output clip when it has
+    one, else all of int8."""
+    if isinstance(layer, ConvLayer | DenseLayer | AddLayer):
+        return layer.lo, layer.hi
     return -128, 127

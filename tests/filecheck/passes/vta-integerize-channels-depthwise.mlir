@@ -4,21 +4,27 @@
 // scale and zero point per channel, collapsed to C×KH×KW, a float
 // linalg.depthwise_conv_2d_nchw_chw of the zero-padded dequantized input onto the broadcast
 // float bias, the float quantization. It becomes the integer depthwise layer: the int8 kernel
-// as C×KH×KW codes, the int32 bias, and per-channel fixed-point multipliers and clip bounds
-// (vectors read along the channels, d1), with no float left.
+// as C×KH×KW codes and per-channel fixed-point multipliers fitted to the accumulator's range
+// (docs/onnx.md §3), so that the epilogue multiplies first: the multipliers and the bias
+// folded with them (bias·m + K) are vectors read along the channels (d1), then one shift and
+// the int8 clip, with no float left.
 
 // RUN: vta-opt %s -p 'vta-integerize{requant=fixed-point}' | filecheck %s
 
 // CHECK:      builtin.module attributes {vta.requant = {mode = "fixed-point", max_error_steps = {{.*}} : f64, layers = 1 : i64}}
 // CHECK:        memref.global "private" constant @conv0_w : memref<4x3x3xi8> = dense<{{\[}}{{\[}}[12, -13, 62], [10, -52, 35], [127, 92, -69]],
-// CHECK:        memref.global "private" constant @conv0_b : memref<4xi32> = dense<[-2074, -231, 2373, 6118]>
-// CHECK:        memref.global "private" constant @conv0_m : memref<4xi32> = dense<[26230, 46768, 27487, 20309]>
+// CHECK:        memref.global "private" constant @conv0_m : memref<4xi32> = dense<[13115, 23384, 13743, 10154]>
+// CHECK:        memref.global "private" constant @conv0_b : memref<4xi32> = dense<[-26151934, -4353128, 33660715, 63170748]>
 // CHECK:        func.func @dw(%input: memref<1x4x4x4xi8> {vta.quant = {scale = {{.*}} : f64, zero_point = 0 : i64}}, %output: memref<1x4x4x4xi8>
 // CHECK:          linalg.fill ins(%c0_i8 : i8) outs(%conv0_xp : memref<1x4x6x6xi8>)
 // CHECK:          linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%conv0_xp, %conv0_w : memref<1x4x6x6xi8>, memref<4x3x3xi8>) outs(%conv0_acc : memref<1x4x4x4xi32>)
 // CHECK-NEXT:     linalg.generic
-// CHECK-SAME:         ins(%conv0_acc, %conv0_b, %conv0_clip_hi, %conv0_clip_lo, %conv0_m : memref<1x4x4x4xi32>, memref<4xi32>, memref<4xi32>, memref<4xi32>, memref<4xi32>) outs(%output : memref<1x4x4x4xi8>)
-// CHECK:            %v3 = arith.muli %v2, %mc : i32
+// CHECK-SAME:         ins(%conv0_acc, %conv0_m, %conv0_b : memref<1x4x4x4xi32>, memref<4xi32>, memref<4xi32>) outs(%output : memref<1x4x4x4xi8>)
+// CHECK-NEXT:     ^bb0(%a: i32, %mc: i32, %b: i32, %o: i8):
+// CHECK-NEXT:       %v0 = arith.muli %a, %mc : i32
+// CHECK-NEXT:       %v1 = arith.addi %v0, %b : i32
+// CHECK-NEXT:       %k2 = arith.constant 21 : i32
+// CHECK-NEXT:       %v2 = arith.shrsi %v1, %k2 : i32
 // CHECK-NOT:    f32
 
 builtin.module {

@@ -19,6 +19,8 @@ from onnx import numpy_helper
 
 from vta_mlir.quant.depthwise import depthwise_conv_layer
 from vta_mlir.quant.host_layers import HostLayer
+from vta_mlir.quant.product_first import written_codes
+from vta_mlir.quant.product_first_choice import fitted_requant
 from vta_mlir.quant.program import (
     AddLayer,
     AvgPoolLayer,
@@ -129,6 +131,10 @@ class _Recognizer(CnnOps):
         tensor = QTensor(quant[1].output[0], shape, scale, zp)
         self.qt[tensor.name] = tensor
         return tensor
+
+    def _codes(self, x: QTensor) -> tuple[int, int]:
+        """The codes ``x`` can hold (the output clip of the layer writing it)."""
+        return written_codes(self.producer.get(self.aliases.get(x.name, x.name)))
 
     def _add_layer(self, layer: Layer, dst: QTensor) -> None:
         self.layers.append(layer)
@@ -290,6 +296,9 @@ class _Recognizer(CnnOps):
         bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
         y = self._output(where, node, (x.shape[0], weight.shape[1]))
         rq = self._requant_acc(where, x, w_scale, y)
+        layer = _built(where, dense_layer, self.layer_name, x, weight, bias, y, rq)
+        rq = fitted_requant(layer, weight.T, self._codes(x), x.scale * w_scale / y.scale,
+                            self.mode) or rq
         self._add_layer(_built(where, dense_layer, self.layer_name, x, weight, bias, y, rq), y)
 
     def _op_Conv(self, where: str, node: onnx.NodeProto) -> None:
@@ -318,6 +327,10 @@ class _Recognizer(CnnOps):
         y = self._output(where, node, (n, o, oh, ow))
         rq = self._requant_acc(where, x, w_scale, y)
         build = depthwise_conv_layer if depthwise else conv_layer
+        layer = _built(where, build, self.layer_name, x, w.q, bias, (sh, sw), (pt, pl, pb, pr),
+                       y, rq)
+        rq = fitted_requant(layer, w.q, self._codes(x), x.scale * w_scale / y.scale,
+                            self.mode) or rq
         self._add_layer(_built(where, build, self.layer_name, x, w.q, bias, (sh, sw),
                                (pt, pl, pb, pr), y, rq), y)
 
