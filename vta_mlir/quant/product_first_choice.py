@@ -26,7 +26,7 @@ import numpy as np
 
 from .product_first import accumulator_bounds, product_first_bias
 from .program import ConvLayer, DenseLayer, Layer
-from .requant import IMM_MAX, Requant, error_bound
+from .requant import IMM_MAX, Requant, clip_bound, error_bound
 
 __all__ = ["MAX_ERROR", "MAX_ERROR_CHANNELS", "fitted_requant", "product_first_requant"]
 
@@ -45,11 +45,6 @@ MAX_ERROR_CHANNELS = 0.03125
 #: The largest output shift tried (the ALU shifts by a 16-bit amount; the multipliers of
 #: convolutions need far fewer).
 _MAX_SHIFT = 31
-
-
-def _clip_bound(m: int, s2: int) -> int:
-    """The smallest ``C`` with ``C·m / 2^s2 ≥ 256`` (as :mod:`vta_mlir.quant.requant`)."""
-    return -(-(256 << s2) // m) + 1
 
 
 def product_first_requant(current: Requant, multipliers: Sequence[float], bias: np.ndarray,
@@ -73,7 +68,7 @@ def product_first_requant(current: Requant, multipliers: Sequence[float], bias: 
         ms = [round(v * 2.0 ** s2) for v in values]
         if min(ms) < 1 or max(ms) > (IMM_MAX if not per_channel else (1 << 31) - 1):
             continue
-        clips = [_clip_bound(m, s2) for m in ms]
+        clips = [clip_bound(m, s2) for m in ms]
         rq = Requant(0, max(ms), s2, max(clips), tuple(ms) if per_channel else (),
                      tuple(clips) if per_channel else ())
         if product_first_bias(rq, bias, zero_point, acc_lo, acc_hi) is None:

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["IMM_MAX", "MODES", "TYPICAL_STEPS", "Requant", "choose_requant",
-           "choose_requant_channels", "error_bound", "output_window", "round_shift"]
+           "choose_requant_channels", "clip_bound", "error_bound", "output_window",
+           "round_shift"]
 
 #: The largest ALU immediate (16-bit two's complement).
 IMM_MAX = (1 << 15) - 1
@@ -78,7 +79,7 @@ class Requant:
         return self.m / 2.0 ** (self.s1 + self.s2)
 
 
-def _clip_bound(m: int, s2: int) -> int:
+def clip_bound(m: int, s2: int) -> int:
     """The smallest ``C`` with ``C·m / 2^s2 ≥ 256``: larger inputs saturate anyway."""
     return -(-(_SATURATED << s2) // m) + 1
 
@@ -111,16 +112,16 @@ def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
         # The shift is split so that the clip bound of the rounding shift fits an immediate.
         total = max(0, round(-math.log2(multiplier)))
         s2 = total
-        while s2 > 0 and _clip_bound(1, s2) > IMM_MAX:
+        while s2 > 0 and clip_bound(1, s2) > IMM_MAX:
             s2 -= 1
-        return Requant(total - s2, 1, s2, _clip_bound(1, s2))
+        return Requant(total - s2, 1, s2, clip_bound(1, s2))
     best: tuple[float, Requant] | None = None
     for s1 in range(_MAX_SHIFT + 1):
         for s2 in range(_MAX_SHIFT + 1 - s1):
             m = round(multiplier * 2.0 ** (s1 + s2))
             if not 1 <= m <= IMM_MAX:
                 continue
-            clip = _clip_bound(m, s2)
+            clip = clip_bound(m, s2)
             if not _fits(m, clip):
                 continue
             err = _error(multiplier, s1, m, s2)
@@ -164,7 +165,7 @@ def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
             ms = [round(v * 2.0 ** (s1 + s2)) for v in values]
             if not all(1 <= m < 1 << 31 for m in ms):
                 continue
-            clips = [_clip_bound(m, s2) for m in ms]
+            clips = [clip_bound(m, s2) for m in ms]
             if not all(_fits(m, clip) for m, clip in zip(ms, clips, strict=True)):
                 continue
             err = sum(_expected_error(v, s1, m, s2)
