@@ -182,6 +182,9 @@ class FloatInput:
     arg: BlockArgument
 
 
+#: What a value of the float program is, as this module defines it. The form modules add
+#: meanings of their own (``depthwise.Nhwc`` and ``Clipped``, ``gather.Gathered``,
+#: ``hard.Chain``, ``host.HostFloat``, ...), which import this module and so are not listed.
 Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ScaledAccumulator | PooledMax
            | Sum | WindowSum | Added | FloatInput | DequantizedWeight)
 
