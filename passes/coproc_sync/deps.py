@@ -91,6 +91,7 @@ class DependenceAnalysis:
             if item.node is not None and trace_size(item.node) > PRECISE_LIMIT:
                 self._imprecise.update(id(n) for n in item.node.walk())
         self._memo: dict[tuple[int, tuple[int, ...]], Footprint] = {}
+        self._pair_lists: dict[int, list[tuple[int, int, Module, Module]]] = {}
         self._found: dict[int, dict[tuple[int, int, Module, Module, bool], int]] = {}
 
     def run(self) -> None:
@@ -139,10 +140,7 @@ class DependenceAnalysis:
         iters = list(self._iterations(node, env, key))
         fps = [[self._footprint(item, env_k, key_k) for item in node.items]
                for _, env_k, key_k in iters]
-        mods = [item.modules for item in node.items]
-        n = len(node.items)
-        pairs = [(a, b, x, y) for a in range(n) for b in range(n) for x in mods[a]
-                 for y in mods[b] if x != y]
+        pairs = self._pairs(node)
         for row in fps:
             for a, b, x, y in pairs:
                 if a < b and row[a].conflicts(x, row[b], y):
@@ -159,6 +157,18 @@ class DependenceAnalysis:
             for item in node.items:
                 if item.node is not None:
                     self._analyze(item.node, env_k, key_k)
+
+    def _pairs(self, node: Node) -> list[tuple[int, int, Module, Module]]:
+        """The items of ``node`` two by two, with a module of each that differ: the pairs
+        whose footprints may conflict (the same for every iteration of the loops around)."""
+        found = self._pair_lists.get(id(node))
+        if found is None:
+            mods = [item.modules for item in node.items]
+            n = len(node.items)
+            found = [(a, b, x, y) for a in range(n) for b in range(n) for x in mods[a]
+                     for y in mods[b] if x != y]
+            self._pair_lists[id(node)] = found
+        return found
 
     def _carried(self, node: Node, fps: list[list[Footprint]],
                  pairs: list[tuple[int, int, Module, Module]]) -> None:
