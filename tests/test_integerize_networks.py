@@ -29,11 +29,9 @@ import pytest
 
 from tests.onnx_semantics import (
     expected_output,
-    host_layer,
-    integer_model,
     onnxruntime_output,
 )
-from tests.test_onnx_networks import codes, host_step_input
+from tests.test_onnx_networks import check_host_step_parts
 from vta_mlir import compile
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.errors import VTAError
@@ -78,17 +76,7 @@ def _agrees_with_onnxruntime(tmp_path: Path, onnx_path: Path, x: np.ndarray, y: 
     program = import_program(path)
     si, zi = program.input.scale, program.input.zero_point
     q = np.clip(np.rint(x / np.float32(si)) + zi, -128, 127).astype(np.int8)
-    cut, node = host_step_input(path, host)
-    hidden = integer_model(cut, q)
-    ort_hidden = codes(cut, onnxruntime_output(cut, x))
-    steps = np.abs(hidden - ort_hidden)
-    assert np.mean(steps <= 1) >= 0.99, f"{np.mean(steps <= 1):.3f} within one step"
-    assert steps.max() <= 2
-    sh, zh = import_program(cut).output.scale, import_program(cut).output.zero_point
-    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-    so, zo = program.output.scale, program.output.zero_point
-    ours = host_layer(host, (ort_hidden, sh, zh), attrs, so, zo)
-    assert np.abs(ours - codes(path, onnxruntime_output(path, x))).max() <= 1
+    check_host_step_parts(path, host, x, q)
 
 
 @pytest.mark.parametrize("config", SHIPPED_CONFIGS)

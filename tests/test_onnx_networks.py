@@ -102,8 +102,14 @@ def test_network(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
     on_host = [step for step in stats["host_steps"] if step["step"] == "compute"]  # type: ignore[union-attr]
     assert [step["operation"] for step in on_host] == [NETWORKS[name].lower()]
 
+    check_host_step_parts(path, NETWORKS[name], x, q)
+
+
+def check_host_step_parts(path: Path, op_type: str, x: np.ndarray, q: np.ndarray) -> None:
+    """The two parts of the agreement of a network ending in the host's ``op_type`` (module
+    docstring), on the float input ``x`` whose codes are ``q``."""
     # The VTA layers: the codes the host step reads, against onnxruntime's (docs/onnx.md §6).
-    cut, host = host_step_input(path, NETWORKS[name])
+    cut, host = host_step_input(path, op_type)
     hidden = integer_model(cut, q)
     ort_hidden = codes(cut, onnxruntime_output(cut, x))
     steps = np.abs(hidden - ort_hidden)
@@ -111,9 +117,10 @@ def test_network(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
     assert steps.max() <= 2
 
     # The host step on onnxruntime's own input codes, against its output codes (§4.9).
-    sh, zh = import_program(cut).output.scale, import_program(cut).output.zero_point
+    cut_output, output = import_program(cut).output, import_program(path).output
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in host.attribute}
-    ours = host_layer(host.op_type, (ort_hidden, sh, zh), attrs, so, zo)
+    ours = host_layer(host.op_type, (ort_hidden, cut_output.scale, cut_output.zero_point), attrs,
+                      output.scale, output.zero_point)
     assert np.abs(ours - codes(path, onnxruntime_output(path, x))).max() <= 1
 
 

@@ -24,9 +24,11 @@ from xdsl.ir.affine import AffineMap
 
 from vta_mlir.reference.elementwise import wrap
 
-__all__ = ["fold_generic"]
+__all__ = ["FLOAT_BINARY", "INT_BINARY", "fold_generic"]
 
-_FLOAT_BINARY: dict[type, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+#: The binary float and integer ops the evaluations of ``vta-integerize`` compute, as numpy
+#: functions (the caller rounds or wraps the result to the op's type).
+FLOAT_BINARY: dict[type, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     arith.AddfOp: np.add,
     arith.SubfOp: np.subtract,
     arith.MulfOp: np.multiply,
@@ -35,7 +37,7 @@ _FLOAT_BINARY: dict[type, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     arith.MinimumfOp: np.minimum,
 }
 
-_INT_BINARY: dict[type, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+INT_BINARY: dict[type, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     arith.AddiOp: np.add,
     arith.SubiOp: np.subtract,
     arith.MuliOp: np.multiply,
@@ -118,11 +120,11 @@ def _apply(op, args: list[np.ndarray]) -> np.ndarray | None:  # noqa: ANN001
         return _constant(op)
     result_type = op.results[0].type if op.results else None
     kind = type(op)
-    if kind in _FLOAT_BINARY:
+    if kind in FLOAT_BINARY:
         dtype = _dtype(result_type)
-        return _FLOAT_BINARY[kind](args[0].astype(dtype), args[1].astype(dtype)).astype(dtype)
-    if kind in _INT_BINARY:
-        return wrap(_INT_BINARY[kind](args[0].astype(np.int64), args[1].astype(np.int64)),
+        return FLOAT_BINARY[kind](args[0].astype(dtype), args[1].astype(dtype)).astype(dtype)
+    if kind in INT_BINARY:
+        return wrap(INT_BINARY[kind](args[0].astype(np.int64), args[1].astype(np.int64)),
                     _width(result_type))
     if isinstance(op, math.RoundEvenOp):
         return np.rint(args[0])

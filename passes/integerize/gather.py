@@ -29,6 +29,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from vta_mlir.quant.layers_cnn import ResizeLayer
 from vta_mlir.quant.program import QTensor
 
+from .fold import FLOAT_BINARY, INT_BINARY
 from .meaning import Meaning, Real, Unsupported
 from .values import shape as _shape
 
@@ -63,14 +64,6 @@ def _float_type(t: Attribute) -> type[np.floating] | None:
     return None
 
 
-_FLOAT_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    arith.AddfOp: np.add, arith.SubfOp: np.subtract, arith.MulfOp: np.multiply,
-    arith.DivfOp: np.divide, arith.MaximumfOp: np.maximum, arith.MinimumfOp: np.minimum,
-}
-_INT_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    arith.AddiOp: np.add, arith.SubiOp: np.subtract, arith.MuliOp: np.multiply,
-    arith.MaxSIOp: np.maximum, arith.MinSIOp: np.minimum,
-}
 _FLOAT_UNARY: dict[type[Operation], Callable[[np.ndarray], np.ndarray]] = {
     math.FloorOp: np.floor, math.CeilOp: np.ceil, math.RoundEvenOp: np.rint,
     arith.NegfOp: np.negative,
@@ -115,13 +108,13 @@ def index_values(op: linalg.GenericOp, value: SSAValue,
         args = [get(a) for a in owner.operands]
         result_type = _float_type(owner.results[0].type) if owner.results else None
         kind = type(owner)
-        if kind in _FLOAT_BINARY and result_type is not None:
-            return _FLOAT_BINARY[kind](*(a.astype(result_type) for a in args)).astype(
+        if kind in FLOAT_BINARY and result_type is not None:
+            return FLOAT_BINARY[kind](*(a.astype(result_type) for a in args)).astype(
                 result_type)
         if kind in _FLOAT_UNARY and result_type is not None:
             return _FLOAT_UNARY[kind](args[0].astype(result_type)).astype(result_type)
-        if kind in _INT_BINARY:
-            return _INT_BINARY[kind](args[0], args[1]).astype(np.int64)
+        if kind in INT_BINARY:
+            return INT_BINARY[kind](args[0], args[1]).astype(np.int64)
         if isinstance(owner, arith.SIToFPOp | arith.TruncFOp | arith.ExtFOp) and \
                 result_type is not None:
             return args[0].astype(result_type)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .product_first import accumulator_bounds, product_first_bias
 from .program import ConvLayer, DenseLayer, Layer
-from .requant import IMM_MAX, Requant, clip_bound, error_bound
+from .requant import IMM_MAX, MAX_SHIFT, Requant, clip_bound, error_bound
 
 __all__ = ["MAX_ERROR", "MAX_ERROR_CHANNELS", "fitted_requant", "product_first_requant"]
 
@@ -41,11 +41,6 @@ MAX_ERROR = 0.125
 #: §3, "Per-channel weights"): a bound of 1/16 already took the per-channel bottleneck below
 #: 99 % of its outputs within one step of onnxruntime.
 MAX_ERROR_CHANNELS = 0.03125
-
-#: The largest output shift tried (the ALU shifts by a 16-bit amount; the multipliers of
-#: convolutions need far fewer).
-_MAX_SHIFT = 31
-
 
 def product_first_requant(current: Requant, multipliers: Sequence[float], bias: np.ndarray,
                           zero_point: int, acc_lo: np.ndarray,
@@ -64,7 +59,7 @@ def product_first_requant(current: Requant, multipliers: Sequence[float], bias: 
                           acc_hi) is not None:
         return None
     values = [float(v) for v in multipliers]
-    for s2 in range(_MAX_SHIFT, -1, -1):
+    for s2 in range(MAX_SHIFT, -1, -1):
         ms = [round(v * 2.0 ** s2) for v in values]
         if min(ms) < 1 or max(ms) > (IMM_MAX if not per_channel else (1 << 31) - 1):
             continue

@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["IMM_MAX", "MODES", "TYPICAL_STEPS", "Requant", "choose_requant",
+__all__ = ["IMM_MAX", "MAX_SHIFT", "MODES", "TYPICAL_STEPS", "Requant", "choose_requant",
            "choose_requant_channels", "clip_bound", "error_bound", "output_window",
            "round_shift"]
 
@@ -38,7 +38,7 @@ MODES = ("fixed", "pow2")
 _SATURATED = 256
 
 #: Shifts the search tries (VTA's ALU shifts by a signed 16-bit amount; these are plenty).
-_MAX_SHIFT = 31
+MAX_SHIFT = 31
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,8 @@ def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
             s2 -= 1
         return Requant(total - s2, 1, s2, clip_bound(1, s2))
     best: tuple[float, Requant] | None = None
-    for s1 in range(_MAX_SHIFT + 1):
-        for s2 in range(_MAX_SHIFT + 1 - s1):
+    for s1 in range(MAX_SHIFT + 1):
+        for s2 in range(MAX_SHIFT + 1 - s1):
             m = round(multiplier * 2.0 ** (s1 + s2))
             if not 1 <= m <= IMM_MAX:
                 continue
@@ -160,8 +160,8 @@ def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
     if not values or not all(v > 0 and math.isfinite(v) for v in values):
         raise ValueError("requantization multipliers must be positive numbers")
     best: tuple[float, Requant] | None = None
-    for s1 in range(_MAX_SHIFT + 1):
-        for s2 in range(_MAX_SHIFT + 1 - s1):
+    for s1 in range(MAX_SHIFT + 1):
+        for s2 in range(MAX_SHIFT + 1 - s1):
             ms = [round(v * 2.0 ** (s1 + s2)) for v in values]
             if not all(1 <= m < 1 << 31 for m in ms):
                 continue
