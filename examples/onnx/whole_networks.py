@@ -14,7 +14,6 @@ import numpy as np
 import onnx
 from numpy.lib.stride_tricks import sliding_window_view
 from onnx import helper, numpy_helper
-
 from trained_like import NormalisedNetwork, calibration_inputs, conv2d
 
 #: ``(nodes, initializers, input shape, output shape)``, as ``models.Built``.
