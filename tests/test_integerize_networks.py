@@ -31,7 +31,7 @@ from tests.onnx_semantics import (
     expected_output,
     onnxruntime_output,
 )
-from tests.test_onnx_networks import check_host_step_parts
+from tests.test_onnx_networks import END_TO_END, check_end_to_end, check_host_step_parts
 from vta_mlir import compile
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.errors import VTAError
@@ -63,8 +63,8 @@ def _vta_run(tmp_path: Path, name: str, x: np.ndarray, config: str,
     return np.load(tmp_path / "y.npy"), json.loads(out)
 
 
-def _agrees_with_onnxruntime(tmp_path: Path, onnx_path: Path, x: np.ndarray, y: np.ndarray,
-                             host: str | None) -> None:
+def _agrees_with_onnxruntime(tmp_path: Path, name: str, onnx_path: Path, x: np.ndarray,
+                             y: np.ndarray, host: str | None) -> None:
     if host is None:
         steps = np.abs(y - onnxruntime_output(onnx_path, x)) / import_program(
             onnx_path).output.scale
@@ -76,7 +76,9 @@ def _agrees_with_onnxruntime(tmp_path: Path, onnx_path: Path, x: np.ndarray, y: 
     program = import_program(path)
     si, zi = program.input.scale, program.input.zero_point
     q = np.clip(np.rint(x / np.float32(si)) + zi, -128, 127).astype(np.int8)
-    check_host_step_parts(path, host, x, q)
+    check_host_step_parts(path, host, x, q, name in END_TO_END)
+    if name in END_TO_END:
+        check_end_to_end(y, onnxruntime_output(onnx_path, x), program.output.scale)
 
 
 @pytest.mark.parametrize("config", SHIPPED_CONFIGS)
@@ -93,7 +95,7 @@ def test_torch_mlir_network(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     host = MODELS[name]
     assert on_host == ([f"{host.lower()}0"] if host else [])
     if config == "default":
-        _agrees_with_onnxruntime(tmp_path, onnx_path, x, y, host)
+        _agrees_with_onnxruntime(tmp_path, name, onnx_path, x, y, host)
 
 
 @pytest.mark.parametrize(("name", "old", "new", "expected"), [

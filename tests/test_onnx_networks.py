@@ -9,12 +9,14 @@ asymmetric activations), imported and run by ``vta-run --check --stats``:
 - every multiply-accumulate on VTA (``vta_mac_fraction`` ≥ 0.99) and the host computing
   exactly the one float function (``docs/onnx.md`` §4.9);
 - against onnxruntime (``ORT_DISABLE_ALL``), in two parts, because the output of the float
-  function is finer than its input: one step of a sigmoid's input code moves its output by
-  up to ``s_in / (4·s_out)`` output steps (about 3 here). The codes the host step reads (the
-  VTA layers' output) are compared with onnxruntime's codes of that tensor with the tolerance
-  of §6 (≥ 99 % within one step of that tensor's scale, none beyond two); the host step is
-  compared on onnxruntime's own input codes with onnxruntime's output codes, within the one
-  output step §4.9 documents.
+  function can be finer than its input: one step of a sigmoid's input code moves its output
+  by up to ``s_in / (4·s_out)`` output steps (1.7–2.6 for the detector). The codes the host
+  step reads (the VTA layers' output) are compared with onnxruntime's codes of that tensor
+  with the tolerance of §6 (≥ 99 % within one step of that tensor's scale, none beyond two);
+  the host step is compared on onnxruntime's own input codes with onnxruntime's output codes,
+  within the one output step §4.9 documents;
+- and the VGG, built as trained classifiers are (``whole_networks.vgg``), end to end with the
+  tolerance of §6 as well.
 """
 
 from __future__ import annotations
@@ -33,6 +35,18 @@ from vta_mlir.tools import vta_run
 
 #: The networks and the float function the host computes at each one's end.
 NETWORKS = {"detector": "Sigmoid", "vgg": "Softmax"}
+
+#: The networks also compared end to end (module docstring): the trained-like VGG, whose
+#: softmax amplifies a hidden code by at most ``s_in / (4·s_out)`` ≈ 0.6–1.2 output steps.
+END_TO_END = frozenset({"vgg"})
+
+
+def check_end_to_end(y: np.ndarray, reference: np.ndarray, scale: float) -> None:
+    """§6's tolerance on the network's output: ≥ 99 % within one step of onnxruntime, none
+    beyond two."""
+    steps = np.abs(y - reference) / scale
+    assert np.mean(steps <= 1 + 1e-3) >= 0.99, f"{np.mean(steps <= 1 + 1e-3):.3f} within one step"
+    assert steps.max() <= 2 + 1e-3, f"worst {steps.max():.2f} steps"
 
 
 def host_step_input(path: Path, op_type: str) -> tuple[Path, onnx.NodeProto]:
@@ -102,26 +116,36 @@ def test_network(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
     on_host = [step for step in stats["host_steps"] if step["step"] == "compute"]  # type: ignore[union-attr]
     assert [step["operation"] for step in on_host] == [NETWORKS[name].lower()]
 
-    check_host_step_parts(path, NETWORKS[name], x, q)
+    check_host_step_parts(path, NETWORKS[name], x, q, name in END_TO_END)
+    if name in END_TO_END:
+        check_end_to_end(y, onnxruntime_output(path, x), so)
 
 
-def check_host_step_parts(path: Path, op_type: str, x: np.ndarray, q: np.ndarray) -> None:
+def check_host_step_parts(path: Path, op_type: str, x: np.ndarray, q: np.ndarray,
+                          host_only: bool = False) -> None:
     """The two parts of the agreement of a network ending in the host's ``op_type`` (module
-    docstring), on the float input ``x`` whose codes are ``q``."""
-    # The VTA layers: the codes the host step reads, against onnxruntime's (docs/onnx.md §6).
+    docstring), on the float input ``x`` whose codes are ``q``; with ``host_only`` (a network
+    compared end to end) the host step alone: the codes it reads are then a hidden layer's,
+    which the end-to-end tolerance covers through the float function."""
     cut, host = host_step_input(path, op_type)
-    hidden = integer_model(cut, q)
-    ort_hidden = codes(cut, onnxruntime_output(cut, x))
-    steps = np.abs(hidden - ort_hidden)
-    assert np.mean(steps <= 1) >= 0.99, f"{np.mean(steps <= 1):.3f} within one step"
-    assert steps.max() <= 2
-
+    if not host_only:
+        _check_hidden_codes(cut, x, q)
     # The host step on onnxruntime's own input codes, against its output codes (§4.9).
+    ort_hidden = codes(cut, onnxruntime_output(cut, x))
     cut_output, output = import_program(cut).output, import_program(path).output
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in host.attribute}
     ours = host_layer(host.op_type, (ort_hidden, cut_output.scale, cut_output.zero_point), attrs,
                       output.scale, output.zero_point)
     assert np.abs(ours - codes(path, onnxruntime_output(path, x))).max() <= 1
+
+
+def _check_hidden_codes(cut: Path, x: np.ndarray, q: np.ndarray) -> None:
+    """The VTA layers: the codes the host step reads, against onnxruntime's (docs/onnx.md §6)."""
+    hidden = integer_model(cut, q)
+    ort_hidden = codes(cut, onnxruntime_output(cut, x))
+    steps = np.abs(hidden - ort_hidden)
+    assert np.mean(steps <= 1) >= 0.99, f"{np.mean(steps <= 1):.3f} within one step"
+    assert steps.max() <= 2
 
 
 @pytest.mark.parametrize("config", ["block32", "batch2"])
