@@ -66,6 +66,7 @@ from resnet18_network import (  # noqa: E402
     format_ratio,
     format_table,
     peak_memory_mb,
+    schedule_floor,
 )
 
 if TYPE_CHECKING:
@@ -337,6 +338,7 @@ def format_report(model: Model, m: Measurement) -> str:
                          "bound by"], rows)
     if not m.layers:
         out.append("(per-layer figures: the run statistics have no `layers`)")
+    out += schedule_floor(gemm, m.cycles, m.layers)
     out.append(f"vta_mac_fraction {m.vta_mac_fraction:.4f}; {len(m.host_steps)} host steps")
     out.append(f"compile {m.compile_seconds:.2f} s, run {m.run_seconds:.2f} s (of which host "
                f"steps {m.host_seconds:.3f} s), peak memory {m.peak_mb:,.0f} MB")

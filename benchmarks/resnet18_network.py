@@ -49,6 +49,7 @@ import math
 import resource
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -322,6 +323,29 @@ def format_table(heads: list[str], rows: list[list[str]]) -> list[str]:
             for r in [heads, *rows]]
 
 
+def schedule_floor(base: float, cycles: int, layers: Sequence[Mapping[str, Any]]) -> list[str]:
+    """How the cycles divide against the floor of the schedule: ``base`` (the GEMM bound of
+    the true MACs, or another bound of the multiply-accumulates) plus the GEMM resets and the
+    ALU cycles of the layers' epilogues, pools and residuals (their ``compute_work``, from
+    ``vta-run --stats``), which the schedule cannot go below; then what lies beyond it, adding
+    up to the cycles: GEMM cycles above ``base`` (channel padding, pipeline fill), the compute
+    module's own loads, and the cycles it waits (for loads, or the instructions outside
+    layers)."""
+    if not layers or not all("compute_work" in e for e in layers):
+        return []
+    work = {k: sum(int(e["compute_work"][k]) for e in layers)
+            for k in ("gemm", "reset", "alu", "loads")}
+    busy = sum(int(e["busy"]["compute"]) for e in layers)
+    floor = base + work["reset"] + work["alu"]
+    return [f"schedule floor {format_int(floor)} = bound {format_int(base)} + resets "
+            f"{format_int(work['reset'])} + ALU {format_int(work['alu'])} "
+            f"({format_ratio(floor, base)}x the bound; the cycles are "
+            f"{format_ratio(cycles, floor)}x the floor)",
+            f"beyond the floor: GEMM above the bound {format_int(work['gemm'] - base)}, "
+            f"compute-module loads {format_int(work['loads'])}, compute idle "
+            f"{format_int(cycles - busy)}, other {format_int(busy - sum(work.values()))}"]
+
+
 def format_report(net: nm.Network, m: Measurement) -> str:
     """The figures of one configuration: per layer when the run has them, then the totals."""
     from vta_mlir.config import VTAConfig
@@ -358,6 +382,7 @@ def format_report(net: nm.Network, m: Measurement) -> str:
     out += format_table(heads, rows)
     if m.layers is None:
         out.append("(per-layer figures: the run statistics have no `layers`)")
+    out += schedule_floor(total["gemm_bound"], m.cycles, m.layers or [])
     busy = ", ".join(f"{k} {format_ratio(v, m.cycles)}" for k, v in m.busy.items())
     out.append(f"busy / cycles: {busy}; micro-op bytes loaded {format_int(m.uop_bytes)}")
     out.append(f"compile {m.compile_seconds:.2f} s, simulation {m.sim_seconds:.2f} s, "

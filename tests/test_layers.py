@@ -27,7 +27,7 @@ from vta_mlir.ir.locations import (
     layer_name,
     location_of,
 )
-from vta_mlir.isa import FinishInsn, MemInsn, MemType
+from vta_mlir.isa import AluInsn, FinishInsn, GemmInsn, MemInsn, MemType
 from vta_mlir.program import Program, Run
 from vta_mlir.runtime.command_builder import CommandBuilder
 from vta_mlir.runtime.device import Device
@@ -216,6 +216,24 @@ def test_two_layers_run_bit_exact_with_per_layer_figures(cfg: VTAConfig) -> None
     assert all(0 < layer["critical_cycles"] <= layer["end_cycle"] for layer in stats.layers)
     for module_name, total in stats.busy.items():
         assert sum(layer["busy"][module_name] for layer in stats.layers) == total
+    # The compute module's work by kind: GEMM and ALU as the cost formulas of
+    # docs/timing-model.md give them, and with the compute module's loads and FINISH all of
+    # its busy cycles.
+    depth = cfg.timing.pipeline_depth
+    expected = {"gemm": 0, "reset": 0, "alu": 0}
+    finish = 0
+    for insn in (i for run in program.runs for i in run.insns):
+        if isinstance(insn, GemmInsn | AluInsn):
+            kind = "alu" if isinstance(insn, AluInsn) else "reset" if insn.reset_reg else "gemm"
+            per_uop = 2 if isinstance(insn, AluInsn) and not insn.use_imm else 1
+            expected[kind] += depth + per_uop * insn.iter_out * insn.iter_in * (
+                insn.uop_end - insn.uop_bgn)
+        finish += isinstance(insn, FinishInsn)
+    for kind, cycles in expected.items():
+        assert sum(layer["compute_work"][kind] for layer in stats.layers) == cycles, kind
+    assert expected["gemm"] and expected["alu"]
+    assert sum(sum(layer["compute_work"].values()) for layer in stats.layers) + finish == \
+        stats.busy["compute"]
     # DRAM traffic: no ACC_8BIT load here, so the bytes add up to the counters exactly.
     read = sum(t["read"] for layer in stats.layers for t in layer["dram_bytes"].values())
     written = sum(t["written"] for layer in stats.layers for t in layer["dram_bytes"].values())

@@ -381,6 +381,30 @@ def test_benchmark_measures_a_network_that_compiles(config: str) -> None:
                      report, re.M), report
 
 
+def _numbers(line: str) -> list[int]:
+    return [int(n.replace(",", "")) for n in re.findall(r"(?<![\w.])\d[\d,]*(?![\d.]*x)", line)]
+
+
+def test_schedule_floor_adds_up() -> None:
+    """The floor (bound, resets, ALU) and what lies beyond it (GEMM above the bound, the
+    compute module's loads, its idle cycles, FINISH) add up to the cycles."""
+    layers = [{"compute_work": {"gemm": 1200, "reset": 64, "alu": 300, "loads": 40},
+               "busy": {"compute": 1605}}]
+    floor, beyond = bench.schedule_floor(1152, 1800, layers)
+    assert _numbers(floor) == [1516, 1152, 64, 300]
+    assert _numbers(beyond) == [48, 40, 195, 1]
+    assert 1516 + sum(_numbers(beyond)) == 1800
+    assert bench.schedule_floor(1152, 1800, [{"busy": {}}]) == []  # figures without the kinds
+
+
+def test_benchmark_report_has_the_floor() -> None:
+    m = bench.measure(_one_conv(), "default")
+    lines = bench.format_report(_one_conv().network, m).splitlines()
+    floor = next(line for line in lines if line.startswith("schedule floor "))
+    beyond = next(line for line in lines if line.startswith("beyond the floor: "))
+    assert m.cycles == _numbers(floor)[0] + sum(_numbers(beyond))
+
+
 def test_benchmark_report_per_layer() -> None:
     generated = _one_conv()
     m = bench.measure(generated, "default")

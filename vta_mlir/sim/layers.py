@@ -21,7 +21,13 @@ program's runs timed back to back), :func:`layer_figures` describes each layer:
 * ``dram_bytes``: per DRAM segment (an argument's segment bears the argument's name), the bytes
   the layer's loads read and its stores write, counted on the DRAM side (an ``ACC_8BIT`` load
   reads one byte per lane, although the ``acc_load_nbytes`` counter counts its SRAM width);
-* ``instructions``: how many instructions it has.
+* ``instructions``: how many instructions it has;
+* ``compute_work``: the compute module's busy cycles by kind of work (:data:`COMPUTE_WORK`):
+  ``gemm`` (GEMM micro-ops that accumulate), ``reset`` (GEMM resets), ``alu`` (epilogues,
+  pooling, residual adds) and ``loads`` (the compute module's own loads: accumulator,
+  ``ACC_8BIT`` and micro-op loads). ``reset`` and ``alu`` are what the schedule's epilogues,
+  pools and residuals cost beyond the GEMM: with the GEMM bound of the layer's true MACs they
+  give the floor of the schedule (``docs/performance.md``).
 
 :func:`layer_trace_events` draws the layers as slices of a Chrome / Perfetto trace.
 """
@@ -35,13 +41,37 @@ from typing import Any
 import numpy as np
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.isa import Insn, MemInsn, dram_elem_bytes, module_of
+from vta_mlir.isa import (
+    COMPUTE_MODULE,
+    AluInsn,
+    GemmInsn,
+    Insn,
+    MemInsn,
+    dram_elem_bytes,
+    module_of,
+)
 from vta_mlir.program import Program
 
-__all__ = ["MODULES", "critical_cycles", "layer_figures", "layer_spans", "layer_trace_events"]
+__all__ = ["COMPUTE_WORK", "MODULES", "compute_work_kind", "critical_cycles", "layer_figures",
+           "layer_spans", "layer_trace_events"]
 
 #: Module names, as in the run's ``busy`` (``docs/timing-model.md``).
 MODULES: tuple[str, ...] = ("load", "compute", "store")
+
+#: The kinds of the compute module's work in a layer's ``compute_work``.
+COMPUTE_WORK: tuple[str, ...] = ("gemm", "reset", "alu", "loads")
+
+
+def compute_work_kind(insn: Insn) -> str | None:
+    """The :data:`COMPUTE_WORK` kind of a compute-module instruction (``None``: FINISH, or
+    another module's instruction)."""
+    if isinstance(insn, GemmInsn):
+        return "reset" if insn.reset_reg else "gemm"
+    if isinstance(insn, AluInsn):
+        return "alu"
+    if isinstance(insn, MemInsn) and module_of(insn) == COMPUTE_MODULE:
+        return "loads"
+    return None
 
 
 
@@ -99,6 +129,7 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
     spans = layer_spans(insns, tags, start, end, len(names))
     shares = critical_cycles(tags, end, len(names))
     busy = [dict.fromkeys(MODULES, 0) for _ in names]
+    work = [dict.fromkeys(COMPUTE_WORK, 0) for _ in names]
     counts = np.bincount(tags, minlength=len(names))
     traffic: list[dict[str, dict[str, int]]] = [{} for _ in names]
     segs = sorted(program.segments, key=lambda s: s.phys)
@@ -109,6 +140,9 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
         for insn in run.insns:
             layer = int(tags[i])
             busy[layer][module_of(insn)] += int(end[i]) - int(start[i])
+            kind = compute_work_kind(insn)
+            if kind is not None:
+                work[layer][kind] += int(end[i]) - int(start[i])
             if isinstance(insn, MemInsn) and insn.x_size:
                 size = elem.get(insn.memory_type, 0)
                 at = bisect.bisect_right(phys, insn.dram_base * size) - 1
@@ -132,6 +166,7 @@ def layer_figures(program: Program, start: Sequence[int], end: Sequence[int],
             # The first of the busiest modules, in MODULES order.
             "bound_by": max(MODULES, key=busy[k].__getitem__),
             "dram_bytes": dict(sorted(traffic[k].items())),
+            "compute_work": work[k],
         })
     return figures
 
