@@ -8,15 +8,13 @@ asymmetric activations), imported and run by ``vta-run --check --stats``:
   evaluation of the imported program (``vta-run --check``, ``docs/reference.md``);
 - every multiply-accumulate on VTA (``vta_mac_fraction`` ≥ 0.99) and the host computing
   exactly the one float function (``docs/onnx.md`` §4.9);
-- against onnxruntime (``ORT_DISABLE_ALL``), in two parts, because the output of the float
-  function can be finer than its input: one step of a sigmoid's input code moves its output
-  by up to ``s_in / (4·s_out)`` output steps (1.7–2.6 for the detector). The codes the host
-  step reads (the VTA layers' output) are compared with onnxruntime's codes of that tensor
-  with the tolerance of §6 (≥ 99 % within one step of that tensor's scale, none beyond two);
-  the host step is compared on onnxruntime's own input codes with onnxruntime's output codes,
-  within the one output step §4.9 documents;
-- and the VGG, built as trained classifiers are (``whole_networks.vgg``), end to end with the
-  tolerance of §6 as well.
+- against onnxruntime (``ORT_DISABLE_ALL``) end to end, with the tolerance of §6 (≥ 99 % of
+  the outputs within one output step, none beyond two), and in two parts, since the output of
+  a float function can be finer than its input (one step of a sigmoid's input code moves its
+  output by up to ``s_in / (4·s_out)`` output steps): the codes the host step reads (the VTA
+  layers' output) against onnxruntime's codes of that tensor with the same tolerance (not for
+  the VGG, whose 10 logits its softmax damps), and the host step on onnxruntime's own input
+  codes against onnxruntime's output codes, within the one output step §4.9 documents.
 """
 
 from __future__ import annotations
@@ -36,9 +34,15 @@ from vta_mlir.tools import vta_run
 #: The networks and the float function the host computes at each one's end.
 NETWORKS = {"detector": "Sigmoid", "vgg": "Softmax"}
 
-#: The networks also compared end to end (module docstring): the trained-like VGG, whose
-#: softmax amplifies a hidden code by at most ``s_in / (4·s_out)`` ≈ 0.6–1.2 output steps.
-END_TO_END = frozenset({"vgg"})
+#: The networks also compared end to end (module docstring): both are built trained-like, and
+#: their float function moves an output by at most ``s_in / (4·s_out)`` ≈ 0.55–1.04 output
+#: steps per hidden code.
+END_TO_END = frozenset({"detector", "vgg"})
+
+#: The networks whose hidden codes (the host step's input) are not held to §6's tolerance:
+#: the VGG's are its 10 logits, up to two codes off, which its softmax damps (0.6 output steps
+#: a code); its end-to-end comparison covers them.
+HIDDEN_NOT_CHECKED = frozenset({"vgg"})
 
 
 def check_end_to_end(y: np.ndarray, reference: np.ndarray, scale: float) -> None:
@@ -116,7 +120,7 @@ def test_network(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
     on_host = [step for step in stats["host_steps"] if step["step"] == "compute"]  # type: ignore[union-attr]
     assert [step["operation"] for step in on_host] == [NETWORKS[name].lower()]
 
-    check_host_step_parts(path, NETWORKS[name], x, q, name in END_TO_END)
+    check_host_step_parts(path, NETWORKS[name], x, q, name in HIDDEN_NOT_CHECKED)
     if name in END_TO_END:
         check_end_to_end(y, onnxruntime_output(path, x), so)
 

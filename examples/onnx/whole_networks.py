@@ -1,7 +1,7 @@
 """Whole float networks in the builder form of ``models.py`` (which lists them in its
 ``MODELS``): a detector with a stride-2 backbone, an FPN-like top-down neck and a sigmoid
-head, and a VGG-style classifier ending in a softmax, built as trained classifiers are (its
-batch norms measured and folded, ``trained_like.py``).  Sizes are modest (32×32 inputs, about
+head, and a VGG-style classifier ending in a softmax, both built as trained networks are
+(their batch norms measured and folded, ``trained_like.py``).  Sizes are modest (32×32 inputs, about
 two million multiply-accumulates) so that a test runs each in about a second.
 
 Kept beside ``models.py`` rather than in it so that neither module grows past the project's
@@ -15,71 +15,59 @@ import numpy as np
 import onnx
 from numpy.lib.stride_tricks import sliding_window_view
 from onnx import helper, numpy_helper
-from trained_like import NormalisedNetwork, calibration_inputs
+from trained_like import NormalisedNetwork, calibration_inputs, conv2d
 
 #: ``(nodes, initializers, input shape, output shape)``, as ``models.Built``.
 Built = tuple[list[onnx.NodeProto], list[onnx.TensorProto], tuple[int, ...], tuple[int, ...]]
 
 
-class Graph:
-    """Nodes and initializers of a builder, with He-normal convolution weights."""
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-        self.nodes: list[onnx.NodeProto] = []
-        self.inits: list[onnx.TensorProto] = []
-
-    def weights(self, name: str, shape: tuple[int, ...], scale: float) -> str:
-        values = (self.rng.standard_normal(shape) * scale).astype(np.float32)
-        self.inits.append(numpy_helper.from_array(values, name))
-        return name
-
-    def conv(self, x: str, cin: int, cout: int, name: str, stride: int = 1,
-             relu: bool = True) -> str:
-        """A padded 3×3 convolution with bias, then ReLU unless ``relu`` is false."""
-        w = self.weights(name + ".weight", (cout, cin, 3, 3), float(np.sqrt(2.0 / (cin * 9))))
-        b = self.weights(name + ".bias", (cout,), 0.1)
-        self.nodes.append(helper.make_node("Conv", [x, w, b], [name], kernel_shape=[3, 3],
-                                           strides=[stride, stride], pads=[1, 1, 1, 1],
-                                           name=name))
-        return self.op("Relu", [name], name + ".relu") if relu else name
-
-    def op(self, op_type: str, inputs: list[str], name: str, output: str | None = None,
-           **attrs: object) -> str:
-        """A node named ``name`` whose output is ``output`` (``name`` unless given)."""
-        output = output or name
-        self.nodes.append(helper.make_node(op_type, inputs, [output], name=name, **attrs))
-        return output
-
-
-def detector(rng: np.random.Generator) -> Built:
-    """A single-shot detector: a backbone of stride-2 3×3 convolutions with ReLU (32×32 to
-    16×16, 8×8 and 4×4), a top-down neck (the coarser level upsampled by a nearest ``Resize``
-    ×2 and concatenated along the channels with the next finer one, then a 3×3 convolution,
-    twice), 3×3 convolution heads and a ``Sigmoid`` on the 8 outputs per position of the
-    16×16 level (the host computes it)."""
-    g = Graph(rng)
-    g.inits.append(numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "up_scales"))
-    c2 = g.conv("x", 3, 16, "backbone.0", stride=2)          # 16×16
-    c3 = g.conv(c2, 16, 16, "backbone.1", stride=2)          # 8×8
-    c4 = g.conv(c3, 16, 32, "backbone.2", stride=2)          # 4×4
-    up4 = g.op("Resize", [c4, "", "up_scales"], "neck.up4", mode="nearest")
-    p3 = g.conv(g.op("Concat", [c3, up4], "neck.cat3", axis=1), 48, 16, "neck.p3")
-    up3 = g.op("Resize", [p3, "", "up_scales"], "neck.up3", mode="nearest")
-    p2 = g.op("Concat", [c2, up3], "neck.cat2", axis=1)
-    h = g.conv(p2, 32, 16, "head.0")
-    logits = g.conv(h, 16, 8, "head.1", relu=False)
-    g.op("Sigmoid", [logits], "sigmoid", output="y")
-    return g.nodes, g.inits, (1, 3, 32, 32), (1, 8, 16, 16)
-
-
-#: The standard deviation of the output layers' logits on the calibration inputs (a modest
+#: The standard deviation of the classifier's logits on the calibration inputs (a modest
 #: spread, as a trained network's classifier has).
 LOGIT_SPREAD = 1.0
+#: The standard deviation of the detector's logits, around 0. One code of the sigmoid's input
+#: moves its output by at most ``s_in / (4·s_out)`` output steps: 0.55 with symmetric
+#: activations, 1.04 with asymmetric ones at this spread, so a hidden one-code difference stays
+#: within about one output step (a spread of 1 left 1–4 % of the asymmetric outputs two steps
+#: off; logits around the focal-loss prior of detection heads, whose largest sigmoid outputs
+#: are small, make the ratio 13.8).
+SIGMOID_LOGIT_SPREAD = 0.6
 
 
 class TrainedLikeGraph(NormalisedNetwork):
-    """:class:`trained_like.NormalisedNetwork` with a classifier's max-pools and ``Gemm``s."""
+    """:class:`trained_like.NormalisedNetwork` with a neck's resizes and concatenations, a
+    detection head's logits, a classifier's max-pools and ``Gemm``s."""
+
+    def resize(self, x: str, name: str) -> str:
+        """A nearest ``Resize`` ×2 of the rows and columns."""
+        if not any(init.name == "up_scales" for init in self.inits):
+            self.inits.append(numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32),
+                                                      "up_scales"))
+        self.nodes.append(helper.make_node("Resize", [x, "", "up_scales"], [name],
+                                           mode="nearest", name=name))
+        self.values[name] = self.values[x].repeat(2, axis=2).repeat(2, axis=3)
+        return name
+
+    def concat(self, a: str, b: str, name: str) -> str:
+        """``a`` and ``b`` concatenated along the channels."""
+        self.nodes.append(helper.make_node("Concat", [a, b], [name], axis=1, name=name))
+        self.values[name] = np.concatenate([self.values[a], self.values[b]], axis=1)
+        return name
+
+    def logits_conv(self, x: str, cout: int, name: str, spread: float) -> str:
+        """A padded 3×3 convolution without batch norm and with a zero bias, its weights
+        scaled so that its output has the standard deviation ``spread`` on the calibration
+        inputs."""
+        value = self.values[x]
+        w = self.rng.standard_normal((cout, value.shape[1], 3, 3)).astype(np.float32)
+        w *= np.float32(spread / conv2d(value, w, 1, 1, 1).std())
+        b = np.zeros(cout, np.float32)
+        self.inits += [numpy_helper.from_array(w, name + ".weight"),
+                       numpy_helper.from_array(b, name + ".bias")]
+        self.nodes.append(helper.make_node(
+            "Conv", [x, name + ".weight", name + ".bias"], [name], kernel_shape=[3, 3],
+            strides=[1, 1], pads=[1, 1, 1, 1], name=name))
+        self.values[name] = conv2d(value, w, 1, 1, 1)
+        return name
 
     def pool2(self, x: str, name: str) -> str:
         self.nodes.append(helper.make_node("MaxPool", [x], [name], kernel_shape=[2, 2],
@@ -107,6 +95,30 @@ class TrainedLikeGraph(NormalisedNetwork):
                                            [name], transB=1, name=name))
         self.values[name] = value @ weight.T + bias
         return name
+
+
+def detector(rng: np.random.Generator) -> Built:
+    """A single-shot detector built as trained networks are (every convolution of the
+    backbone, the neck and ``head.0`` with the batch norm of its output measured on the
+    calibration inputs and folded, ``trained_like``): a backbone of stride-2 3×3 convolutions
+    with ReLU (32×32 to 16×16, 8×8 and 4×4), a top-down neck (the coarser level upsampled by a
+    nearest ``Resize`` ×2 and concatenated along the channels with the next finer one, then a
+    3×3 convolution, twice), 3×3 convolution heads and a ``Sigmoid`` on the 8 outputs per
+    position of the 16×16 level (the host computes it). The last head convolution (logits, no
+    batch norm) is scaled to logits of standard deviation :data:`SIGMOID_LOGIT_SPREAD` around
+    0, so that one code of its output moves a sigmoid output by at most one output step
+    (``docs/onnx.md`` §6)."""
+    shape = (1, 3, 32, 32)
+    g = TrainedLikeGraph(rng, calibration_inputs(shape, rng))
+    c2 = g.conv("x", 16, 3, 2, "backbone.0")                  # 16×16
+    c3 = g.conv(c2, 16, 3, 2, "backbone.1")                   # 8×8
+    c4 = g.conv(c3, 32, 3, 2, "backbone.2")                   # 4×4
+    p3 = g.conv(g.concat(c3, g.resize(c4, "neck.up4"), "neck.cat3"), 16, 3, 1, "neck.p3")
+    p2 = g.concat(c2, g.resize(p3, "neck.up3"), "neck.cat2")
+    h = g.conv(p2, 16, 3, 1, "head.0")
+    logits = g.logits_conv(h, 8, "head.1", SIGMOID_LOGIT_SPREAD)
+    g.nodes.append(helper.make_node("Sigmoid", [logits], ["y"], name="sigmoid"))
+    return g.nodes, g.inits, shape, (1, 8, 16, 16)
 
 
 def vgg(rng: np.random.Generator) -> Built:
