@@ -19,8 +19,8 @@ from vta_mlir.frontend.mlir_text import (
 
 from .depthwise import DepthwiseConvLayer
 from .emit_cnn import CNN_LAYERS, emit_cnn_layer, immediate_parts
-from .emit_residual import FusedAdd, add_steps, fused_adds, layer_sources
 from .host_layers import HostLayer, host_layer_lines
+from .layers_cnn import ConcatLayer
 from .product_first import product_first_steps
 from .program import (
     AddLayer,
@@ -30,6 +30,7 @@ from .program import (
     Layer,
     MaxPoolLayer,
     Program,
+    immediate_factors,
 )
 from .requant import IMM_MAX, Requant, output_window
 
@@ -223,12 +224,10 @@ class Emitter:
                        "  }"]
 
     # -- layers ----------------------------------------------------------------------------
-    def emit(self, layer: Layer, out: str, fused: FusedAdd | None = None) -> None:
-        """The IR of ``layer`` writing ``out``; a convolution with ``fused`` writes the Add's
-        result instead of its own (:mod:`.emit_residual`)."""
+    def emit(self, layer: Layer, out: str) -> None:
         prefix = "%" + self.unique(layer.name)
         if isinstance(layer, ConvLayer):
-            self.conv(layer, prefix, out, fused)
+            self.conv(layer, prefix, out)
         elif isinstance(layer, DenseLayer):
             self.dense(layer, prefix, out)
         elif isinstance(layer, MaxPoolLayer):
@@ -274,8 +273,7 @@ class Emitter:
         self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
-    def conv(self, layer: ConvLayer, prefix: str, out: str,
-             fused: FusedAdd | None = None) -> None:
+    def conv(self, layer: ConvLayer, prefix: str, out: str) -> None:
         shape = self.program.tensors[layer.dst].shape
         data, data_t = self.padded(prefix, layer.src, layer.pads, "%c0_i8")
         kernel = layer.kernel if isinstance(layer, DepthwiseConvLayer) else layer.weight
@@ -310,18 +308,7 @@ class Emitter:
         in_range = not product_first and self.requant_steps(
             steps, layer.rq, layer.zero_point, layer.lo, layer.hi, operands, layer.name,
             layer.dst)
-        lo, hi = layer.lo, layer.hi
-        if fused is not None:
-            # The convolution's code, clipped, then the Add on it and the other operand.
-            if not in_range:
-                self.step(steps, "minsi", hi)
-                self.step(steps, "maxsi", lo)
-            operands.append((self.buffer(fused.other), memref_type(shape, "i8"),
-                             ", ".join(f"d{i}" for i in range(len(shape))), "%res: i8"))
-            operands += add_steps(self, fused.add, _value(_last(steps)), "%res", steps,
-                                  fused.swapped)
-            lo, hi, in_range = fused.add.lo, fused.add.hi, False
-        self.epilogue(prefix, shape, out, steps, operands, lo, hi, in_range)
+        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
         if any(layer.pads):
             self.lines.append(f"  memref.dealloc {data} : {data_t}")
@@ -374,14 +361,33 @@ class Emitter:
             maps.append(ident)
             types.append(memref_type(self.shape(layer.b), "i8"))
             block.append("%b: i8")
+        # Zero points first (immediates within ±128), so no large constant is left to add:
         # t = (a − za)·ma + (b − zb)·mb [+ c per column], then one rounding shift.
         steps = ["%ae = arith.extsi %a : i8 to i32"]
-        for ssa, type_, results, arg in add_steps(self, layer, "%ae",
-                                                   None if layer.b is None else "%b", steps):
-            ins.append(ssa)
-            maps.append(f"affine_map<({dims}) -> ({results})>")
-            types.append(type_)
-            block.append(arg)
+        value = "%ae"
+        if layer.za:
+            value = self.step(steps, "addi", -layer.za, value)
+        for factor in immediate_factors(layer.ma):
+            value = self.step(steps, "muli", factor, value)
+        product_a = value
+        if layer.b is not None:
+            steps.append("%be = arith.extsi %b : i8 to i32")
+            value = "%be"
+            if layer.zb:
+                value = self.step(steps, "addi", -layer.zb, value)
+            for factor in immediate_factors(layer.mb):
+                value = self.step(steps, "muli", factor, value)
+            k = _last(steps)
+            steps.append(f"%v{k + 1} = arith.addi {product_a}, {value} : i32")
+        if layer.const.size > 1:
+            axis = rank - 1
+            ins.append(self.constant(f"{layer.name}_c", layer.const))
+            maps.append(f"affine_map<({dims}) -> (d{axis})>")
+            types.append(memref_type((shape[axis],), "i32"))
+            block.append("%c: i32")
+            k = _last(steps)
+            steps.append(f"%v{k + 1} = arith.addi {_value(k)}, %c : i32")
+        self.rounding_shift(steps, layer.shift, layer.zero_point, half_first=True)
         maps.append(ident)
         self.lines += [
             f"  linalg.generic {{indexing_maps = [{', '.join(maps)}],",
@@ -414,22 +420,17 @@ def emit_program(program: Program) -> str:
         em.names[outp.name] = "%output"
     last_reader: dict[str, Layer] = {}
     for layer in program.layers:
-        for src in layer_sources(layer):
+        for src in _sources(layer):
             last_reader[program.aliases.get(src, src)] = layer
-    fused = fused_adds(program)
-    in_epilogue = {f.add.name for f in fused.values()}
     for layer in program.layers:
-        adding = fused.get(layer.name)
-        dst = adding.add.dst if adding is not None else layer.dst
-        if layer.name not in in_epilogue:
-            if dst != outp.name:
-                name = "%" + em.unique(dst)
-                em.names[dst] = name
-                em.lines.append(f"  {name} = memref.alloc() : "
-                                f"{memref_type(program.tensors[dst].shape, 'i8')}")
-            em.emit(layer, em.names[dst], adding)
-        for src in dict.fromkeys(program.aliases.get(s, s) for s in layer_sources(layer)):
-            if src in em.names and src not in (inp.name, real) and last_reader[src] is layer:
+        if layer.dst != outp.name:
+            name = "%" + em.unique(layer.dst)
+            em.names[layer.dst] = name
+            em.lines.append(f"  {name} = memref.alloc() : "
+                            f"{memref_type(program.tensors[layer.dst].shape, 'i8')}")
+        em.emit(layer, em.names[layer.dst])
+        for src in dict.fromkeys(program.aliases.get(s, s) for s in _sources(layer)):
+            if src not in (inp.name, real) and last_reader[src] is layer:
                 em.lines.append(f"  memref.dealloc {em.names[src]} : "
                                 f"{memref_type(program.tensors[src].shape, 'i8')}")
     if viewed is not None:
@@ -459,3 +460,11 @@ def _value(k: int) -> str:
 
 def _parallel(rank: int) -> str:
     return ", ".join(['"parallel"'] * rank)
+
+
+def _sources(layer: Layer) -> list[str]:
+    if isinstance(layer, AddLayer):
+        return [layer.a] if layer.b is None else [layer.a, layer.b]
+    if isinstance(layer, ConcatLayer):
+        return layer.srcs
+    return [layer.src]
