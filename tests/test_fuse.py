@@ -71,7 +71,8 @@ def dense_residual(rng: np.random.Generator) -> Built:
     return nodes, inits, (2, 24), (2, 24)
 
 
-BUILDERS = {"residual": MODELS["residual"], "downsample": MODELS["downsample"],
+BUILDERS = {"residual": MODELS["residual"], "residual_asym": MODELS["residual"],
+            "downsample": MODELS["downsample"],
             "mobilenet_block": MODELS["mobilenet_block"], "bottleneck": small_bottleneck,
             "shared_conv_output": shared_conv_output, "pool_after_conv": pool_after_conv,
             "dense_residual": dense_residual}
@@ -81,6 +82,9 @@ BUILDERS = {"residual": MODELS["residual"], "downsample": MODELS["downsample"],
 CASES: dict[str, tuple[bool, bool, dict[str, str]]] = {
     # The Add then a ReLU, fused into conv2; conv1's output is also read by conv2: not fused.
     "residual": (True, False, {"conv2": "add"}),
+    # Asymmetric: conv2's padding meets a non-zero zero point, so its accumulator starts from a
+    # bias per output element (docs/onnx.md §4.1).
+    "residual_asym": (False, False, {"conv2": "add"}),
     # Both operands are convolutions: the later one, with asymmetric activations.
     "downsample": (False, False, {"shortcut": "add"}),
     # The other operand is the network's input.

@@ -97,7 +97,9 @@ def emission_units(program: Program) -> list[Unit]:
     fusions: dict[int, ResidualAdd] = {}
     fused: set[int] = set()
     for k, add in enumerate(program.layers):
-        if not isinstance(add, AddLayer) or add.b is None or add.a == add.b:
+        # A constant operand (a vector per column, `const`) stays a layer of its own.
+        if not isinstance(add, AddLayer) or add.b is None or add.const.size > 1 \
+                or add.a == add.b:
             continue
         shape = program.tensors[add.dst].shape
         choice: ResidualAdd | None = None
@@ -111,7 +113,7 @@ def emission_units(program: Program) -> list[Unit]:
             if (not isinstance(layer, ConvLayer | DenseLayer) or readers[operand] != 1
                     or operand in viewed or operand == program.output.name
                     or program.tensors[operand].shape != shape
-                    or program.tensors.get(real_other, program.input).shape != shape
+                    or program.tensors[real_other].shape != shape
                     or other_at is None or other_at >= at):
                 continue
             if choice is None or at > index[choice.layer.dst]:
