@@ -144,15 +144,18 @@ def test_fused_runs_bit_exact(tmp_path: Path, name: str, cfg: VTAConfig) -> None
     assert set(CASES[name][2]) <= set(names)
 
 
+@pytest.mark.parametrize("config", ["block32", "batch2"])
 @pytest.mark.parametrize("name", ["residual", "residual_asym", "residual_pc", "mobilenet_block"])
-def test_torch_mlir_route(name: str, cfg: VTAConfig) -> None:
+def test_torch_mlir_route(name: str, config: str) -> None:
     """torch-mlir's files of the same models (``vta-integerize`` lifts them into the same
-    program): the Add fused, bit for bit as the integer semantics of the ONNX model."""
+    program): the Add fused, bit for bit as the integer semantics of the ONNX model. (The
+    default configuration runs them in ``tests/test_integerize.py`` and
+    ``tests/test_integerize_forms.py``.)"""
     onnx_path = TORCH_MLIR / f"{name}.onnx"
     model = onnx.load(str(onnx_path))
     shape = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
-    module = compile((TORCH_MLIR / f"{name}.mlir").read_text(), config=cfg,
+    module = compile((TORCH_MLIR / f"{name}.mlir").read_text(), config=config,
                      requant="fixed-point")
     (y,) = module(x)
     np.testing.assert_array_equal(y, expected_output(onnx_path, x))
