@@ -18,6 +18,10 @@ cycles against two bounds:
   position per block of BATCH images, plus the epilogue: 5 cycles per output vector (BATCH ×
   BLOCK_OUT elements) of every convolution and Gemm (add the bias, multiply, shift, clip).
 
+A residual ``Add`` fused into the epilogue of the projection writing its operand
+(``docs/onnx.md`` §4.5) is part of that layer's row, of kind ``conv+add``; neither bound counts
+its operations.
+
 It also prints ``vta_mac_fraction`` (the multiply-accumulates VTA ran over all of them), the
 host steps' seconds and the process's peak memory.  A step that fails prints one line and the
 exit status is 1.
@@ -54,6 +58,7 @@ from onnx_resnet18 import (  # noqa: E402
     Model,
     StepError,
     layer_bounds,
+    layer_count,
     measure_all,
 )
 from resnet18_network import (  # noqa: E402
@@ -131,8 +136,10 @@ def mobilenet_bounds(program: Program, cfg: VTAConfig) -> list[MobileNetBound]:
     """:class:`MobileNetBound` of every layer of ``program`` on ``cfg`` (the GEMM bound is
     ``onnx_resnet18.layer_bounds``'s; nothing for poolings and additions)."""
     from vta_mlir.quant.depthwise import DepthwiseConvLayer
+    from vta_mlir.quant.fuse import ResidualAdd, emission_units
     from vta_mlir.quant.program import ConvLayer, DenseLayer
 
+    fused = {unit.name for unit in emission_units(program) if isinstance(unit, ResidualAdd)}
     per_cycle = cfg.batch * cfg.block_in * cfg.block_out
     rows = []
     for layer, gemm in zip(program.layers, layer_bounds(program, cfg), strict=True):
@@ -154,6 +161,8 @@ def mobilenet_bounds(program: Program, cfg: VTAConfig) -> list[MobileNetBound]:
             bound = taps + EPILOGUE_CYCLES * vectors
         else:
             taps = 0.0
+        if layer.name in fused:
+            kind += "+add"
         rows.append(MobileNetBound(layer.name, kind, gemm.macs, gemm.gemm_bound, bound, taps))
     return rows
 
@@ -241,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
 
     program = model.program
     print(f"{model.name}: input {program.input.shape}, output {program.output.shape}, "
-          f"{len(program.layers)} layers, width {args.width:g}; built by "
+          f"{layer_count(program)}, width {args.width:g}; built by "
           f"examples/onnx/models.py, seed {args.seed}; "
           f"{'asymmetric' if args.asymmetric else 'symmetric'} activations, "
           f"{'per-channel' if args.per_channel else 'per-tensor'} weights, "

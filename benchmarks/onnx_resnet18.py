@@ -24,10 +24,12 @@ Steps:
    checks.)
 
 It prints the seconds of each step, and per layer (the run's ``vta-run --stats`` layers, named
-after the ONNX nodes) and in total the cycles against the GEMM bound of the network's *true*
-multiply-accumulates: MACs / (BATCH · BLOCK_IN · BLOCK_OUT) of the configuration, without
-rounding channels up to whole blocks; then ``vta_mac_fraction`` (the multiply-accumulates VTA
-ran over all of them) and the process's peak memory (maximum resident set).
+after the ONNX nodes; a residual ``Add`` fused into the epilogue of the convolution writing its
+operand, ``docs/onnx.md`` §4.5, is part of that convolution's row) and in total the cycles
+against the GEMM bound of the network's *true* multiply-accumulates: MACs / (BATCH · BLOCK_IN ·
+BLOCK_OUT) of the configuration, without rounding channels up to whole blocks; then
+``vta_mac_fraction`` (the multiply-accumulates VTA ran over all of them) and the process's peak
+memory (maximum resident set).
 
 A step that fails prints one line (the first line of the error) and the exit status is 1.
 
@@ -78,8 +80,8 @@ if TYPE_CHECKING:
 CONFIGS = ("default", "block32", "batch2")
 STEPS = ("compile", "run", "compare")
 
-__all__ = ["LayerBound", "Measurement", "Model", "agreement", "build", "layer_bounds", "main",
-           "measure", "measure_all", "onnxruntime_output"]
+__all__ = ["LayerBound", "Measurement", "Model", "agreement", "build", "layer_bounds",
+           "layer_count", "main", "measure", "measure_all", "onnxruntime_output"]
 
 
 class StepError(Exception):
@@ -177,6 +179,17 @@ def layer_bounds(program: Program, cfg: VTAConfig) -> list[LayerBound]:
             macs = math.prod(program.tensors[src].shape) * layer.weight.shape[1]
         rows.append(LayerBound(layer.name, macs, macs / per_cycle))
     return rows
+
+
+def layer_count(program: Program) -> str:
+    """``N layers`` of the imported ``program``, and how many of its Adds run in the epilogue
+    of the layer writing an operand (``vta_mlir/quant/fuse.py``): those have no row of their
+    own."""
+    from vta_mlir.quant.fuse import ResidualAdd, emission_units
+
+    fused = sum(isinstance(unit, ResidualAdd) for unit in emission_units(program))
+    text = f"{len(program.layers)} layers"
+    return f"{text} ({fused} Adds fused into a layer's epilogue)" if fused else text
 
 
 def onnxruntime_output(path: Path, x: np.ndarray) -> np.ndarray:
@@ -396,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     source = (f"exported by torch.onnx ({args.torch_model})" if args.torch_model
               else f"built by examples/onnx/models.py, seed {args.seed}")
     print(f"{model.name}: input {program.input.shape}, output {program.output.shape}, "
-          f"{len(program.layers)} layers; {source}; "
+          f"{layer_count(program)}; {source}; "
           f"{'asymmetric' if args.asymmetric else 'symmetric'} activations, "
           f"{'per-channel' if args.per_channel else 'per-tensor'} weights, "
           f"{args.requant} requantization")

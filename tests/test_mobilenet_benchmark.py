@@ -60,8 +60,10 @@ def test_runs_and_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixtu
                          "--json", str(figures)])
     out = capsys.readouterr().out
     assert status == 0, out
-    # 52 convolutions (17 depthwise), 10 residual Adds, the pool and the classifier.
-    assert out.startswith("mobilenet_v2: input (1, 3, 32, 32), output (1, 10), 64 layers")
+    # 52 convolutions (17 depthwise), 10 residual Adds, the pool and the classifier; each Add
+    # runs in the epilogue of its block's projection (docs/onnx.md §4.5).
+    assert out.startswith("mobilenet_v2: input (1, 3, 32, 32), output (1, 10), 64 layers (10 "
+                          "Adds fused into a layer's epilogue), ")
     dense, dw, taps, vectors = mobilenet_counts(32, 10)
     gemm = -(-(dense + dw) // 256)  # BATCH·BLOCK_IN·BLOCK_OUT of the default configuration
     aware = -(-dense // 256) + taps + 5 * vectors
@@ -77,7 +79,7 @@ def test_runs_and_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert row and row.groups() == (f"{32 * 256 * 9:,}", f"{32 * 256 * 9 // 256:,}",
                                     f"{9 * 2 * 256 + 5 * 2 * 256:,}"), out
     for name, kind in (("features.0", "conv"), ("features.2.expand", "conv"),
-                       ("features.3.add", "add"), ("avgpool", "avgpool"),
+                       ("features.3.project", r"conv\+add"), ("avgpool", "avgpool"),
                        ("classifier", "dense")):
         assert re.search(rf"^{re.escape(name)}\s+{kind}\s+[\d,]+\s+[\d,]+\s+[\d,]+\s+[\d,]+\s",
                          out, re.M), name
@@ -91,7 +93,8 @@ def test_runs_and_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert result["config"] == "default" and result["cycles"] == cycles
     assert result["vta_mac_fraction"] == 1.0
     assert sum(b["macs"] for b in result["layer_bounds"]) == dense + dw
-    assert len(result["layers"]) == 64 and 0 <= result["within_one_step"] <= 1
+    assert not re.search(r"^features\.\d+\.add\s", out, re.M), out
+    assert len(result["layers"]) == 64 - 10 and 0 <= result["within_one_step"] <= 1
 
 
 def test_a_failing_step_is_one_line(monkeypatch: pytest.MonkeyPatch,

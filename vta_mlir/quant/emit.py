@@ -19,18 +19,16 @@ from vta_mlir.frontend.mlir_text import (
 
 from .depthwise import DepthwiseConvLayer
 from .emit_cnn import CNN_LAYERS, emit_cnn_layer, immediate_parts
+from .fuse import ResidualAdd, Unit, emission_units, fused_epilogue, rescaled_operand, unit_sources
 from .host_layers import HostLayer, host_layer_lines
-from .layers_cnn import ConcatLayer
 from .product_first import product_first_steps
 from .program import (
     AddLayer,
     AvgPoolLayer,
     ConvLayer,
     DenseLayer,
-    Layer,
     MaxPoolLayer,
     Program,
-    immediate_factors,
 )
 from .requant import IMM_MAX, Requant, output_window
 
@@ -224,12 +222,16 @@ class Emitter:
                        "  }"]
 
     # -- layers ----------------------------------------------------------------------------
-    def emit(self, layer: Layer, out: str) -> None:
-        prefix = "%" + self.unique(layer.name)
+    def emit(self, unit: Unit, out: str) -> None:
+        """Append the IR of ``unit`` (a layer, or a layer with the Add fused into its
+        epilogue, :mod:`vta_mlir.quant.fuse`) writing ``out``."""
+        prefix = "%" + self.unique(unit.name)
+        fused = unit if isinstance(unit, ResidualAdd) else None
+        layer = unit.layer if isinstance(unit, ResidualAdd) else unit
         if isinstance(layer, ConvLayer):
-            self.conv(layer, prefix, out)
+            self.conv(layer, prefix, out, fused)
         elif isinstance(layer, DenseLayer):
-            self.dense(layer, prefix, out)
+            self.dense(layer, prefix, out, fused)
         elif isinstance(layer, MaxPoolLayer):
             self.maxpool(layer, prefix, out)
         elif isinstance(layer, AvgPoolLayer):
@@ -243,7 +245,18 @@ class Emitter:
         else:
             self.add(layer, prefix, out)
 
-    def dense(self, layer: DenseLayer, prefix: str, out: str) -> None:
+    def finish(self, prefix: str, shape: Sequence[int], out: str, steps: list[str],
+               operands: list[tuple[str, str, str, str]], layer: ConvLayer | DenseLayer,
+               in_range: bool, fused: ResidualAdd | None) -> None:
+        """The epilogue of a convolution or a fully connected layer, with the Add of
+        ``fused`` after its requantization when there is one."""
+        if fused is None:
+            self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
+        else:
+            fused_epilogue(self, prefix, shape, out, steps, operands, fused, in_range)
+
+    def dense(self, layer: DenseLayer, prefix: str, out: str,
+              fused: ResidualAdd | None = None) -> None:
         src_shape = self.shape(layer.src)
         k, n = layer.weight.shape
         flat = (src_shape[0], k)
@@ -270,10 +283,11 @@ class Emitter:
             operands.append((b, memref_type((n,), "i32"), "d1", "%b: i32"))
             in_range = self.requant_steps(steps, layer.rq, layer.zero_point, layer.lo,
                                           layer.hi, operands, layer.name, layer.dst)
-        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
+        self.finish(prefix, shape, out, steps, operands, layer, in_range, fused)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
-    def conv(self, layer: ConvLayer, prefix: str, out: str) -> None:
+    def conv(self, layer: ConvLayer, prefix: str, out: str,
+             fused: ResidualAdd | None = None) -> None:
         shape = self.program.tensors[layer.dst].shape
         data, data_t = self.padded(prefix, layer.src, layer.pads, "%c0_i8")
         kernel = layer.kernel if isinstance(layer, DepthwiseConvLayer) else layer.weight
@@ -308,7 +322,7 @@ class Emitter:
         in_range = not product_first and self.requant_steps(
             steps, layer.rq, layer.zero_point, layer.lo, layer.hi, operands, layer.name,
             layer.dst)
-        self.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
+        self.finish(prefix, shape, out, steps, operands, layer, in_range, fused)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
         if any(layer.pads):
             self.lines.append(f"  memref.dealloc {data} : {data_t}")
@@ -364,19 +378,10 @@ class Emitter:
         # Zero points first (immediates within ±128), so no large constant is left to add:
         # t = (a − za)·ma + (b − zb)·mb [+ c per column], then one rounding shift.
         steps = ["%ae = arith.extsi %a : i8 to i32"]
-        value = "%ae"
-        if layer.za:
-            value = self.step(steps, "addi", -layer.za, value)
-        for factor in immediate_factors(layer.ma):
-            value = self.step(steps, "muli", factor, value)
-        product_a = value
+        product_a = rescaled_operand(self, steps, "%ae", layer.za, layer.ma)
         if layer.b is not None:
             steps.append("%be = arith.extsi %b : i8 to i32")
-            value = "%be"
-            if layer.zb:
-                value = self.step(steps, "addi", -layer.zb, value)
-            for factor in immediate_factors(layer.mb):
-                value = self.step(steps, "muli", factor, value)
+            value = rescaled_operand(self, steps, "%be", layer.zb, layer.mb)
             k = _last(steps)
             steps.append(f"%v{k + 1} = arith.addi {product_a}, {value} : i32")
         if layer.const.size > 1:
@@ -418,19 +423,22 @@ def emit_program(program: Program) -> str:
     real = outp.name if viewed is None else viewed
     if viewed is None:
         em.names[outp.name] = "%output"
-    last_reader: dict[str, Layer] = {}
-    for layer in program.layers:
-        for src in _sources(layer):
-            last_reader[program.aliases.get(src, src)] = layer
-    for layer in program.layers:
-        if layer.dst != outp.name:
-            name = "%" + em.unique(layer.dst)
-            em.names[layer.dst] = name
+    # Each Add that fuses into the epilogue of the layer writing its operand is emitted with
+    # that layer, whose own output then needs no buffer (vta_mlir/quant/fuse.py).
+    units = emission_units(program)
+    last_reader: dict[str, Unit] = {}
+    for unit in units:
+        for src in unit_sources(unit):
+            last_reader[program.aliases.get(src, src)] = unit
+    for unit in units:
+        if unit.dst != outp.name:
+            name = "%" + em.unique(unit.dst)
+            em.names[unit.dst] = name
             em.lines.append(f"  {name} = memref.alloc() : "
-                            f"{memref_type(program.tensors[layer.dst].shape, 'i8')}")
-        em.emit(layer, em.names[layer.dst])
-        for src in dict.fromkeys(program.aliases.get(s, s) for s in _sources(layer)):
-            if src not in (inp.name, real) and last_reader[src] is layer:
+                            f"{memref_type(program.tensors[unit.dst].shape, 'i8')}")
+        em.emit(unit, em.names[unit.dst])
+        for src in dict.fromkeys(program.aliases.get(s, s) for s in unit_sources(unit)):
+            if src not in (inp.name, real) and last_reader[src] is unit:
                 em.lines.append(f"  memref.dealloc {em.names[src]} : "
                                 f"{memref_type(program.tensors[src].shape, 'i8')}")
     if viewed is not None:
@@ -461,10 +469,3 @@ def _value(k: int) -> str:
 def _parallel(rank: int) -> str:
     return ", ".join(['"parallel"'] * rank)
 
-
-def _sources(layer: Layer) -> list[str]:
-    if isinstance(layer, AddLayer):
-        return [layer.a] if layer.b is None else [layer.a, layer.b]
-    if isinstance(layer, ConcatLayer):
-        return layer.srcs
-    return [layer.src]

@@ -3,7 +3,8 @@
 // copied into its interior subview) is kept in the packed layout right before the packed
 // convolution, which reads the padded buffer; the dealloc keeps its place.  Channels are padded
 // to whole blocks by the host.  A residual i8 tensor is packed like the output, loaded by an
-// extsi copy into a second accumulator and added in place.  The last splits are diagnosed.
+// extsi copy into a second accumulator and added in place, after the immediate operations
+// that rescale it, if any.  The last splits are diagnosed.
 // Prefixes: the plain one for the default configuration (BATCH 1, BLOCK 16), B2 for batch2.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-pack | filecheck %s
@@ -119,6 +120,82 @@ func.func @residual(%x: memref<1x16x2x2xi8>, %w: memref<16x16x1x1xi8>, %bias: me
     %sum = arith.addi %s, %re : i32
     %hi = arith.minsi %sum, %c127 : i32
     %lo = arith.maxsi %hi, %zero : i32
+    %t = arith.trunci %lo : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
+
+// -----
+
+// A residual rescaled before the add (the epilogue of a convolution with a residual Add fused
+// into it, docs/onnx.md §4.5): the convolution's clipped code times 3, plus (r + 7)·5.  The
+// residual is loaded into its own accumulator and its chain of immediate operations applied
+// there; the convolution's chain runs in place, then the two are added.
+
+// CHECK-LABEL: func.func @rescaled_residual(
+// CHECK-SAME:    %{{[a-z0-9_]+}}: memref<1x1x2x2x1x16xi8>
+// CHECK-SAME:    %{{[a-z0-9_]+}}: memref<1x1x1x1x16x16xi8>
+// CHECK-SAME:    %{{[a-z0-9_]+}}: memref<1x1x1x1x1x16xi32>
+// CHECK-SAME:    %[[R:[a-z0-9_]+]]: memref<1x1x2x2x1x16xi8>
+// CHECK:         linalg.generic {{.*}} ins(%[[R]] : memref<1x1x2x2x1x16xi8>) outs(%[[RACC:[^ ]*]] : memref<1x1x2x2x1x16xi32>) {
+// CHECK:           arith.extsi
+// CHECK:         linalg.generic {{.*}} ins(%[[RACC]] : {{.*}}) outs(%[[RACC]] : {{.*}}) {
+// CHECK-NEXT:    ^{{.*}}(%[[E1:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[C7:.*]] = arith.constant 7 : i32
+// CHECK-NEXT:      arith.addi %[[E1]], %[[C7]] : i32
+// CHECK:         linalg.generic {{.*}} ins(%[[RACC]] : {{.*}}) outs(%[[RACC]] : {{.*}}) {
+// CHECK-NEXT:    ^{{.*}}(%[[E2:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[C5:.*]] = arith.constant 5 : i32
+// CHECK-NEXT:      arith.muli %[[E2]], %[[C5]] : i32
+// CHECK:         linalg.generic {{.*}} ins(%[[ACC:.*]] : {{.*}}) outs(%[[ACC]] : {{.*}}) {
+// CHECK:           arith.shrsi
+// CHECK:           arith.minsi
+// CHECK:           arith.maxsi
+// CHECK:           %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:      arith.muli %{{.*}}, %[[C3]] : i32
+// CHECK:         linalg.generic {{.*}} ins(%[[ACC]], %[[RACC]] : memref<1x1x2x2x1x16xi32>, memref<1x1x2x2x1x16xi32>) outs(%[[ACC]] : memref<1x1x2x2x1x16xi32>) {
+// CHECK-NEXT:    ^{{.*}}(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      arith.addi %[[A]], %[[B]] : i32
+// CHECK:           arith.shrsi
+// CHECK:           arith.minsi
+// CHECK:           arith.maxsi
+// CHECK:         outs(%{{.*}} : memref<1x1x2x2x1x16xi8>)
+
+func.func @rescaled_residual(%x: memref<1x16x2x2xi8>, %w: memref<16x16x1x1xi8>,
+                             %bias: memref<16xi32>, %r: memref<1x16x2x2xi8>,
+                             %y: memref<1x16x2x2xi8>) {
+  %c0 = arith.constant 0 : i32
+  %acc = memref.alloc() : memref<1x16x2x2xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<1x16x2x2xi32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x16x2x2xi8>, memref<16x16x1x1xi8>) outs(%acc : memref<1x16x2x2xi32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> (c)>,
+                                   affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc, %bias, %r : memref<1x16x2x2xi32>, memref<16xi32>, memref<1x16x2x2xi8>)
+      outs(%y : memref<1x16x2x2xi8>) {
+  ^bb0(%v: i32, %b: i32, %res: i8, %out: i8):
+    %c8 = arith.constant 8 : i32
+    %c3 = arith.constant 3 : i32
+    %c5 = arith.constant 5 : i32
+    %c7 = arith.constant 7 : i32
+    %cm128 = arith.constant -128 : i32
+    %c127 = arith.constant 127 : i32
+    %a = arith.addi %v, %b : i32
+    %s = arith.shrsi %a, %c8 : i32
+    %s_hi = arith.minsi %s, %c127 : i32
+    %code = arith.maxsi %s_hi, %cm128 : i32
+    %pa = arith.muli %code, %c3 : i32
+    %re = arith.extsi %res : i8 to i32
+    %rz = arith.addi %re, %c7 : i32
+    %pb = arith.muli %rz, %c5 : i32
+    %sum = arith.addi %pa, %pb : i32
+    %q = arith.shrsi %sum, %c3 : i32
+    %hi = arith.minsi %q, %c127 : i32
+    %lo = arith.maxsi %hi, %cm128 : i32
     %t = arith.trunci %lo : i32 to i8
     linalg.yield %t : i8
   }
