@@ -153,10 +153,14 @@ class DependenceAnalysis:
                     rows[0].conflicts(rows[0], found)
                 for a, b, x, y in found:
                     self._record(node, a, b, x, y, True, 1)
+        del rows
         for _, env_k, key_k in iters:
             for item in node.items:
                 if item.node is not None:
                     self._analyze(item.node, env_k, key_k)
+                # Nothing asks for the footprints of this iteration's items again: the loops
+                # around have their rows, and the loops inside were just analysed.
+                self._memo.pop((id(item), key_k), None)
 
     def _carried(self, node: Node, rows: list[_BufferIndex]) -> None:
         """The requirements of items of one iteration on items of the next (distance 1) or
