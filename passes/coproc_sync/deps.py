@@ -14,7 +14,9 @@ Two items of different modules that touch a common range, one of them writing, g
 :class:`Req`: *forward* (``a`` before ``b`` in one iteration) or *carried* from one iteration
 of the node's loop to a later one, with the smallest distance at which it occurs (1, or 2
 meaning "2 or more").  Programs too large to enumerate fall back to
-whole buffers.
+whole buffers.  The footprints of one iteration are indexed by buffer and module
+(:class:`_BufferIndex`), so only items that touch a common buffer from different modules are
+compared: a network's body holds hundreds of items, most of which share no buffer.
 
 The token protocol that orders these dependences is chosen and checked in
 :mod:`.protocol`.
