@@ -207,9 +207,23 @@ def get_config(op: Operation) -> VTAConfig:
     while cur is not None:
         attr = cur.attributes.get(CONFIG_ATTR_NAME)
         if isinstance(attr, VTAConfigAttr):
-            return attr.config
+            return _config_of(attr)
         cur = cur.parent_op()
     return _default_config()
+
+
+#: The last attribute :func:`get_config` read and its configuration: every op of a module
+#: finds the same attribute instance, and its verifier asks for it (the configuration is
+#: otherwise rebuilt from the attribute's parameters each time).
+_last_config: list[tuple[VTAConfigAttr, VTAConfig]] = []
+
+
+def _config_of(attr: VTAConfigAttr) -> VTAConfig:
+    if _last_config and _last_config[0][0] is attr:
+        return _last_config[0][1]
+    cfg = attr.config
+    _last_config[:] = [(attr, cfg)]
+    return cfg
 
 
 def set_module_config(module: ModuleOp, cfg: VTAConfig) -> None:

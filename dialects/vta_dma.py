@@ -33,6 +33,7 @@ from .vta_positions import (
     check_field,
     check_sram_buffer,
     int_prop,
+    integer_type,
     parse_position,
     print_attr_dict,
     print_position,
@@ -168,7 +169,7 @@ class DmaCopyOp(IRDLOperation):
         space = sram_space(self.dst.type)
         if space == Sram.ACC:
             src_t = self.src.type
-            acc_type = IntegerType(get_config(self).acc_width)
+            acc_type = integer_type(get_config(self).acc_width)
             if isinstance(src_t, MemRefType) and src_t.element_type != acc_type:
                 return MemType.ACC_8BIT
             return MemType.ACC
@@ -219,7 +220,7 @@ class DmaCopyOp(IRDLOperation):
                     "must be 0"
                 )
             sram_count = check_sram_buffer(self.src, Sram.ACC, cfg, "store source")
-            dram_elem = IntegerType(cfg.out_width)
+            dram_elem = integer_type(cfg.out_width)
             dram_lanes = cfg.batch * cfg.block_out
             dram_what = "store destination"
             footprint = y * x
@@ -229,7 +230,7 @@ class DmaCopyOp(IRDLOperation):
             sram_count = check_sram_buffer(self.dst, space, cfg, "load destination")
             src_t = cast(MemRefType, self.src.type)
             if space == Sram.ACC:
-                accepted = (IntegerType(cfg.acc_width), IntegerType(cfg.inp_width))
+                accepted = (integer_type(cfg.acc_width), integer_type(cfg.inp_width))
                 if src_t.element_type not in accepted:
                     raise VerifyException(
                         f"a load into {space_text(Sram.ACC)} reads i{cfg.acc_width} DRAM (ACC) "

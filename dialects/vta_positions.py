@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xdsl.dialects import affine
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefType, i64
@@ -45,6 +46,7 @@ __all__ = [
     "check_static_in",
     "constant_index",
     "int_prop",
+    "integer_type",
     "list_loop_bounds",
     "list_loop_trip",
     "parse_position",
@@ -136,6 +138,14 @@ def sram_element_type(space: Sram, cfg: VTAConfig) -> IntegerType:
         Sram.ACC: cfg.acc_width,
         Sram.UOP: UOP_BITS,
     }[space]
+    return integer_type(width)
+
+
+@lru_cache(maxsize=64)
+def integer_type(width: int) -> IntegerType:
+    """The signless integer type of ``width`` bits, one instance per width: types are
+    immutable, and the verifiers ask for them for every command of a program (constructing an
+    attribute checks its parameters each time)."""
     return IntegerType(width)
 
 
@@ -246,7 +256,10 @@ def print_position(printer: Printer, value: SSAValue | None, offset: int) -> Non
     printer.print_string("]")
 
 
+@lru_cache(maxsize=4096)
 def int_prop(value: int) -> IntegerAttr:
+    """The ``i64`` property of ``value``, one instance per value (attributes are immutable;
+    the passes set tens of thousands of fields, mostly small repeated values)."""
     return IntegerAttr(int(value), i64)
 
 

@@ -14,7 +14,9 @@ Two items of different modules that touch a common range, one of them writing, g
 :class:`Req`: *forward* (``a`` before ``b`` in one iteration) or *carried* from one iteration
 of the node's loop to a later one, with the smallest distance at which it occurs (1, or 2
 meaning "2 or more").  Programs too large to enumerate fall back to
-whole buffers.
+whole buffers.  The footprints of one iteration are indexed by buffer and module
+(:class:`_BufferIndex`), so only items that touch a common buffer from different modules are
+compared: a network's body holds hundreds of items, most of which share no buffer.
 
 The token protocol that orders these dependences is chosen and checked in
 :mod:`.protocol`.
@@ -22,7 +24,7 @@ The token protocol that orders these dependences is chosen and checked in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import Module
@@ -91,7 +93,6 @@ class DependenceAnalysis:
             if item.node is not None and trace_size(item.node) > PRECISE_LIMIT:
                 self._imprecise.update(id(n) for n in item.node.walk())
         self._memo: dict[tuple[int, tuple[int, ...]], Footprint] = {}
-        self._pair_lists: dict[int, list[tuple[int, int, Module, Module]]] = {}
         self._found: dict[int, dict[tuple[int, int, Module, Module, bool], int]] = {}
 
     def run(self) -> None:
@@ -138,56 +139,97 @@ class DependenceAnalysis:
 
     def _analyze(self, node: Node, env: Env, key: tuple[int, ...]) -> None:
         iters = list(self._iterations(node, env, key))
-        fps = [[self._footprint(item, env_k, key_k) for item in node.items]
-               for _, env_k, key_k in iters]
-        pairs = self._pairs(node)
-        for row in fps:
-            for a, b, x, y in pairs:
-                if a < b and row[a].conflicts(x, row[b], y):
-                    self._record(node, a, b, x, y, False, 0)
+        rows = [_BufferIndex([self._footprint(item, env_k, key_k) for item in node.items])
+                for _, env_k, key_k in iters]
+        found: set[_Pair] = set()
+        for row in rows:
+            row.conflicts(row, found, forward=True)
+        for a, b, x, y in found:
+            self._record(node, a, b, x, y, False, 0)
         if node.iv is not None and node.trip > 1:
             if id(node) not in self._imprecise:
-                self._carried(node, fps, pairs)
+                self._carried(node, rows)
             else:
-                row = fps[0] if fps else []
-                for a, b, x, y in pairs:
-                    if row[a].conflicts(x, row[b], y):
-                        self._record(node, a, b, x, y, True, 1)
+                found = set()
+                if rows:
+                    rows[0].conflicts(rows[0], found)
+                for a, b, x, y in found:
+                    self._record(node, a, b, x, y, True, 1)
+        del rows
         for _, env_k, key_k in iters:
             for item in node.items:
                 if item.node is not None:
                     self._analyze(item.node, env_k, key_k)
+                # Nothing asks for the footprints of this iteration's items again: the loops
+                # around have their rows, and the loops inside were just analysed.
+                self._memo.pop((id(item), key_k), None)
 
-    def _pairs(self, node: Node) -> list[tuple[int, int, Module, Module]]:
-        """The items of ``node`` two by two, with a module of each that differ: the pairs
-        whose footprints may conflict (the same for every iteration of the loops around)."""
-        found = self._pair_lists.get(id(node))
-        if found is None:
-            mods = [item.modules for item in node.items]
-            n = len(node.items)
-            found = [(a, b, x, y) for a in range(n) for b in range(n) for x in mods[a]
-                     for y in mods[b] if x != y]
-            self._pair_lists[id(node)] = found
-        return found
-
-    def _carried(self, node: Node, fps: list[list[Footprint]],
-                 pairs: list[tuple[int, int, Module, Module]]) -> None:
-        n, trip = len(node.items), len(fps)
+    def _carried(self, node: Node, rows: list[_BufferIndex]) -> None:
+        """The requirements of items of one iteration on items of the next (distance 1) or
+        of a later one only (2)."""
+        n, trip = len(node.items), len(rows)
         # suffix[k][b]: item b over iterations k.. (what a later iteration may touch)
         suffix: list[list[Footprint]] = [[Footprint() for _ in range(n)] for _ in range(trip + 1)]
         for k in range(trip - 1, -1, -1):
             for b in range(n):
                 suffix[k][b].merge(suffix[k + 1][b])
-                suffix[k][b].merge(fps[k][b])
-        for a, b, x, y in pairs:
-            near = later = False
-            for k in range(trip - 1):
-                if not near and fps[k][a].conflicts(x, fps[k + 1][b], y):
-                    near = True
-                    break
-                if not later and fps[k][a].conflicts(x, suffix[k + 1][b], y):
-                    later = True
-            if near:
-                self._record(node, a, b, x, y, True, 1)
-            elif later:
-                self._record(node, a, b, x, y, True, 2)
+                suffix[k][b].merge(rows[k].footprints[b])
+        near: set[_Pair] = set()
+        later: set[_Pair] = set()
+        for k in range(trip - 1):
+            rows[k].conflicts(rows[k + 1], near)
+            rows[k].conflicts(_BufferIndex(suffix[k + 1]), later)
+        for a, b, x, y in near:
+            self._record(node, a, b, x, y, True, 1)
+        for a, b, x, y in later - near:
+            self._record(node, a, b, x, y, True, 2)
+
+
+#: A pair of items that conflict: ``(a, b, x, y)``, module ``x`` of item ``a`` and module
+#: ``y`` of item ``b``.
+_Pair = tuple[int, int, Module, Module]
+#: The ranges one module of one item reads and writes in a buffer: (item, read, write).
+_Entry = tuple[int, "tuple[int, int] | None", "tuple[int, int] | None"]
+
+
+class _BufferIndex:
+    """The footprints of a node's items in one iteration, indexed by buffer and module: only
+    items that touch a common buffer from different modules are compared (a network's body
+    has hundreds of items, most of which share no buffer with each other)."""
+
+    __slots__ = ("by_buffer", "footprints")
+
+    def __init__(self, footprints: list[Footprint]) -> None:
+        self.footprints = footprints
+        #: buffer → module → the entries of the items that touch it, by item index.
+        self.by_buffer: dict[Hashable, dict[Module, list[_Entry]]] = {}
+        for index, fp in enumerate(footprints):
+            for module, bufs in fp.parts.items():
+                for buf, (r, w) in bufs.items():
+                    self.by_buffer.setdefault(buf, {}).setdefault(module, []).append(
+                        (index, r, w))
+
+    def conflicts(self, later: _BufferIndex, found: set[_Pair], forward: bool = False) -> None:
+        """Add to ``found`` every ``(a, b, x, y)``: module ``x`` of item ``a`` here touches a
+        range module ``y`` (another) of item ``b`` touches in ``later``, one of them writing
+        (``forward``: only ``a < b``)."""
+        theirs_by_buffer = later.by_buffer
+        for buf, mine in self.by_buffer.items():
+            theirs = theirs_by_buffer.get(buf)
+            if theirs is None:
+                continue
+            for x, entries in mine.items():
+                for y, others in theirs.items():
+                    if x == y:
+                        continue
+                    for a, r1, w1 in entries:
+                        for b, r2, w2 in others:
+                            if forward and b <= a:
+                                continue
+                            if (_overlap(w1, r2) or _overlap(w1, w2) or _overlap(r1, w2)) \
+                                    and (a, b, x, y) not in found:
+                                found.add((a, b, x, y))
+
+
+def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]

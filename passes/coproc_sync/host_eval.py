@@ -19,6 +19,9 @@ _BUFFER_ROOTS = (memref.AllocOp, memref.AllocaOp)
 
 Env = dict[SSAValue, int]
 
+#: Marks a value not computed yet (``None`` is a computed "unknown").
+_UNKNOWN = object()
+
 
 class HostEval:
     """Values of host index computations for given loop-variable values (``None`` when not
@@ -45,33 +48,49 @@ class HostEval:
         return found
 
     def index(self, value: SSAValue | None, env: Env) -> int | None:
+        """The value of ``value`` (0 for ``None``), remembered by the values of the loop
+        variables it is computed from."""
         if value is None:
             return 0
         if value in env:
             return env[value]
-        op = value.owner
-        if not isinstance(op, Operation):
+        if not isinstance(value.owner, Operation):
             return None  # a loop variable outside env, or a function argument
         key = (value, tuple(env.get(leaf) for leaf in self._leaves(value)))
-        if key in self._values:
-            return self._values[key]
+        result = self._values.get(key, _UNKNOWN)
+        if result is _UNKNOWN:
+            result = self._values[key] = self._compute(value, env, {})
+        return result  # type: ignore[return-value]
+
+    def _compute(self, value: SSAValue, env: Env, done: dict[SSAValue, int | None]
+                 ) -> int | None:
+        """The value of ``value`` computed from its operands', each once (``done``); only the
+        values :meth:`index` is asked for are remembered across calls, which saves a key of
+        loop-variable values per intermediate value."""
+        if value in env:
+            return env[value]
+        if value in done:
+            return done[value]
+        op = value.owner
+        if not isinstance(op, Operation):
+            return None
         try:
-            result = self._op(op, env)
+            result = self._op(op, env, done)
         except IndexArithError:
             result = None
-        self._values[key] = result
+        done[value] = result
         return result
 
-    def _op(self, op: Operation, env: Env) -> int | None:
+    def _op(self, op: Operation, env: Env, done: dict[SSAValue, int | None]) -> int | None:
         if not is_index_op(op):
             return None
         if isinstance(op, arith.SelectOp):
             # Only the operand selected is computed (the other may be undefined here).
-            c = self.index(op.cond, env)
+            c = self._compute(op.cond, env, done)
             if c is None:
                 return None
-            return self.index(op.lhs if c else op.rhs, env)
-        values = [self.index(v, env) for v in op.operands]
+            return self._compute(op.lhs if c else op.rhs, env, done)
+        values = [self._compute(v, env, done) for v in op.operands]
         if any(v is None for v in values):
             return None
         return evaluate(op, values)  # type: ignore[arg-type]

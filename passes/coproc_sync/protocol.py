@@ -308,8 +308,20 @@ def _add_carried(node: Node, q: Queue, src: int, dst: int, dist: int) -> bool:
     return True
 
 
-def _fix(node: Node, req: Req) -> bool:
-    """Add or extend a token towards ordering ``req``; False if nothing could be added."""
+def latest_sources(node: Node) -> dict[tuple[int, Module, Module], int]:
+    """The latest source item of the same-iteration requirements of ``node`` by target item
+    and modules: one forward token from there orders them all."""
+    latest: dict[tuple[int, Module, Module], int] = {}
+    for r in node.reqs:
+        if r.dist == 0:
+            key = (r.dst, r.x, r.y)
+            latest[key] = max(latest.get(key, r.src), r.src)
+    return latest
+
+
+def _fix(node: Node, req: Req, latest: dict[tuple[int, Module, Module], int]) -> bool:
+    """Add or extend a token towards ordering ``req`` (``latest``: :func:`latest_sources` of
+    ``node``); False if nothing could be added."""
     a, b, x, y = req.src, req.dst, req.x, req.y
     if (x, y) not in _QI:
         # Load <-> store: compute passes the completion on, right before the target.  That
@@ -321,9 +333,7 @@ def _fix(node: Node, req: Req) -> bool:
     if req.dist:
         return _add_carried(node, q, _post(a), _pre(b), req.dist)
     # The latest source this target needs: one token orders them all.
-    srcs = [r.src for r in node.reqs if r.dist == 0 and r.dst == b and r.x == req.x
-            and r.y == req.y]
-    return _add_forward(node, q, _post(max(srcs)), _pre(b))
+    return _add_forward(node, q, _post(latest[(b, req.x, req.y)]), _pre(b))
 
 
 def _hoist_primes(node: Node) -> None:
@@ -377,12 +387,13 @@ def synthesize(node: Node, double_buffer: bool) -> None:
     _refresh(node, double_buffer)
     # A body that runs once (a function's) is executed again from its first changed item.
     replay = Replay(node, _Sim({id(node)}), _Violation) if node.trip == 1 else None
+    latest = latest_sources(node)
     for _ in range(_MAX_STEPS):
         req = _first_violation(node) if replay is None else _replayed_violation(replay, node)
         if req is None:
             _hoist_primes(node)
             return
-        if not _fix(node, req):
+        if not _fix(node, req, latest):
             # The token meant for it exists but does not order it: only two-deep or split
             # carried tokens can have that effect (FIFO order with other tokens); fall back to
             # one token, one deep.

@@ -93,13 +93,23 @@ def evaluate(op: Operation, operands: Sequence[int]) -> int:
     raise IndexArithError(f"'{name}' is not index arithmetic")
 
 
-_COMPILED: dict[AffineMap, Callable[[Sequence[int], Sequence[int]], tuple[int, ...]]] = {}
+_MapFunction = Callable[[Sequence[int], Sequence[int]], tuple[int, ...]]
+_COMPILED: dict[AffineMap, _MapFunction] = {}
+#: The function of each map instance seen, by identity (the instance is kept, so its id is
+#: not reused): hashing a map hashes its whole expression tree, and an analysis evaluates the
+#: same op's map for every loop iteration.
+_COMPILED_BY_ID: dict[int, tuple[AffineMap, _MapFunction]] = {}
+#: Instances remembered by identity before that table starts again.
+_BY_ID_LIMIT = 1 << 16
 
 
-def compiled_map(amap: AffineMap) -> Callable[[Sequence[int], Sequence[int]], tuple[int, ...]]:
+def compiled_map(amap: AffineMap) -> _MapFunction:
     """``amap`` as a Python function of (dims, symbols) (the :func:`source` back-end with
     operands of unknown range), made once per map: for analyses that evaluate it for every
     loop iteration."""
+    seen = _COMPILED_BY_ID.get(id(amap))
+    if seen is not None and seen[0] is amap:
+        return seen[1]
     fn = _COMPILED.get(amap)
     if fn is None:
         full = signed_range(INDEX_WIDTH)
@@ -108,6 +118,9 @@ def compiled_map(amap: AffineMap) -> Callable[[Sequence[int], Sequence[int]], tu
         body = "".join(f"{r}, " for r in source_map(amap, dims, syms))
         fn = eval(f"lambda d, s: ({body})", dict(HELPERS))  # noqa: S307 - our own text
         _COMPILED[amap] = fn
+    if len(_COMPILED_BY_ID) >= _BY_ID_LIMIT:
+        _COMPILED_BY_ID.clear()
+    _COMPILED_BY_ID[id(amap)] = (amap, fn)
     return fn
 
 
