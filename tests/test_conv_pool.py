@@ -14,6 +14,7 @@ from tests.mlir_programs import memref
 from vta_mlir import compile as vta_compile
 from vta_mlir.config import VTAConfig
 from vta_mlir.frontend.mlir_text import padding_idiom
+from vta_mlir.runtime.device import LoadedModule
 from vta_mlir.sim.hazards import program_hazards
 
 
@@ -125,21 +126,39 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_conv_pool_matches_numpy(case: str, cfg: VTAConfig) -> None:
-    p = CASES[case]
-    n = cfg.batch
-    rng = np.random.default_rng(len(case))
+def run_case(p: ConvPool, cfg: VTAConfig, seed: int, pipeline: str | None = None,
+             batches: int = 1) -> LoadedModule:
+    """Compile and run ``p`` on ``cfg`` with random data; compare with numpy."""
+    n = cfg.batch * batches
+    rng = np.random.default_rng(seed)
     x = rng.integers(-128, 128, size=(n, p.cin, p.h, p.w), dtype=np.int8)
     w = rng.integers(-128, 128, size=(p.cout, p.cin, p.k, p.k), dtype=np.int8)
     b = rng.integers(-3000, 3000, size=(p.cout,), dtype=np.int32)
-    text = conv_pool_mlir(p, n)
-    module = vta_compile(text, config=cfg)
+    module = vta_compile(conv_pool_mlir(p, n), config=cfg, pipeline=pipeline)
     (y,) = module(x, w, b)
+    # Tokens balance (no deadlock, no token left) and no SRAM race between the modules.
     assert module.last_run.warnings == []
     assert program_hazards(module.module.program, cfg) == []
     np.testing.assert_array_equal(y, conv_pool_reference(p, x, w, b))
+    return module
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_conv_pool_matches_numpy(case: str, cfg: VTAConfig) -> None:
+    module = run_case(CASES[case], cfg, len(case))
     # One layer when fused (named after the convolution), two when not.
     layers = [layer["name"] for layer in module.last_run.layers]
     assert layers == (["conv2d@12", "maxpool@33"] if case == "negative-multiplier"
                       else ["conv2d@12"])
+
+
+@pytest.mark.parametrize("double_buffer", ["true", "false"])
+def test_row_tiles_match_numpy(cfg: VTAConfig, double_buffer: str) -> None:
+    """Every output channel in one tile (``tile=0,O/BO,1``): several row tiles (double
+    buffered: six of three pooled rows, the first and last reading the padding, the four
+    between them one host loop), two images (the batch loop)."""
+    p = ConvPool(16, 36, 20, 64)
+    tile = f"0,{p.cout // cfg.block_out},1"
+    module = run_case(p, cfg, 7, f"vta-to-isa{{tile={tile} double-buffer={double_buffer}}}",
+                      batches=2)
+    assert [layer["name"] for layer in module.last_run.layers] == ["conv2d@12"]

@@ -14,6 +14,9 @@ convolution region (rank-6 layouts) is tiled by :mod:`.conv` with the plan of
 input DMAs.  A pooling region (a max or sum pooling generic in place of the convolution) is
 tiled by :mod:`.pool`: channel and row tiles, the data tile in the accumulator SRAM, one ALU
 operation per window offset.
+A convolution region followed by a max-pool region that alone reads its int8 output, with a
+monotone epilogue, is tiled as one (:mod:`.conv_pool`, :mod:`.conv_pool_emit`): the pool on
+the convolution's accumulator tiles, the epilogue on the pooled tile.
 
 **Choice.**  :mod:`.search` enumerates tilings (tile sizes, order of the ``b``/``o``
 loops, whether the input and weights are held per tile, per row of tiles or whole, double

@@ -198,6 +198,7 @@ def emit_conv_pool(region: ConvPoolRegion, cfg: VTAConfig) -> list[SSAValue]:
 
 def describe(region: ConvPoolRegion) -> str:
     """The remark of ``verbose``."""
+    copies = "two pooled tiles" if region.pooled_double else "one pooled tile"
     return (f"{region.plan.describe()}, every {region.plan.row_pitch} rows; max-pool fused: "
-            f"{region.tp} pooled rows per tile")
+            f"{region.tp} pooled rows per tile, {copies}")
 
