@@ -154,6 +154,25 @@ def _mid_buffer(conv: ConvRegion, pool: PoolRegion) -> SSAValue | None:
     return mid
 
 
+def _output_at_conv(conv: ConvRegion, pool: PoolRegion) -> bool:
+    """The fused region stores the pool's output from the convolution's place: its buffer is
+    an argument, an alloc (moved there when defined later) or defined before that place, and
+    nothing else writes it."""
+    y = pool.output.outputs[0]
+    for use in y.uses:
+        user = use.operation
+        written = (isinstance(user, memref.CopyOp) and user.destination is y) or (
+            isinstance(user, linalg.GenericOp | linalg.FillOp) and y in user.outputs)
+        if written and user is not pool.output:
+            return False
+    owner = y.owner
+    if not isinstance(owner, Operation) or isinstance(owner, memref.AllocOp):
+        return True
+    block = conv.output.parent_block()
+    return (block is not None and owner.parent_block() is block
+            and block.get_operation_index(owner) < block.get_operation_index(conv.output))
+
+
 def virtual_geometry(conv: ConvRegion, pool: PoolRegion) -> ConvGeometry:
     """The convolution in the pool's padded coordinates (module docstring)."""
     g, pg = conv.geo, pool.geo
@@ -254,7 +273,7 @@ def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: 
         return None
     mid = _mid_buffer(conv, pool)
     found = monotone_range(conv)
-    if mid is None or found is None:
+    if mid is None or found is None or not _output_at_conv(conv, pool):
         return None
     epilogue, lo, hi = found
     if lo < -128 or hi > 127 or pg.init > lo or (any(pg.pads) and pg.pad_value > lo):
