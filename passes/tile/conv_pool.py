@@ -229,7 +229,7 @@ def _plan(conv: ConvRegion, pool: PoolRegion, geo: ConvGeometry, cfg: VTAConfig,
     best: tuple[tuple[int, int], ConvPlan, int, bool] | None = None
     # (double buffering, two convolution accumulator tiles, two pooled tiles)
     buffering = [(True, False, False), (False, False, False), (True, True, True),
-                 (True, False, True), (False, False, True)]
+                 (True, False, True)]
     if double_buffer is not None:
         buffering = [b for b in buffering if b[0] == double_buffer]
     for to, ti, tp, resident in itertools.product(
