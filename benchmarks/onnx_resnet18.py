@@ -67,6 +67,7 @@ from resnet18_network import (  # noqa: E402
     format_int,
     format_ratio,
     format_table,
+    fused_layers,
     peak_memory_mb,
     schedule_floor,
 )
@@ -351,6 +352,9 @@ def format_report(model: Model, m: Measurement) -> str:
                          "bound by"], rows)
     if not m.layers:
         out.append("(per-layer figures: the run statistics have no `layers`)")
+    note = fused_layers([b.name for b in bounds], m.layers)
+    if note is not None:
+        out.append(note)
     out += schedule_floor(gemm, m.cycles, m.layers)
     out.append(f"vta_mac_fraction {m.vta_mac_fraction:.4f}; {len(m.host_steps)} host steps")
     out.append(f"compile {m.compile_seconds:.2f} s, run {m.run_seconds:.2f} s (of which host "

@@ -76,8 +76,8 @@ CONFIGS = ("default", "block32", "batch2")
 NETWORK_NAMES = ("resnet18", "small_cnn")
 STEPS = ("generate", "compile", "run", "check")
 
-__all__ = ["LayerBounds", "generate", "layer_bounds", "load_generator", "main", "measure",
-           "network_bounds"]
+__all__ = ["LayerBounds", "fused_layers", "generate", "layer_bounds", "load_generator", "main",
+           "measure", "network_bounds"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,6 +346,19 @@ def schedule_floor(base: float, cycles: int, layers: Sequence[Mapping[str, Any]]
             f"{format_int(cycles - busy)}, other {format_int(busy - sum(work.values()))}"]
 
 
+def fused_layers(names: list[str], layers: list[dict[str, Any]] | None) -> str | None:
+    """The note naming the layers of ``names`` the run has no figures of — a max-pool that
+    ``vta-tile`` fused into the convolution before it runs within that layer — or ``None``."""
+    if not layers:
+        return None
+    ran = {str(entry.get("name")) for entry in layers}
+    fused = [name for name in names if name not in ran]
+    if not fused:
+        return None
+    return (f"(no layer of their own: {', '.join(fused)} — fused into the layer before, whose "
+            f"figures include them)")
+
+
 def format_report(net: nm.Network, m: Measurement) -> str:
     """The figures of one configuration: per layer when the run has them, then the totals."""
     from vta_mlir.config import VTAConfig
@@ -382,6 +395,9 @@ def format_report(net: nm.Network, m: Measurement) -> str:
     out += format_table(heads, rows)
     if m.layers is None:
         out.append("(per-layer figures: the run statistics have no `layers`)")
+    note = fused_layers([b.name for b in layer_bounds(net, cfg)], m.layers)
+    if note is not None:
+        out.append(note)
     out += schedule_floor(total["gemm_bound"], m.cycles, m.layers or [])
     busy = ", ".join(f"{k} {format_ratio(v, m.cycles)}" for k, v in m.busy.items())
     out.append(f"busy / cycles: {busy}; micro-op bytes loaded {format_int(m.uop_bytes)}")

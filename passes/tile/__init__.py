@@ -14,6 +14,9 @@ convolution region (rank-6 layouts) is tiled by :mod:`.conv` with the plan of
 input DMAs.  A pooling region (a max or sum pooling generic in place of the convolution) is
 tiled by :mod:`.pool`: channel and row tiles, the data tile in the accumulator SRAM, one ALU
 operation per window offset.
+A convolution region followed by a max-pool region that alone reads its int8 output, with a
+monotone epilogue, is tiled as one (:mod:`.conv_pool`, :mod:`.conv_pool_emit`): the pool on
+the convolution's accumulator tiles, the epilogue on the pooled tile.
 
 **Choice.**  :mod:`.search` enumerates tilings (tile sizes, order of the ``b``/``o``
 loops, whether the input and weights are held per tile, per row of tiles or whole, double
@@ -102,6 +105,8 @@ from vta_mlir.ir.locations import copy_location, given_layer_name
 from .builder import DOUBLE_BUFFER_ATTR, Index, TileBuilder
 from .conv import emit_conv
 from .conv_plan import choose_conv_plan
+from .conv_pool import ConvPoolRegion, fuse_conv_pools
+from .conv_pool_emit import describe, emit_conv_pool
 from .conv_region import ConvRegion
 from .cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
 from .pool import choose_pool_plan, emit_pool
@@ -372,7 +377,12 @@ class TilePass(ModulePass):
             held = sram_in_use(f)
             budget = sram_budget(cfg, held)
             after: dict[str, int] = {}
-            for region in regions:
+            for region in fuse_conv_pools(list(regions), cfg, budget, tile, self.double_buffer):
+                if isinstance(region, ConvPoolRegion):
+                    if self.verbose:
+                        emit_remark(region.output, f"vta-tile: {describe(region)}")
+                    place_region_buffers(emit_conv_pool(region, cfg), held, cfg, after)
+                    continue
                 if isinstance(region, ResizeRegion):
                     try:
                         buffers = tile_resize(region, cfg, budget, self.double_buffer,

@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Protocol
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, IntegerType, MemRefType
@@ -65,7 +66,7 @@ from .builder import Index, TileBuilder
 from .conv_plan import ConvPlan, ConvTiles, Run
 from .conv_region import ConvRegion
 
-__all__ = ["UNROLL_STEPS", "emit_conv"]
+__all__ = ["UNROLL_STEPS", "ConvTail", "emit_conv"]
 
 #: Input-channel steps per tile up to which the step loop is written out.
 UNROLL_STEPS = 8
@@ -85,15 +86,33 @@ class _TilePos:
     crun: Run
 
 
+class ConvTail(Protocol):
+    """What follows the convolution of each output tile when the region's ops stop at it (a
+    pooling fused after the convolution, :mod:`.conv_pool`)."""
+
+    def allocate(self, builder: TileBuilder) -> list[SSAValue]:
+        """The tail's SRAM buffers, allocated with the convolution's."""
+        ...
+
+    def tile(self, builder: TileBuilder, tile: _TilePos, views: dict[SSAValue, SSAValue],
+             counter: LinearForm) -> None:
+        """The ops after the convolution of ``tile``, the ``counter``-th output tile, whose
+        accumulator tiles are ``views``."""
+        ...
+
+
 class _ConvEmitter(TileBuilder):
     """Builds the loop nest of one convolution region before its output op."""
 
-    def __init__(self, region: ConvRegion, plan: ConvPlan, cfg: VTAConfig) -> None:
+    def __init__(self, region: ConvRegion, plan: ConvPlan, cfg: VTAConfig,
+                 tail: ConvTail | None = None) -> None:
         super().__init__(region.output, plan.double_buffer)
         self.r, self.plan, self.cfg = region, plan, cfg
         self.t = ConvTiles(region.geo, plan)
         self.bufs: dict[SSAValue, SSAValue] = {}
         self.db_wgt = False
+        self.tail = tail
+        self.tail_bufs: list[SSAValue] = []
 
     # ---- index values ---------------------------------------------------------------------
 
@@ -155,6 +174,8 @@ class _ConvEmitter(TileBuilder):
     def emit(self) -> None:
         g = self.r.geo
         self.allocate()
+        if self.tail is not None:
+            self.tail_bufs = self.tail.allocate(self)
         if self.t.flat:
             self.flat_level()
         elif g.nb > 1:
@@ -312,7 +333,7 @@ class _ConvEmitter(TileBuilder):
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
         o0 = tile.o0
         b0 = self.value(tile.b, "b0")
-        r0 = self.value(tile.rt * p.th, "r0")
+        r0 = self.value(tile.rt * t.pitch_rows, "r0")
         c0 = self.value(tile.ct * t.tw, "c0")
         tile_sizes = [1, p.to, p.th, t.tw, cfg.batch, cfg.block_out]
         if tile_counter is None:
@@ -361,6 +382,8 @@ class _ConvEmitter(TileBuilder):
                     [AffineMapAttr(m) for m in new_maps if m is not None])
             self.insert(new)
             copy_location(op, new)
+        if self.tail is not None:
+            self.tail.tile(self, tile, views, tile_counter)
 
     def bias_view(self, buf: SSAValue, o0: Index) -> SSAValue:
         """The biases of the current output tile: all of ``buf`` unless it holds every
@@ -397,7 +420,7 @@ class _ConvEmitter(TileBuilder):
         # The input tile: one DMA per channel block, padding from the pad fields.
         blocks = t.inp_blocks
         tile_elems = blocks * t.ht * t.wt
-        row0 = tile.rt * (p.th * g.sh) + (run.before - g.pads[0])
+        row0 = tile.rt * (t.pitch_rows * g.sh) + (run.before - g.pads[0])
         col0 = tile.ct * (t.tw * g.sw) + (crun.before - g.pads[2])
         # A depthwise convolution reads the channel blocks of its output tile.
         first = tile.ot * p.to if g.depthwise else it * p.ti
@@ -441,8 +464,11 @@ class _ConvEmitter(TileBuilder):
         copy_location(r.conv, new)
 
 
-def emit_conv(region: ConvRegion, plan: ConvPlan, cfg: VTAConfig) -> list[SSAValue]:
-    """Tile ``region`` with ``plan`` (before its output op); returns the SRAM buffers."""
-    emitter = _ConvEmitter(region, plan, cfg)
+def emit_conv(region: ConvRegion, plan: ConvPlan, cfg: VTAConfig,
+              tail: ConvTail | None = None) -> list[SSAValue]:
+    """Tile ``region`` with ``plan`` (before its output op), ``tail`` after the convolution
+    of each tile; returns the SRAM buffers."""
+    emitter = _ConvEmitter(region, plan, cfg, tail)
     emitter.emit()
-    return [emitter.inp, emitter.wgt, *emitter.bufs.values(), *emitter.first_bufs.values()]
+    return [emitter.inp, emitter.wgt, *emitter.bufs.values(), *emitter.first_bufs.values(),
+            *emitter.tail_bufs]

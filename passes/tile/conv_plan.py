@@ -39,6 +39,7 @@ __all__ = [
     "ConvTiles",
     "Run",
     "choose_conv_plan",
+    "conv_tiles_misfit",
     "estimate_conv",
     "padding_runs",
     "smallest_tile_overflow",
@@ -66,6 +67,10 @@ class ConvPlan:
     first_acc: bool = False
     #: Output columns per tile (0: the whole width).
     tw: int = 0
+    #: Output rows from one row tile to the next (0: ``th``, tiles side by side); a smaller
+    #: pitch makes consecutive row tiles overlap (a pooling fused after the convolution,
+    #: :mod:`.conv_pool`, recomputes the rows two pooled tiles share).
+    row_pitch: int = 0
 
     def describe(self) -> str:
         db = "double-buffered" if self.double_buffer else "single-buffered"
@@ -136,7 +141,14 @@ class ConvTiles:
 
     @property
     def n_r(self) -> int:
+        if self.plan.row_pitch:
+            return (self.geo.oh - self.plan.th) // self.plan.row_pitch + 1
         return self.geo.oh // self.plan.th
+
+    @property
+    def pitch_rows(self) -> int:
+        """Output rows from one row tile to the next."""
+        return self.plan.row_pitch or self.plan.th
 
     @property
     def n_i(self) -> int:
@@ -212,7 +224,7 @@ class ConvTiles:
             # Only every sh-th row is read (no padding: skip_rows needs none).
             return padding_runs(self.n_r, p.th * g.sh, g.pads[0], (p.th - 1) * g.sh + 1, g.h,
                                 p.th)
-        return padding_runs(self.n_r, p.th * g.sh, g.pads[0], self.ht, g.h)
+        return padding_runs(self.n_r, self.pitch_rows * g.sh, g.pads[0], self.ht, g.h)
 
     @property
     def weight_loads(self) -> int:
@@ -268,6 +280,13 @@ def _check(tiles: ConvTiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]
     if max(p.th, tiles.tw, tiles.acc_tile) > 16383:
         return "a micro-op loop would exceed its 14-bit extent"
     return None
+
+
+def conv_tiles_misfit(tiles: ConvTiles, cfg: VTAConfig, budget: Budget,
+                      accs: Sequence[str]) -> str | None:
+    """Why the tiles of a plan do not fit ``budget`` (the accumulator inits ``accs``), or
+    ``None``: the check of the plan search, for tilers building on it."""
+    return _check(tiles, cfg, budget, accs)
 
 
 @dataclass(frozen=True)

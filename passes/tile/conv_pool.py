@@ -1,0 +1,306 @@
+"""A max-pool fused into the convolution whose int8 output it alone reads (``vta-tile``).
+
+A convolution region's epilogue (bias, multiplier, shift, clip) is *monotone non-decreasing*
+when every ALU operation of it is: an ``add`` of an immediate or of a per-channel operand, a
+``mul`` by a positive immediate, a ``shr`` by an immediate (a left shift for a negative one),
+``min`` / ``max`` of an immediate; and its ``trunci`` keeps every value when the clip leaves it
+within int8.  Then ``epilogue(max over a window of acc) = max over the window of
+epilogue(acc)``, so a max-pool reading that int8 output (and nothing else reading it) can pool
+the int32 accumulators in SRAM and run the epilogue on the pooled elements only: one region
+instead of two, no int8 round trip through DRAM, and the epilogue on a fraction of the
+elements.  The pool's padding and initial value never win when they are at most the smallest
+value the epilogue yields (ResNet's −128 below a clip at 0, or at −128), so they are skipped:
+every window holds at least one element of the image.
+
+**Tiles.**  The convolution is tiled as by :mod:`.conv` in a *virtual* geometry whose output
+rows and columns are the pool's padded data (``pt`` rows and ``pl`` columns before the
+convolution's output: the convolution's padding grows by ``pt·sh`` and ``pl·sw``, whose rows
+the input DMAs pad like any other), with row tiles of ``th = psh·(tp − 1) + pkh`` rows every
+``psh·tp`` rows (:attr:`.conv_plan.ConvPlan.row_pitch`): a tile of ``tp`` pooled rows holds
+every convolution row its windows read, those two pooled tiles share computed in both.  After
+the convolution of a tile (:mod:`.conv_pool_emit`): the pooled tile is set to the window
+element every output has in the image, then one ALU ``max`` per other window offset on the
+outputs whose element lies in the image, then the epilogue on the pooled tile, then its
+store.  Where no plan fits, or the pair does not qualify, the two regions are tiled as
+before (the same integers either way).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, replace
+
+from xdsl.dialects import memref
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.isa import AluKind
+from vta_mlir.passes.analysis.alu_ops import ARITH_ALU_OPS
+
+from .conv_plan import ConvPlan, ConvTiles, conv_tiles_misfit, estimate_conv
+from .conv_region import ConvGeometry, ConvRegion
+from .cost import Budget, InsnCosts
+from .padded import constant_of
+from .pool_region import PoolRegion
+from .search import divisors
+
+__all__ = ["ConvPoolRegion", "edge_rows", "fuse_conv_pools", "init_offset"]
+
+_IDENTITY6 = AffineMap.identity(6)
+
+
+@dataclass(eq=False)
+class ConvPoolRegion:
+    """A convolution region and the max-pool reading its output, planned as one."""
+
+    conv: ConvRegion
+    pool: PoolRegion
+    #: The int8 DRAM buffer the convolution writes and the pool reads (gone once fused).
+    mid: SSAValue
+    #: The convolution's epilogue ALU generics (after the convolution, its biases loaded).
+    epilogue: list[linalg.GenericOp]
+    #: The convolution in the pool's padded coordinates (module docstring).
+    geo: ConvGeometry
+    plan: ConvPlan
+    #: Pooled rows per tile.
+    tp: int
+    #: Two pooled tiles alternating between consecutive tiles (the store of one overlaps the
+    #: next tile); the convolution's accumulator tile, which only the compute module uses,
+    #: needs no second copy for that.
+    pooled_double: bool
+
+    @property
+    def output(self) -> linalg.GenericOp:
+        return self.conv.output
+
+
+def _alu(op: Operation) -> tuple[AluKind, int | None] | None:
+    """The ALU operation of a one-op generic and its immediate (None: a tensor operand)."""
+    if not isinstance(op, linalg.GenericOp):
+        return None
+    body = [o for o in op.body.block.ops if not isinstance(o, linalg.YieldOp)
+            and not (o.results and constant_of(o.results[0]) is not None)]
+    if len(body) != 1 or type(body[0]) not in ARITH_ALU_OPS:
+        return None
+    kind, negated = ARITH_ALU_OPS[type(body[0])]
+    imm = next((constant_of(v) for v in body[0].operands if constant_of(v) is not None), None)
+    if imm is not None and negated:
+        imm = -imm
+    return kind, imm
+
+
+def monotone_range(conv: ConvRegion) -> tuple[list[linalg.GenericOp], float, float] | None:
+    """The epilogue ALU generics of ``conv`` and the range of the values they yield, when
+    every one is monotone non-decreasing (module docstring); else ``None``."""
+    if conv.inits[conv.acc][1] != "fill":
+        return None
+    pos = conv.ops.index(conv.conv)
+    biases = {a for a in conv.accs if conv.inits[a][1] == "bcast"}
+    skip = {conv.inits[a][0] for a in biases}
+    lo, hi = -math.inf, math.inf
+    epilogue: list[linalg.GenericOp] = []
+    for op in conv.ops[pos + 1:]:
+        if op is conv.output or op in skip or isinstance(op, memref.AllocOp | memref.DeallocOp):
+            continue
+        alu = _alu(op)
+        if alu is None or not isinstance(op, linalg.GenericOp) or op.outputs[0] is not conv.acc \
+                or any(m.data != _IDENTITY6 for m in op.indexing_maps.data):
+            return None
+        kind, imm = alu
+        others = [v for v in op.inputs if v is not conv.acc]
+        if imm is None:
+            # Only a per-channel operand commutes with a maximum over positions.
+            if kind != AluKind.ADD or len(others) != 1 or others[0] not in biases:
+                return None
+            lo, hi = -math.inf, math.inf
+        elif kind == AluKind.ADD:
+            lo, hi = lo + imm, hi + imm
+        elif kind == AluKind.MUL:
+            if imm <= 0:
+                return None
+            lo, hi = lo * imm, hi * imm
+        elif kind == AluKind.SHR:
+            lo, hi = (math.floor(lo / 2 ** imm) if math.isfinite(lo) else lo,
+                      math.floor(hi / 2 ** imm) if math.isfinite(hi) else hi)
+        elif kind == AluKind.MIN:
+            lo, hi = min(lo, imm), min(hi, imm)
+        elif kind == AluKind.MAX:
+            lo, hi = max(lo, imm), max(hi, imm)
+        else:
+            return None
+        epilogue.append(op)
+    return epilogue, lo, hi
+
+
+def _pool_ops_plain(pool: PoolRegion) -> bool:
+    """The pool region initialises its accumulator, pools and stores: no epilogue."""
+    after = pool.ops[pool.ops.index(pool.pool) + 1:]
+    return not pool.operands and all(op is pool.output or isinstance(op, memref.DeallocOp)
+                                     for op in after)
+
+
+def _mid_buffer(conv: ConvRegion, pool: PoolRegion) -> SSAValue | None:
+    """The int8 buffer between the two regions, when only they use it."""
+    mid = conv.output.outputs[0]
+    if pool.x is not mid or not isinstance(mid.owner, memref.AllocOp):
+        return None
+    allowed = {conv.output, pool.pool, *pool.padding}
+    for use in mid.uses:
+        if use.operation not in allowed and not isinstance(use.operation, memref.DeallocOp):
+            return None
+    return mid
+
+
+def _output_at_conv(conv: ConvRegion, pool: PoolRegion) -> bool:
+    """The fused region stores the pool's output from the convolution's place: its buffer is
+    an argument, an alloc (moved there when defined later) or defined before that place, and
+    nothing else writes it."""
+    y = pool.output.outputs[0]
+    for use in y.uses:
+        user = use.operation
+        written = (isinstance(user, memref.CopyOp) and user.destination is y) or (
+            isinstance(user, linalg.GenericOp | linalg.FillOp) and y in user.outputs)
+        if written and user is not pool.output:
+            return False
+    owner = y.owner
+    if not isinstance(owner, Operation) or isinstance(owner, memref.AllocOp):
+        return True
+    block = conv.output.parent_block()
+    return (block is not None and owner.parent_block() is block
+            and block.get_operation_index(owner) < block.get_operation_index(conv.output))
+
+
+def virtual_geometry(conv: ConvRegion, pool: PoolRegion) -> ConvGeometry:
+    """The convolution in the pool's padded coordinates (module docstring)."""
+    g, pg = conv.geo, pool.geo
+    oh = (pg.oh - 1) * pg.sh + pg.kh
+    ow = (pg.ow - 1) * pg.sw + pg.kw
+    top = g.pads[0] + pg.pads[0] * g.sh
+    left = g.pads[2] + pg.pads[2] * g.sw
+    bottom = max(0, (oh - 1) * g.sh + g.kh - g.h - top)
+    right = max(0, (ow - 1) * g.sw + g.kw - g.w - left)
+    return replace(g, pads=(top, bottom, left, right), oh=oh, ow=ow)
+
+
+def edge_rows(k: int, pitch: int, span: int, lead: int, real: int) -> tuple[int, int]:
+    """The rows of tile ``k`` (``span`` rows every ``pitch``) that hold real elements of an
+    extent of ``real`` after ``lead`` padding rows: ``[first, end)`` within the tile."""
+    start = k * pitch
+    return max(0, lead - start), min(span, lead + real - start)
+
+
+def init_offset(first: int, end: int, stride: int, outputs: int, kernel: int) -> int | None:
+    """A window offset whose element lies in ``[first, end)`` for every one of ``outputs``
+    outputs ``stride`` apart, or ``None``."""
+    if first < kernel and (outputs - 1) * stride + first < end:
+        return first
+    return None
+
+
+def _fits_edges(tiles: ConvTiles, pool: PoolRegion, conv: ConvRegion, tp: int) -> bool:
+    """Every tile has a window offset all its outputs find in the image, and the tiles of a
+    run of more than one (a host loop) read no pool padding (module docstring)."""
+    pg, g = pool.geo, conv.geo
+    pitch, th = tiles.pitch_rows, tiles.plan.th
+    for run in tiles.row_runs():
+        for k in {run.first, run.first + run.count - 1}:
+            first, end = edge_rows(k, pitch, th, pg.pads[0], g.oh)
+            if run.count > 1 and (first, end) != (0, th):
+                return False
+            if init_offset(first, end, pg.sh, tp, pg.kh) is None:
+                return False
+    first, end = edge_rows(0, 0, tiles.geo.ow, pg.pads[2], g.ow)
+    return init_offset(first, end, pg.sw, pg.ow, pg.kw) is not None
+
+
+def _plan(conv: ConvRegion, pool: PoolRegion, geo: ConvGeometry, cfg: VTAConfig,
+          budget: Budget, tile: tuple[int, int, int], double_buffer: bool | None,
+          epilogue: int) -> tuple[ConvPlan, int, bool] | None:
+    """The fused plan with the fewest modelled cycles, and its pooled rows per tile."""
+    pg = pool.geo
+    costs = InsnCosts(cfg)
+    accs = tuple(conv.inits[a][1] for a in conv.accs)
+    _, want_o, want_i = tile
+    if (want_o and geo.ob % want_o) or (want_i and geo.ib % want_i):
+        return None
+    best: tuple[tuple[int, int], ConvPlan, int, bool] | None = None
+    # (double buffering, two convolution accumulator tiles, two pooled tiles)
+    buffering = [(True, False, False), (False, False, False), (True, True, True),
+                 (True, False, True)]
+    if double_buffer is not None:
+        buffering = [b for b in buffering if b[0] == double_buffer]
+    for to, ti, tp, resident in itertools.product(
+            [want_o] if want_o else divisors(geo.ob), [want_i] if want_i else divisors(geo.ib),
+            divisors(pg.oh), (True, False)):
+        th = pg.sh * (tp - 1) + pg.kh
+        for db, acc2, pooled2 in buffering:
+            if pooled2 and geo.nb * (geo.ob // to) * (pg.oh // tp) < 2:
+                continue
+            plan = ConvPlan(to, th, ti, resident, db, acc_double=acc2, row_pitch=pg.sh * tp)
+            tiles = ConvTiles(geo, plan)
+            pooled = (2 if pooled2 else 1) * to * tp * pg.ow
+            if pooled >= budget.acc:
+                continue
+            if conv_tiles_misfit(tiles, cfg, replace(budget, acc=budget.acc - pooled),
+                                 accs) is not None:
+                continue
+            if not _fits_edges(tiles, pool, conv, tp):
+                continue
+            # Stores overlap the next tile with two pooled tiles as with two accumulator
+            # tiles: the convolution's model of the latter.
+            modelled = ConvTiles(geo, replace(plan, acc_double=pooled2))
+            est = estimate_conv(modelled, cfg, costs, accs, ())
+            pooled_elems = to * tp * pg.ow
+            alu = tiles.tiles * (pg.kh * pg.kw + 1 + epilogue) * costs.alu(pooled_elems, False)
+            key = (est.cycles + alu, est.dram)
+            if best is None or key < best[0]:
+                best = (key, plan, tp, pooled2)
+    return None if best is None else (best[1], best[2], best[3])
+
+
+def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
+                    tile: tuple[int, int, int],
+                    double_buffer: bool | None) -> ConvPoolRegion | None:
+    """The fused region of ``conv`` and the ``pool`` after it, when they qualify (module
+    docstring) and a plan fits; else ``None``."""
+    pg, g = pool.geo, conv.geo
+    if pg.kind != AluKind.MAX or g.depthwise or not _pool_ops_plain(pool):
+        return None
+    if (pg.nb, pg.cb, pg.h, pg.w) != (g.nb, g.ob, g.oh, g.ow):
+        return None
+    mid = _mid_buffer(conv, pool)
+    found = monotone_range(conv)
+    if mid is None or found is None or not _output_at_conv(conv, pool):
+        return None
+    epilogue, lo, hi = found
+    if lo < -128 or hi > 127 or pg.init > lo or (any(pg.pads) and pg.pad_value > lo):
+        return None
+    geo = virtual_geometry(conv, pool)
+    planned = _plan(conv, pool, geo, cfg, budget, tile, double_buffer, len(epilogue))
+    if planned is None:
+        return None
+    plan, tp, pooled2 = planned
+    return ConvPoolRegion(conv, pool, mid, epilogue, geo, plan, tp, pooled2)
+
+
+def fuse_conv_pools(regions: list[object], cfg: VTAConfig, budget: Budget,
+                    tile: tuple[int, int, int], double_buffer: bool | None) -> list[object]:
+    """``regions`` with each convolution and the max-pool right after it that qualify as one
+    :class:`ConvPoolRegion`."""
+    out: list[object] = []
+    k = 0
+    while k < len(regions):
+        region = regions[k]
+        after = regions[k + 1] if k + 1 < len(regions) else None
+        if isinstance(region, ConvRegion) and isinstance(after, PoolRegion):
+            fused = match_conv_pool(region, after, cfg, budget, tile, double_buffer)
+            if fused is not None:
+                out.append(fused)
+                k += 2
+                continue
+        out.append(region)
+        k += 1
+    return out

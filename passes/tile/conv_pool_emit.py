@@ -1,0 +1,204 @@
+"""The tiles of a convolution with its max-pool fused (:mod:`.conv_pool`): the convolution's
+loop nest (:func:`.conv.emit_conv`, overlapping row tiles), and after the convolution of each
+tile the pooling of its accumulator tile into the pooled tile, the epilogue on the pooled
+tile and its store."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    MemRefType,
+    i32,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta_positions import Sram
+from vta_mlir.ir.locations import copy_location
+from vta_mlir.isa import AluKind
+from vta_mlir.passes.analysis.alu_ops import ALU_KINDS
+
+from ..analysis.sram_views import LinearForm
+from .builder import Index, TileBuilder
+from .conv import emit_conv
+from .conv_plan import ConvTiles, Run
+from .conv_pool import ConvPoolRegion, edge_rows, init_offset
+from .conv_region import ConvRegion, erase_region
+
+__all__ = ["describe", "emit_conv_pool"]
+
+_IDENTITY6 = AffineMap.identity(6)
+_D = [AffineExpr.dimension(k) for k in range(6)]
+
+
+class _Tile(Protocol):
+    """The position of a convolution tile (``.conv``'s tile record)."""
+
+    b: LinearForm
+    o0: Index
+    rt: LinearForm
+    run: Run
+
+
+def _alu_op(kind: AluKind, acc: SSAValue, src: SSAValue,
+            strides: tuple[int, int]) -> linalg.GenericOp:
+    """``acc = kind(acc, src)``, ``src`` read ``strides`` apart along rows and columns."""
+    block = Block(arg_types=[i32] * 3)
+    result = ALU_KINDS[kind](block.args[0], block.args[1])  # type: ignore[call-arg]
+    block.add_op(result)
+    block.add_op(linalg.YieldOp(result.results[0]))
+    sh, sw = strides
+    strided = AffineMap(6, 0, (_D[0], _D[1], _D[2] * sh, _D[3] * sw, _D[4], _D[5]))
+    maps = [AffineMapAttr(_IDENTITY6), AffineMapAttr(strided), AffineMapAttr(_IDENTITY6)]
+    return linalg.GenericOp([acc, src], [acc], Region(block), maps,
+                            [IteratorTypeAttr.parallel()] * 6)
+
+
+def _span(first: int, end: int, k: int, stride: int, outputs: int) -> tuple[int, int]:
+    """The outputs ``[lo, hi)`` whose element ``k`` of the window lies in ``[first, end)``."""
+    lo = max(0, -((k - first) // stride))
+    hi = min(outputs, (end - 1 - k) // stride + 1) if end > k else 0
+    return lo, max(lo, hi)
+
+
+class _PoolTail:
+    """The ops after the convolution of each tile (``.conv.ConvTail``)."""
+
+    def __init__(self, region: ConvPoolRegion, cfg: VTAConfig) -> None:
+        self.f, self.cfg = region, cfg
+        self.tiles = ConvTiles(region.geo, region.plan)
+        self.pooled: SSAValue | None = None
+        self.zero: SSAValue | None = None
+
+    def allocate(self, builder: TileBuilder) -> list[SSAValue]:
+        f, cfg, p = self.f, self.cfg, self.f.plan
+        like = f.conv.acc.type
+        assert isinstance(like, MemRefType)
+        lead = [2] if f.pooled_double else []
+        self.pooled = builder.alloc(Sram.ACC, [*lead, 1, p.to, f.tp, f.pool.geo.ow, cfg.batch,
+                                               cfg.block_out], like)
+        zero = arith.ConstantOp.from_int_and_width(0, 32)
+        builder.insert(zero)
+        self.zero = zero.result
+        return [self.pooled]
+
+    def tile(self, builder: TileBuilder, tile: _Tile, views: dict[SSAValue, SSAValue],
+             counter: LinearForm) -> None:
+        f, cfg, p = self.f, self.cfg, self.f.plan
+        pg, g = f.pool.geo, f.conv.geo
+        elem = [cfg.batch, cfg.block_out]
+        pooled = self.pooled
+        assert pooled is not None and self.zero is not None
+        if f.pooled_double:
+            # Two pooled tiles alternate, so the store of one overlaps the next tile.
+            copy: Index = counter.const % 2
+            if not counter.is_constant:
+                values, expr = builder.form_expr(counter)
+                copy = builder.apply_n(values, expr % 2, "pooled_copy")
+            pooled = builder.subview(pooled, [copy, 0, 0, 0, 0, 0, 0],
+                                     [1, 1, p.to, f.tp, pg.ow, *elem], "pooled_view",
+                                     drop_first=True)
+        conv_acc = views[f.conv.acc]
+        th, pitch = p.th, self.tiles.pitch_rows
+        if tile.rt.is_constant:
+            rows = edge_rows(tile.rt.const, pitch, th, pg.pads[0], g.oh)
+        else:
+            rows = (0, th)  # a run of tiles inside the image (``.conv_pool._fits_edges``)
+        cols = edge_rows(0, 0, f.geo.ow, pg.pads[2], g.ow)
+        kh0 = init_offset(*rows, pg.sh, f.tp, pg.kh)
+        kw0 = init_offset(*cols, pg.sw, pg.ow, pg.kw)
+        assert kh0 is not None and kw0 is not None
+        anchor = f.conv.output
+        fill = linalg.FillOp((self.zero,), (pooled,), ())
+        builder.insert(fill)
+        copy_location(anchor, fill)
+        # The pooled tile starts from the one window element every output has in the image,
+        # then takes the maximum with the others, each on the outputs that have it.
+        offsets = [(kh0, kw0), *[(kh, kw) for kh in range(pg.kh) for kw in range(pg.kw)
+                                 if (kh, kw) != (kh0, kw0)]]
+        for n, (kh, kw) in enumerate(offsets):
+            r0, r1 = _span(*rows, kh, pg.sh, f.tp)
+            c0, c1 = _span(*cols, kw, pg.sw, pg.ow)
+            if r1 <= r0 or c1 <= c0:
+                continue
+            dst = pooled if (r0, r1, c0, c1) == (0, f.tp, 0, pg.ow) else builder.subview(
+                pooled, [0, 0, r0, c0, 0, 0], [1, p.to, r1 - r0, c1 - c0, *elem], "pooled_rect")
+            src = builder.subview(conv_acc, [0, 0, r0 * pg.sh + kh, c0 * pg.sw + kw, 0, 0],
+                                  [1, p.to, (r1 - r0 - 1) * pg.sh + 1, (c1 - c0 - 1) * pg.sw + 1,
+                                   *elem], "conv_window")
+            op = _alu_op(AluKind.ADD if n == 0 else AluKind.MAX, dst, src, (pg.sh, pg.sw))
+            builder.insert(op)
+            copy_location(anchor, op)
+        self.epilogue(builder, pooled, views)
+        b0 = builder.value(tile.b, "b0")
+        r0 = builder.value(tile.rt * f.tp, "pr0")
+        y = f.pool.output.outputs[0]
+        y_tile = builder.subview(y, [b0, tile.o0, r0, 0, 0, 0], [1, p.to, f.tp, pg.ow, *elem],
+                                 f"{y.name_hint or 'dram'}_tile")
+        store = f.pool.output.clone()
+        store.operands = [pooled, y_tile]
+        builder.insert(store)
+        copy_location(anchor, store)
+
+    def epilogue(self, builder: TileBuilder, pooled: SSAValue,
+                 views: dict[SSAValue, SSAValue]) -> None:
+        """The convolution's epilogue on the pooled tile, its biases read from their tile."""
+        conv = self.f.conv
+        for op in self.f.epilogue:
+            maps = [m.data for m in op.indexing_maps.data]
+            operands: list[SSAValue] = []
+            for k, v in enumerate(op.operands):
+                if v is conv.acc:
+                    operands.append(pooled)
+                elif v in views:
+                    operands.append(views[v])
+                    init = conv.inits[v][0]
+                    assert isinstance(init, linalg.GenericOp)
+                    maps[k] = init.indexing_maps.data[0].data
+                else:
+                    operands.append(v)
+            new = op.clone()
+            new.operands = operands
+            new.properties["indexing_maps"] = ArrayAttr([AffineMapAttr(m) for m in maps])
+            builder.insert(new)
+            copy_location(op, new)
+
+
+def emit_conv_pool(region: ConvPoolRegion, cfg: VTAConfig) -> list[SSAValue]:
+    """Tile the fused ``region`` before the convolution's output op, then erase the two
+    regions and their int8 buffer; returns the SRAM buffers."""
+    conv, pool = region.conv, region.pool
+    anchor = conv.output
+    # The pooled output is stored from the convolution's place: its buffer must exist there.
+    y_op = pool.output.outputs[0].owner
+    block = anchor.parent_block()
+    if isinstance(y_op, memref.AllocOp) and y_op.parent_block() is block and block is not None \
+            and block.get_operation_index(y_op) > block.get_operation_index(anchor):
+        y_op.detach()
+        block.insert_op_before(y_op, anchor)
+    stop = conv.ops.index(conv.conv)
+    biases = [conv.inits[a][0] for a in conv.accs if conv.inits[a][1] == "bcast"]
+    ops: list[Operation] = [*conv.ops[:stop + 1], *biases]
+    virtual = ConvRegion(conv.accs, ops, anchor, conv.conv, conv.x, conv.w, region.geo,
+                         conv.inits)
+    buffers = emit_conv(virtual, region.plan, cfg, _PoolTail(region, cfg))
+    pool.erase()
+    conv.erase()
+    mid = region.mid
+    erase_region([], [u.operation for u in list(mid.uses)], [mid])
+    return buffers
+
+
+def describe(region: ConvPoolRegion) -> str:
+    """The remark of ``verbose``."""
+    copies = "two pooled tiles" if region.pooled_double else "one pooled tile"
+    return (f"{region.plan.describe()}, every {region.plan.row_pitch} rows; max-pool fused: "
+            f"{region.tp} pooled rows per tile, {copies}")
+
