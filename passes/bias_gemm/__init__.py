@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import verify_op
 
+from .inits import find_inits, rewrite_init
 from .rewrite import find_biases, rewrite_bias
 
 __all__ = ["BiasGemmPass"]
@@ -40,4 +41,6 @@ class BiasGemmPass(ModulePass):
             cfg = get_config(f)
             for bias in find_biases(f, cfg):
                 rewrite_bias(op, f, bias, cfg)
+            for init in find_inits(f, cfg):
+                rewrite_init(op, f, init, cfg)
         verify_op(op)
