@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import verify_op
@@ -37,10 +38,19 @@ class BiasGemmPass(ModulePass):
     name = "vta-bias-gemm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        rewritten: dict[str, memref.GlobalOp] = {}
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             cfg = get_config(f)
             for bias in find_biases(f, cfg):
                 rewrite_bias(op, f, bias, cfg)
+                rewritten[bias.glob.sym_name.data] = bias.glob
             for init in find_inits(f, cfg):
                 rewrite_init(op, f, init, cfg)
+                rewritten[init.glob.sym_name.data] = init.glob
+        # A packed bias no function reads any more is not placed in the binary.
+        read = {g.name_.root_reference.data for g in op.walk()
+                if isinstance(g, memref.GetGlobalOp)}
+        for name, glob in rewritten.items():
+            if name not in read:
+                Rewriter.erase_op(glob)
         verify_op(op)
