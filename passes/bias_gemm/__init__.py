@@ -27,8 +27,8 @@ from xdsl.rewriter import Rewriter
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import verify_op
 
+from .adds import find_biases, rewrite_bias
 from .inits import find_inits, rewrite_init
-from .rewrite import find_biases, rewrite_bias
 
 __all__ = ["BiasGemmPass"]
 

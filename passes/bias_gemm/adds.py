@@ -1,15 +1,13 @@
-"""The bias loads and adds ``vta-bias-gemm`` rewrites (see the package docstring)."""
+"""The bias *adds* ``vta-bias-gemm`` rewrites: a constant bias copied into an accumulator
+SRAM buffer and added to accumulator tiles by broadcasting ``arith.addi`` generics (see the
+package docstring)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import (
-    MemRefType,
-    ModuleOp,
-    i32,
-)
+from xdsl.dialects.builtin import MemRefType, ModuleOp, i32
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -35,6 +33,7 @@ from .build import (
 from .encoding import BiasEncoding
 
 __all__ = ["BiasLoad", "find_biases", "rewrite_bias"]
+
 
 @dataclass(frozen=True)
 class BiasLoad:
@@ -148,7 +147,7 @@ def find_biases(f: func.FuncOp, cfg: VTAConfig) -> list[BiasLoad]:
 
 def rewrite_bias(module: ModuleOp, f: func.FuncOp, bias: BiasLoad, cfg: VTAConfig) -> None:
     """Replace the bias load by loads of ``x`` and the bias weights, and each add by a
-    contraction, when the two buffers fit after every buffer of their SRAMs."""
+    contraction, when the two buffers find a place (:func:`~.build.place`)."""
     bt = bias.buffer.memref.type
     assert isinstance(bt, MemRefType)
     shape = bt.get_shape()
@@ -166,6 +165,7 @@ def rewrite_bias(module: ModuleOp, f: func.FuncOp, bias: BiasLoad, cfg: VTAConfi
     w_glob, x_glob = bias_weights(module, bias.glob, bias.encoding, lead, cfg)
 
     copy = bias.copy
+    # The constants are read at the start of the function, like the packed weights.
     first = f.body.block.first_op
     assert first is not None
     x_alloc = alloc(x_shape, Sram.INP, inp_at, bias.buffer)
@@ -195,12 +195,11 @@ def rewrite_bias(module: ModuleOp, f: func.FuncOp, bias: BiasLoad, cfg: VTAConfi
         copy_location(add, [gemm])
         Rewriter.replace_op(add, gemm)
     Rewriter.erase_op(copy)
-    for value in (src.results[0] if isinstance(src, memref.SubviewOp) else None,):
-        if value is not None and not value.uses:
-            source = src.source
-            Rewriter.erase_op(src)
-            if isinstance(source.owner, memref.GetGlobalOp) and not source.uses:
-                Rewriter.erase_op(source.owner)
+    if isinstance(src, memref.SubviewOp) and not src.result.uses:
+        source = src.source
+        Rewriter.erase_op(src)
+        if isinstance(source.owner, memref.GetGlobalOp) and not source.uses:
+            Rewriter.erase_op(source.owner)
     for view in set(bias.views):
         if view is not None and not view.result.uses:
             Rewriter.erase_op(view)
