@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import affine, arith, func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -43,14 +43,13 @@ _RED = linalg.IteratorTypeAttr.reduction()
 
 
 def elements(t: MemRefType) -> int:
+    """Tensor elements of an SRAM buffer (its trailing two dimensions are one element)."""
     return math.prod(t.get_shape()[:-2])
 
 
 def trips(op: Operation, stop: Operation) -> int:
     """How many times ``op`` runs per run of ``stop`` (the product of the static trip counts of
-    the ``affine.for`` loops between them)."""
-    from xdsl.dialects import affine
-
+    the ``affine.for`` loops between them; 1 for a loop with other bounds)."""
     n = 1
     parent = op.parent_op()
     while parent is not None and parent is not stop:
@@ -65,6 +64,8 @@ def trips(op: Operation, stop: Operation) -> int:
 
 
 def constant_global(value: SSAValue, module: ModuleOp) -> memref.GlobalOp | None:
+    """The dense constant ``memref.global`` that ``value`` (a read of it or a subview of one)
+    reads, else ``None``."""
     owner = value.owner
     if isinstance(owner, memref.SubviewOp):
         owner = owner.source.owner
@@ -89,6 +90,7 @@ def channel_dim(shape: Sequence[int]) -> int | None:
 
 
 def sram_end(f: func.FuncOp, space: Sram) -> int:
+    """The first element of ``space`` after every buffer ``f`` places there."""
     end = 0
     for op in f.walk():
         if isinstance(op, memref.AllocOp) and sram_space(op.memref.type) == space:
@@ -102,6 +104,8 @@ def sram_end(f: func.FuncOp, space: Sram) -> int:
 
 def new_global(module: ModuleOp, after: memref.GlobalOp, stem: str, data: np.ndarray
                 ) -> memref.GlobalOp:
+    """A private int8 constant global of ``data`` named after ``stem`` (made unique), placed
+    after ``after``."""
     taken = {op.sym_name.data for op in module.ops if isinstance(op, memref.GlobalOp)}
     name, n = stem, 1
     while name in taken:
@@ -119,6 +123,7 @@ def new_global(module: ModuleOp, after: memref.GlobalOp, stem: str, data: np.nda
 
 
 def alloc(shape: Sequence[int], space: Sram, offset: int, before: Operation) -> SSAValue:
+    """An int8 buffer of ``space`` at element ``offset``, inserted before ``before``."""
     op = memref.AllocOp.get(i8, shape=list(shape), memory_space=SramAttr(space))
     op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(offset, i64)
     op.memref.name_hint = f"bias_{space.value}"
