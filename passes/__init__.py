@@ -32,6 +32,7 @@ BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-outline-host-steps": ("outline_host_steps", "OutlineHostStepsPass"),
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),
+    "vta-bias-gemm": ("bias_gemm", "BiasGemmPass"),
     "vta-inject-dma": ("inject_dma", "InjectDmaPass"),
     "vta-tensorize": ("tensorize", "TensorizePass"),
     "vta-fold-uop-loops": ("fold_uop_loops", "FoldUopLoopsPass"),

@@ -57,8 +57,8 @@ func.func @two_shifts(%x: memref<4x64xi8>, %w: memref<64x48xi8>, %y: memref<4x48
 
 STAGES = "vta-pack,vta-tile,vta-inject-dma,vta-tensorize,vta-fold-uop-loops"
 #: The same stages of vta-to-isa, none left out.
-ALL_STAGES = ("vta-pack,vta-merge-alu-immediates,vta-tile,vta-inject-dma,vta-tensorize,"
-              "vta-fold-uop-loops")
+ALL_STAGES = ("vta-pack,vta-merge-alu-immediates,vta-tile,vta-bias-gemm,vta-inject-dma,"
+              "vta-tensorize,vta-fold-uop-loops")
 #: vta-to-isa's stages with the documented pass between vta-fold-uop-loops and vta-coproc-sync.
 MERGING = f"builtin.module({STAGES},vta-merge-shifts,vta-coproc-sync,vta-lower-to-isa)"
 #: The same without it.
@@ -171,7 +171,8 @@ def test_the_doc_plugin_merges_the_shifts(
     # vta-to-isa's stages with the documented pass in place of the built-in merge of the
     # normal form, after vta-fold-uop-loops.
     stages = [p for p in VtaToIsaPass().passes() if p.name != "vta-merge-alu-immediates"]
-    pipeline = [*stages[:5], module.MergeShiftsPass(), *stages[5:]]
+    fold = [p.name for p in stages].index("vta-fold-uop-loops") + 1
+    pipeline = [*stages[:fold], module.MergeShiftsPass(), *stages[fold:]]
     compiled = compile(program, config=config, pipeline=pipeline)
     x, w = random_operands(7)
     (y,) = compiled(x, w)

@@ -1,0 +1,270 @@
+"""What ``vta-bias-gemm`` builds: the constant globals, SRAM buffers and views of ``x`` and the
+bias weights, and the contraction accumulating their product."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta_positions import SRAM_OFFSET_ATTR, Sram, SramAttr, sram_space
+from vta_mlir.ir.locations import copy_location
+
+from .encoding import BiasEncoding, encode_bias
+
+__all__ = ["alloc", "bias_encoding", "bias_weights", "broadcast_channel", "channel_dim",
+           "constant_global", "contraction", "elements", "new_global", "place", "sram_end",
+           "subview_like", "trips"]
+
+_PAR = linalg.IteratorTypeAttr.parallel()
+_RED = linalg.IteratorTypeAttr.reduction()
+
+
+def elements(t: MemRefType) -> int:
+    """Tensor elements of an SRAM buffer (its trailing two dimensions are one element)."""
+    return math.prod(t.get_shape()[:-2])
+
+
+def trips(op: Operation, stop: Operation) -> int:
+    """How many times ``op`` runs per run of ``stop`` (the product of the static trip counts of
+    the ``affine.for`` loops between them; 1 for a loop with other bounds)."""
+    n = 1
+    parent = op.parent_op()
+    while parent is not None and parent is not stop:
+        if isinstance(parent, affine.ForOp):
+            lo, hi = parent.lowerBoundMap.data, parent.upperBoundMap.data
+            if lo.num_dims or hi.num_dims or lo.num_symbols or hi.num_symbols:
+                return 1
+            step = parent.step.value.data
+            n *= max(0, -(-(hi.eval([], [])[0] - lo.eval([], [])[0]) // step))
+        parent = parent.parent_op()
+    return n
+
+
+def constant_global(value: SSAValue, module: ModuleOp) -> memref.GlobalOp | None:
+    """The dense constant ``memref.global`` that ``value`` (a read of it or a subview of one)
+    reads, else ``None``."""
+    owner = value.owner
+    if isinstance(owner, memref.SubviewOp):
+        owner = owner.source.owner
+    if not isinstance(owner, memref.GetGlobalOp):
+        return None
+    name = owner.name_.root_reference.data
+    for op in module.ops:
+        if isinstance(op, memref.GlobalOp) and op.sym_name.data == name:
+            if op.constant is None or not isinstance(op.initial_value, DenseIntOrFPElementsAttr):
+                return None
+            return op
+    return None
+
+
+def channel_dim(shape: Sequence[int]) -> int | None:
+    """The one leading dimension of a packed bias buffer that is not 1 (its channel blocks),
+    or the second when all are 1."""
+    lead = [d for d, n in enumerate(shape[:-2]) if n != 1]
+    if len(lead) > 1 or len(shape) < 4:
+        return None
+    return lead[0] if lead else 1
+
+
+def sram_end(f: func.FuncOp, space: Sram) -> int:
+    """The first element of ``space`` after every buffer ``f`` places there."""
+    end = 0
+    for op in f.walk():
+        if isinstance(op, memref.AllocOp) and sram_space(op.memref.type) == space:
+            offset = op.attributes.get(SRAM_OFFSET_ATTR)
+            start = offset.value.data if isinstance(offset, IntegerAttr) else 0
+            t = op.memref.type
+            assert isinstance(t, MemRefType)
+            end = max(end, start + elements(t))
+    return end
+
+
+def new_global(module: ModuleOp, after: memref.GlobalOp, stem: str, data: np.ndarray
+                ) -> memref.GlobalOp:
+    """A private int8 constant global of ``data`` named after ``stem`` (made unique), placed
+    after ``after``."""
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, memref.GlobalOp)}
+    name, n = stem, 1
+    while name in taken:
+        name, n = f"{stem}_{n}", n + 1
+    t = MemRefType(i8, data.shape)
+    glob = memref.GlobalOp.get(
+        StringAttr(name), t,
+        DenseIntOrFPElementsAttr(TensorType(i8, data.shape),
+                                 BytesAttr(data.astype(np.int8).tobytes())),
+        constant=UnitAttr(),
+    )
+    copy_location(after, [glob])
+    Rewriter.insert_op(glob, InsertPoint.after(after))
+    return glob
+
+
+def alloc(shape: Sequence[int], space: Sram, offset: int, before: Operation) -> SSAValue:
+    """An int8 buffer of ``space`` at element ``offset``, inserted before ``before``."""
+    op = memref.AllocOp.get(i8, shape=list(shape), memory_space=SramAttr(space))
+    op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(offset, i64)
+    op.memref.name_hint = f"bias_{space.value}"
+    Rewriter.insert_op(op, InsertPoint.before(before))
+    return op.memref
+
+
+def subview_like(src: SSAValue, like: memref.SubviewOp, channel: int, sizes: Sequence[int],
+                  before: Operation) -> SSAValue:
+    """A subview of ``src`` whose first dimension starts where ``like``'s ``channel``
+    dimension does (static or dynamic), the others at 0."""
+    static = list(like.static_offsets.get_values())
+    dynamic = list(like.offsets)
+    k = sum(1 for v in static[:channel] if v == DYNAMIC_INDEX)
+    first: SSAValue | int = (dynamic[k] if static[channel] == DYNAMIC_INDEX
+                             else static[channel])
+    offsets = [first] + [0] * (len(sizes) - 1)
+    t = src.type
+    assert isinstance(t, MemRefType)
+    rt = memref.SubviewOp.infer_result_type(t, offsets, list(sizes), [1] * len(sizes))
+    op = memref.SubviewOp.get(src, offsets, list(sizes), [1] * len(sizes), rt)
+    op.result.name_hint = "bias_weights"
+    Rewriter.insert_op(op, InsertPoint.before(before))
+    return op.result
+
+
+def contraction(x: SSAValue, w: SSAValue, acc: SSAValue, channel: int) -> linalg.GenericOp:
+    """``acc[lead, bb, oo] += Σ_{j, ii} x[0.., bb, ii] · w[o, j, 0.., oo, ii]``; dims ``(j,
+    lead..., bb, oo, ii)``: the weight elements outermost, so consecutive micro-ops write
+    different accumulator elements."""
+    t = acc.type
+    assert isinstance(t, MemRefType)
+    lead = t.get_num_dims() - 2
+    n = lead + 4
+    d = [AffineDimExpr(i) for i in range(n)]
+    zero = AffineConstantExpr(0)
+    bb, oo, ii = d[lead + 1], d[lead + 2], d[lead + 3]
+    x_map = AffineMap(n, 0, (*([zero] * lead), bb, ii))
+    w_lead: list[AffineExpr] = [d[1 + channel], d[0], *([zero] * (lead - 2))]
+    w_map = AffineMap(n, 0, (*w_lead, oo, ii))
+    acc_map = AffineMap(n, 0, (*d[1 : lead + 1], bb, oo))
+    block = Block(arg_types=[i8, i8, i32])
+    xe = arith.ExtSIOp(block.args[0], i32)
+    we = arith.ExtSIOp(block.args[1], i32)
+    p = arith.MuliOp(xe, we)
+    s = arith.AddiOp(block.args[2], p)
+    block.add_ops([xe, we, p, s, linalg.YieldOp(s)])
+    return linalg.GenericOp(
+        [x, w], [acc], Region(block),
+        [AffineMapAttr(x_map), AffineMapAttr(w_map), AffineMapAttr(acc_map)],
+        [_RED, *([_PAR] * (lead + 2)), _RED],
+    )
+
+
+
+def bias_encoding(glob: memref.GlobalOp, cfg: VTAConfig) -> BiasEncoding | None:
+    """The encoding of a packed bias constant (every channel repeated over the BATCH lanes,
+    second-innermost), ``None`` when its lanes differ or it is out of range."""
+    gt = glob.type
+    assert isinstance(gt, MemRefType) and isinstance(glob.initial_value,
+                                                     DenseIntOrFPElementsAttr)
+    values = np.frombuffer(glob.initial_value.data.data, dtype=np.int32).reshape(gt.get_shape())
+    lanes = np.moveaxis(values, -2, 0)
+    if not all(np.array_equal(lanes[0], lane) for lane in lanes):
+        return None
+    return encode_bias(lanes[0].reshape(-1), cfg)
+
+
+def bias_weights(module: ModuleOp, glob: memref.GlobalOp, encoding: BiasEncoding, lead: int,
+                 cfg: VTAConfig) -> tuple[memref.GlobalOp, memref.GlobalOp]:
+    """The constant globals of the bias weights ``(channel blocks, k, 1.., BLOCK_OUT,
+    BLOCK_IN)`` and of ``x`` ``(1.., BATCH, BLOCK_IN)``, for accumulators of ``lead`` leading
+    dimensions, placed after the packed bias ``glob``."""
+    k = encoding.elements
+    blocks = encoding.weights.shape[0] // cfg.block_out
+    weights = encoding.weights.reshape(blocks, cfg.block_out, k, cfg.block_in).transpose(
+        0, 2, 1, 3)
+    w_data = weights.reshape(blocks, k, *([1] * (lead - 2)), cfg.block_out, cfg.block_in)
+    x_data = np.broadcast_to(encoding.x, (cfg.batch, cfg.block_in)).reshape(
+        *([1] * lead), cfg.batch, cfg.block_in)
+    stem = glob.sym_name.data
+    w_glob = new_global(module, glob, f"{stem}_gemm_weights", w_data)
+    x_glob = new_global(module, glob, f"{stem}_gemm_input", x_data)
+    return w_glob, x_glob
+
+
+def _root(value: SSAValue) -> SSAValue:
+    while isinstance(value.owner, memref.SubviewOp):
+        value = value.owner.source
+    return value
+
+
+def _span(f: func.FuncOp, ops: Sequence[Operation]) -> list[Operation]:
+    """The top-level ops of ``f`` from the first to the last holding one of ``ops``."""
+    top = list(f.body.block.ops)
+    index = {id(op): i for i, op in enumerate(top)}
+    found = []
+    for op in ops:
+        while id(op) not in index:
+            parent = op.parent_op()
+            assert parent is not None
+            op = parent
+        found.append(index[id(op)])
+    return top[min(found): max(found) + 1]
+
+
+def place(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
+          depth: int) -> int | None:
+    """An SRAM offset for ``size`` elements of ``space``: after the buffers the top-level ops
+    around ``ops`` (the region) use, else after every buffer of the function; ``None`` when
+    neither fits.  ``vta-coproc-sync`` orders accesses to the same elements by other
+    regions."""
+    end = 0
+    for top in _span(f, ops):
+        for op in top.walk():
+            for operand in op.operands:
+                root = _root(operand)
+                owner = root.owner
+                if isinstance(owner, memref.AllocOp) and sram_space(root.type) == space:
+                    offset = owner.attributes.get(SRAM_OFFSET_ATTR)
+                    start = offset.value.data if isinstance(offset, IntegerAttr) else 0
+                    t = root.type
+                    assert isinstance(t, MemRefType)
+                    end = max(end, start + elements(t))
+    for start in (end, sram_end(f, space)):
+        if start + size <= depth:
+            return start
+    return None
+
+
+def broadcast_channel(m: AffineMap, rank: int) -> int | None:
+    """The accumulator dimension a bias's broadcast map ``(0.., d_c, 0.., [d_bb,] d_oo)``
+    keeps (the packed bias repeats every channel over the BATCH lanes)."""
+    kept = []
+    for j, e in enumerate(m.results):
+        if isinstance(e, AffineDimExpr) and e.position == j:
+            kept.append(j)
+        elif not (isinstance(e, AffineConstantExpr) and e.value == 0):
+            return None
+    if kept[-2:-1] == [rank - 2]:
+        kept.pop(-2)
+    if m.num_dims != rank or len(m.results) != rank or len(kept) != 2 or kept[1] != rank - 1:
+        return None
+    return kept[0]
