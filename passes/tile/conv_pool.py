@@ -38,13 +38,11 @@ from xdsl.ir.affine import AffineMap
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.isa import AluKind
-from vta_mlir.passes.analysis.alu_ops import ARITH_ALU_OPS
 
 from .conv_plan import ConvPlan, ConvTiles, conv_tiles_misfit, estimate_conv
 from .conv_region import ConvGeometry, ConvRegion
 from .cost import Budget, InsnCosts
-from .padded import constant_of
-from .pool_region import PoolRegion
+from .pool_region import PoolRegion, generic_alu
 from .search import divisors
 
 __all__ = ["ConvPoolRegion", "edge_rows", "fuse_conv_pools", "init_offset"]
@@ -77,21 +75,6 @@ class ConvPoolRegion:
         return self.conv.output
 
 
-def _alu(op: Operation) -> tuple[AluKind, int | None] | None:
-    """The ALU operation of a one-op generic and its immediate (None: a tensor operand)."""
-    if not isinstance(op, linalg.GenericOp):
-        return None
-    body = [o for o in op.body.block.ops if not isinstance(o, linalg.YieldOp)
-            and not (o.results and constant_of(o.results[0]) is not None)]
-    if len(body) != 1 or type(body[0]) not in ARITH_ALU_OPS:
-        return None
-    kind, negated = ARITH_ALU_OPS[type(body[0])]
-    imm = next((constant_of(v) for v in body[0].operands if constant_of(v) is not None), None)
-    if imm is not None and negated:
-        imm = -imm
-    return kind, imm
-
-
 def monotone_range(conv: ConvRegion) -> tuple[list[linalg.GenericOp], float, float] | None:
     """The epilogue ALU generics of ``conv`` and the range of the values they yield, when
     every one is monotone non-decreasing (module docstring); else ``None``."""
@@ -105,7 +88,7 @@ def monotone_range(conv: ConvRegion) -> tuple[list[linalg.GenericOp], float, flo
     for op in conv.ops[pos + 1:]:
         if op is conv.output or op in skip or isinstance(op, memref.AllocOp | memref.DeallocOp):
             continue
-        alu = _alu(op)
+        alu = generic_alu(op)
         if alu is None or not isinstance(op, linalg.GenericOp) or op.outputs[0] is not conv.acc \
                 or any(m.data != _IDENTITY6 for m in op.indexing_maps.data):
             return None

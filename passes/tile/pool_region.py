@@ -32,7 +32,8 @@ from .conv_region import erase_region
 from .padded import constant_of, is_dram, padded_buffer, shape_of
 from .pool_operands import PoolOperand, pool_operands
 
-__all__ = ["ALU_KINDS_INVERSE", "PoolGeometry", "PoolRegion", "is_pool_op", "pool_region"]
+__all__ = ["ALU_KINDS_INVERSE", "PoolGeometry", "PoolRegion", "generic_alu", "is_pool_op",
+           "pool_region"]
 
 _PREFIX = "vta-tile: "
 _IDENTITY6 = AffineMap.identity(6)
@@ -108,7 +109,7 @@ class PoolRegion:
                 const.erase()
 
 
-def _alu(op: Operation) -> tuple[AluKind, int | None] | None:
+def generic_alu(op: Operation) -> tuple[AluKind, int | None] | None:
     """The ALU operation of a one-op in-place generic and its immediate (None: a tensor)."""
     if not isinstance(op, linalg.GenericOp):
         return None
@@ -155,7 +156,7 @@ def pool_region(accs: list[SSAValue], ops: list[Operation], output: linalg.Gener
             assert value is not None
             init = value
             continue
-        alu = _alu(op)
+        alu = generic_alu(op)
         if alu is None or not isinstance(op, linalg.GenericOp) \
                 or any(m.data != _IDENTITY6 for m in op.indexing_maps.data) \
                 or any(v not in accs for v in op.operands) \
