@@ -37,6 +37,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 
 import vta_mlir.passes as vta_passes
 from vta_mlir.errors import VTAError
+from vta_mlir.ir.collection import fewer_collections
 from vta_mlir.ir.diagnostics import (
     NESTING_TOO_DEEP,
     DiagnosticError,
@@ -266,7 +267,8 @@ def apply_pipeline(pipeline: PassPipeline, module: ModuleOp, ctx: Context) -> No
     (bugs in a pass) propagate unchanged, with their traceback.
     """
     try:
-        pipeline.apply(ctx, module)
+        with fewer_collections():
+            pipeline.apply(ctx, module)
     except (DiagnosticError, KeyboardInterrupt):
         raise
     except Exception as exc:
