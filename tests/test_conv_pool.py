@@ -14,6 +14,7 @@ from tests.mlir_programs import memref
 from vta_mlir import compile as vta_compile
 from vta_mlir.config import VTAConfig
 from vta_mlir.frontend.mlir_text import padding_idiom
+from vta_mlir.passes.tile import conv_pool as conv_pool_module
 from vta_mlir.runtime.device import LoadedModule
 from vta_mlir.sim.hazards import program_hazards
 
@@ -162,3 +163,39 @@ def test_row_tiles_match_numpy(cfg: VTAConfig, double_buffer: str) -> None:
     module = run_case(p, cfg, 7, f"vta-to-isa{{tile={tile} double-buffer={double_buffer}}}",
                       batches=2)
     assert [layer["name"] for layer in module.last_run.layers] == ["conv2d@12"]
+
+
+CARRY_CASES = {
+    # 3×3 stride-2 pools (ResNet's): one row carried into the next tile's first pooled row.
+    "3x3s2p1": ConvPool(16, 64, 40, 64),
+    # 5×5 stride-3 pools padded by 2: two rows carried into the next tile's first row.
+    "5x5s3p2": ConvPool(16, 48, 40, 64, pk=5, ps=3, pp=2),
+    # A strided convolution under the pool, and a pool window reaching the bottom padding.
+    "stride2-conv": ConvPool(3, 121, 81, 64, k=5, stride=2, pad=2, mul=3, shift=8),
+}
+
+
+@pytest.mark.parametrize("case", CARRY_CASES)
+def test_carried_rows_match_numpy(case: str, cfg: VTAConfig,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row tiles that pool the rows they share with the next tile ahead into its pooled tile
+    (``ConvPlan.carry_rows``), whatever the modelled saving: two images, several row tiles."""
+    chosen: list[object] = []
+    plan_of = conv_pool_module._plan
+
+    def recording(*args: object, **kwargs: object) -> object:
+        found = plan_of(*args, **kwargs)
+        chosen.append(found)
+        return found
+
+    monkeypatch.setattr(conv_pool_module, "CARRY_MIN_SAVING", -(1 << 62))
+    monkeypatch.setattr(conv_pool_module, "_plan", recording)
+    p = CARRY_CASES[case]
+    module = run_case(p, cfg, 11, batches=2)
+    assert [layer["name"] for layer in module.last_run.layers] == ["conv2d@12"]
+    (found,) = chosen
+    assert found is not None
+    plan, tp, _, _ = found
+    assert plan.carry_rows == p.pk - p.ps
+    # More than one row tile, so that rows are carried.
+    assert p.pool_hw[0] // tp > 1

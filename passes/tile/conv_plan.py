@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from xdsl.dialects.linalg import ops as linalg
@@ -71,6 +71,11 @@ class ConvPlan:
     #: pitch makes consecutive row tiles overlap (a pooling fused after the convolution,
     #: :mod:`.conv_pool`, recomputes the rows two pooled tiles share).
     row_pitch: int = 0
+    #: Rows a max-pool fused after the convolution (:mod:`.conv_pool`) carries from one row
+    #: tile to the next: its windows read the previous tile's last ``carry_rows`` rows, which
+    #: that tile pools ahead into the next pooled tile instead of both computing them.  The
+    #: first row tile, whose carried rows are the pool's padding, is then a run of its own.
+    carry_rows: int = 0
 
     def describe(self) -> str:
         db = "double-buffered" if self.double_buffer else "single-buffered"
@@ -224,7 +229,12 @@ class ConvTiles:
             # Only every sh-th row is read (no padding: skip_rows needs none).
             return padding_runs(self.n_r, p.th * g.sh, g.pads[0], (p.th - 1) * g.sh + 1, g.h,
                                 p.th)
-        return padding_runs(self.n_r, self.pitch_rows * g.sh, g.pads[0], self.ht, g.h)
+        runs = padding_runs(self.n_r, self.pitch_rows * g.sh, g.pads[0], self.ht, g.h)
+        first = runs[0]
+        if p.carry_rows and first.count > 1:
+            # The first tile pools no carried rows: it differs from the tiles after it.
+            runs[:1] = [replace(first, count=1), replace(first, first=1, count=first.count - 1)]
+        return runs
 
     @property
     def weight_loads(self) -> int:

@@ -17,7 +17,13 @@ rows and columns are the pool's padded data (``pt`` rows and ``pl`` columns befo
 convolution's output: the convolution's padding grows by ``pt·sh`` and ``pl·sw``, whose rows
 the input DMAs pad like any other), with row tiles of ``th = psh·(tp − 1) + pkh`` rows every
 ``psh·tp`` rows (:attr:`.conv_plan.ConvPlan.row_pitch`): a tile of ``tp`` pooled rows holds
-every convolution row its windows read, those two pooled tiles share computed in both.  After
+every convolution row its windows read, those two pooled tiles share computed in both.  Or,
+when those ``pkh − psh`` shared rows lie in the pool's top padding for the first tile, tiles
+of ``psh·tp`` rows every ``psh·tp`` (:attr:`.conv_plan.ConvPlan.carry_rows`): each tile pools
+the window rows of the next tile's first pooled rows that fall in its own last rows into the
+next pooled tile, ahead (two pooled tiles alternate), and the next tile only takes the maximum
+with their other rows; the first row tile of each channel group, whose shared rows are the
+padding, is a run of its own.  After
 the convolution of a tile (:mod:`.conv_pool_emit`): the pooled tile is set to the window
 element every output has in the image, then one ALU ``max`` per other window offset on the
 outputs whose element lies in the image, then the epilogue on the pooled tile, then its
@@ -45,9 +51,16 @@ from .cost import Budget, InsnCosts
 from .pool_region import PoolRegion, generic_alu
 from .search import divisors
 
-__all__ = ["ConvPoolRegion", "edge_rows", "fuse_conv_pools", "init_offset"]
+__all__ = ["ConvPoolRegion", "carried_rows", "edge_rows", "fuse_conv_pools", "init_offset",
+           "row_init"]
 
 _IDENTITY6 = AffineMap.identity(6)
+
+#: The modelled cycles carrying rows from one row tile to the next must save.  The carry makes
+#: the first row tile a run of its own and adds its ALU kernels to every tile: a few thousand
+#: cycles of micro-op loads and instruction overheads that the plan model does not count
+#: (2,200 more compute-module load cycles on a 16×16 layer whose model said it saved 500).
+CARRY_MIN_SAVING = 10_000
 
 
 @dataclass(eq=False)
@@ -156,16 +169,22 @@ def _output_at_conv(conv: ConvRegion, pool: PoolRegion) -> bool:
             and block.get_operation_index(owner) < block.get_operation_index(conv.output))
 
 
-def virtual_geometry(conv: ConvRegion, pool: PoolRegion) -> ConvGeometry:
-    """The convolution in the pool's padded coordinates (module docstring)."""
+def virtual_geometry(conv: ConvRegion, pool: PoolRegion, carry: int = 0) -> ConvGeometry:
+    """The convolution in the pool's padded coordinates (module docstring), its first
+    ``carry`` rows (the pool's padding) left out."""
     g, pg = conv.geo, pool.geo
-    oh = (pg.oh - 1) * pg.sh + pg.kh
+    oh = (pg.oh - 1) * pg.sh + pg.kh - carry
     ow = (pg.ow - 1) * pg.sw + pg.kw
-    top = g.pads[0] + pg.pads[0] * g.sh
+    top = g.pads[0] + (pg.pads[0] - carry) * g.sh
     left = g.pads[2] + pg.pads[2] * g.sw
     bottom = max(0, (oh - 1) * g.sh + g.kh - g.h - top)
     right = max(0, (ow - 1) * g.sw + g.kw - g.w - left)
     return replace(g, pads=(top, bottom, left, right), oh=oh, ow=ow)
+
+
+def carried_rows(carry: int, stride: int) -> int:
+    """The pooled rows of a tile whose windows reach ``carry`` rows into the previous tile."""
+    return -(-carry // stride)
 
 
 def edge_rows(k: int, pitch: int, span: int, lead: int, real: int) -> tuple[int, int]:
@@ -183,47 +202,75 @@ def init_offset(first: int, end: int, stride: int, outputs: int, kernel: int) ->
     return None
 
 
+def row_init(first: int, end: int, carry: int, stride: int, rows: range,
+             kernel: int) -> int | None:
+    """A window row offset whose element (tile row ``stride · j + kh − carry``) lies in
+    ``[first, end)`` for every pooled row ``j`` of ``rows``, or ``None``."""
+    for kh in range(kernel):
+        if all(first <= stride * j + kh - carry < end for j in rows):
+            return kh
+    return None
+
+
 def _fits_edges(tiles: ConvTiles, pool: PoolRegion, conv: ConvRegion, tp: int) -> bool:
-    """Every tile has a window offset all its outputs find in the image, and the tiles of a
-    run of more than one (a host loop) read no pool padding (module docstring)."""
+    """Every tile has a window offset all its outputs (those not carried) find in the image,
+    the rows a tile carries into the next are in the image, and the tiles of a run of more
+    than one (a host loop) read no pool padding (module docstring)."""
     pg, g = pool.geo, conv.geo
-    pitch, th = tiles.pitch_rows, tiles.plan.th
+    pitch, th, carry = tiles.pitch_rows, tiles.plan.th, tiles.plan.carry_rows
+    lead = pg.pads[0] - carry
     for run in tiles.row_runs():
         for k in {run.first, run.first + run.count - 1}:
-            first, end = edge_rows(k, pitch, th, pg.pads[0], g.oh)
+            first, end = edge_rows(k, pitch, th, lead, g.oh)
             if run.count > 1 and (first, end) != (0, th):
                 return False
-            if init_offset(first, end, pg.sh, tp, pg.kh) is None:
+            jc = carried_rows(carry, pg.sh) if k else 0
+            if row_init(first, end, carry, pg.sh, range(jc, tp), pg.kh) is None:
+                return False
+            if k and carry and edge_rows(k - 1, pitch, th, lead, g.oh)[1] != th:
                 return False
     first, end = edge_rows(0, 0, tiles.geo.ow, pg.pads[2], g.ow)
     return init_offset(first, end, pg.sw, pg.ow, pg.kw) is not None
 
 
-def _plan(conv: ConvRegion, pool: PoolRegion, geo: ConvGeometry, cfg: VTAConfig,
-          budget: Budget, tile: tuple[int, int, int], double_buffer: bool | None,
-          epilogue: int) -> tuple[ConvPlan, int, bool] | None:
-    """The fused plan with the fewest modelled cycles, and its pooled rows per tile."""
+def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
+          tile: tuple[int, int, int], double_buffer: bool | None,
+          epilogue: int) -> tuple[ConvPlan, int, bool, ConvGeometry] | None:
+    """The fused plan with the fewest modelled cycles, its pooled rows per tile, whether two
+    pooled tiles alternate, and the convolution's geometry it tiles."""
     pg = pool.geo
     costs = InsnCosts(cfg)
     accs = tuple(conv.inits[a][1] for a in conv.accs)
     _, want_o, want_i = tile
-    if (want_o and geo.ob % want_o) or (want_i and geo.ib % want_i):
+    if (want_o and conv.geo.ob % want_o) or (want_i and conv.geo.ib % want_i):
         return None
-    best: tuple[tuple[int, int], ConvPlan, int, bool] | None = None
+    # The best plan without and with carried rows.
+    best: list[tuple[tuple[int, int], ConvPlan, int, bool, ConvGeometry] | None] = [None, None]
     # (double buffering, two convolution accumulator tiles, two pooled tiles)
     buffering = [(True, False, False), (False, False, False), (True, True, True),
                  (True, False, True)]
     if double_buffer is not None:
         buffering = [b for b in buffering if b[0] == double_buffer]
-    for to, ti, tp, resident in itertools.product(
+    # Rows two consecutive row tiles' windows share: carried from one tile to the next when
+    # they are the pool's padding above the first tile (which then carries nothing in).
+    overlap = pg.kh - pg.sh
+    carries = [0, overlap] if 0 < overlap <= pg.pads[0] else [0]
+    geos = {carry: virtual_geometry(conv, pool, carry) for carry in carries}
+    geo = geos[0]
+    for to, ti, tp, resident, carry in itertools.product(
             [want_o] if want_o else divisors(geo.ob), [want_i] if want_i else divisors(geo.ib),
-            divisors(pg.oh), (True, False)):
-        th = pg.sh * (tp - 1) + pg.kh
+            divisors(pg.oh), (True, False), carries):
+        th = pg.sh * tp if carry else pg.sh * (tp - 1) + pg.kh
+        if carry and pg.sh * tp <= carry:
+            continue
         for db, acc2, pooled2 in buffering:
             if pooled2 and geo.nb * (geo.ob // to) * (pg.oh // tp) < 2:
                 continue
-            plan = ConvPlan(to, th, ti, resident, db, acc_double=acc2, row_pitch=pg.sh * tp)
-            tiles = ConvTiles(geo, plan)
+            if carry and not pooled2:
+                continue  # the carried rows go to the next pooled tile while this one stores
+            plan = ConvPlan(to, th, ti, resident, db, acc_double=acc2, row_pitch=pg.sh * tp,
+                            carry_rows=carry)
+            tiles = ConvTiles(geos[carry], plan)
             pooled = (2 if pooled2 else 1) * to * tp * pg.ow
             if pooled >= budget.acc:
                 continue
@@ -234,14 +281,19 @@ def _plan(conv: ConvRegion, pool: PoolRegion, geo: ConvGeometry, cfg: VTAConfig,
                 continue
             # Stores overlap the next tile with two pooled tiles as with two accumulator
             # tiles: the convolution's model of the latter.
-            modelled = ConvTiles(geo, replace(plan, acc_double=pooled2))
+            modelled = ConvTiles(geos[carry], replace(plan, acc_double=pooled2))
             est = estimate_conv(modelled, cfg, costs, accs, ())
             pooled_elems = to * tp * pg.ow
             alu = tiles.tiles * (pg.kh * pg.kw + 1 + epilogue) * costs.alu(pooled_elems, False)
             key = (est.cycles + alu, est.dram)
-            if best is None or key < best[0]:
-                best = (key, plan, tp, pooled2)
-    return None if best is None else (best[1], best[2], best[3])
+            kept = best[bool(carry)]
+            if kept is None or key < kept[0]:
+                best[bool(carry)] = (key, plan, tp, pooled2, geos[carry])
+    plain, carried = best
+    if carried is not None and (plain is None or
+                                plain[0][0] - carried[0][0] >= CARRY_MIN_SAVING):
+        return carried[1:]
+    return None if plain is None else plain[1:]
 
 
 def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
@@ -261,11 +313,10 @@ def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: 
     epilogue, lo, hi = found
     if lo < -128 or hi > 127 or pg.init > lo or (any(pg.pads) and pg.pad_value > lo):
         return None
-    geo = virtual_geometry(conv, pool)
-    planned = _plan(conv, pool, geo, cfg, budget, tile, double_buffer, len(epilogue))
+    planned = _plan(conv, pool, cfg, budget, tile, double_buffer, len(epilogue))
     if planned is None:
         return None
-    plan, tp, pooled2 = planned
+    plan, tp, pooled2, geo = planned
     return ConvPoolRegion(conv, pool, mid, epilogue, geo, plan, tp, pooled2)
 
 

@@ -29,7 +29,7 @@ from ..analysis.sram_views import LinearForm
 from .builder import Index, TileBuilder
 from .conv import emit_conv
 from .conv_plan import ConvTiles, Run
-from .conv_pool import ConvPoolRegion, edge_rows, init_offset
+from .conv_pool import ConvPoolRegion, carried_rows, edge_rows, init_offset, row_init
 from .conv_region import ConvRegion, erase_region
 
 __all__ = ["describe", "emit_conv_pool"]
@@ -89,53 +89,105 @@ class _PoolTail:
         self.zero = zero.result
         return [self.pooled]
 
+    def copy(self, builder: TileBuilder, counter: LinearForm, ahead: int) -> SSAValue:
+        """The pooled tile of the ``counter + ahead``-th output tile."""
+        f, p = self.f, self.f.plan
+        pooled = self.pooled
+        assert pooled is not None
+        if not f.pooled_double:
+            return pooled
+        # Two pooled tiles alternate, so the store of one overlaps the next tile.
+        index: Index = (counter.const + ahead) % 2
+        if not counter.is_constant:
+            values, expr = builder.form_expr(counter)
+            index = builder.apply_n(values, (expr + ahead if ahead else expr) % 2,
+                                    "pooled_copy")
+        return builder.subview(pooled, [index, 0, 0, 0, 0, 0, 0],
+                               [1, 1, p.to, f.tp, f.pool.geo.ow, self.cfg.batch,
+                                self.cfg.block_out], "pooled_view", drop_first=True)
+
+    def pool_rows(self, builder: TileBuilder, pooled: SSAValue, conv_acc: SSAValue,
+                  rows: tuple[int, int], shift: int, span: range, fresh: range,
+                  window_rows: range) -> None:
+        """Pool the window rows ``window_rows`` of the pooled rows ``span``, whose window row
+        ``kh`` is tile row ``sh · j + kh − shift`` (in ``rows`` when in the image): the rows
+        of ``fresh`` are set first (zeroed, then the element every one of them has added),
+        the others only take the maximum."""
+        f, cfg, p = self.f, self.cfg, self.f.plan
+        pg, g = f.pool.geo, f.conv.geo
+        elem = [cfg.batch, cfg.block_out]
+        assert self.zero is not None
+        cols = edge_rows(0, 0, f.geo.ow, pg.pads[2], g.ow)
+        kw0 = init_offset(*cols, pg.sw, pg.ow, pg.kw)
+        assert kw0 is not None
+        anchor = f.conv.output
+        offsets = [(kh, kw) for kh in window_rows for kw in range(pg.kw)]
+        if fresh:
+            kh0 = row_init(rows[0], rows[1], shift, pg.sh, fresh, pg.kh)
+            assert kh0 is not None and kh0 in window_rows
+            offsets.remove((kh0, kw0))
+            offsets.insert(0, (kh0, kw0))
+            fill = linalg.FillOp((self.zero,), (self.rect(builder, pooled, fresh, 0, pg.ow),),
+                                 ())
+            builder.insert(fill)
+            copy_location(anchor, fill)
+        for n, (kh, kw) in enumerate(offsets):
+            r0, r1 = _span(rows[0], rows[1], kh - shift, pg.sh, span.stop)
+            r0 = max(r0, span.start)
+            c0, c1 = _span(*cols, kw, pg.sw, pg.ow)
+            if r1 <= r0 or c1 <= c0:
+                continue
+            # The first offset sets the fresh rows; rows set before only take the maximum.
+            parts = [(r0, min(r1, fresh.start), AluKind.MAX),
+                     (max(r0, fresh.start), r1, AluKind.ADD)] if n == 0 and fresh else \
+                [(r0, r1, AluKind.MAX)]
+            for a, b, kind in parts:
+                if b <= a:
+                    continue
+                dst = self.rect(builder, pooled, range(a, b), c0, c1)
+                src = builder.subview(conv_acc, [0, 0, a * pg.sh + kh - shift, c0 * pg.sw + kw,
+                                                 0, 0],
+                                      [1, p.to, (b - a - 1) * pg.sh + 1,
+                                       (c1 - c0 - 1) * pg.sw + 1, *elem], "conv_window")
+                op = _alu_op(kind, dst, src, (pg.sh, pg.sw))
+                builder.insert(op)
+                copy_location(anchor, op)
+
+    def rect(self, builder: TileBuilder, pooled: SSAValue, rows: range, c0: int,
+             c1: int) -> SSAValue:
+        """Pooled rows ``rows``, columns ``[c0, c1)`` of a pooled tile."""
+        f, cfg = self.f, self.cfg
+        if (rows.start, rows.stop, c0, c1) == (0, f.tp, 0, f.pool.geo.ow):
+            return pooled
+        return builder.subview(pooled, [0, 0, rows.start, c0, 0, 0],
+                               [1, f.plan.to, len(rows), c1 - c0, cfg.batch, cfg.block_out],
+                               "pooled_rect")
+
     def tile(self, builder: TileBuilder, tile: _Tile, views: dict[SSAValue, SSAValue],
              counter: LinearForm) -> None:
         f, cfg, p = self.f, self.cfg, self.f.plan
         pg, g = f.pool.geo, f.conv.geo
         elem = [cfg.batch, cfg.block_out]
-        pooled = self.pooled
-        assert pooled is not None and self.zero is not None
-        if f.pooled_double:
-            # Two pooled tiles alternate, so the store of one overlaps the next tile.
-            copy: Index = counter.const % 2
-            if not counter.is_constant:
-                values, expr = builder.form_expr(counter)
-                copy = builder.apply_n(values, expr % 2, "pooled_copy")
-            pooled = builder.subview(pooled, [copy, 0, 0, 0, 0, 0, 0],
-                                     [1, 1, p.to, f.tp, pg.ow, *elem], "pooled_view",
-                                     drop_first=True)
+        pooled = self.copy(builder, counter, 0)
         conv_acc = views[f.conv.acc]
-        th, pitch = p.th, self.tiles.pitch_rows
+        th, pitch, carry = p.th, self.tiles.pitch_rows, p.carry_rows
+        lead = pg.pads[0] - carry
         if tile.rt.is_constant:
-            rows = edge_rows(tile.rt.const, pitch, th, pg.pads[0], g.oh)
+            rows = edge_rows(tile.rt.const, pitch, th, lead, g.oh)
         else:
             rows = (0, th)  # a run of tiles inside the image (``.conv_pool._fits_edges``)
-        cols = edge_rows(0, 0, f.geo.ow, pg.pads[2], g.ow)
-        kh0 = init_offset(*rows, pg.sh, f.tp, pg.kh)
-        kw0 = init_offset(*cols, pg.sw, pg.ow, pg.kw)
-        assert kh0 is not None and kw0 is not None
-        anchor = f.conv.output
-        fill = linalg.FillOp((self.zero,), (pooled,), ())
-        builder.insert(fill)
-        copy_location(anchor, fill)
-        # The pooled tile starts from the one window element every output has in the image,
-        # then takes the maximum with the others, each on the outputs that have it.
-        offsets = [(kh0, kw0), *[(kh, kw) for kh in range(pg.kh) for kw in range(pg.kw)
-                                 if (kh, kw) != (kh0, kw0)]]
-        for n, (kh, kw) in enumerate(offsets):
-            r0, r1 = _span(*rows, kh, pg.sh, f.tp)
-            c0, c1 = _span(*cols, kw, pg.sw, pg.ow)
-            if r1 <= r0 or c1 <= c0:
-                continue
-            dst = pooled if (r0, r1, c0, c1) == (0, f.tp, 0, pg.ow) else builder.subview(
-                pooled, [0, 0, r0, c0, 0, 0], [1, p.to, r1 - r0, c1 - c0, *elem], "pooled_rect")
-            src = builder.subview(conv_acc, [0, 0, r0 * pg.sh + kh, c0 * pg.sw + kw, 0, 0],
-                                  [1, p.to, (r1 - r0 - 1) * pg.sh + 1, (c1 - c0 - 1) * pg.sw + 1,
-                                   *elem], "conv_window")
-            op = _alu_op(AluKind.ADD if n == 0 else AluKind.MAX, dst, src, (pg.sh, pg.sw))
-            builder.insert(op)
-            copy_location(anchor, op)
+        # The first row tile of a channel group (a run of its own when rows are carried)
+        # pools all its rows; the others find their first ``jc`` rows set by the tile before.
+        first = tile.rt.is_constant and tile.rt.const == 0
+        jc = 0 if first or not carry else carried_rows(carry, pg.sh)
+        self.pool_rows(builder, pooled, conv_acc, rows, carry, range(f.tp), range(jc, f.tp),
+                       range(pg.kh))
+        if carry and not (tile.rt.is_constant and tile.rt.const == self.tiles.n_r - 1):
+            # The window rows of the next tile's first pooled rows that lie in this tile.
+            ahead = self.copy(builder, counter, 1)
+            jn = carried_rows(carry, pg.sh)
+            self.pool_rows(builder, ahead, conv_acc, rows, carry - th, range(jn), range(jn),
+                           range(carry))
         self.epilogue(builder, pooled, views)
         b0 = builder.value(tile.b, "b0")
         r0 = builder.value(tile.rt * f.tp, "pr0")
@@ -145,7 +197,7 @@ class _PoolTail:
         store = f.pool.output.clone()
         store.operands = [pooled, y_tile]
         builder.insert(store)
-        copy_location(anchor, store)
+        copy_location(f.conv.output, store)
 
     def epilogue(self, builder: TileBuilder, pooled: SSAValue,
                  views: dict[SSAValue, SSAValue]) -> None:
@@ -199,6 +251,8 @@ def emit_conv_pool(region: ConvPoolRegion, cfg: VTAConfig) -> list[SSAValue]:
 def describe(region: ConvPoolRegion) -> str:
     """The remark of ``verbose``."""
     copies = "two pooled tiles" if region.pooled_double else "one pooled tile"
-    return (f"{region.plan.describe()}, every {region.plan.row_pitch} rows; max-pool fused: "
+    carry = (f", the last {region.plan.carry_rows} pooled ahead into the next tile"
+             if region.plan.carry_rows else "")
+    return (f"{region.plan.describe()}, every {region.plan.row_pitch} rows{carry}; max-pool fused: "
             f"{region.tp} pooled rows per tile, {copies}")
 
