@@ -137,8 +137,7 @@ def emit_float_layer(em: Emitter, layer: FloatLayer, floats: dict[str, str],
     for edge in layer.inputs:
         scale, zero_point = layer.quant[edge.tensor]
         stored = em.shape(edge.tensor)
-        buf, buf_t = code.alloc(edge.value, edge.shape,
-                                floats.get(edge.value) if edge.value in layer.writes else None)
+        buf, buf_t = code.alloc(edge.value, edge.shape)
         rank = len(edge.shape)
         code.lines += generic(
             [(em.buffer(edge.tensor), memref_type(stored, "i8"), view_index(edge, stored),
@@ -151,10 +150,8 @@ def emit_float_layer(em: Emitter, layer: FloatLayer, floats: dict[str, str],
              "%f = arith.sitofp %d : i32 to f32",
              "%r = arith.mulf %f, %sx : f32",
              "linalg.yield %r : f32"], ["parallel"] * rank, layer.name)
-    kept = set(layer.writes)
     for op in layer.ops:
-        target = floats.get(op.output) if op.output in kept else None
-        OP_EMITTERS[op.op](code, op, target)
+        OP_EMITTERS[op.op](code, op, None)
     for edge in layer.outputs:
         scale, zero_point = layer.quant[edge.tensor]
         if edge.tensor not in em.names:
@@ -183,6 +180,14 @@ def emit_float_layer(em: Emitter, layer: FloatLayer, floats: dict[str, str],
         if value not in floats:
             floats[value] = code.values[value]
             float_types[value] = code.types[value]
+        elif floats[value] != code.values[value]:
+            # The program's float output: written once, at the end (the operations read their
+            # buffers back; the argument is only written).
+            rank = len(code.shape(value))
+            code.lines += generic([(code.values[value], code.types[value], identity_map(rank),
+                                    "f32")],
+                                  (floats[value], float_types[value], identity_map(rank), "f32"),
+                                  ["linalg.yield %a : f32"], ["parallel"] * rank, layer.name)
     em.lines += code.lines
     em.lines += [f"  memref.dealloc {buf} : {t}" for buf, t in code.owned
                  if buf not in floats.values()]

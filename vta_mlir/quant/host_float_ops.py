@@ -111,6 +111,10 @@ class FloatCode:
     def shape(self, value: str) -> tuple[int, ...]:
         if value in self.constants:
             return tuple(self.constants[value].shape)
+        if value not in self.shapes:
+            # A value of an earlier layer or a float edge: its shape is its buffer's.
+            dims = self.types[value][len("memref<"):-1].split("x")[:-1]
+            self.shapes[value] = tuple(int(d) for d in dims)
         return self.shapes[value]
 
     def scalar(self, value: str) -> float | None:

@@ -54,6 +54,7 @@ class FloatOps:
         means: dict[str, QTensor]
         quant_of: dict[str, tuple[int, onnx.NodeProto]]
         layers: list[Layer]
+        producer: dict[str, Layer]
 
         def _qparams(self, where: str, node: onnx.NodeProto) -> tuple[float, int]: ...
 
@@ -124,6 +125,8 @@ class FloatOps:
         """Put the open float layer in the program (before the integer layer about to read
         what it quantizes)."""
         if self.open_layer is not None:
+            for edge in self.open_layer.outputs:
+                self.producer[edge.tensor] = self.open_layer  # type: ignore[assignment]
             self.layers.append(self.open_layer)  # type: ignore[arg-type]
             self.float_layers.append(self.open_layer)
             self.open_layer = None
