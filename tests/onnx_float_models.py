@@ -56,11 +56,10 @@ class Graph:
         if not decomposed:
             return self.op("LayerNormalization", [x, scale, bias], name, axis=-1,
                            epsilon=1e-5)
-        axes = self.const(np.array([-1], np.int64))
-        mean = self.op("ReduceMean", [x, axes], f"{name}_mean")
+        mean = self.op("ReduceMean", [x], f"{name}_mean", axes=[-1])
         d = self.op("Sub", [x, mean], f"{name}_d")
         sq = self.op("Pow", [d, self.const(np.array(2.0, np.float32))], f"{name}_sq")
-        var = self.op("ReduceMean", [sq, axes], f"{name}_var")
+        var = self.op("ReduceMean", [sq], f"{name}_var", axes=[-1])
         eps = self.op("Add", [var, self.const(np.array(1e-5, np.float32))], f"{name}_eps")
         std = self.op("Sqrt", [eps], f"{name}_std")
         norm = self.op("Div", [d, std], f"{name}_norm")
@@ -125,3 +124,19 @@ def encoder_block(decomposed: bool = False) -> tuple[onnx.ModelProto, tuple[int,
     down = g.matmul(up, 64, 32, "down")
     res = g.op("Add", [down, ln1], "residual")
     return g.model(g.layer_norm(res, 32, "ln2", decomposed), (1, 16, 32)), (1, 16, 32)
+
+
+def head_split(float_bias: bool = True) -> tuple[onnx.ModelProto, tuple[int, ...]]:
+    """1×8×16: MatMul → bias Add → Reshape [1, 8, 2, 8] → Transpose (0, 2, 1, 3) → Softmax (the
+    heads of an attention layer's projection, read in float)."""
+    g = Graph((1, 8, 16), seed=1)
+    y = g.matmul("x", 16, 16, "query")
+    y = g.op("Reshape", [y, g.const(np.array([1, 8, 2, 8], np.int64))], "split")
+    y = g.op("Transpose", [y], "heads", perm=[0, 2, 1, 3])
+    return g.model(g.op("Softmax", [y], "probs", axis=-1), (1, 2, 8, 8)), (1, 2, 8, 8)
+
+
+def rows_matmul() -> tuple[onnx.ModelProto, tuple[int, ...]]:
+    """2×4×16 by 16×8 with a bias: one product of the 8×16 rows."""
+    g = Graph((2, 4, 16), seed=2)
+    return g.model(g.matmul("x", 16, 8, "dense"), (2, 4, 8)), (2, 4, 8)
