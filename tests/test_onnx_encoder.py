@@ -3,7 +3,7 @@
 GELU in float on the host, the float input and output at the edges; a MatMul whose result is
 read in float with its heads split out; the errors. Each program runs on every shipped
 configuration bit for bit as the reference evaluator computes its documented semantics
-(``docs/reference.md``), and agrees with onnxruntime as §6 says."""
+(``docs/reference.md``), and agrees with onnxruntime as ``docs/onnx.md`` §6 says."""
 
 from __future__ import annotations
 
@@ -81,10 +81,10 @@ def test_encoder_runs_exactly(encoder: Path, cfg: VTAConfig) -> None:
 
 
 def test_encoder_agrees_with_onnxruntime(encoder: Path, tmp_path: Path) -> None:
-    """In two parts (§6): the residual's codes, the last int8 tensor, ≥ 99 % within one step
-    of onnxruntime's and none beyond three (a LayerNorm's output is finer than its input,
-    §4.15); the last LayerNorm on onnxruntime's own residual within
-    the float tolerance of §4.15."""
+    """In two parts (``docs/onnx.md`` §6): the residual's codes, the last int8 tensor, ≥ 99 %
+    within one step of onnxruntime's and none beyond three (a LayerNorm's output is finer
+    than its input, ``docs/onnx.md`` §4.15); the last LayerNorm on onnxruntime's own residual within the
+    float tolerance of ``docs/onnx.md`` §4.15."""
     model = onnx.load(str(encoder))
     inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     ln2 = next(n for n in model.graph.node if n.name == "ln2")
