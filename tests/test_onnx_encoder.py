@@ -83,8 +83,8 @@ def test_encoder_runs_exactly(encoder: Path, cfg: VTAConfig) -> None:
 def test_encoder_agrees_with_onnxruntime(encoder: Path, tmp_path: Path) -> None:
     """In two parts (``docs/onnx.md`` §6): the residual's codes, the last int8 tensor, ≥ 99 %
     within one step of onnxruntime's and none beyond three (a LayerNorm's output is finer
-    than its input, ``docs/onnx.md`` §4.15); the last LayerNorm on onnxruntime's own residual within the
-    float tolerance of ``docs/onnx.md`` §4.15."""
+    than its input, ``docs/onnx.md`` §4.15); the last LayerNorm on onnxruntime's own
+    residual within the float tolerance of ``docs/onnx.md`` §4.15."""
     model = onnx.load(str(encoder))
     inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     ln2 = next(n for n in model.graph.node if n.name == "ln2")
