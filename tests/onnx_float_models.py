@@ -140,3 +140,12 @@ def rows_matmul() -> tuple[onnx.ModelProto, tuple[int, ...]]:
     """2×4×16 by 16×8 with a bias: one product of the 8×16 rows."""
     g = Graph((2, 4, 16), seed=2)
     return g.model(g.matmul("x", 16, 8, "dense"), (2, 4, 8)), (2, 4, 8)
+
+
+def kept_value() -> tuple[onnx.ModelProto, tuple[int, ...]]:
+    """1×8×16: LayerNorm of the float input, a MatMul of it, the LayerNorm's float output
+    added back (a float value two host layers share, around a device layer)."""
+    g = Graph((1, 8, 16), seed=3)
+    ln = g.layer_norm("x", 16, "ln")
+    y = g.matmul(ln, 16, 16, "dense", bias=False)
+    return g.model(g.op("Add", [y, ln], "residual"), (1, 8, 16)), (1, 8, 16)

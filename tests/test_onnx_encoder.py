@@ -16,7 +16,14 @@ import onnxruntime as ort
 import pytest
 from onnx import helper, numpy_helper
 
-from tests.onnx_float_models import Graph, encoder_block, head_split, quantize, rows_matmul
+from tests.onnx_float_models import (
+    Graph,
+    encoder_block,
+    head_split,
+    kept_value,
+    quantize,
+    rows_matmul,
+)
 from tests.onnx_float_semantics import FLOAT_TOLERANCE, layer_norm
 from vta_mlir import compile
 from vta_mlir.config import VTAConfig
@@ -24,6 +31,7 @@ from vta_mlir.frontend.onnx import OnnxImportError, import_program, import_text
 from vta_mlir.quant.host_float import FloatLayer
 from vta_mlir.quant.program import AddLayer, DenseLayer, FloatTensor
 from vta_mlir.reference import evaluate
+from vta_mlir.tools import vta_run
 
 logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
 
@@ -107,6 +115,37 @@ def test_encoder_agrees_with_onnxruntime(encoder: Path, tmp_path: Path) -> None:
         want = layer_norm(ort_r, inits[ln2.input[1]], inits[ln2.input[2]], -1, 1e-5)
         ort_y = ort_full.run(None, {"x": x})[0]
         assert np.all(np.abs(want - ort_y) <= FLOAT_TOLERANCE * (1 + np.abs(ort_y)))
+
+
+def test_value_shared_by_host_layers(tmp_path: Path, cfg: VTAConfig) -> None:
+    """A LayerNorm of the float input quantized for a MatMul and, in float, added to the
+    product: the second host layer computes the LayerNorm again from the float input (host
+    steps hand each other int8 buffers), bit for bit the same value."""
+    model, _ = kept_value()
+    path = quantize(tmp_path, model, "kept", ["MatMul"])
+    q = onnx.load(str(path))
+    next(n for n in q.graph.node if n.name == "residual").input[1] = "ln"
+    onnx.save(q, path)
+    program = import_program(path)
+    first, last = program.layers[0], program.layers[-1]
+    assert isinstance(first, FloatLayer) and isinstance(last, FloatLayer)
+    assert [op.op for op in last.ops] == ["LayerNormalization", "Add"] and last.reads == ["x"]
+    x = np.random.default_rng(6).standard_normal((1, 8, 16)).astype(np.float32)
+    run_exact(path, cfg, x)
+
+
+def test_cli_float_edges(encoder: Path, tmp_path: Path) -> None:
+    """vta-run --input/--output exchange float32 arrays at float edges."""
+    text = import_text(encoder)
+    source = tmp_path / "encoder.mlir"
+    source.write_text(text)
+    x = np.random.default_rng(7).standard_normal((1, 16, 32)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    assert vta_run.main([str(source), "--input", str(tmp_path / "x.npy"), "--output",
+                         str(tmp_path / "y.npy")]) == 0
+    y = np.load(tmp_path / "y.npy")
+    (want,) = evaluate(text, [x])
+    assert y.dtype == np.float32 and np.array_equal(y, want)
 
 
 def test_decomposed_layer_norm(tmp_path: Path) -> None:

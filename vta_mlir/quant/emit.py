@@ -433,10 +433,10 @@ def emit_program(program: Program) -> str:
     for unit in units:
         for src in unit_sources(unit):
             last_reader[program.aliases.get(src, src)] = unit
-    floats = FloatBuffers(em, program, units)
-    for position, unit in enumerate(units):
+    floats = FloatBuffers(em, program)
+    for unit in units:
         if isinstance(unit, FloatLayer):
-            floats.emit(em, unit, position)
+            floats.emit(em, unit)
         elif unit.dst != outp.name:
             name = "%" + em.unique(unit.dst)
             em.names[unit.dst] = name

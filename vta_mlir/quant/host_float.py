@@ -3,8 +3,8 @@ between ``DequantizeLinear`` outputs (or the program's float input) and ``Quanti
 inputs (or the program's float output), in float32.
 
 A :class:`FloatLayer` holds the operations as ONNX names them (:class:`FloatOp`), the int8
-tensors it dequantizes, the int8 tensors it quantizes and the float values it shares with the
-other float layers. It is emitted as float ``linalg`` code (:mod:`.host_float_ops`), which
+tensors it dequantizes, the int8 tensors it quantizes, the program's float input it reads and
+float output it writes. It is emitted as float ``linalg`` code (:mod:`.host_float_ops`), which
 ``vta-outline-host-steps`` makes host steps; its semantics are those of the reference evaluator
 on that code (``docs/reference.md``): every operation is rounded once to float32, every
 reduction is a left fold in the order of its iteration space.
@@ -70,9 +70,9 @@ class FloatEdge:
 @dataclass
 class FloatLayer:
     """``ops`` in order on the dequantized ``inputs`` and the float values ``reads`` (the
-    program's float input, or values of earlier float layers); ``outputs`` quantized into int8
-    tensors, ``writes`` kept as float32 buffers (for later float layers, or the program's
-    float output). ``constants`` are float32 arrays (initializers)."""
+    program's float input); ``outputs`` quantized into int8 tensors, ``writes`` the program's
+    float output when the layer computes it. ``constants`` are float32 arrays (initializers and
+    dequantized constants)."""
 
     name: str
     inputs: list[FloatEdge] = field(default_factory=list)
@@ -125,15 +125,14 @@ def view_index(edge: FloatEdge, stored: Sequence[int]) -> list[str]:
     return results
 
 
-def emit_float_layer(em: Emitter, layer: FloatLayer, floats: dict[str, str],
-                     float_types: dict[str, str]) -> None:
+def emit_float_layer(em: Emitter, layer: FloatLayer, edges: dict[str, str],
+                     edge_types: dict[str, str]) -> None:
     """Append the float code of ``layer`` to ``em.lines``: each input dequantized into a
     float32 buffer, the operations, each output quantized into its int8 tensor (allocated here
-    unless it is the program's output). ``floats`` maps the float values kept between layers
-    (and the program's float edges) to their buffers and is updated with this layer's
-    ``writes``."""
+    unless it is the program's output), the program's float output copied into ``%output``.
+    ``edges`` are the buffers of the program's float input and output."""
     prefix = "%" + em.unique(layer.name)
-    code = FloatCode(em, prefix, layer.name, dict(floats), dict(float_types), layer.constants)
+    code = FloatCode(em, prefix, layer.name, dict(edges), dict(edge_types), layer.constants)
     for edge in layer.inputs:
         scale, zero_point = layer.quant[edge.tensor]
         stored = em.shape(edge.tensor)
@@ -177,37 +176,28 @@ def emit_float_layer(em: Emitter, layer: FloatLayer, floats: dict[str, str],
              "%q = arith.fptosi %k : f32 to i8",
              "linalg.yield %q : i8"], ["parallel"] * rank, layer.name)
     for value in layer.writes:
-        if value not in floats:
-            floats[value] = code.values[value]
-            float_types[value] = code.types[value]
-        elif floats[value] != code.values[value]:
-            # The program's float output: written once, at the end (the operations read their
-            # buffers back; the argument is only written).
-            rank = len(code.shape(value))
-            code.lines += generic([(code.values[value], code.types[value], identity_map(rank),
-                                    "f32")],
-                                  (floats[value], float_types[value], identity_map(rank), "f32"),
-                                  ["linalg.yield %a : f32"], ["parallel"] * rank, layer.name)
+        # The program's float output, written once at the end (the operations read their
+        # buffers back; the argument is only written).
+        rank = len(code.shape(value))
+        code.lines += generic([(code.values[value], code.types[value], identity_map(rank),
+                                "f32")],
+                              (edges[value], edge_types[value], identity_map(rank), "f32"),
+                              ["linalg.yield %a : f32"], ["parallel"] * rank, layer.name)
     em.lines += code.lines
-    em.lines += [f"  memref.dealloc {buf} : {t}" for buf, t in code.owned
-                 if buf not in floats.values()]
+    em.lines += [f"  memref.dealloc {buf} : {t}" for buf, t in code.owned]
 
 
 class FloatBuffers:
-    """The float32 buffers of a program's float layers: the program's float edges
-    (``%input``, ``%output``) and the values kept from one float layer for later ones, each
-    released after the last layer reading it."""
+    """The program's float edges (``%input``, ``%output``) as the float layers read and write
+    them."""
 
-    def __init__(self, em: Emitter, program: Program, layers: Sequence[object]) -> None:
+    def __init__(self, em: Emitter, program: Program) -> None:
         self.buffers: dict[str, str] = {}
         self.types: dict[str, str] = {}
-        self.edges: set[str] = set()
         for tensor, arg in ((program.input, "%input"), (program.output, "%output")):
             if isinstance(tensor, FloatTensor):
-                type_ = memref_type(tensor.shape, "f32")
                 self.buffers[tensor.name] = arg
-                self.types[tensor.name] = type_
-                self.edges.add(tensor.name)
+                self.types[tensor.name] = memref_type(tensor.shape, "f32")
         if isinstance(program.input, FloatTensor):
             # The host reads the float input through a view: a float argument that linalg
             # code reads directly is how vta-integerize recognises a network requantizing in
@@ -215,19 +205,10 @@ class FloatBuffers:
             type_ = self.types[program.input.name]
             em.lines.append(f"  %input_host = memref.cast %input : {type_} to {type_}")
             self.buffers[program.input.name] = "%input_host"
-        self.last: dict[str, int] = {}
-        for k, layer in enumerate(layers):
-            if isinstance(layer, FloatLayer):
-                self.last.update({value: k for value in layer.reads})
 
-    def emit(self, em: Emitter, layer: FloatLayer, position: int) -> None:
-        """The code of ``layer`` (at ``position`` among the emitted units), then the release
-        of the kept values it reads last."""
+    def emit(self, em: Emitter, layer: FloatLayer) -> None:
+        """The code of ``layer``."""
         emit_float_layer(em, layer, self.buffers, self.types)
-        for value, last in self.last.items():
-            if last == position and value in self.buffers and value not in self.edges:
-                em.lines.append(f"  memref.dealloc {self.buffers[value]} : {self.types[value]}")
-                del self.buffers[value]
 
 
 def float_parameter(tensor: QTensor | FloatTensor, arg: str, quant: str) -> str:

@@ -8,8 +8,9 @@ node is a float node when it reads a float value (the output of a float node, or
 input), when it is an operation with no integer pattern (``Sub``, ``Div``, ``Erf``,
 ``LayerNormalization``, ...) or when its result is not quantized. Float nodes join the open
 float layer; the layer closes (takes its place in the program) when an integer layer reads a
-tensor it quantizes, so every layer reads only what earlier ones wrote. A float value read by
-a later float layer is kept in a float32 buffer.
+tensor it quantizes, so every layer reads only what earlier ones wrote. A float value a later
+float layer reads is computed again there from the same int8 tensors, float input and
+constants (host steps hand each other int8 buffers; the operations are deterministic).
 """
 
 from __future__ import annotations
@@ -116,7 +117,15 @@ class FloatOps:
                    for reader in self.consumers.get(dq.output[0], []))
 
     # -- the open layer -----------------------------------------------------------------------
-    def _layer(self) -> FloatLayer:
+    def _layer(self, reads: list[str]) -> FloatLayer:
+        """The open float layer, for a node reading ``reads``: a new one when the open layer
+        quantizes a tensor the node reads dequantized (it is written after the layer's
+        operations)."""
+        layer = self.open_layer
+        if layer is not None and any(
+                name in self.act and self.act[name].name == edge.tensor
+                for name in reads for edge in layer.outputs):
+            self.close_float_layer()
         if self.open_layer is None:
             self.open_layer = FloatLayer(f"{self.layer_name}")
         return self.open_layer
@@ -141,11 +150,11 @@ class FloatOps:
         """Make the value ``name`` available to ``layer``; returns its shape."""
         if name in self.floats:
             owner = self.float_owner.get(name)
-            if owner is not layer:
-                if owner is not None and name not in owner.writes:
-                    owner.writes.append(name)
-                if name not in layer.reads:
+            if owner is None:
+                if name not in layer.reads:  # the graph's float input
                     layer.reads.append(name)
+            elif owner is not layer and not _computes(layer, name):
+                self._recompute(where, layer, owner, name)
             return self.floats[name]
         tensor = self.act.get(name)
         if tensor is not None:
@@ -173,13 +182,31 @@ class FloatOps:
         raise OnnxImportError(f"{where}: input '{name}' is neither a float value, a "
                               "dequantized int8 tensor nor a float constant")
 
+    def _recompute(self, where: str, layer: FloatLayer, owner: FloatLayer, name: str) -> None:
+        """The value ``name`` of the earlier float layer ``owner``, computed again in ``layer``
+        from the same int8 tensors, float input and constants: a host step hands results over
+        in int8 buffers only, and the operations are deterministic, so the value is the same."""
+        op = next(op for op in owner.ops if op.output == name)
+        for value in op.inputs:
+            if not value or _computes(layer, value) or value in layer.constants:
+                continue
+            if value in owner.constants:
+                layer.constants[value] = owner.constants[value]
+            elif value in self.floats:
+                self._float_operand(where, layer, value)
+            else:  # a dequantized int8 tensor of the owner
+                edge = next(edge for edge in owner.inputs if edge.value == value)
+                layer.inputs.append(edge)
+                layer.quant[edge.tensor] = owner.quant[edge.tensor]
+        layer.ops.append(op)
+
     # -- nodes ----------------------------------------------------------------------------------
     def _float_node(self, where: str, node: onnx.NodeProto) -> None:
         op = node.op_type
         if op not in FLOAT_OPS:
             raise OnnxImportError(f"{where}: a {op} in float is not supported (float "
                                   f"operations: {', '.join(sorted(FLOAT_OPS))})")
-        layer = self._layer()
+        layer = self._layer(list(node.input))
         attrs = node_attrs(node)
         data = [n for n in node.input if n]
         if op in ("Reshape", "ReduceMean") and len(node.input) > 1:
@@ -200,7 +227,7 @@ class FloatOps:
     def _float_quantize(self, where: str, node: onnx.NodeProto, stored: bool) -> None:
         """A ``QuantizeLinear`` of a float value; the int8 tensor is stored as the matrix of
         its rows (``stored``) when a matrix product reads it."""
-        layer = self._layer()
+        layer = self._layer([])
         shape = self._float_operand(where, layer, node.input[0])
         scale, zp = self._qparams(where, node)
         rows = (int(np.prod(shape[:-1])), shape[-1]) if stored and len(shape) >= 3 else shape
@@ -215,10 +242,17 @@ class FloatOps:
     def _float_output(self, where: str, tensor: QTensor, name: str) -> None:
         """The graph's output, the dequantized int8 ``tensor`` stored in another shape: a float
         layer dequantizes it into the float output."""
-        layer = self._layer()
+        layer = self._layer([name])
         self._float_operand(where, layer, name)
         layer.writes.append(name)
         self.close_float_layer()
+
+
+def _computes(layer: FloatLayer, value: str) -> bool:
+    """Whether ``layer`` already has ``value`` (an operation's result or a dequantized
+    input)."""
+    return any(op.output == value for op in layer.ops) or \
+        any(edge.value == value for edge in layer.inputs)
 
 
 def _axis(where: str, axis: int, rank: int) -> int:
