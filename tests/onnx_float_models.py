@@ -149,3 +149,12 @@ def kept_value() -> tuple[onnx.ModelProto, tuple[int, ...]]:
     ln = g.layer_norm("x", 16, "ln")
     y = g.matmul(ln, 16, 16, "dense", bias=False)
     return g.model(g.op("Add", [y, ln], "residual"), (1, 8, 16)), (1, 8, 16)
+
+
+def heads_product() -> tuple[onnx.ModelProto, tuple[int, ...]]:
+    """The heads of :func:`head_split` multiplied by a constant 8×8 weight."""
+    g = Graph((1, 8, 16), seed=1)
+    y = g.matmul("x", 16, 16, "query")
+    y = g.op("Reshape", [y, g.const(np.array([1, 8, 2, 8], np.int64))], "split")
+    y = g.op("Transpose", [y], "heads", perm=[0, 2, 1, 3])
+    return g.model(g.matmul(y, 8, 8, "per_head", bias=False), (1, 2, 8, 8)), (1, 2, 8, 8)

@@ -20,6 +20,7 @@ from tests.onnx_float_models import (
     Graph,
     encoder_block,
     head_split,
+    heads_product,
     kept_value,
     quantize,
     rows_matmul,
@@ -249,6 +250,16 @@ def test_float_result_refused(tmp_path: Path) -> None:
     onnx.save(model, path)
     assert "node 'dense' (MatMul)" in _import_error(path) and "read in float" in \
         _import_error(path)
+
+
+def test_product_of_heads_refused(tmp_path: Path) -> None:
+    """A MatMul of heads split out of a product's rows (a view of its matrix): refused,
+    naming the node."""
+    model, _ = heads_product()
+    path = quantize(tmp_path, model, "heads_product", ["MatMul"])
+    without_product_quantization(path, "query")
+    line = _import_error(path)
+    assert "node 'per_head' (MatMul)" in line and "heads" in line
 
 
 def test_errors(tmp_path: Path) -> None:

@@ -104,6 +104,9 @@ def view_index(edge: FloatEdge, stored: Sequence[int]) -> list[str]:
     split_of = [0] * len(edge.split)
     for i, axis in enumerate(edge.perm):
         split_of[axis] = i
+    grouped = _grouped(edge.split, stored, split_of)
+    if grouped is not None:
+        return grouped
     terms = []
     for k, size in enumerate(edge.split):
         stride = math.prod(edge.split[k + 1:])
@@ -123,6 +126,30 @@ def view_index(edge: FloatEdge, stored: Sequence[int]) -> list[str]:
             expr = f"({expr}) mod {size}" if stride != 1 else f"{expr} mod {size}"
         results.append(expr)
     return results
+
+
+def _grouped(split: Sequence[int], stored: Sequence[int],
+             split_of: Sequence[int]) -> list[str] | None:
+    """The stored index when each stored dimension merges consecutive dimensions of
+    ``split`` (dimension ``k`` of ``split`` is ``d<split_of[k]>``), else None."""
+    results: list[str] = []
+    k = 0
+    for size in stored:
+        group: list[int] = []
+        while k < len(split) and math.prod(split[g] for g in group) < size:
+            group.append(k)
+            k += 1
+        while k < len(split) and split[k] == 1 and size == 1 and not group:
+            group.append(k)
+            k += 1
+        if math.prod(split[g] for g in group) != size:
+            return None
+        terms = [f"d{split_of[g]}" if math.prod(split[g + 1:group[-1] + 1]) == 1 else
+                 f"d{split_of[g]} * {math.prod(split[g + 1:group[-1] + 1])}"
+                 for g in group if split[g] != 1]
+        results.append(" + ".join(terms) or "0")
+    return results if k == len(split) or all(split[g] == 1 for g in range(k, len(split))) \
+        else None
 
 
 def emit_float_layer(em: Emitter, layer: FloatLayer, edges: dict[str, str],

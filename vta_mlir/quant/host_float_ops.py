@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,6 +26,9 @@ __all__ = ["OP_EMITTERS", "FloatCode", "generic", "identity_map", "reshape_index
 
 #: (SSA value, memref type, map results, element type) of a linalg.generic operand.
 Operand = tuple[str, str, Sequence[str], str]
+#: The code of one operation: written into the layer's code, into a buffer of its own (or the
+#: one given).
+Emit = Callable[["FloatCode", "FloatOp", "str | None"], None]
 
 
 def identity_map(rank: int) -> list[str]:
@@ -186,31 +190,27 @@ class FloatCode:
                               [*body, "linalg.yield %y : f32"], ["parallel"] * rank, self.name)
 
 
-def _binary(opname: str) -> Callable[[FloatCode, FloatOp, str | None], None]:
+def _binary(opname: str) -> Emit:
     def emit(code: FloatCode, op: FloatOp, target: str | None) -> None:
         code.elementwise(op, target, lambda e: [f"%y = arith.{opname} {e[0]}, {e[1]} : f32"])
     return emit
 
 
-def _unary(lines: Callable[[str], list[str]]) -> Callable[[FloatCode, FloatOp, str | None],
-                                                           None]:
+def _unary(lines: Callable[[str], list[str]]) -> Emit:
     def emit(code: FloatCode, op: FloatOp, target: str | None) -> None:
-        code.elementwise(FloatOpView(op, op.inputs[:1]), target, lambda e: lines(e[0]))
+        code.elementwise(_data(op), target, lambda e: lines(e[0]))
     return emit
 
 
-class FloatOpView:
-    """``op`` with only some of its inputs (the data of Pow, Gelu, ...)."""
-
-    def __init__(self, op: FloatOp, inputs: Sequence[str]) -> None:
-        self.op, self.inputs, self.output, self.shape = op.op, tuple(inputs), op.output, op.shape
-        self.attrs = op.attrs
+def _data(op: FloatOp) -> FloatOp:
+    """``op`` reading only its first input (the data of Pow, Gelu, ...)."""
+    return replace(op, inputs=op.inputs[:1])
 
 
 def _pow(code: FloatCode, op: FloatOp, target: str | None) -> None:
     exponent = code.scalar(op.inputs[1])
     assert exponent is not None  # checked by the importer
-    code.elementwise(FloatOpView(op, op.inputs[:1]), target, lambda e: [
+    code.elementwise(_data(op), target, lambda e: [
         f"%k = arith.constant {_f32(exponent)} : f32", f"%y = math.powf {e[0]}, %k : f32"])
 
 
@@ -229,7 +229,7 @@ def _gelu(code: FloatCode, op: FloatOp, target: str | None) -> None:
     body += ["%one = arith.constant 1.0 : f32", "%half = arith.constant 0.5 : f32",
              "%p = arith.addf %e, %one : f32", "%h = arith.mulf %a, %half : f32",
              "%y = arith.mulf %h, %p : f32"]
-    code.elementwise(FloatOpView(op, op.inputs[:1]), target, lambda e: body)
+    code.elementwise(_data(op), target, lambda e: body)
 
 
 def _alias(code: FloatCode, op: FloatOp, target: str | None) -> None:
@@ -349,7 +349,7 @@ def _layer_norm(code: FloatCode, op: FloatOp, target: str | None) -> None:
 
 
 #: The emission of each ONNX operation of a float layer.
-OP_EMITTERS: dict[str, Callable[[FloatCode, FloatOp, str | None], None]] = {
+OP_EMITTERS: dict[str, Emit] = {
     "Add": _binary("addf"), "Sub": _binary("subf"), "Mul": _binary("mulf"),
     "Div": _binary("divf"),
     "Sqrt": _unary(lambda a: [f"%y = math.sqrt {a} : f32"]),

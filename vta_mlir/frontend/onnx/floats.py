@@ -82,6 +82,10 @@ class FloatOps:
                          for name in node.input)
         if reads_view and node.op_type not in ("MatMul", "Gemm", "Add", "Relu", "Clip"):
             return True
+        if reads_view and node.op_type == "Add" and len({
+                (self.act[name].shape, self.views.get(self.act[name].name))
+                for name in node.input if name in self.act}) > 1:
+            return True  # two tensors stored differently: added element by element on the host
         if node.op_type not in _FLOAT_WHEN_UNQUANTIZED or node.output[0] in self.quant_of:
             return False
         # A spatial mean quantized after a Reshape (views.py) stays a global average pool.

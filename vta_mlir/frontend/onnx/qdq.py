@@ -318,6 +318,11 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
         w = self._weight(where, node.input[1])
         w_scale = self._check_weight(where, w, 0 if trans_b else 1)
         weight = w.q.T if trans_b else w.q
+        view = self.views.get(x.name)
+        if view is not None and (view[1] != view[0] or list(view[2]) != sorted(view[2])):
+            raise OnnxImportError(f"{where}: reads '{node.input[0]}', heads split out of a "
+                                  "product's rows (a view of its matrix); a MatMul of them is "
+                                  "not supported")
         if len(x.shape) != 2 or weight.ndim != 2 or weight.shape[0] != x.shape[1]:
             raise OnnxImportError(f"{where}: operands {self.logical_shape(x)} and "
                                   f"{tuple(weight.shape)} are not a matrix product of a 2-D "
