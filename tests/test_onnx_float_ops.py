@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from tests.onnx_float_semantics import FLOAT_TOLERANCE, dequantize, float_op, quantize
 from vta_mlir import compile
-from vta_mlir.frontend.onnx import import_program, import_text
+from vta_mlir.frontend.onnx import OnnxImportError, import_program, import_text
 from vta_mlir.quant.host_float import FloatLayer
 
 SCALE, ZERO_POINT = 0.03, 3
@@ -116,6 +116,19 @@ def test_float_op(tmp_path: Path, name: str, ops: list, y_shape: tuple[int, ...]
     assert np.all(np.abs(y - ort_y) <= FLOAT_TOLERANCE * (1 + np.abs(ort_y)))
 
 
+def test_quantized_reshape(tmp_path: Path) -> None:
+    """A quantized Reshape into heads and its Transpose (the quantizer's QDQ pairs around
+    each): float layers, exact (dequantize, move, quantize at the same scale)."""
+    ops = [("Reshape", [np.array([2, 4, 2, 4], np.int64)], {})]
+    path = float_model(tmp_path, "reshape_q", ops, (2, 4, 2, 4), 17, quantized_output=True)
+    (layer,) = import_program(path).layers
+    assert isinstance(layer, FloatLayer) and [op.op for op in layer.ops] == ["Reshape"]
+    x = np.random.default_rng(6).standard_normal(SHAPE).astype(np.float32)
+    (y,) = compile(import_text(path))(x)
+    want = dequantize(quantize(numpy_model(ops, x), 0.01, -5), 0.01, -5)
+    np.testing.assert_array_equal(y, want)
+
+
 def test_quantized_float_output(tmp_path: Path) -> None:
     """A float layer ending in a QuantizeLinear: the program's int8 output (a ``vta.quant``
     host step dequantizes it), within one step of onnxruntime."""
@@ -129,3 +142,21 @@ def test_quantized_float_output(tmp_path: Path) -> None:
     want = dequantize(quantize(numpy_model(ops, x), 0.01, -5), 0.01, -5)
     np.testing.assert_array_equal(y, want)
     assert np.all(np.abs(y - onnxruntime_output(path, x)) <= 0.01 * 1.001)
+
+
+def test_layer_norm_outputs(tmp_path: Path) -> None:
+    """A LayerNormalization's mean and inverse deviation outputs, as exporters name them: no
+    reader, no matter; read, refused naming the node."""
+    case = next(c for c in CASES if c[0] == "layer_norm")
+    path = float_model(tmp_path, "ln_outputs", case[1], SHAPE, 17)
+    model = onnx.load(str(path))
+    node = next(n for n in model.graph.node if n.op_type == "LayerNormalization")
+    node.output.extend(["mean", "inv_std"])
+    onnx.save(model, path)
+    x = np.random.default_rng(5).standard_normal(SHAPE).astype(np.float32)
+    (y,) = compile(import_text(path))(x)
+    np.testing.assert_array_equal(y, numpy_model(case[1], x))
+    model.graph.node.append(helper.make_node("Identity", ["mean"], ["m2"], name="reads_mean"))
+    onnx.save(model, path)
+    with pytest.raises(OnnxImportError, match="node 'layernormalization0'.*'mean' is read"):
+        import_program(path)

@@ -86,12 +86,28 @@ class FloatOps:
                 (self.act[name].shape, self.views.get(self.act[name].name))
                 for name in node.input if name in self.act}) > 1:
             return True  # two tensors stored differently: added element by element on the host
+        if node.op_type == "Reshape" and not self._integer_reshape(node):
+            return True
         if node.op_type not in _FLOAT_WHEN_UNQUANTIZED or node.output[0] in self.quant_of:
             return False
         # A spatial mean quantized after a Reshape (views.py) stays a global average pool.
         if node.op_type == "ReduceMean" and self._spatial_mean(node):
             return False
-        return not (node.op_type == "Reshape" and node.input[0] in self.means)
+        return node.op_type != "Reshape" or node.input[0] not in self.means
+
+    def _integer_reshape(self, node: onnx.NodeProto) -> bool:
+        """Whether a Reshape is one of the views of int8 tensors of ``views.py`` (between
+        N×C×1×1 and N×C, N×C×H×W into N×(C·H·W), or after a spatial mean)."""
+        if node.input[0] in self.means:
+            return True
+        x = self.act.get(node.input[0])
+        if x is None or x.name in self.views or len(node.input) < 2 or \
+                node.input[1] not in self.inits:
+            return False
+        shape = tuple(int(d) for d in self.inits[node.input[1]].reshape(-1))
+        n, c = x.shape[0], int(np.prod(x.shape[1:]))
+        return (len(x.shape) == 4 and shape in ((n, c), (n, -1))) or \
+            (shape in ((n, c), (n, c, 1, 1)) and all(d == 1 for d in x.shape[2:]))
 
     def _spatial_mean(self, node: onnx.NodeProto) -> bool:
         x = self.act.get(node.input[0])
@@ -220,9 +236,9 @@ class FloatOps:
             raise OnnxImportError(f"{where}: a {op} of constants only is not supported")
         shape, attrs = _float_shape(where, op, node, shapes, attrs, self.inits, layer.constants)
         for extra in node.output[1:]:
-            if extra:
-                raise OnnxImportError(f"{where}: a {op} with more than one output is not "
-                                      "supported")
+            if extra and self.consumers.get(extra):
+                raise OnnxImportError(f"{where}: its output '{extra}' is read; only the first "
+                                      f"output of a {op} is supported")
         layer.ops.append(FloatOp(op, tuple(data) if op != "LayerNormalization" else tuple(
             node.input), node.output[0], shape, attrs))
         self.floats[node.output[0]] = shape
