@@ -108,6 +108,9 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
 
     def _weight(self, where: str, name: str) -> _Const:
         const = self.consts.get(name)
+        if const is None and name in self.act:
+            raise OnnxImportError(f"{where}: operand '{name}' is an activation; a product of "
+                                  "two activations is not supported yet")
         if const is None:
             raise OnnxImportError(f"{where}: operand '{name}' is not a quantized constant "
                                   f"(a float weight: {QUANTIZE_HINT})")
