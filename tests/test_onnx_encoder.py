@@ -29,6 +29,7 @@ from tests.onnx_float_semantics import FLOAT_TOLERANCE, layer_norm
 from vta_mlir import compile
 from vta_mlir.config import VTAConfig
 from vta_mlir.frontend.onnx import OnnxImportError, import_program, import_text
+from vta_mlir.quant.fuse import ResidualAdd, emission_units
 from vta_mlir.quant.host_float import FloatLayer
 from vta_mlir.quant.program import AddLayer, DenseLayer, FloatTensor
 from vta_mlir.reference import evaluate
@@ -81,6 +82,10 @@ def test_encoder_layers(encoder: Path) -> None:
     gelu = program.layers[6]
     assert isinstance(gelu, FloatLayer)
     assert [op.op for op in gelu.ops] == ["Div", "Erf", "Add", "Mul", "Mul"]
+    # Each bias Add continues its product's epilogue; the residual Add is a layer of its own.
+    fused = [(unit.layer.name, unit.add.name) for unit in emission_units(program)
+             if isinstance(unit, ResidualAdd)]
+    assert fused == [("proj", "proj_bias"), ("up", "up_bias"), ("down", "down_bias")]
 
 
 def test_encoder_runs_exactly(encoder: Path, cfg: VTAConfig) -> None:

@@ -139,6 +139,12 @@ class Program:
     layers: list[Layer] = field(default_factory=list)
     #: The output of each Flatten -> the tensor it is a view of.
     aliases: dict[str, str] = field(default_factory=dict)
+    #: The ONNX shape of each int8 tensor stored in another shape (the rows of a product of a
+    #: rank ≥ 3 activation, heads split out of them): (shape, split, perm), the stored tensor's
+    #: C-order elements being those of the ONNX tensor reshaped to ``split`` and transposed by
+    #: ``perm`` (docs/onnx.md §4.16).
+    views: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict)
 
 
 #: The largest rescale multiplier of an Add: ``|(a − za)·ma + (b − zb)·mb| ≤ 2·255·2^21 < 2^30``

@@ -197,7 +197,7 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
             self.close_float_layer()
             return Program(self.graph.name or "model", input_q,
                            FloatTensor(out_value.name, self.floats[out_value.name]), self.qt,
-                           self.layers, self.aliases)
+                           self.layers, self.aliases, self.views)
         self.close_float_layer()
         if input_q is None:
             raise OnnxImportError(f"the float input '{in_value.name}' has no QuantizeLinear "
@@ -206,9 +206,8 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
         if output_q is None:
             writer = next((node_label(n, i) for i, n in nodes if out_value.name in n.output),
                           f"output '{out_value.name}'")
-            raise OnnxImportError(f"{writer}: the graph's output is not a DequantizeLinear of "
-                                  "an int8 tensor; float operations at the edges are not "
-                                  "supported yet")
+            raise OnnxImportError(f"{writer}: the graph's output is neither a DequantizeLinear "
+                                  "of an int8 tensor nor the result of a float operation")
         # The output keeps its own shape (N×C after a Flatten); the emission writes the
         # tensor it is a view of through that view.
         output_q = self.qt[output_q.name]
@@ -217,14 +216,14 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
             self._float_output(f"output '{out_value.name}'", output_q, out_value.name)
             return Program(self.graph.name or "model", input_q,
                            FloatTensor(out_value.name, self.logical_shape(output_q)), self.qt,
-                           self.layers, self.aliases)
+                           self.layers, self.aliases, self.views)
         if output_q.name in self.flattened:
             raise OnnxImportError(f"output '{out_value.name}' is the Flatten of an N×C×H×W "
                                   "tensor with H·W > 1, which only a Gemm or MatMul reads")
         if self.aliases.get(output_q.name, output_q.name) not in self.producer:
             raise OnnxImportError(f"output '{out_value.name}' is computed by no layer")
         return Program(self.graph.name or "model", input_q, output_q, self.qt, self.layers,
-                       self.aliases)
+                       self.aliases, self.views)
 
     def _dequantize(self, where: str, node: onnx.NodeProto) -> None:
         src = node.input[0]
