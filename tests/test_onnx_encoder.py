@@ -141,7 +141,8 @@ def test_value_shared_by_host_layers(tmp_path: Path, cfg: VTAConfig) -> None:
 
 
 def test_cli_float_edges(encoder: Path, tmp_path: Path) -> None:
-    """vta-run --input/--output exchange float32 arrays at float edges."""
+    """vta-run --input/--output exchange float32 arrays at float edges; --random-inputs
+    draws them, --check compares with the reference evaluator."""
     text = import_text(encoder)
     source = tmp_path / "encoder.mlir"
     source.write_text(text)
@@ -152,6 +153,7 @@ def test_cli_float_edges(encoder: Path, tmp_path: Path) -> None:
     y = np.load(tmp_path / "y.npy")
     (want,) = evaluate(text, [x])
     assert y.dtype == np.float32 and np.array_equal(y, want)
+    assert vta_run.main([str(source), "--random-inputs", "--check"]) == 0
 
 
 def test_decomposed_layer_norm(tmp_path: Path) -> None:
