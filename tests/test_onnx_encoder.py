@@ -2,8 +2,9 @@
 §4.15–§4.16): rank-3 MatMuls on VTA as products of their rows, the bias Adds, LayerNorms and
 GELU in float on the host, the float input and output at the edges; a MatMul whose result is
 read in float with its heads split out; the errors. Each program runs on every shipped
-configuration bit for bit as the reference evaluator computes its documented semantics
-(``docs/reference.md``), and agrees with onnxruntime as ``docs/onnx.md`` §6 says."""
+configuration bit for bit as numpy computes its documented integer and float semantics
+(``tests/onnx_semantics.py``, ``tests/onnx_float_semantics.py``) and as the reference evaluator
+does (``docs/reference.md``), and agrees with onnxruntime as ``docs/onnx.md`` §6 says."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from tests.onnx_float_models import (
     quantize,
     rows_matmul,
 )
-from tests.onnx_float_semantics import FLOAT_TOLERANCE, layer_norm
+from tests.onnx_float_semantics import FLOAT_TOLERANCE, dequantize, layer_norm
+from tests.onnx_semantics import integer_model
 from vta_mlir import compile
 from vta_mlir.config import VTAConfig
 from vta_mlir.frontend.onnx import OnnxImportError, import_program, import_text
@@ -55,11 +57,24 @@ def encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     exclude=ENCODER_EXCLUDE)
 
 
+def numpy_output(path: Path, x: np.ndarray) -> np.ndarray:
+    """The model's output as the integer semantics and the float semantics of
+    ``docs/onnx.md`` §3–§4.15 compute it, in numpy (``tests/onnx_semantics.py``)."""
+    model = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    out = integer_model(path, np.zeros(x.shape, np.int8), x)
+    writer = next(n for n in model.graph.node if model.graph.output[0].name in n.output)
+    if writer.op_type != "DequantizeLinear":
+        return out
+    return dequantize(out, float(inits[writer.input[1]]), int(inits[writer.input[2]]))
+
+
 def run_exact(path: Path, cfg: VTAConfig, x: np.ndarray) -> np.ndarray:
-    """The program of ``path`` on ``cfg``, checked bit for bit against the reference
-    evaluator."""
+    """The program of ``path`` on ``cfg``, checked bit for bit against the numpy semantics and
+    the reference evaluator."""
     text = import_text(path)
     (y,) = compile(text, config=cfg)(x)
+    np.testing.assert_array_equal(y, numpy_output(path, x))
     (want,) = evaluate(text, [x])
     np.testing.assert_array_equal(y, want)
     return y
