@@ -21,6 +21,16 @@ from vta_mlir.frontend.onnx import (
     import_program,
 )
 from vta_mlir.frontend.onnx.qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer
+from vta_mlir.quant.host_float import FloatLayer
+from vta_mlir.quant.host_layers import HostLayer
+
+from .onnx_float_semantics import dequantize, float_op, quantize
+
+#: The importer's rule for float nodes (docs/onnx.md §4.15).
+FLOAT_ONLY = {"Sub", "Div", "Sqrt", "Pow", "Erf", "Tanh", "LayerNormalization", "Gelu",
+              "Transpose", "Cast"}
+FLOAT_WHEN_UNQUANTIZED = {"Add", "Mul", "Relu", "Softmax", "Sigmoid", "Reshape", "Identity",
+                          "ReduceMean"}
 
 
 def fixed_point_requant(acc: np.ndarray, s1: int, m: int | np.ndarray, s2: int,
@@ -121,13 +131,24 @@ class _IntegerModel:
     QOperator outputs), ``vals`` the float tensors that are quantized reals (DequantizeLinear
     outputs, selections of them, computed results before their QuantizeLinear)."""
 
-    def __init__(self, path: Path, q_input: np.ndarray) -> None:
+    def __init__(self, path: Path, q_input: np.ndarray,
+                 x: np.ndarray | None = None) -> None:
         self.model = onnx.load(str(path))
         graph = self.model.graph
         self.inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
         self.input_name = next(v.name for v in graph.input if v.name not in self.inits)
         self.q_input = q_input.astype(np.int64)
-        self.layers = iter(import_program(path).layers)
+        # Float layers (docs/onnx.md §4.15) are computed from the graph by float_node.
+        layers = import_program(path).layers
+        # Only a program with float layers has float nodes (a QOperator model's float sections
+        # are selections of codes, as ever).
+        self.has_floats = any(isinstance(layer, FloatLayer) for layer in layers)
+        self.layers = iter(layer for layer in layers
+                           if not isinstance(layer, FloatLayer | HostLayer))
+        self.folded: set[str] = set()  # float bias Adds folded into their MatMul (§4.16)
+        self.floats: dict[str, np.ndarray] = {}
+        if x is not None:  # a float input that float nodes read
+            self.floats[self.input_name] = x.astype(np.float32)
         self.readers: dict[str, list[onnx.NodeProto]] = {}
         for node in graph.node:
             for name in node.input:
@@ -180,10 +201,12 @@ class _IntegerModel:
             acc = conv(xd, wd, tuple(attrs.get("strides", [1, 1])))
         else:
             acc = xd @ (wd.T if attrs.get("transB", 0) else wd)
-        channels = acc.shape[1]
+        channels = acc.shape[1] if op == "Conv" or acc.ndim == 2 else acc.shape[-1]
         w_scale = np.broadcast_to(np.asarray(sw, np.float64).reshape(-1), (channels,))
-        if bias is not None:
+        if bias is not None and op == "Conv":
             acc = acc + bias.reshape((1, -1) + (1,) * (acc.ndim - 2))
+        elif bias is not None:  # along the last axis of a product
+            acc = acc + bias
         layer = next(self.layers)
         assert isinstance(layer, ConvLayer | DenseLayer)
         rq = layer.rq
@@ -254,9 +277,59 @@ class _IntegerModel:
                                 self.zero_point(_at(ins, 4)))
         raise AssertionError(op)
 
+    def float_node(self, node: onnx.NodeProto, attrs: dict) -> bool:
+        """A float node (one that reads a float value, has no integer pattern, or whose result
+        is not quantized) computed with the float semantics of docs/onnx.md §4.15."""
+        op, ins = node.op_type, list(node.input)
+        unquantized = all(r.op_type != "QuantizeLinear" for r in self.readers.get(
+            node.output[0], []))
+        # A global average pool quantized after its Reshape stays an integer layer.
+        spatial = op == "ReduceMean" and sorted(int(a) % 4 for a in attrs.get("axes", (
+            self.inits[ins[1]].reshape(-1).tolist() if len(ins) > 1 else []))) == [2, 3]
+        activation = ins[0] in self.vals and not self.is_constant(ins[0])
+        if not (any(i in self.floats for i in ins) or op in FLOAT_ONLY or (
+                op in FLOAT_WHEN_UNQUANTIZED and unquantized and activation and not spatial)):
+            return False
+        values = []
+        for name in ins[:1] if op in ("Reshape", "ReduceMean") else ins:
+            if name in self.floats:
+                values.append(self.floats[name])
+            elif name in self.vals:
+                q, sv, zv = self.vals[name]
+                values.append(dequantize(q, sv, zv) if np.ndim(sv) == 0 else
+                              ((q - zv).astype(np.float32) * np.float32(sv)))
+            elif name:
+                values.append(self.inits[name].astype(np.float32))
+        if op == "Reshape":
+            attrs = {"shape": [int(d) for d in self.inits[ins[1]].reshape(-1)]}
+        self.floats[node.output[0]] = float_op(op, values, attrs)
+        return True
+
     def node(self, node: onnx.NodeProto) -> None:
         op, ins, out = node.op_type, list(node.input), node.output[0]
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        if op == "QuantizeLinear" and ins[0] in self.floats:
+            s, z = self.scale(ins[1]), self.quantized_zero_point(_at(ins, 2))
+            self.codes[out] = (quantize(self.floats[ins[0]], s, z).astype(np.int64), s, z)
+            return
+        if out in self.folded:
+            return
+        if self.has_floats and op == "MatMul" and \
+                all(r.op_type != "QuantizeLinear" for r in self.readers[out]):
+            # Read in float: its bias Add at the accumulator's scale (docs/onnx.md §4.16),
+            # quantized where the chain's QuantizeLinear is; the Reshape and Transpose after
+            # it are float nodes, exact on codes.
+            (add,) = self.readers[out]
+            x, w = self.vals[ins[0]], self.vals[ins[1]]
+            real = self.inits[add.input[1] if add.input[0] == out else add.input[0]]
+            bias = np.rint(real.astype(np.float64).reshape(-1) / (x[1] * w[1])).astype(np.int64)
+            sy, zy = self.result_params(add)
+            self.vals[add.output[0]] = (self.contraction(op, x, w, bias, attrs, sy, zy), sy, zy)
+            self.folded.add(add.output[0])
+            return
+        if self.has_floats and op not in ("QuantizeLinear", "DequantizeLinear") and \
+                self.float_node(node, attrs):
+            return
         if op == "QuantizeLinear":
             s, z = self.scale(ins[1]), self.quantized_zero_point(_at(ins, 2))
             if ins[0] == self.input_name:
@@ -318,7 +391,6 @@ class _IntegerModel:
             hi_q = 127 if bounds[1] is None else clip_code(bounds[1], sy, zy)
             self.vals[out] = (np.clip(q, lo_q, hi_q), sy, zy)
         elif op in ("Softmax", "Sigmoid"):
-            next(self.layers)
             self.vals[out] = (host_layer(op, self.vals[ins[0]], attrs, sy, zy), sy, zy)
         elif op == "GlobalAveragePool":
             self.vals[out] = (self.average(self.vals[ins[0]], sy, zy), sy, zy)
@@ -339,6 +411,8 @@ class _IntegerModel:
         for node in self.model.graph.node:
             self.node(node)
         name = self.model.graph.output[0].name
+        if name in self.floats:
+            return self.floats[name]
         if name in self.codes:
             return self.codes[name][0].astype(np.int8)
         return self.vals[name][0].astype(np.int8)
@@ -348,10 +422,12 @@ def _at(values: list[str], index: int) -> str | None:
     return values[index] if index < len(values) and values[index] else None
 
 
-def integer_model(path: Path, q_input: np.ndarray) -> np.ndarray:
+def integer_model(path: Path, q_input: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
     """The int8 output codes of the quantized model at ``path`` (QDQ or QOperator, int8 or
-    uint8 codes: uint8 ones shifted by 128) for the int8 input ``q_input``."""
-    return _IntegerModel(path, q_input).run()
+    uint8 codes: uint8 ones shifted by 128) for the int8 input ``q_input``; with float
+    operations (docs/onnx.md §4.15), given the float input ``x``, the float32 output when a
+    float operation writes it."""
+    return _IntegerModel(path, q_input, x).run()
 
 
 def quant_params(text: str, arg: str) -> tuple[float, int]:

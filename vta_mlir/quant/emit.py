@@ -20,6 +20,7 @@ from vta_mlir.frontend.mlir_text import (
 from .depthwise import DepthwiseConvLayer
 from .emit_cnn import CNN_LAYERS, emit_cnn_layer, immediate_parts
 from .fuse import ResidualAdd, Unit, emission_units, fused_epilogue, rescaled_operand, unit_sources
+from .host_float import FloatBuffers, FloatLayer, float_parameter
 from .host_layers import HostLayer, host_layer_lines
 from .product_first import product_first_steps
 from .program import (
@@ -29,6 +30,7 @@ from .program import (
     DenseLayer,
     MaxPoolLayer,
     Program,
+    QTensor,
 )
 from .requant import IMM_MAX, Requant, output_window
 
@@ -415,13 +417,14 @@ def emit_program(program: Program) -> str:
     %output)``."""
     em = Emitter(program)
     inp, outp = program.input, program.output
-    em.names[inp.name] = "%input"
+    if isinstance(inp, QTensor):
+        em.names[inp.name] = "%input"
     em.used.update({"input", "output"})
     # An output that is a view (a Flatten's N×C of an N×C×1×1 tensor): the layer writes that
     # tensor, which is then copied to %output through the view.
     viewed = program.aliases.get(outp.name)
     real = outp.name if viewed is None else viewed
-    if viewed is None:
+    if viewed is None and isinstance(outp, QTensor):
         em.names[outp.name] = "%output"
     # Each Add that fuses into the epilogue of the layer writing its operand is emitted with
     # that layer, whose own output then needs no buffer (vta_mlir/quant/fuse.py).
@@ -430,13 +433,17 @@ def emit_program(program: Program) -> str:
     for unit in units:
         for src in unit_sources(unit):
             last_reader[program.aliases.get(src, src)] = unit
+    floats = FloatBuffers(em, program)
     for unit in units:
-        if unit.dst != outp.name:
+        if isinstance(unit, FloatLayer):
+            floats.emit(em, unit)
+        elif unit.dst != outp.name:
             name = "%" + em.unique(unit.dst)
             em.names[unit.dst] = name
             em.lines.append(f"  {name} = memref.alloc() : "
                             f"{memref_type(program.tensors[unit.dst].shape, 'i8')}")
-        em.emit(unit, em.names[unit.dst])
+        if not isinstance(unit, FloatLayer):
+            em.emit(unit, em.names[unit.dst])
         for src in dict.fromkeys(program.aliases.get(s, s) for s in unit_sources(unit)):
             if src not in (inp.name, real) and last_reader[src] is unit:
                 em.lines.append(f"  memref.dealloc {em.names[src]} : "
@@ -451,9 +458,9 @@ def emit_program(program: Program) -> str:
                      f"  memref.copy {view}, %output : {out_t} to {out_t}",
                      f"  memref.dealloc {em.names[viewed]} : {memref_type(src_shape, 'i8')}"]
     func = _ident(program.name)
-    params = [f"%input: {memref_type(inp.shape, 'i8')} {_quant_attr(inp.scale, inp.zero_point)}",
-              f"%output: {memref_type(outp.shape, 'i8')} "
-              f"{_quant_attr(outp.scale, outp.zero_point)}"]
+    params = [float_parameter(tensor, arg, _quant_attr(tensor.scale, tensor.zero_point)
+                              if isinstance(tensor, QTensor) else "")
+              for tensor, arg in ((inp, "%input"), (outp, "%output"))]
     return network_function(func, params, em.globals, em.fetch, em.lines)
 
 

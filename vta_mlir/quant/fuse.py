@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from vta_mlir.frontend.mlir_text import memref_type
 
 from .emit_cnn import last_value
+from .host_float import FloatLayer
 from .layers_cnn import ConcatLayer
 from .program import AddLayer, ConvLayer, DenseLayer, Layer, Program, immediate_factors
 
@@ -54,11 +55,10 @@ class ResidualAdd:
         return self.add.dst
 
     @property
-    def residual(self) -> str:
-        """The Add's other operand, read from DRAM by the epilogue."""
-        other = self.add.a if self.layer_is_b else self.add.b
-        assert other is not None
-        return other
+    def residual(self) -> str | None:
+        """The Add's other operand, read from DRAM by the epilogue (None for a constant
+        vector, ``add.const``)."""
+        return self.add.a if self.layer_is_b else self.add.b
 
 
 #: What the emission writes in order: a layer alone, or a layer with its Add.
@@ -69,7 +69,7 @@ def layer_sources(layer: Layer) -> list[str]:
     """The tensors ``layer`` reads (as it names them: a Flatten's output is not resolved)."""
     if isinstance(layer, AddLayer):
         return [layer.a] if layer.b is None else [layer.a, layer.b]
-    if isinstance(layer, ConcatLayer):
+    if isinstance(layer, ConcatLayer | FloatLayer):
         return list(layer.srcs)
     return [layer.src]
 
@@ -77,7 +77,7 @@ def layer_sources(layer: Layer) -> list[str]:
 def unit_sources(unit: Unit) -> list[str]:
     """The tensors ``unit`` reads from DRAM."""
     if isinstance(unit, ResidualAdd):
-        return [unit.layer.src, unit.residual]
+        return [unit.layer.src] if unit.residual is None else [unit.layer.src, unit.residual]
     return layer_sources(unit)
 
 
@@ -97,7 +97,16 @@ def emission_units(program: Program) -> list[Unit]:
     fusions: dict[int, ResidualAdd] = {}
     fused: set[int] = set()
     for k, add in enumerate(program.layers):
-        # A constant operand (a vector per column, `const`) stays a layer of its own.
+        if isinstance(add, AddLayer) and add.b is None and add.a in program.views:
+            # The bias of a product of rows (docs/onnx.md §4.16): in that product's epilogue.
+            at = index.get(add.a)
+            layer = program.layers[at] if at is not None else None
+            if isinstance(layer, DenseLayer) and readers[add.a] == 1 and \
+                    add.a not in viewed and add.a != program.output.name and at not in fusions:
+                fusions[at] = ResidualAdd(layer, add, False)
+                fused.add(k)
+            continue
+        # Any other constant operand (a vector per column, `const`) stays a layer of its own.
         if not isinstance(add, AddLayer) or add.b is None or add.const.size > 1 \
                 or add.a == add.b:
             continue
@@ -146,6 +155,15 @@ def fused_epilogue(em: Emitter, prefix: str, shape: Sequence[int], out: str, ste
         em.step(steps, "minsi", layer.hi)
         em.step(steps, "maxsi", layer.lo)
     code = last_value(steps)
+    if unit.residual is None:
+        # (code − za)·ma + c, c the constant rescaled per column, as the Add layer computes it.
+        product = rescaled_operand(em, steps, code, add.za, add.ma)
+        operands.append((em.constant(f"{add.name}_c", add.const),
+                         memref_type(add.const.shape, "i32"), f"d{len(shape) - 1}", "%c: i32"))
+        steps.append(f"%v{_count(steps)} = arith.addi {product}, %c : i32")
+        em.rounding_shift(steps, add.shift, add.zero_point, half_first=True)
+        em.epilogue(prefix, shape, out, steps, operands, add.lo, add.hi)
+        return
     residual = em.buffer(unit.residual)
     dims = ", ".join(f"d{i}" for i in range(len(shape)))
     operands.append((residual, memref_type(em.shape(unit.residual), "i8"), dims, "%r: i8"))

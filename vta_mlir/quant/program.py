@@ -16,9 +16,9 @@ from .activations import HardLayer, MulConstLayer
 from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX, Requant
 
-__all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "Layer", "MaxPoolLayer",
-           "Program", "QTensor", "ADD_MULTIPLIER_MAX", "add_layer", "add_multipliers",
-           "conv_layer", "immediate_factors", "immediate_product",
+__all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "FloatTensor", "Layer",
+           "MaxPoolLayer", "Program", "QTensor", "ADD_MULTIPLIER_MAX", "add_layer",
+           "add_multipliers", "conv_layer", "immediate_factors", "immediate_product",
            "conv_zero_point_bias", "dense_layer", "global_avgpool_layer", "int32"]
 
 
@@ -30,6 +30,15 @@ class QTensor:
     shape: tuple[int, ...]
     scale: float
     zero_point: int
+
+
+@dataclass(frozen=True)
+class FloatTensor:
+    """A float32 tensor at an edge of the program, which the host reads or writes as it is
+    (float operations at the edge, :mod:`vta_mlir.quant.host_float`)."""
+
+    name: str
+    shape: tuple[int, ...]
 
 
 @dataclass
@@ -122,12 +131,20 @@ class Program:
     """The integer program of a QDQ model."""
 
     name: str
-    input: QTensor
-    output: QTensor
+    #: The int8 input (a ``vta.quant`` host step quantizes the caller's floats), or a float
+    #: input that float layers read.
+    input: QTensor | FloatTensor
+    output: QTensor | FloatTensor
     tensors: dict[str, QTensor] = field(default_factory=dict)
     layers: list[Layer] = field(default_factory=list)
     #: The output of each Flatten -> the tensor it is a view of.
     aliases: dict[str, str] = field(default_factory=dict)
+    #: The ONNX shape of each int8 tensor stored in another shape (the rows of a product of a
+    #: rank ≥ 3 activation, heads split out of them): (shape, split, perm), the stored tensor's
+    #: C-order elements being those of the ONNX tensor reshaped to ``split`` and transposed by
+    #: ``perm`` (docs/onnx.md §4.16).
+    views: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict)
 
 
 #: The largest rescale multiplier of an Add: ``|(a − za)·ma + (b − zb)·mb| ≤ 2·255·2^21 < 2^30``

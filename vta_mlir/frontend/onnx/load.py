@@ -21,6 +21,7 @@ from .check import (
     node_label,
     reader_label,
 )
+from .floats import FLOAT_ONLY_OPS
 from .neck import CNN_OPS
 from .qoperator import CODE_OPS, QOPERATOR_OPS, is_qoperator, qdq_model
 from .unsigned import signed_model
@@ -31,8 +32,9 @@ __all__ = ["COMPUTE_OPS", "QDQ_OPS", "QUANTIZE_HINT", "OnnxImportError", "load_m
 #: The operators that become layers (or fold into one), between Q/DQ pairs.
 COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPool",
                          "GlobalAveragePool", "Flatten", "Identity", "ReduceMean", "Reshape",
-                         # Computed by the host in float32 (vta_mlir/quant/host_layers.py).
-                         "Softmax", "Sigmoid",
+                         # Computed by the host in float32 (vta_mlir/quant/host_layers.py,
+                         # host_float.py).
+                         "Softmax", "Sigmoid", *FLOAT_ONLY_OPS,
                          *CNN_OPS})
 #: The quantization operators of the QDQ format.
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})

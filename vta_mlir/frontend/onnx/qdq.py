@@ -25,6 +25,7 @@ from vta_mlir.quant.program import (
     AvgPoolLayer,
     ConvLayer,
     DenseLayer,
+    FloatTensor,
     Layer,
     MaxPoolLayer,
     Program,
@@ -39,7 +40,9 @@ from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_chann
 
 from .check import check_scale, check_tensor_size, reader_label, window_output
 from .depthwise import clip_codes, is_depthwise
+from .floats import FloatOps
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
+from .matmul_nd import MatMulChains
 from .neck import CnnOps
 from .views import ViewOps
 
@@ -64,7 +67,7 @@ def _attrs(node: onnx.NodeProto) -> dict[str, object]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-class _Recognizer(CnnOps, ViewOps):
+class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
     def __init__(self, model: onnx.ModelProto, requant_mode: str) -> None:
         self.graph = model.graph
         self.mode = requant_mode
@@ -80,6 +83,9 @@ class _Recognizer(CnnOps, ViewOps):
         self.flattened: set[str] = set()        # Flattens of N×C×H×W with H·W > 1
         self.means: dict[str, QTensor] = {}     # float name of a spatial mean -> its source
         self.layer_name = ""                    # the name of the node being translated
+        self.consumers: dict[str, list[onnx.NodeProto]] = {}  # float name -> nodes reading it
+        self.consumed: set[int] = set()         # ids of nodes a layer already covers
+        self._init_floats()
 
     # -- helpers ---------------------------------------------------------------------------
     def _scalar(self, where: str, name: str) -> np.ndarray:
@@ -102,6 +108,9 @@ class _Recognizer(CnnOps, ViewOps):
 
     def _weight(self, where: str, name: str) -> _Const:
         const = self.consts.get(name)
+        if const is None and name in self.act:
+            raise OnnxImportError(f"{where}: operand '{name}' is an activation; a product of "
+                                  "two activations is not supported yet")
         if const is None:
             raise OnnxImportError(f"{where}: operand '{name}' is not a quantized constant "
                                   f"(a float weight: {QUANTIZE_HINT})")
@@ -112,6 +121,7 @@ class _Recognizer(CnnOps, ViewOps):
         if tensor is None:
             raise OnnxImportError(f"{where}: input '{name}' is not a dequantized int8 tensor "
                                   f"(a float operation: {QUANTIZE_HINT})")
+        self.before_reading(tensor)
         if tensor.name in self.flattened and not flattened:
             raise OnnxImportError(f"{where}: reads '{name}', the Flatten of an N×C×H×W tensor "
                                   "with H·W > 1, which only a Gemm or MatMul reads (its "
@@ -148,6 +158,10 @@ class _Recognizer(CnnOps, ViewOps):
                                   f"{len(self.graph.output)} outputs; the importer supports one "
                                   "of each")
         in_value, out_value = graph_inputs[0], self.graph.output[0]
+        for _, node in nodes:
+            for name in node.input:
+                self.consumers.setdefault(name, []).append(node)
+        float_input = self._float_input(in_value.name, static_shape(in_value) or ())
         for index, node in nodes:
             if node.op_type == "QuantizeLinear":
                 self.quant_of[node.input[0]] = (index, node)
@@ -159,8 +173,12 @@ class _Recognizer(CnnOps, ViewOps):
         for index, node in nodes:
             where = node_label(node, index)
             self.layer_name = node.name or f"{node.op_type.lower()}{index}"
+            if id(node) in self.consumed:
+                continue
             if node.op_type == "QuantizeLinear":
-                if node.input[0] == in_value.name:
+                if node.input[0] in self.floats:
+                    self._float_quantize(where, node, self._read_as_rows(node.output[0]))
+                elif node.input[0] == in_value.name:
                     scale, zp = self._qparams(where, node)
                     input_q = QTensor(node.output[0], static_shape(in_value) or (), scale, zp)
                     self.qt[input_q.name] = input_q
@@ -168,11 +186,19 @@ class _Recognizer(CnnOps, ViewOps):
             if node.op_type == "DequantizeLinear":
                 self._dequantize(where, node)
                 continue
-            if any(name == in_value.name for name in node.input):
-                raise OnnxImportError(f"{where}: reads the float input '{in_value.name}' "
-                                      "directly; float operations at the edges are not "
-                                      "supported yet (only its QuantizeLinear)")
+            if self._is_float(node):
+                self._float_node(where, node)
+                continue
             getattr(self, f"_op_{node.op_type}")(where, node)
+        if float_input is not None:
+            input_q = float_input
+        if out_value.name in self.floats:
+            self.float_owner[out_value.name].writes.append(out_value.name)
+            self.close_float_layer()
+            return Program(self.graph.name or "model", input_q,
+                           FloatTensor(out_value.name, self.floats[out_value.name]), self.qt,
+                           self.layers, self.aliases, self.views)
+        self.close_float_layer()
         if input_q is None:
             raise OnnxImportError(f"the float input '{in_value.name}' has no QuantizeLinear "
                                   f"({QUANTIZE_HINT})")
@@ -180,19 +206,24 @@ class _Recognizer(CnnOps, ViewOps):
         if output_q is None:
             writer = next((node_label(n, i) for i, n in nodes if out_value.name in n.output),
                           f"output '{out_value.name}'")
-            raise OnnxImportError(f"{writer}: the graph's output is not a DequantizeLinear of "
-                                  "an int8 tensor; float operations at the edges are not "
-                                  "supported yet")
+            raise OnnxImportError(f"{writer}: the graph's output is neither a DequantizeLinear "
+                                  "of an int8 tensor nor the result of a float operation")
         # The output keeps its own shape (N×C after a Flatten); the emission writes the
         # tensor it is a view of through that view.
         output_q = self.qt[output_q.name]
+        if output_q.name in self.views:
+            # Stored in another shape (the rows of a matrix product): dequantized by the host.
+            self._float_output(f"output '{out_value.name}'", output_q, out_value.name)
+            return Program(self.graph.name or "model", input_q,
+                           FloatTensor(out_value.name, self.logical_shape(output_q)), self.qt,
+                           self.layers, self.aliases, self.views)
         if output_q.name in self.flattened:
             raise OnnxImportError(f"output '{out_value.name}' is the Flatten of an N×C×H×W "
                                   "tensor with H·W > 1, which only a Gemm or MatMul reads")
         if self.aliases.get(output_q.name, output_q.name) not in self.producer:
             raise OnnxImportError(f"output '{out_value.name}' is computed by no layer")
         return Program(self.graph.name or "model", input_q, output_q, self.qt, self.layers,
-                       self.aliases)
+                       self.aliases, self.views)
 
     def _dequantize(self, where: str, node: onnx.NodeProto) -> None:
         src = node.input[0]
@@ -289,11 +320,30 @@ class _Recognizer(CnnOps, ViewOps):
         w = self._weight(where, node.input[1])
         w_scale = self._check_weight(where, w, 0 if trans_b else 1)
         weight = w.q.T if trans_b else w.q
+        view = self.views.get(x.name)
+        if view is not None and (view[1] != view[0] or list(view[2]) != sorted(view[2])):
+            raise OnnxImportError(f"{where}: reads '{node.input[0]}', heads split out of a "
+                                  "product's rows (a view of its matrix); a MatMul of them is "
+                                  "not supported")
         if len(x.shape) != 2 or weight.ndim != 2 or weight.shape[0] != x.shape[1]:
-            raise OnnxImportError(f"{where}: operands {x.shape} and {tuple(weight.shape)} are "
-                                  "not a matrix product of 2-D tensors")
+            raise OnnxImportError(f"{where}: operands {self.logical_shape(x)} and "
+                                  f"{tuple(weight.shape)} are not a matrix product of a 2-D "
+                                  "tensor, or of the rows of a larger one, by a matrix")
         bias = self._bias(where, node.input[2] if len(node.input) > 2 else None, x, w_scale)
-        y = self._output(where, node, (x.shape[0], weight.shape[1]))
+        rows = self.logical_shape(x)[:-1]
+        writer, view = node, None
+        if node.output[0] not in self.quant_of and node.op_type == "MatMul":
+            # The bias of a float Add after the product, at the accumulator's scale: within
+            # half an accumulator unit of its real value (docs/onnx.md §4.16).
+            real, writer, view, used = self.float_result(where, node, rows, weight.shape[1])
+            self.consumed.update(id(n) for n in used)
+            bias = bias + np.rint(real.astype(np.float64) / (x.scale * w_scale)).astype(
+                np.int64)
+        y = self._output(where, writer, (x.shape[0], weight.shape[1]))
+        if view is not None and view[0] != y.shape:
+            self.views[y.name] = view
+        elif len(rows) > 1:
+            self.views[y.name] = ((*rows, weight.shape[1]),) * 2 + (tuple(range(len(rows) + 1)),)
         rq = self._requant_acc(where, x, w_scale, y)
         layer = _built(where, dense_layer, self.layer_name, x, weight, bias, y, rq)
         rq = fitted_requant(layer, weight.T, self._codes(x), x.scale * w_scale / y.scale,
@@ -370,15 +420,25 @@ class _Recognizer(CnnOps, ViewOps):
         if a.shape != b.shape:
             raise OnnxImportError(f"{where}: Add of shapes {a.shape} and {b.shape} "
                                   "(broadcasting two tensors is not supported)")
+        if self.logical_shape(a) != self.logical_shape(b):
+            raise OnnxImportError(f"{where}: Add of shapes {self.logical_shape(a)} and "
+                                  f"{self.logical_shape(b)} (broadcasting two tensors is not "
+                                  "supported)")
         y = self._output(where, node, a.shape)
+        if a.name in self.views:
+            self.views[y.name] = self.views[a.name]
         self._add_layer(add_layer(self.layer_name, a, b, y), y)
 
     def _add_const(self, where: str, node: onnx.NodeProto, a: QTensor, b: _Const) -> None:
-        if len(a.shape) != 2 or b.q.shape not in ((a.shape[1],), (1, a.shape[1])) or \
-                b.scale.size != 1:
+        n = a.shape[-1]
+        logical = self.logical_shape(a)
+        if len(a.shape) < 2 or b.q.size != n or b.q.shape[-1:] != (n,) or \
+                b.scale.size != 1 or logical[-1] != n:
             raise OnnxImportError(f"{where}: Add of a constant is supported for a vector "
-                                  "along the last axis of a 2-D tensor")
+                                  "along the last axis")
         y = self._output(where, node, a.shape)
+        if a.name in self.views:
+            self.views[y.name] = self.views[a.name]
         sb = float(b.scale.reshape(-1)[0])
         ma, _, shift = add_multipliers(a.scale / y.scale, sb / y.scale)
         # The constant is exact in float: rescale it once, at compile time.
