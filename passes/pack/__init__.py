@@ -148,6 +148,7 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
+from vta_mlir.passes.pack.match_matmul_operands import weight_store_map
 from vta_mlir.passes.pack.match_resize import resize_op
 from vta_mlir.passes.pack.nhwc import is_nhwc, nchw_view, nhwc_packing
 from vta_mlir.passes.pack.normal_form import (
@@ -470,6 +471,9 @@ class _Emitter:
                                 packings=[self.packings[a][0].attr() for a in operands])
                     copy_location(step.source, [op])
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
+                case Store(acc=acc, out=out, weight_layout=True):
+                    self.insert(step.source, store_op(self.buffers[acc], self.args[out],
+                                                      weight_store_map(self.cfg)))
                 case Store(acc=acc, out=out):
                     self.insert(step.source, store_op(self.buffers[acc],
                                                       self.shaped(step, out, acc)))

@@ -383,13 +383,15 @@ def init_op(src: SSAValue, acc: SSAValue, *, broadcast: bool) -> linalg.GenericO
                                  _identity(acc)], body)
 
 
-def store_op(acc: SSAValue, out: SSAValue) -> linalg.GenericOp:
-    """The output: ``out = trunci(acc)``."""
+def store_op(acc: SSAValue, out: SSAValue, out_map: AffineMap | None = None) -> linalg.GenericOp:
+    """The output: ``out = trunci(acc)``, written through ``out_map`` (the identity by
+    default; the weight layout of a later product, ``passes/pack/match_matmul_operands.py``)."""
 
     def body(block: Block, args: Sequence[BlockArgument]) -> SSAValue:
         return _add(block, arith.TruncIOp(args[0], i8))
 
-    return _generic([acc], out, [_identity(acc), _identity(acc)], body)
+    written = _identity(acc) if out_map is None else AffineMapAttr(out_map)
+    return _generic([acc], out, [_identity(acc), written], body)
 
 
 def fill_op(value: SSAValue, acc: SSAValue) -> linalg.FillOp:

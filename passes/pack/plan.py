@@ -40,6 +40,7 @@ from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv, Padding
 from vta_mlir.passes.pack.match_depthwise import DepthwiseConv
+from vta_mlir.passes.pack.match_matmul_operands import weight_layout_buffers
 from vta_mlir.passes.pack.match_pool import Pool
 from vta_mlir.passes.pack.match_resize import Resize
 from vta_mlir.passes.pack.normal_form import (
@@ -192,6 +193,9 @@ class AluStep(Step):
 class Store(Step):
     acc: AccBuffer
     out: BlockArgument
+    #: The output is stored in the weight layout of a later product reading it
+    #: (``passes/pack/match_matmul_operands.py``).
+    weight_layout: bool = False
 
 
 def _subexpressions(e: Expr | Narrow) -> list[Expr]:
@@ -246,6 +250,10 @@ class Planner:
     _order: dict[Operation, int] = field(default_factory=dict[Operation, int])
     _writers: dict[BlockArgument, Operation] = field(
         default_factory=dict[BlockArgument, Operation])
+    #: The computed buffers products read as their right operand, stored by their layers in
+    #: the weight layout (``passes/pack/match_matmul_operands.py``).
+    _weight_stores: dict[BlockArgument, Gemm] = field(
+        default_factory=dict[BlockArgument, Gemm])
 
     def plan(self) -> None:
         regions = [out for out in self.outputs if isinstance(out, Output)]
@@ -258,6 +266,8 @@ class Planner:
             self._writers.update((arg, host.op) for arg in host.outputs)
         self.layouts.intermediates = self.intermediates
         self.layouts.written = self._writers.keys()
+        self._weight_stores = weight_layout_buffers(
+            self.outputs, {*self.intermediates, *self._writers}, self.cfg)
         for out in self.outputs:
             if isinstance(out, HostStepBuffers):
                 self.steps.append(RunHost(out.op, out, out.op.regions[0].clone()))
@@ -275,10 +285,14 @@ class Planner:
             start = len(self.steps)
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
+            weight_layout = out.arg in self._weight_stores
+            if weight_layout:
+                out_arg = self.weight_store(out, acc)
+            else:
+                out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
                 self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout
-            self.steps.append(Store(out.writer, acc, out_arg))
+            self.steps.append(Store(out.writer, acc, out_arg, weight_layout))
             self.place_deallocs(start)
         # The host reads and writes any layout: a buffer keeps the regions' packing, and one
         # that only host steps use its logical layout.
@@ -286,6 +300,17 @@ class Planner:
             for arg in (*host.inputs, *host.outputs):
                 if arg not in self.packings:
                     self.packings[arg] = (logical_packing(arg), Role.HOST, host.op)
+
+    def weight_store(self, out: Output, acc: AccBuffer) -> BlockArgument:
+        """The output of a matrix layer that a later product reads as its weights, in their
+        layout (``passes/pack/match_matmul_operands.py``)."""
+        if len(acc.shape) != 2 or self._view is not None:
+            error_with_note(out.writer, f"writes {label(out.arg)}, which a later product "
+                                        "reads as its weights: only a matrix layer (a matrix "
+                                        "product or an element-wise layer on matrices) stores "
+                                        "its output in the weight layout",
+                            self._weight_stores[out.arg].op, "read as weights here")
+        return self.use(out.arg, Role.WEIGHT, out.writer)
 
     def place_deallocs(self, start: int) -> None:
         """Free the padded buffers of the region starting at step ``start`` where the function

@@ -113,6 +113,7 @@ from .pool import choose_pool_plan, emit_pool
 from .pool_region import PoolRegion
 from .region import VtaRegion, find_regions
 from .resize import ResizeRegion, tile_resize
+from .weight_store import store_weight_tiles
 from .search import (
     check_dram_sizes,
     choose_plan,
@@ -264,6 +265,9 @@ class _Emitter(TileBuilder):
         for op in self.r.ops:
             if op is self.r.contraction:
                 self.contraction(op, env, acc_of)
+                continue
+            if op is self.r.output and self.r.weight_rows:
+                store_weight_tiles(self, op, self.r.weight_rows, b, o, acc_of[op.inputs[0]])
                 continue
             operands: list[SSAValue] = []
             for v, m in zip(op.operands, _maps(op), strict=True):
