@@ -113,7 +113,6 @@ from .pool import choose_pool_plan, emit_pool
 from .pool_region import PoolRegion
 from .region import VtaRegion, find_regions
 from .resize import ResizeRegion, tile_resize
-from .weight_store import store_weight_tiles
 from .search import (
     check_dram_sizes,
     choose_plan,
@@ -121,6 +120,7 @@ from .search import (
     sram_budget,
     sram_in_use,
 )
+from .weight_store import store_weight_tiles
 
 __all__ = ["DOUBLE_BUFFER_ATTR", "TilePass"]
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, MemRefType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
-from xdsl.dialects.builtin import AffineMapAttr, MemRefType
 
 from vta_mlir.ir.locations import copy_location
 
@@ -69,6 +69,6 @@ def store_weight_tiles(builder: TileBuilder, output: linalg.GenericOp, rows_per_
                                f"{out.name_hint or 'out'}_rows")
         new = output.clone()
         new.operands = [acc_row, rows]
-        new.indexing_maps = type(new.indexing_maps)([_identity4(), _identity4()])  # type: ignore[call-arg]
+        new.indexing_maps = ArrayAttr([_identity4(), _identity4()])
         builder.insert(new)
         copy_location(output, new)
