@@ -165,6 +165,7 @@ from vta_mlir.passes.pack.normal_form import (
     pool_ops,
     store_op,
 )
+from vta_mlir.passes.pack.transpose_operand import rewrite_transposed_operands
 
 __all__ = ["PackPass", "pack_function"]
 
@@ -226,6 +227,8 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     # An NHWC function is read in NCHW; its transposed arguments keep their NHWC arrays.
     transposed = nchw_view(f) if is_nhwc(f) else set()
     selections = rewrite_channel_slices(f, cfg)  # concatenations (passes/pack/concat.py)
+    # Computed right operands of products read as N × K (passes/pack/transpose_operand.py).
+    selections += rewrite_transposed_operands(f)
     if constants is not None:
         constants.symbols.update({glob.sym_name.data: glob for glob in selections})
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):

@@ -77,6 +77,7 @@ __all__ = [
     "acc_type",
     "alu_op",
     "contraction_op",
+    "contraction_maps_2d",
     "conv_op",
     "fill_op",
     "init_op",
@@ -329,6 +330,20 @@ def contraction_op(act: SSAValue, wgt: SSAValue, acc: SSAValue) -> linalg.Generi
     """``acc[b, o, bb, oo] += Σ_{i, ii} x[b, i, bb, ii] · w[o, i, oo, ii]`` (i8 × i8 → i32)."""
     return _generic([act, wgt], acc, CONTRACTION_MAPS, _multiply_accumulate,
                     CONTRACTION_ITERATORS)
+
+
+#: A matrix product over (m, n, k) reading its right operand as N × K: A(m, k), B(n, k), C(m, n).
+_NK_PRODUCT_MAPS = (
+    AffineMapAttr(AffineMap(3, 0, (_D[0], _D[2]))),
+    AffineMapAttr(AffineMap(3, 0, (_D[1], _D[2]))),
+    AffineMapAttr(AffineMap(3, 0, (_D[0], _D[1]))),
+)
+
+
+def contraction_maps_2d(lhs: SSAValue, rhs: SSAValue, acc: SSAValue) -> linalg.GenericOp:
+    """The stage-0 product ``acc[m, n] += Σ_k lhs[m, k] · rhs[n, k]`` (i8 × i8 → i32) on
+    logical matrices, ``rhs`` read as ``N × K``."""
+    return _generic([lhs, rhs], acc, _NK_PRODUCT_MAPS, _multiply_accumulate, (_PAR, _PAR, _RED))
 
 
 def conv_op(data: SSAValue, kernel: SSAValue, acc: SSAValue,

@@ -1,0 +1,117 @@
+"""Attention-shaped programs for the tests of computed right operands
+(``passes/pack/match_matmul_operands.py``, ``passes/pack/transpose_operand.py``): matrix
+layers (a product, ``>> shift``, a clip to int8) chained through int8 buffers, the right
+operand of a product given as K × N (``linalg.matmul``), as N × K (a transposed map), or as the
+``linalg.transpose`` of a buffer; and their numpy reference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tests.mlir_programs import memref
+
+#: The spellings of a product's right operand.
+KN, NK_MAP, NK_MATMUL, TRANSPOSE = "kn", "nk_map", "nk_matmul", "transpose"
+
+_ID = "affine_map<(i, j) -> (i, j)>"
+_PAR2 = 'iterator_types = ["parallel", "parallel"]'
+_MAC = """  ^bb0(%a: i8, %b: i8, %s: i32):
+    %ea = arith.extsi %a : i8 to i32
+    %eb = arith.extsi %b : i8 to i32
+    %prod = arith.muli %ea, %eb : i32
+    %r = arith.addi %s, %prod : i32
+    linalg.yield %r : i32
+  }"""
+
+
+def layer(a: np.ndarray, b: np.ndarray, shift: int) -> np.ndarray:
+    """``clip((a · b) >> shift, -128, 127)`` as int8."""
+    product = a.astype(np.int64) @ b.astype(np.int64)
+    return np.clip(product >> shift, -128, 127).astype(np.int8)
+
+
+@dataclass
+class Program:
+    """A function of matrix layers; ``shapes`` holds every buffer's logical shape."""
+
+    shapes: dict[str, tuple[int, int]] = field(default_factory=dict[str, tuple[int, int]])
+    body: list[str] = field(default_factory=list[str])
+    counter: int = 0
+
+    def buffer(self, name: str, shape: tuple[int, int]) -> None:
+        self.shapes[name] = shape
+        self.body.append(f"  %{name} = memref.alloc() : {memref(shape, 'i8')}")
+
+    def product(self, a: str, b: str, out: str, shift: int, form: str = KN) -> None:
+        """``out = clip((a · B) >> shift)``: ``B`` is ``b`` (K × N) for :data:`KN`, ``bᵀ``
+        (``b`` N × K) otherwise."""
+        k = self.counter
+        self.counter += 1
+        (m, depth), n = self.shapes[a], self.shapes[out][1]
+        acc = memref((m, n), "i32")
+        self.body.append(f"  %acc{k} = memref.alloc() : {acc}")
+        self.body.append(f"  linalg.fill ins(%c0 : i32) outs(%acc{k} : {acc})")
+        bt = memref(self.shapes[b], "i8")
+        at = memref(self.shapes[a], "i8")
+        if form == TRANSPOSE:
+            self.body.append(f"  %{b}_t{k} = memref.alloc() : {memref((depth, n), 'i8')}")
+            self.body.append(f"  linalg.transpose ins(%{b} : {bt}) outs(%{b}_t{k} : "
+                             f"{memref((depth, n), 'i8')}) permutation = [1, 0]")
+            b, bt = f"{b}_t{k}", memref((depth, n), "i8")
+        if form in (KN, TRANSPOSE):
+            self.body.append(f"  linalg.matmul ins(%{a}, %{b} : {at}, {bt}) outs(%acc{k} : {acc})")
+        elif form == NK_MATMUL:
+            self.body.append(
+                "  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+                "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] "
+                f"ins(%{a}, %{b} : {at}, {bt}) outs(%acc{k} : {acc})")
+        else:
+            self.body.append(
+                "  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+                "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], "
+                'iterator_types = ["parallel", "parallel", "reduction"]} '
+                f"ins(%{a}, %{b} : {at}, {bt}) outs(%acc{k} : {acc}) {{\n{_MAC}")
+        self.body.append(f"""  linalg.generic {{indexing_maps = [{_ID}, {_ID}], {_PAR2}}}
+      ins(%acc{k} : {acc}) outs(%{out} : {memref((m, n), "i8")}) {{
+  ^bb0(%in: i32, %o: i8):
+    %c{k}_s = arith.constant {shift} : i32
+    %v0 = arith.shrsi %in, %c{k}_s : i32
+    %lo = arith.constant -128 : i32
+    %hi = arith.constant 127 : i32
+    %v1 = arith.maxsi %v0, %lo : i32
+    %v2 = arith.minsi %v1, %hi : i32
+    %t = arith.trunci %v2 : i32 to i8
+    linalg.yield %t : i8
+  }}""")
+
+    def function(self, name: str, params: list[str]) -> str:
+        """``func.func @name`` taking the buffers ``params`` (in order) as arguments; the
+        others are allocations of its body."""
+        args = ", ".join(f"%{p}: {memref(self.shapes[p], 'i8')}" for p in params)
+        body = [line for line in self.body
+                if not any(line.startswith(f"  %{p} = memref.alloc") for p in params)]
+        return (f"func.func @{name}({args}) {{\n  %c0 = arith.constant 0 : i32\n"
+                + "\n".join(body) + "\n  return\n}\n")
+
+
+def attention(s: int, d: int, c: int, qk_form: str = NK_MAP) -> str:
+    """``q = x·wq``, ``k = x·wk``, ``v = x·wv`` (S × D), ``p = q·kᵀ`` (S × S, ``qk_form``),
+    ``y = p·v`` (S × D): every right operand of the last two products computed on the device."""
+    prog = Program()
+    for name, shape in (("x", (s, c)), ("wq", (c, d)), ("wk", (c, d)), ("wv", (c, d)),
+                        ("q", (s, d)), ("k", (s, d)), ("v", (s, d)), ("p", (s, s)),
+                        ("y", (s, d))):
+        prog.buffer(name, shape)
+    for w, out in (("wq", "q"), ("wk", "k"), ("wv", "v")):
+        prog.product("x", w, out, 9)
+    prog.product("q", "k", "p", 10, qk_form)
+    prog.product("p", "v", "y", 10)
+    return prog.function("attention", ["x", "wq", "wk", "wv", "y"])
+
+
+def attention_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray,
+                        wv: np.ndarray) -> np.ndarray:
+    q, k, v = layer(x, wq, 9), layer(x, wk, 9), layer(x, wv, 9)
+    return layer(layer(q, k.T, 10), v, 10)
