@@ -77,12 +77,12 @@ class Program:
       ins(%acc{k} : {acc}) outs(%{out} : {memref((m, n), "i8")}) {{
   ^bb0(%in: i32, %o: i8):
     %c{k}_s = arith.constant {shift} : i32
-    %v0 = arith.shrsi %in, %c{k}_s : i32
+    %e0 = arith.shrsi %in, %c{k}_s : i32
     %lo = arith.constant -128 : i32
     %hi = arith.constant 127 : i32
-    %v1 = arith.maxsi %v0, %lo : i32
-    %v2 = arith.minsi %v1, %hi : i32
-    %t = arith.trunci %v2 : i32 to i8
+    %e1 = arith.maxsi %e0, %lo : i32
+    %e2 = arith.minsi %e1, %hi : i32
+    %t = arith.trunci %e2 : i32 to i8
     linalg.yield %t : i8
   }}""")
 
@@ -94,6 +94,23 @@ class Program:
                 if not any(line.startswith(f"  %{p} = memref.alloc") for p in params)]
         return (f"func.func @{name}({args}) {{\n  %c0 = arith.constant 0 : i32\n"
                 + "\n".join(body) + "\n  return\n}\n")
+
+
+def scores(s: int, d: int, c: int, form: str = NK_MAP) -> str:
+    """``q = x·wq``, ``k = x·wk`` (S × D), then ``p = q·kᵀ`` (S × S) with ``kᵀ`` spelled as
+    ``form``."""
+    prog = Program()
+    for name, shape in (("x", (s, c)), ("wq", (c, d)), ("wk", (c, d)), ("q", (s, d)),
+                        ("k", (s, d)), ("p", (s, s))):
+        prog.buffer(name, shape)
+    for w, out in (("wq", "q"), ("wk", "k")):
+        prog.product("x", w, out, 9)
+    prog.product("q", "k", "p", 10, form)
+    return prog.function("scores", ["x", "wq", "wk", "p"])
+
+
+def scores_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray) -> np.ndarray:
+    return layer(layer(x, wq, 9), layer(x, wk, 9).T, 10)
 
 
 def attention(s: int, d: int, c: int, qk_form: str = NK_MAP) -> str:

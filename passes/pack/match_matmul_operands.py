@@ -67,7 +67,7 @@ def check_weight_layout_config(gemm: Gemm, cfg: VTAConfig) -> None:
 def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
                           computed: Collection[BlockArgument],
                           cfg: VTAConfig) -> dict[BlockArgument, Gemm]:
-    """The buffers of ``computed`` (intermediates, arguments a layer writes) that a matrix
+    """The buffers of ``computed`` (the outputs of layers) that a matrix
     product reads as its right operand, each with the first such product; checked (module
     doc): read as ``N × K``, on a configuration whose stores can write weight tiles, in whole
     blocks (the padding of a computed operand would be computed values, not zeros)."""
@@ -81,8 +81,8 @@ def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
             if g.wgt_transposed:
                 report_error(g.op, f"reads {label(g.wgt)}, which an earlier layer computes, "
                                    "as K×N weights: a layer cannot store its output vectors "
-                                   "transposed into weight tiles; vta-pack transposes such an "
-                                   "operand on the device only when a linalg.matmul reads it")
+                                   "transposed into weight tiles, and vta-pack transposes on the "
+                                   "device only an int8 matrix the function allocates")
             check_weight_layout_config(g, cfg)
             rows, cols = g.wgt.type.get_shape()  # type: ignore[attr-defined]
             if rows % cfg.block_out or cols % cfg.block_in:

@@ -267,7 +267,7 @@ class Planner:
         self.layouts.intermediates = self.intermediates
         self.layouts.written = self._writers.keys()
         self._weight_stores = weight_layout_buffers(
-            self.outputs, {*self.intermediates, *self._writers}, self.cfg)
+            self.outputs, {out.arg for out in regions}, self.cfg)
         for out in self.outputs:
             if isinstance(out, HostStepBuffers):
                 self.steps.append(RunHost(out.op, out, out.op.regions[0].clone()))
