@@ -10,13 +10,14 @@ buffer, ``1 × to × BATCH × BLOCK_IN`` elements with a pitch of one weight til
 blocks.  So the tile's store is a host loop over its row blocks, each a ``trunci`` from that row
 of the accumulator tile into that view, which ``vta-inject-dma`` makes one strided store::
 
-    affine.for %r = 0 to 4 {
-      %row = affine.apply affine_map<(d0)[s0] -> (d0 + s0)> (%r)[%b0]
-      %tile = affine.apply affine_map<(d0) -> (d0 floordiv 16)> (%row)
-      %lane = affine.apply affine_map<(d0) -> ((d0 mod 16) * 1)> (%row)
+    affine.for %r = 0 to 16 {                           // the tile's 16 row blocks
+      %row = affine.apply affine_map<(d0, d1) -> ((d0 + d1))> (%r, %b0)
+      %wtile = affine.apply affine_map<(d0) -> ((d0 floordiv 16))> (%row)
+      %wrow = affine.apply affine_map<(d0) -> ((d0 mod 16))> (%row)
       %acc_row = memref.subview %acc[%r, 0, 0, 0] [1, 2, 1, 16] [1, 1, 1, 1] : ...
-      %k_rows = memref.subview %k[%tile, %c0, %lane, 0] [1, 2, 1, 16] [1, 1, 1, 1] : ...
-      linalg.generic ins(%acc_row) outs(%k_rows) { trunci }
+      %k_rows = memref.subview %k[%wtile, 0, %wrow, 0] [1, 2, 1, 16] [1, 1, 1, 1]
+          : memref<2x2x16x16xi8> to memref<1x2x1x16xi8, strided<[512, 256, 16, 1], offset: ?>>
+      linalg.generic ins(%acc_row) outs(%k_rows) { trunci }   // y 2 x 1 stride 16
     }
 """
 
