@@ -148,6 +148,12 @@ from vta_mlir.passes.pack.intermediates import (
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
+from vta_mlir.passes.pack.match_batch import (
+    batch_loop,
+    batch_slice,
+    fold_weight_broadcasts,
+    is_batched_type,
+)
 from vta_mlir.passes.pack.match_matmul_operands import weight_store_map
 from vta_mlir.passes.pack.match_resize import resize_op
 from vta_mlir.passes.pack.nhwc import is_nhwc, nchw_view, nhwc_packing
@@ -173,7 +179,9 @@ __all__ = ["PackPass", "pack_function"]
 from vta_mlir.passes.pack.plan import (
     AccBuffer,
     AluStep,
+    BatchLoop,
     Contract,
+    EndBatchLoop,
     Fill,
     FreePadded,
     Init,
@@ -229,6 +237,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     selections = rewrite_channel_slices(f, cfg)  # concatenations (passes/pack/concat.py)
     # Computed right operands of products read as N × K (passes/pack/transpose_operand.py).
     selections += rewrite_transposed_operands(f)
+    fold_weight_broadcasts(f)  # one matrix for every batch (passes/pack/match_batch.py)
     if constants is not None:
         constants.symbols.update({glob.sym_name.data: glob for glob in selections})
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
@@ -363,6 +372,19 @@ class _Emitter:
         default_factory=dict[tuple[SSAValue, tuple[int, ...]], SSAValue])
     #: Locates every op of a region as its layer (``NameLoc``, vta_mlir/ir/locations.py).
     layers: RegionLayers = field(default_factory=RegionLayers)
+    #: Inside the host loop over the batches of a region (``BatchLoop``): its variable, the
+    #: op the region's ops go before outside it, and each batched buffer's slice.
+    batch: tuple[SSAValue, Operation, dict[SSAValue, SSAValue]] | None = None
+
+    def arg(self, arg: BlockArgument) -> SSAValue:
+        """The packed buffer of ``arg``; in a loop over batches, a batched buffer's slice."""
+        value = self.args[arg]
+        if self.batch is None or not is_batched_type(value.type):
+            return value
+        iv, _, views = self.batch
+        if value not in views:
+            views[value] = batch_slice(value, iv, self.before)
+        return views[value]
 
     def insert(self, source: Operation, *ops: Operation) -> None:
         copy_location(source, ops)
@@ -376,7 +398,9 @@ class _Emitter:
             const = arith.ConstantOp.from_int_and_width(value, width)
             name = f"c{value}" if value >= 0 else f"cm{-value}"
             const.result.name_hint = name if width == 32 else f"{name}_i{width}"
-            block = self.before.parent_block()
+            # At the start of the function, outside any loop over batches.
+            top = self.before if self.batch is None else self.batch[1]
+            block = top.parent_block()
             assert block is not None
             Rewriter.insert_op(const, InsertPoint.at_start(block))
             self.zeros[width, value] = const.result
@@ -397,7 +421,7 @@ class _Emitter:
     def shaped(self, step: Step, arg: BlockArgument, acc: AccBuffer) -> SSAValue:
         """``arg`` with the packed shape of ``acc``: a ``memref.collapse_shape`` of an
         intermediate buffer allocated with more axes (``Planner.use``)."""
-        value = self.args[arg]
+        value = self.arg(arg)
         t = value.type
         assert isinstance(t, MemRefType)
         target = packed_acc_shape(acc.shape, self.cfg)
@@ -441,11 +465,11 @@ class _Emitter:
                 case Fill(acc=acc):
                     self.insert(step.source, fill_op(self.zero_constant(), self.buffers[acc]))
                 case Init(acc=acc, arg=arg, broadcast=broadcast):
-                    source = self.args[arg] if broadcast else self.shaped(step, arg, acc)
+                    source = self.arg(arg) if broadcast else self.shaped(step, arg, acc)
                     self.insert(step.source, init_op(source, self.buffers[acc],
                                                      broadcast=broadcast))
                 case Contract(acc=acc, act=act, wgt=wgt, strides=None):
-                    self.insert(step.source, contraction_op(self.args[act], self.args[wgt],
+                    self.insert(step.source, contraction_op(self.arg(act), self.arg(wgt),
                                                             self.buffers[acc]))
                 case PadData(data=data):
                     self.pad(data)
@@ -475,12 +499,21 @@ class _Emitter:
                     copy_location(step.source, [op])
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
                 case Store(acc=acc, out=out, weight_layout=True):
-                    self.insert(step.source, store_op(self.buffers[acc], self.args[out],
+                    self.insert(step.source, store_op(self.buffers[acc], self.arg(out),
                                                       weight_store_map(self.cfg)))
                 case Store(acc=acc, out=out):
                     self.insert(step.source, store_op(self.buffers[acc],
                                                       self.shaped(step, out, acc)))
                     self.layers.close(step.source)
+                case BatchLoop(count=count):
+                    loop, iv = batch_loop(count)
+                    self.insert(step.source, loop)
+                    self.batch = (iv, self.before, {})
+                    self.before = loop.body.block.last_op  # type: ignore[assignment]
+                case EndBatchLoop():
+                    assert self.batch is not None
+                    self.before = self.batch[1]
+                    self.batch = None
                 case _:
                     raise AssertionError(f"unknown step {step}")
 

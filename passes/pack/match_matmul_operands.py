@@ -34,10 +34,19 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
-from vta_mlir.passes.pack.expr import Alu, Expr, Gemm, HostStepBuffers, Narrow, Output, label
+from vta_mlir.passes.pack.expr import (
+    Alu,
+    Expr,
+    Gemm,
+    HostStepBuffers,
+    Narrow,
+    Output,
+    error_with_note,
+    label,
+)
 
-__all__ = ["check_weight_layout_config", "weight_layout_buffers", "weight_store_map",
-           "weight_store_rows"]
+__all__ = ["check_weight_layout_config", "check_weight_store", "weight_layout_buffers",
+           "weight_store_map", "weight_store_rows"]
 
 
 def _gemms(e: Expr | Narrow) -> list[Gemm]:
@@ -94,6 +103,17 @@ def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
                                    "zeros")
             found.setdefault(g.wgt, g)
     return found
+
+
+def check_weight_store(out: Output, acc_shape: object, view: object, reader: Gemm) -> None:
+    """The layer writing ``out``, which ``reader`` reads as its weights, is a matrix layer:
+    its accumulator ``acc_shape`` has two dimensions and no flattened ``view``."""
+    shape = getattr(acc_shape, "shape", acc_shape)
+    if len(shape) != 2 or view is not None:  # type: ignore[arg-type]
+        error_with_note(out.writer, f"writes {label(out.arg)}, which a later product reads as "
+                                    "its weights: only a matrix layer (a matrix product or an "
+                                    "element-wise layer on matrices) stores its output in the "
+                                    "weight layout", reader.op, "read as weights here")
 
 
 def weight_store_map(cfg: VTAConfig) -> AffineMap:
