@@ -132,3 +132,72 @@ def attention_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray,
                         wv: np.ndarray) -> np.ndarray:
     q, k, v = layer(x, wq, 9), layer(x, wk, 9), layer(x, wv, 9)
     return layer(layer(q, k.T, 10), v, 10)
+
+
+_BATCH_MAPS = {
+    "shared": "[affine_map<(h, m, n, k) -> (h, m, k)>, affine_map<(h, m, n, k) -> (k, n)>, "
+              "affine_map<(h, m, n, k) -> (h, m, n)>]",
+    "nk": "[affine_map<(h, m, n, k) -> (h, m, k)>, affine_map<(h, m, n, k) -> (h, n, k)>, "
+          "affine_map<(h, m, n, k) -> (h, m, n)>]",
+}
+_ID3 = "affine_map<(h, i, j) -> (h, i, j)>"
+
+
+@dataclass
+class BatchedProgram:
+    """A function of batched matrix layers (``linalg.batch_matmul``, ``>> shift``, a clip to
+    int8) on ``H × rows × cols`` buffers."""
+
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict[str, tuple[int, ...]])
+    body: list[str] = field(default_factory=list[str])
+    counter: int = 0
+
+    def buffer(self, name: str, shape: tuple[int, ...]) -> None:
+        self.shapes[name] = shape
+        self.body.append(f"  %{name} = memref.alloc() : {memref(shape, 'i8')}")
+
+    def product(self, a: str, b: str, out: str, shift: int, maps: str | None = None) -> None:
+        """``out[h] = clip((a[h] · B[h]) >> shift)``; ``maps``: ``None`` (``b[h]``, K × N),
+        ``"shared"`` (``b`` one K × N matrix), ``"nk"`` (``b[h]ᵀ``)."""
+        k = self.counter
+        self.counter += 1
+        shape = self.shapes[out]
+        acc = memref(shape, "i32")
+        prefix = "" if maps is None else f"indexing_maps = {_BATCH_MAPS[maps]} "
+        types = f"{memref(self.shapes[a], 'i8')}, {memref(self.shapes[b], 'i8')}"
+        self.body += [
+            f"  %acc{k} = memref.alloc() : {acc}",
+            f"  linalg.fill ins(%c0 : i32) outs(%acc{k} : {acc})",
+            f"  linalg.batch_matmul {prefix}ins(%{a}, %{b} : {types}) outs(%acc{k} : {acc})",
+            f"""  linalg.generic {{indexing_maps = [{_ID3}, {_ID3}], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%acc{k} : {acc}) outs(%{out} : {memref(shape, "i8")}) {{
+  ^bb0(%in: i32, %o: i8):
+    %c{k}_s = arith.constant {shift} : i32
+    %e0 = arith.shrsi %in, %c{k}_s : i32
+    %lo = arith.constant -128 : i32
+    %hi = arith.constant 127 : i32
+    %e1 = arith.maxsi %e0, %lo : i32
+    %e2 = arith.minsi %e1, %hi : i32
+    %t = arith.trunci %e2 : i32 to i8
+    linalg.yield %t : i8
+  }}"""]
+
+    function = Program.function
+
+
+def head_scores(h: int, s: int, d: int, c: int) -> str:
+    """Per-head ``q[h] = x[h]·wq``, ``k[h] = x[h]·wk`` (one weight for every head), then
+    ``p[h] = q[h]·k[h]ᵀ``: a batched product of two computed operands."""
+    prog = BatchedProgram()
+    for name, shape in (("x", (h, s, c)), ("wq", (c, d)), ("wk", (c, d)), ("q", (h, s, d)),
+                        ("k", (h, s, d)), ("p", (h, s, s))):
+        prog.buffer(name, shape)
+    prog.product("x", "wq", "q", 9, "shared")
+    prog.product("x", "wk", "k", 9, "shared")
+    prog.product("q", "k", "p", 10, "nk")
+    return prog.function("head_scores", ["x", "wq", "wk", "p"])  # type: ignore[arg-type]
+
+
+def head_scores_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray) -> np.ndarray:
+    q, k = layer(x, wq, 9), layer(x, wk, 9)
+    return layer(q, k.transpose(0, 2, 1), 10)

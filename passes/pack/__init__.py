@@ -454,6 +454,31 @@ class _Emitter:
             self.reshaped[key] = view.result
         return self.reshaped[key]
 
+    def weight_tiles(self, step: Step, arg: BlockArgument) -> SSAValue:
+        """The weight tiles ``arg`` a layer stores its output into: a batched buffer written
+        by a collapsed region through a ``memref.collapse_shape`` of its batches."""
+        value = self.arg(arg)
+        t = value.type
+        assert isinstance(t, MemRefType)
+        if t.get_num_dims() == 4:
+            return value
+        shape = t.get_shape()
+        key = (value, (shape[0] * shape[1], *shape[2:]))
+        if key not in self.reshaped:
+            view = memref.CollapseShapeOp(
+                operands=[value], result_types=[MemRefType(t.element_type, key[1])],
+                properties={"reassociation": ArrayAttr(
+                    [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in ([0, 1], [2], [3],
+                                                                           [4])])})
+            view.result.name_hint = value.name_hint
+            copy_location(step.source, [view])
+            owner = value.owner
+            at = InsertPoint.after(owner) if isinstance(owner, Operation) else \
+                InsertPoint.at_start(value.block)  # type: ignore[attr-defined]
+            Rewriter.insert_op(view, at)
+            self.reshaped[key] = view.result
+        return self.reshaped[key]
+
     def emit(self, steps: list[Step]) -> None:
         for step in steps:
             match step:
@@ -499,7 +524,8 @@ class _Emitter:
                     copy_location(step.source, [op])
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
                 case Store(acc=acc, out=out, weight_layout=True):
-                    self.insert(step.source, store_op(self.buffers[acc], self.arg(out),
+                    self.insert(step.source, store_op(self.buffers[acc],
+                                                      self.weight_tiles(step, out),
                                                       weight_store_map(self.cfg)))
                 case Store(acc=acc, out=out):
                     self.insert(step.source, store_op(self.buffers[acc],

@@ -85,7 +85,8 @@ def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
         if not isinstance(out, Output):
             continue
         for g in _gemms(out.value):
-            if g.wgt not in computed or type(g) is not Gemm:
+            # A batched product reads one matrix per batch (passes/pack/match_batch.py).
+            if g.wgt not in computed or not (type(g) is Gemm or getattr(g, "wgt_batched", 0)):
                 continue
             if g.wgt_transposed:
                 report_error(g.op, f"reads {label(g.wgt)}, which an earlier layer computes, "
@@ -93,7 +94,7 @@ def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
                                    "transposed into weight tiles, and vta-pack transposes on the "
                                    "device only an int8 matrix the function allocates")
             check_weight_layout_config(g, cfg)
-            rows, cols = g.wgt.type.get_shape()  # type: ignore[attr-defined]
+            rows, cols = g.wgt.type.get_shape()[-2:]  # type: ignore[attr-defined]
             if rows % cfg.block_out or cols % cfg.block_in:
                 report_error(g.op, f"reads {label(g.wgt)} ({g.wgt.type}), which an earlier "
                                    "layer computes, as its weights: its rows must be whole "

@@ -5,7 +5,9 @@ results is planned by :class:`BatchPlan` (``passes/pack/match_batch.py``):
 
 * *collapsed*, when the right operand is one matrix for every batch and ``BATCH`` divides
   ``M``: one 2-D region of ``H·M`` rows; every ``H × M × ...`` operand is packed as the matrix
-  of ``H·M`` rows (:func:`~.match_batch.collapsed_packing`);
+  of ``H·M`` rows (:func:`~.match_batch.collapsed_packing`), but an output stored in the
+  weight layout of a later batched product batch by batch, the same bytes in whole weight
+  tiles, which the region's store writes through a ``memref.collapse_shape``;
 * *looped* otherwise: the 2-D region of one batch, ``M × N``, inside a host loop over the
   batches (the steps :class:`BatchLoop` and :class:`EndBatchLoop`); every ``H × ...``
   operand is packed batch by batch (:func:`~.match_batch.batched_packing`) and each
@@ -65,7 +67,7 @@ class BatchPlan:
         if shape[0] != self.batch:
             report_error(op, f"reads {label(arg)} ({arg.type}) in a region of {self.batch} "
                              "batches: its first dimension is the batch")
-        if self.collapsed:
+        if self.collapsed and role != Role.WEIGHT:
             matrix = packing_for(role, (shape[0] * shape[1], *shape[2:]), dtype, cfg)
             return collapsed_packing(matrix, shape)
         return batched_packing(packing_for(role, shape[1:], dtype, cfg), self.batch)
