@@ -141,6 +141,7 @@ _BATCH_MAPS = {
           "affine_map<(h, m, n, k) -> (h, m, n)>]",
 }
 _ID3 = "affine_map<(h, i, j) -> (h, i, j)>"
+_PAR3 = 'iterator_types = ["parallel", "parallel", "parallel"]'
 
 
 @dataclass
@@ -169,7 +170,7 @@ class BatchedProgram:
             f"  %acc{k} = memref.alloc() : {acc}",
             f"  linalg.fill ins(%c0 : i32) outs(%acc{k} : {acc})",
             f"  linalg.batch_matmul {prefix}ins(%{a}, %{b} : {types}) outs(%acc{k} : {acc})",
-            f"""  linalg.generic {{indexing_maps = [{_ID3}, {_ID3}], iterator_types = ["parallel", "parallel", "parallel"]}}
+            f"""  linalg.generic {{indexing_maps = [{_ID3}, {_ID3}], {_PAR3}}}
       ins(%acc{k} : {acc}) outs(%{out} : {memref(shape, "i8")}) {{
   ^bb0(%in: i32, %o: i8):
     %c{k}_s = arith.constant {shift} : i32
