@@ -202,3 +202,24 @@ def head_scores(h: int, s: int, d: int, c: int) -> str:
 def head_scores_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray) -> np.ndarray:
     q, k = layer(x, wq, 9), layer(x, wk, 9)
     return layer(q, k.transpose(0, 2, 1), 10)
+
+
+def head_attention(h: int, s: int, d: int, c: int) -> str:
+    """Per head, ``q``, ``k``, ``v`` from ``x[h]`` (one weight for every head), ``p[h] =
+    q[h]·k[h]ᵀ``, ``y[h] = p[h]·v[h]``: ``v[h]`` transposed on the device."""
+    prog = BatchedProgram()
+    for name, shape in (("x", (h, s, c)), ("wq", (c, d)), ("wk", (c, d)), ("wv", (c, d)),
+                        ("q", (h, s, d)), ("k", (h, s, d)), ("v", (h, s, d)), ("p", (h, s, s)),
+                        ("y", (h, s, d))):
+        prog.buffer(name, shape)
+    for w, out in (("wq", "q"), ("wk", "k"), ("wv", "v")):
+        prog.product("x", w, out, 9, "shared")
+    prog.product("q", "k", "p", 10, "nk")
+    prog.product("p", "v", "y", 10)
+    return prog.function("head_attention", ["x", "wq", "wk", "wv", "y"])  # type: ignore[arg-type]
+
+
+def head_attention_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray,
+                             wv: np.ndarray) -> np.ndarray:
+    q, k, v = layer(x, wq, 9), layer(x, wk, 9), layer(x, wv, 9)
+    return layer(layer(q, k.transpose(0, 2, 1), 10), v, 10)

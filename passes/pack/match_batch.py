@@ -127,9 +127,10 @@ class BatchMatcher:
             report_error(op, "has indexing maps that are not those of a batched matrix product "
                              "(h, m, n, k) -> (h, m, n)")
         h, m, n = out_dims
-        if act_dims != [h, m, k]:
+        if act_dims not in ([h, m, k], [m, k]):
             report_error(op, "reads its left operand through another map than (h, m, n, k) -> "
-                             "(h, m, k): VTA's activations are the rows of each batch")
+                             "(h, m, k), or (m, k) for one matrix in every batch: VTA's "
+                             "activations are the rows of each batch")
         forms = {(h, k, n): (True, True), (h, n, k): (True, False), (k, n): (False, True),
                  (n, k): (False, False)}
         form = forms.get(tuple(wgt_dims))  # type: ignore[arg-type]
@@ -137,8 +138,8 @@ class BatchMatcher:
             report_error(op, "reads its right operand through another map than (h, k, n), "
                              "(h, n, k) or, one matrix for every batch, (k, n) or (n, k)")
         batched, transposed = form
-        batch, rows, depth = types[0].get_shape()  # type: ignore[attr-defined]
-        cols = types[2].get_shape()[2]  # type: ignore[attr-defined]
+        *_, rows, depth = types[0].get_shape()  # type: ignore[attr-defined]
+        batch, _, cols = types[2].get_shape()  # type: ignore[attr-defined]
         wshape = tuple(types[1].get_shape())  # type: ignore[attr-defined]
         want = (depth, cols) if transposed else (cols, depth)
         if tuple(types[2].get_shape()) != (batch, rows, cols) \

@@ -340,9 +340,22 @@ _NK_PRODUCT_MAPS = (
 )
 
 
-def contraction_maps_2d(lhs: SSAValue, rhs: SSAValue, acc: SSAValue) -> linalg.GenericOp:
+#: The same over (h, m, n, k) for a batch of products sharing A: A(m, k), B(h, n, k), C(h, m, n).
+_BATCH_NK_PRODUCT_MAPS = (
+    AffineMapAttr(AffineMap(4, 0, (_D[1], _D[3]))),
+    AffineMapAttr(AffineMap(4, 0, (_D[0], _D[2], _D[3]))),
+    AffineMapAttr(AffineMap(4, 0, (_D[0], _D[1], _D[2]))),
+)
+
+
+def contraction_maps_2d(lhs: SSAValue, rhs: SSAValue, acc: SSAValue,
+                        batched: bool = False) -> linalg.GenericOp:
     """The stage-0 product ``acc[m, n] += Σ_k lhs[m, k] · rhs[n, k]`` (i8 × i8 → i32) on
-    logical matrices, ``rhs`` read as ``N × K``."""
+    logical matrices, ``rhs`` read as ``N × K``; ``batched``: ``acc[h, m, n] += Σ_k lhs[m, k] ·
+    rhs[h, n, k]`` for every batch ``h``."""
+    if batched:
+        return _generic([lhs, rhs], acc, _BATCH_NK_PRODUCT_MAPS, _multiply_accumulate,
+                        (_PAR, _PAR, _PAR, _RED))
     return _generic([lhs, rhs], acc, _NK_PRODUCT_MAPS, _multiply_accumulate, (_PAR, _PAR, _RED))
 
 

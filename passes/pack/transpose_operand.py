@@ -25,6 +25,9 @@ function in that form:
 
   ``V``'s layer stores it in the weight layout (the identity product reads it as ``N × K``),
   and the identity layer stores ``Vᵀ`` in the weight layout of ``P · V``: no copy on the host.
+  For a batch of products (``linalg.batch_matmul``, per-head ``P[h] · V[h]``) the identity
+  layer is a batch of products too, ``Vᵀ[h] = I · V[h]ᵀ``, the identity one matrix for every
+  batch.
 
 A buffer only host steps write is left alone: the host packs whatever layout its reader asks
 for.  The rewrite keeps the program's meaning (the reference evaluator computes the same
@@ -56,6 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.locations import copy_location
+from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import BatchMatmulOp
 from vta_mlir.passes.pack.normal_form import contraction_maps_2d, store_op
 
 __all__ = ["rewrite_transposed_operands"]
@@ -68,34 +72,38 @@ def _dims(m: AffineMap) -> tuple[int, ...] | None:
 
 
 def _right_operand_kn(op: Operation) -> bool:
-    """``op`` is a matrix product (``linalg.matmul`` or a three-loop contraction generic) whose
-    second input is read as ``K × N``, ``(m, n, k) -> (k, n)``."""
-    if not isinstance(op, linalg.MatmulOp | linalg.GenericOp) or len(op.inputs) != 2 \
-            or len(op.outputs) != 1:
+    """``op`` is a matrix product (``linalg.matmul``, ``linalg.batch_matmul`` or a contraction
+    generic of three or four loops) whose second input is read as ``K × N``,
+    ``(m, n, k) -> (k, n)`` (``(h, m, n, k) -> (h, k, n)`` for a batch of products)."""
+    if not isinstance(op, linalg.MatmulOp | BatchMatmulOp | linalg.GenericOp) \
+            or len(op.inputs) != 2 or len(op.outputs) != 1:
         return False
     maps = [m.data for m in op.indexing_maps.data]
-    if any(m.num_dims != 3 or m.num_symbols for m in maps):
+    loops = maps[0].num_dims
+    if loops not in (3, 4) or any(m.num_dims != loops or m.num_symbols for m in maps):
         return False
     out = _dims(maps[2])
     wgt = _dims(maps[1])
-    if out is None or wgt is None or len(out) != 2:
+    if out is None or wgt is None or len(out) != loops - 1 or len(set(out)) != loops - 1:
         return False
-    k = ({0, 1, 2} - set(out)).pop() if len(set(out)) == 2 else None
-    return k is not None and wgt == (k, out[1])
+    k = (set(range(loops)) - set(out)).pop()
+    return wgt == (*out[:-2], k, out[-1])
 
 
 def _read_as_nk(op: Operation, value: SSAValue) -> None:
-    """``op`` (:func:`_right_operand_kn`) reads ``value`` through ``(m, n, k) -> (n, k)``."""
+    """``op`` (:func:`_right_operand_kn`) reads ``value`` through ``(.., n, k)``."""
     maps = [m.data for m in op.indexing_maps.data]  # type: ignore[attr-defined]
-    k, n = _dims(maps[1]) or ()
-    maps[1] = AffineMap(3, 0, (AffineExpr.dimension(n), AffineExpr.dimension(k)))
+    *batch, k, n = _dims(maps[1]) or ()
+    maps[1] = AffineMap(maps[1].num_dims, 0,
+                        tuple(AffineExpr.dimension(d) for d in (*batch, n, k)))
     op.indexing_maps = ArrayAttr([AffineMapAttr(m) for m in maps])  # type: ignore[attr-defined]
     op.operands = [op.operands[0], value, *op.operands[2:]]
 
 
 def _int8_matrix(value: SSAValue) -> bool:
+    """An int8 matrix, or a batch of them."""
     t = value.type
-    return isinstance(t, MemRefType) and t.get_num_dims() == 2 \
+    return isinstance(t, MemRefType) and t.get_num_dims() in (2, 3) \
         and t.element_type == IntegerType(8)
 
 
@@ -109,7 +117,8 @@ def _fold_transposes(block_ops: list[Operation]) -> None:
             continue
         source, target = op.inputs[0], op.outputs[0]
         alloc = target.owner
-        if not (_int8_matrix(target) and isinstance(alloc, memref.AllocOp)):
+        if not (_int8_matrix(target) and isinstance(alloc, memref.AllocOp)
+                and target.type.get_num_dims() == 2):  # type: ignore[attr-defined]
             continue
         readers = [r for r in _readers(target) if r is not op]
         if not readers or any(not _right_operand_kn(r) or r.operands[1] is not target
@@ -153,18 +162,19 @@ def _identity_global(f: func.FuncOp, name: str, size: int) -> memref.GlobalOp:
 def _transposer(f: func.FuncOp, value: SSAValue, before: Operation) -> tuple[SSAValue,
                                                                            memref.GlobalOp]:
     """``valueᵀ``, computed by a layer inserted before ``before`` (module doc)."""
-    rows, cols = value.type.get_shape()  # type: ignore[attr-defined]
+    *batch, rows, cols = value.type.get_shape()  # type: ignore[attr-defined]
     name = value.name_hint or "operand"
     glob = _identity_global(f, f"{name}_identity", cols)
     zero = arith.ConstantOp.from_int_and_width(0, 32)
     eye = memref.GetGlobalOp(glob.sym_name.data, glob.type)
     eye.memref.name_hint = f"{name}_eye"
-    out = memref.AllocOp.get(i8, shape=[cols, rows])
+    out = memref.AllocOp.get(i8, shape=[*batch, cols, rows])
     out.memref.name_hint = f"{name}_t"
-    acc = memref.AllocOp.get(i32, shape=[cols, rows])
+    acc = memref.AllocOp.get(i32, shape=[*batch, cols, rows])
     acc.memref.name_hint = f"{name}_t_acc"
     fill = linalg.FillOp([zero.result], [acc.memref], res=())
-    product = contraction_maps_2d(eye.memref, value, acc.memref)
+    # One identity for every batch: out[h, d, s] = Σ_k I[d, k] · value[h, s, k].
+    product = contraction_maps_2d(eye.memref, value, acc.memref, batched=bool(batch))
     ops = [zero, eye, out, acc, fill, product, store_op(acc.memref, out.memref)]
     copy_location(before, ops)
     Rewriter.insert_op(ops, InsertPoint.before(before))
