@@ -138,19 +138,18 @@ from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.ir.quant import argument_quantization
-from vta_mlir.passes.pack.concat import channel_slice_view, rewrite_channel_slices
+from vta_mlir.passes.pack.concat import rewrite_channel_slices
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
-from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import (
-    Intermediate,
     collapse_reassociation,
-    same_element_order,
+    intermediate_buffers,
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
 from vta_mlir.passes.pack.match_batch import (
     batch_loop,
     batch_slice,
+    collapsed_batches,
     fold_weight_broadcasts,
     is_batched_type,
 )
@@ -235,9 +234,9 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     # An NHWC function is read in NCHW; its transposed arguments keep their NHWC arrays.
     transposed = nchw_view(f) if is_nhwc(f) else set()
     selections = rewrite_channel_slices(f, cfg)  # concatenations (passes/pack/concat.py)
+    fold_weight_broadcasts(f)  # one matrix for every batch (passes/pack/match_batch.py)
     # Computed right operands of products read as N × K (passes/pack/transpose_operand.py).
     selections += rewrite_transposed_operands(f)
-    fold_weight_broadcasts(f)  # one matrix for every batch (passes/pack/match_batch.py)
     if constants is not None:
         constants.symbols.update({glob.sym_name.data: glob for glob in selections})
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
@@ -263,7 +262,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     args: dict[BlockArgument, SSAValue] = {}
     arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
         DictionaryAttr({}) for _ in range(real_args)]
-    buffers = _intermediate_buffers(intermediates, planner.packings, ret, cfg)
+    buffers = intermediate_buffers(intermediates, planner.packings, ret, cfg)
     copies = planner.layouts.copies
     #: The arguments packed once more for a second layout, after the real ones, with their
     #: attributes (passes/pack/layouts.py).
@@ -302,58 +301,6 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
 
     _Emitter(cfg, args, ret, planner.packings).emit(planner.steps)
     verify_op(f)
-
-
-def _intermediate_buffers(
-    intermediates: dict[BlockArgument, Intermediate],
-    packings: dict[BlockArgument, tuple[Packing, Role, Operation]],
-    before: Operation,
-    cfg: VTAConfig,
-) -> dict[BlockArgument, SSAValue]:
-    """The packed DRAM buffer of every intermediate the regions use, allocated at the start of
-    the function (``passes/pack/intermediates.py``), and the collapsed views of its aliases."""
-    buffers: dict[BlockArgument, SSAValue] = {}
-    for arg, inter in intermediates.items():
-        if inter.source is not None or arg not in packings:
-            continue
-        packed = packings[arg][0].memref_type()
-        alloc = memref.AllocOp.get(packed.element_type, shape=packed.get_shape())
-        alloc.memref.name_hint = arg.name_hint
-        copy_location(inter.alloc, [alloc])
-        Rewriter.insert_op(alloc, InsertPoint.before(before))
-        buffers[arg] = alloc.memref
-    for arg, inter in intermediates.items():
-        if inter.source is None or arg not in packings:
-            continue
-        packing, _, user = packings[arg]
-        source = packings.get(inter.source)
-        if source is None:  # an alias read before its buffer is written: diagnosed already
-            continue
-        if inter.channels is not None:
-            part = channel_slice_view(inter, buffers[inter.source], source[0], packing, cfg)
-            Rewriter.insert_op(part, InsertPoint.before(before))
-            buffers[arg] = part.result
-            continue
-        target = packing.memref_type().get_shape()
-        groups = collapse_reassociation(source[0].memref_type().get_shape(), target)
-        if groups is None or not same_element_order(source[0], packing):
-            error_with_note(user, f"reads {label(arg)}, a collapsed view of "
-                                  f"{label(inter.source)}, whose packed layout is not that of "
-                                  "the buffer: a layer reads a collapsed intermediate only "
-                                  "where the collapsed dimensions are units (N×C×1×1 → N×C), "
-                                  "or as the activations of a dense layer (N×C×H×W → "
-                                  "N×(C·H·W))",
-                            inter.alloc, "collapsed here")
-        view = memref.CollapseShapeOp(
-            operands=[buffers[inter.source]],
-            result_types=[packing.memref_type()],
-            properties={"reassociation": ArrayAttr(
-                [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
-        view.result.name_hint = arg.name_hint
-        copy_location(inter.alloc, [view])
-        Rewriter.insert_op(view, InsertPoint.before(before))
-        buffers[arg] = view.result
-    return buffers
 
 
 @dataclass
@@ -457,27 +404,7 @@ class _Emitter:
     def weight_tiles(self, step: Step, arg: BlockArgument) -> SSAValue:
         """The weight tiles ``arg`` a layer stores its output into: a batched buffer written
         by a collapsed region through a ``memref.collapse_shape`` of its batches."""
-        value = self.arg(arg)
-        t = value.type
-        assert isinstance(t, MemRefType)
-        if t.get_num_dims() == 4:
-            return value
-        shape = t.get_shape()
-        key = (value, (shape[0] * shape[1], *shape[2:]))
-        if key not in self.reshaped:
-            view = memref.CollapseShapeOp(
-                operands=[value], result_types=[MemRefType(t.element_type, key[1])],
-                properties={"reassociation": ArrayAttr(
-                    [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in ([0, 1], [2], [3],
-                                                                           [4])])})
-            view.result.name_hint = value.name_hint
-            copy_location(step.source, [view])
-            owner = value.owner
-            at = InsertPoint.after(owner) if isinstance(owner, Operation) else \
-                InsertPoint.at_start(value.block)  # type: ignore[attr-defined]
-            Rewriter.insert_op(view, at)
-            self.reshaped[key] = view.result
-        return self.reshaped[key]
+        return collapsed_batches(self.arg(arg), step.source, self.reshaped)
 
     def emit(self, steps: list[Step]) -> None:
         for step in steps:

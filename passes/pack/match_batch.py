@@ -25,7 +25,15 @@ from math import prod
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import affine, func, memref
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, StridedLayoutAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StridedLayoutAttr,
+    i64,
+)
 from xdsl.dialects.linalg import abstract_ops as linalg_abstract
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -43,7 +51,8 @@ if TYPE_CHECKING:
     from vta_mlir.passes.pack.match import FunctionRecognizer
 
 __all__ = ["BatchGemm", "BatchMatcher", "batch_loop", "batch_slice", "batched_packing",
-           "collapsed_packing", "fold_weight_broadcasts", "is_batch_product", "is_batched_type"]
+           "collapsed_batches", "collapsed_packing", "fold_weight_broadcasts", "is_batch_product",
+           "is_batched_type"]
 
 
 @dataclass(eq=False)
@@ -74,7 +83,7 @@ def fold_weight_broadcasts(f: func.FuncOp) -> None:
             continue
         source, target = op.input, op.init
         alloc = target.owner
-        if not (_is_int8(target) and isinstance(alloc, memref.AllocOp)
+        if not (_is_int8(target.type) and isinstance(alloc, memref.AllocOp)
                 and isinstance(source.type, MemRefType) and source.type.get_num_dims() == 2):
             continue
         readers = [u.operation for u in target.uses
@@ -196,3 +205,30 @@ def batch_slice(value: SSAValue, index: SSAValue, before: Operation) -> SSAValue
     copy_location(before, [view])
     Rewriter.insert_op(view, InsertPoint.before(before))
     return view.result
+
+
+def collapsed_batches(value: SSAValue, source: Operation,
+                      cache: dict[tuple[SSAValue, tuple[int, ...]], SSAValue]) -> SSAValue:
+    """``value`` with its batches collapsed into its first axis, when it is batched: a
+    ``memref.collapse_shape`` next to its allocation (one per buffer, in ``cache``), located
+    at ``source``."""
+    t = value.type
+    assert isinstance(t, MemRefType)
+    if not is_batched_type(t):
+        return value
+    shape = t.get_shape()
+    key = (value, (shape[0] * shape[1], *shape[2:]))
+    if key not in cache:
+        groups = ([0, 1], [2], [3], [4])
+        view = memref.CollapseShapeOp(
+            operands=[value], result_types=[MemRefType(t.element_type, key[1])],
+            properties={"reassociation": ArrayAttr(
+                [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
+        view.result.name_hint = value.name_hint
+        copy_location(source, [view])
+        owner = value.owner
+        at = InsertPoint.after(owner) if isinstance(owner, Operation) else \
+            InsertPoint.at_start(value.block)  # type: ignore[attr-defined]
+        Rewriter.insert_op(view, at)
+        cache[key] = view.result
+    return cache[key]
