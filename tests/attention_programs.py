@@ -39,10 +39,23 @@ class Program:
     shapes: dict[str, tuple[int, int]] = field(default_factory=dict[str, tuple[int, int]])
     body: list[str] = field(default_factory=list[str])
     counter: int = 0
+    #: The types of views (a head's columns), by name.
+    types: dict[str, str] = field(default_factory=dict[str, str])
 
     def buffer(self, name: str, shape: tuple[int, int]) -> None:
         self.shapes[name] = shape
         self.body.append(f"  %{name} = memref.alloc() : {memref(shape, 'i8')}")
+
+    def type(self, name: str) -> str:
+        return self.types.get(name) or memref(self.shapes[name], "i8")
+
+    def columns(self, name: str, whole: str, first: int, count: int) -> None:
+        """``name`` = columns ``first .. first + count`` of ``whole`` (a ``memref.subview``)."""
+        rows, cols = self.shapes[whole]
+        self.shapes[name] = (rows, count)
+        self.types[name] = f"memref<{rows}x{count}xi8, strided<[{cols}, 1], offset: {first}>>"
+        self.body.append(f"  %{name} = memref.subview %{whole}[0, {first}] [{rows}, {count}] "
+                         f"[1, 1] : {self.type(whole)} to {self.types[name]}")
 
     def product(self, a: str, b: str, out: str, shift: int, form: str = KN) -> None:
         """``out = clip((a · B) >> shift)``: ``B`` is ``b`` (K × N) for :data:`KN`, ``bᵀ``
@@ -53,8 +66,8 @@ class Program:
         acc = memref((m, n), "i32")
         self.body.append(f"  %acc{k} = memref.alloc() : {acc}")
         self.body.append(f"  linalg.fill ins(%c0 : i32) outs(%acc{k} : {acc})")
-        bt = memref(self.shapes[b], "i8")
-        at = memref(self.shapes[a], "i8")
+        bt = self.type(b)
+        at = self.type(a)
         if form == TRANSPOSE:
             self.body.append(f"  %{b}_t{k} = memref.alloc() : {memref((depth, n), 'i8')}")
             self.body.append(f"  linalg.transpose ins(%{b} : {bt}) outs(%{b}_t{k} : "
@@ -74,7 +87,7 @@ class Program:
                 'iterator_types = ["parallel", "parallel", "reduction"]} '
                 f"ins(%{a}, %{b} : {at}, {bt}) outs(%acc{k} : {acc}) {{\n{_MAC}")
         self.body.append(f"""  linalg.generic {{indexing_maps = [{_ID}, {_ID}], {_PAR2}}}
-      ins(%acc{k} : {acc}) outs(%{out} : {memref((m, n), "i8")}) {{
+      ins(%acc{k} : {acc}) outs(%{out} : {self.type(out)}) {{
   ^bb0(%in: i32, %o: i8):
     %c{k}_s = arith.constant {shift} : i32
     %e0 = arith.shrsi %in, %c{k}_s : i32
@@ -111,6 +124,35 @@ def scores(s: int, d: int, c: int, form: str = NK_MAP) -> str:
 
 def scores_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray) -> np.ndarray:
     return layer(layer(x, wq, 9), layer(x, wk, 9).T, 10)
+
+
+def heads(s: int, d: int, count: int, c: int) -> str:
+    """Multi-head attention on S × (count·D) matrices: ``q``, ``k``, ``v`` of all heads (one
+    product each), then per head ``h`` (columns ``h·D`` onwards) ``p_h = q_h·k_hᵀ`` and
+    ``p_h·v_h`` written into head ``h``'s columns of the output ``y``."""
+    prog = Program()
+    width = count * d
+    for name, shape in (("x", (s, c)), ("wq", (c, width)), ("wk", (c, width)),
+                        ("wv", (c, width)), ("q", (s, width)), ("k", (s, width)),
+                        ("v", (s, width)), ("y", (s, width))):
+        prog.buffer(name, shape)
+    for w, out in (("wq", "q"), ("wk", "k"), ("wv", "v")):
+        prog.product("x", w, out, 9)
+    for h in range(count):
+        for name in ("q", "k", "v", "y"):
+            prog.columns(f"{name}{h}", name, h * d, d)
+        prog.buffer(f"p{h}", (s, s))
+        prog.product(f"q{h}", f"k{h}", f"p{h}", 10, NK_MAP)
+        prog.product(f"p{h}", f"v{h}", f"y{h}", 10)
+    return prog.function("heads", ["x", "wq", "wk", "wv", "y"])
+
+
+def heads_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray,
+                    d: int) -> np.ndarray:
+    q, k, v = layer(x, wq, 9), layer(x, wk, 9), layer(x, wv, 9)
+    parts = [layer(layer(q[:, h:h + d], k[:, h:h + d].T, 10), v[:, h:h + d], 10)
+             for h in range(0, q.shape[1], d)]
+    return np.concatenate(parts, axis=1)
 
 
 def attention(s: int, d: int, c: int, qk_form: str = NK_MAP) -> str:

@@ -17,11 +17,14 @@ from tests.attention_programs import (
     Program,
     attention,
     attention_reference,
+    heads,
+    heads_reference,
     layer,
     scores,
     scores_reference,
 )
 from vta_mlir.config import VTAConfig
+from vta_mlir.ir.diagnostics import DiagnosticError
 from vta_mlir.sim.hazards import program_hazards
 
 S, D, C = 32, 32, 64
@@ -103,3 +106,31 @@ def test_operands_written_by_host_steps(cfg: VTAConfig) -> None:
     expected = layer(layer(layer(x, wq, 9), k.T, 9), v, 9)
     assert (expected != 0).mean() > 0.3
     np.testing.assert_array_equal(_run(text, cfg, x, wq, wk, wv), expected)
+
+
+def test_heads_as_column_slices(cfg: VTAConfig) -> None:
+    """Two heads as column slices of S × 64 matrices: each head's product reads its columns of
+    ``q``, ``k``, ``v`` in place (strided DMAs) and writes its columns of ``y``."""
+    x, wq, wk, wv = _inputs(6, (S, C), (C, 2 * D), (C, 2 * D), (C, 2 * D))
+    text = heads(S, D, 2, C)
+    packed = vta_mlir.print_ir(vta_mlir.run_pipeline(vta_mlir.parse(text, config=cfg),
+                                                     "vta-pack"))
+    # Head 1 reads its columns of q and of k's weight tiles, and writes its columns of y, in
+    # place: views at the column block D / BLOCK.
+    block = D // cfg.block_out
+    for view in (f"%q1 = memref.subview %q[0, {block}, 0, 0]",
+                 f"%k1 = memref.subview %k[0, {block}, 0, 0]",
+                 f"%y1 = memref.subview %y_cat[0, {block}, 0, 0]"):
+        assert view in packed
+    expected = heads_reference(x, wq, wk, wv, D)
+    assert (expected != 0).mean() > 0.3
+    np.testing.assert_array_equal(_run(text, cfg, x, wq, wk, wv), expected)
+
+
+def test_heads_off_the_blocks_are_refused() -> None:
+    """Heads of 24 columns: the keys of a head are not whole blocks of columns."""
+    with pytest.raises(DiagnosticError, match=r"58:3: error: 'linalg.generic' op reads %k0 "
+                                              r"\(memref<32x24xi8>\), which an earlier layer "
+                                              r"computes, as its weights: its rows must be whole "
+                                              r"blocks of BLOCK_OUT \(16\) and its columns"):
+        vta_mlir.lower(heads(S, 24, 2, C))

@@ -27,7 +27,7 @@ layer to store each output vector transposed, which a store cannot.  Such a prod
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from xdsl.ir import BlockArgument
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -74,19 +74,24 @@ def check_weight_layout_config(gemm: Gemm, cfg: VTAConfig) -> None:
 
 
 def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
-                          computed: Collection[BlockArgument],
-                          cfg: VTAConfig) -> dict[BlockArgument, Gemm]:
+                          computed: Collection[BlockArgument], cfg: VTAConfig,
+                          slices: Mapping[BlockArgument, BlockArgument] | None = None,
+                          ) -> dict[BlockArgument, Gemm]:
     """The buffers of ``computed`` (the outputs of layers) that a matrix
     product reads as its right operand, each with the first such product; checked (module
     doc): read as ``N × K``, on a configuration whose stores can write weight tiles, in whole
-    blocks (the padding of a computed operand would be computed values, not zeros)."""
+    blocks (the padding of a computed operand would be computed values, not zeros).  A
+    product reading a column slice of a matrix (``slices``: each slice's matrix, one head's
+    columns) makes the whole matrix be stored in weight tiles."""
+    slices = slices or {}
     found: dict[BlockArgument, Gemm] = {}
     for out in outputs:
         if not isinstance(out, Output):
             continue
         for g in _gemms(out.value):
             # A batched product reads one matrix per batch (passes/pack/match_batch.py).
-            if g.wgt not in computed or not (type(g) is Gemm or getattr(g, "wgt_batched", 0)):
+            whole = slices.get(g.wgt, g.wgt)
+            if whole not in computed or not (type(g) is Gemm or getattr(g, "wgt_batched", 0)):
                 continue
             if g.wgt_transposed:
                 report_error(g.op, f"reads {label(g.wgt)}, which an earlier layer computes, "
@@ -102,7 +107,7 @@ def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
                                    f"whole blocks of BLOCK_IN ({cfg.block_in}), since the "
                                    "padding of a computed operand holds computed values, not "
                                    "zeros")
-            found.setdefault(g.wgt, g)
+            found.setdefault(whole, g)
     return found
 
 

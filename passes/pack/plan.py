@@ -166,7 +166,9 @@ class Planner:
         self.layouts.intermediates = self.intermediates
         self.layouts.written = self._writers.keys()
         self._weight_stores = weight_layout_buffers(
-            self.outputs, {out.arg for out in regions}, self.cfg)
+            self.outputs, {out.arg for out in regions}, self.cfg,
+            {a: w for a in self.intermediates
+             if (w := slice_source(a, self.intermediates)) is not None})
         for out in self.outputs:
             if isinstance(out, HostStepBuffers):
                 self.steps.append(RunHost(out.op, out, out.op.regions[0].clone()))
@@ -197,7 +199,9 @@ class Planner:
             else:
                 out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
-                self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout
+                # A concatenation's own layout, or the matrix of a head's columns.
+                rank = whole.type.get_num_dims()  # type: ignore[attr-defined]
+                self.use(whole, Role.TENSOR if rank == 4 else Role.MATRIX, out.writer)
             self.steps.append(Store(out.writer, acc, out_arg, weight_layout))
             if looped:
                 self.steps.append(EndBatchLoop(out.writer))
@@ -404,6 +408,10 @@ class Planner:
                            flat[0] if flat else None)
             wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op,
                            flat[1] if flat else None)
+            # A head's columns of a matrix: the whole matrix in the same layout.
+            for part, role in ((g.act, Role.ACT), (g.wgt, Role.WEIGHT)):
+                if (whole := slice_source(part, self.intermediates)) is not None:
+                    self.use(whole, role, g.op)
             self.steps.append(Contract(g.op, acc, act, wgt))
         if isinstance(init, Const) and init.value:
             self.imm(acc, AluKind.ADD, init.value, init.op)

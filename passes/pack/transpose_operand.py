@@ -17,7 +17,7 @@ function in that form:
       %v_t = memref.alloc() : memref<32x64xi8>                       // D × S
       %v_t_acc = memref.alloc() : memref<32x64xi32>
       linalg.fill ins(%c0 : i32) outs(%v_t_acc : memref<32x64xi32>)
-      %v_eye = memref.get_global @v_identity : memref<32x32xi8>        // I (D × D)
+      %v_eye = memref.get_global @identity_32 : memref<32x32xi8>       // I (D × D)
       linalg.generic {(m, n, k): I(m, k), V(n, k), Acc(m, n)}
           ins(%v_eye, %v) outs(%v_t_acc) { extsi, extsi, muli, addi }  // Σ_k I[d][k]·V[s][k]
       linalg.generic ins(%v_t_acc) outs(%v_t) { trunci }               // = V[s][d], exact
@@ -60,6 +60,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import BatchMatmulOp
+from vta_mlir.passes.pack.concat import channel_offset
 from vta_mlir.passes.pack.normal_form import contraction_maps_2d, store_op
 
 __all__ = ["rewrite_transposed_operands"]
@@ -135,7 +136,9 @@ def _fold_transposes(block_ops: list[Operation]) -> None:
 
 def _computed(value: SSAValue) -> bool:
     """``value`` is an int8 matrix allocated in the function and written by a layer (not only
-    by host steps, which pack any layout)."""
+    by host steps, which pack any layout), or a column slice of one (a head's columns)."""
+    if isinstance(value.owner, memref.SubviewOp) and channel_offset(value.owner) is not None:
+        return _computed(value.owner.source)
     if not (_int8_matrix(value) and isinstance(value.owner, memref.AllocOp)):
         return False
     writers = [u.operation for u in value.uses if u.operation.name != "memref.dealloc"
@@ -143,14 +146,23 @@ def _computed(value: SSAValue) -> bool:
     return any(not isinstance(w, HostOp) for w in writers)
 
 
-def _identity_global(f: func.FuncOp, name: str, size: int) -> memref.GlobalOp:
+def _identity_global(f: func.FuncOp, size: int) -> memref.GlobalOp:
+    """The module's constant identity of ``size`` × ``size`` int8 (one for every transposing
+    layer of that size), added when it has none."""
     module = f.get_toplevel_object()
     assert isinstance(module, ModuleOp)
-    taken = {op.sym_name.data for op in module.ops if isinstance(op, memref.GlobalOp)}
-    symbol, k = name, 1
-    while symbol in taken:
-        symbol, k = f"{name}_{k}", k + 1
     eye = np.eye(size, dtype=np.int8)
+    globs = {op.sym_name.data: op for op in module.ops if isinstance(op, memref.GlobalOp)}
+    name = f"identity_{size}"
+    symbol, k = name, 1
+    while symbol in globs:
+        glob = globs[symbol]
+        value = glob.initial_value
+        if glob.type == MemRefType(i8, eye.shape) and glob.constant is not None \
+                and isinstance(value, DenseIntOrFPElementsAttr) \
+                and bytes(value.data.data) == eye.tobytes():
+            return glob
+        symbol, k = f"{name}_{k}", k + 1
     glob = memref.GlobalOp.get(StringAttr(symbol), MemRefType(i8, eye.shape),
                                DenseIntOrFPElementsAttr(TensorType(i8, eye.shape),
                                                         BytesAttr(eye.tobytes())),
@@ -164,7 +176,7 @@ def _transposer(f: func.FuncOp, value: SSAValue, before: Operation) -> tuple[SSA
     """``valueᵀ``, computed by a layer inserted before ``before`` (module doc)."""
     *batch, rows, cols = value.type.get_shape()  # type: ignore[attr-defined]
     name = value.name_hint or "operand"
-    glob = _identity_global(f, f"{name}_identity", cols)
+    glob = _identity_global(f, cols)
     zero = arith.ConstantOp.from_int_and_width(0, 32)
     eye = memref.GetGlobalOp(glob.sym_name.data, glob.type)
     eye.memref.name_hint = f"{name}_eye"

@@ -112,12 +112,12 @@ func.func @transposed(%x: memref<32x16xi8>, %wk: memref<16x16xi8>, %p: memref<32
 // %v as N×K weights (so %v's layer stores it in the weight layout, (2, 1, 16, 16)), and stores
 // it in the weight layout of P·V, (1, 2, 16, 16). The identity is a packed constant.
 
-// CHECK:       memref.global "private" constant @v_identity_packed : memref<16x1x1x16xi8> = dense<"0x0100
+// CHECK:       memref.global "private" constant @identity_16_packed : memref<16x1x1x16xi8> = dense<"0x0100
 // CHECK-LABEL: func.func @values(
 // CHECK-SAME:      %[[P:[a-z0-9_]+]]: memref<32x2x1x16xi8>
 // CHECK:         %[[V:.*]] = memref.alloc() : memref<2x1x16x16xi8>
 // CHECK-NEXT:    %[[VT:.*]] = memref.alloc() : memref<1x2x16x16xi8>
-// CHECK-NEXT:    %[[EYE:.*]] = memref.get_global @v_identity_packed : memref<16x1x1x16xi8>
+// CHECK-NEXT:    %[[EYE:.*]] = memref.get_global @identity_16_packed : memref<16x1x1x16xi8>
 // CHECK:         outs(%[[V]] : memref<2x1x16x16xi8>)
 // CHECK:         linalg.generic {{.*}} ins(%[[EYE]], %[[V]] : memref<16x1x1x16xi8>, memref<2x1x16x16xi8>) outs(%[[TACC:.*]] : memref<16x2x1x16xi32>)
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 16), d1, ((d0 mod 16) + d2), d3)>], {{.*}} ins(%[[TACC]] : memref<16x2x1x16xi32>) outs(%[[VT]] : memref<1x2x16x16xi8>)
