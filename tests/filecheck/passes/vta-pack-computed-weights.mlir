@@ -146,3 +146,97 @@ func.func @values(%p: memref<32x32xi8>, %x: memref<32x16xi8>, %wv: memref<16x16x
   }
   return
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#mk = affine_map<(m, n, k) -> (m, k)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+
+// Heads as column slices: head h is columns 16·h..16·h + 15 of %q and %k (32×32). Its scores
+// %p_h = %q_h · %k_hᵀ read them in place: a view of %q's column block h, and of %k's weight
+// tiles at K-block h (%k is stored in the weight layout as a whole); %p_h · %wo writes head h's
+// columns of the merged output, built in %y_cat and copied into %y by one more layer (the
+// host's layout of an argument is the standard one). Shown for head 1.
+
+// CHECK-LABEL: func.func @heads(
+// CHECK:         %[[Q:.*]] = memref.alloc() : memref<32x2x1x16xi8>
+// CHECK-NEXT:    %[[K:.*]] = memref.alloc() : memref<2x2x16x16xi8>
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<32x2x1x16xi8>
+// CHECK-DAG:     %[[Q1:.*]] = memref.subview %[[Q]][0, 1, 0, 0] [32, 1, 1, 16] [1, 1, 1, 1] : memref<32x2x1x16xi8> to memref<32x1x1x16xi8, strided<[32, 16, 16, 1], offset: 16>>
+// CHECK-DAG:     %[[K1:.*]] = memref.subview %[[K]][0, 1, 0, 0] [2, 1, 16, 16] [1, 1, 1, 1] : memref<2x2x16x16xi8> to memref<2x1x16x16xi8, strided<[512, 256, 16, 1], offset: 256>>
+// CHECK-DAG:     %[[Y1:.*]] = memref.subview %[[Y]][0, 1, 0, 0] [32, 1, 1, 16] [1, 1, 1, 1] : memref<32x2x1x16xi8> to memref<32x1x1x16xi8, strided<[32, 16, 16, 1], offset: 16>>
+// CHECK:         outs(%[[K]] : memref<2x2x16x16xi8>)
+// CHECK:         linalg.generic {{.*}} ins(%[[Q1]], %[[K1]] : {{.*}}) outs(%{{.*}} : memref<32x2x1x16xi32>)
+// CHECK:         outs(%[[Y1]] : memref<32x1x1x16xi8, strided<[32, 16, 16, 1], offset: 16>>)
+// CHECK:         linalg.generic {{.*}} ins(%[[Y]] : memref<32x2x1x16xi8>) outs(%{{.*}} : memref<32x2x1x16xi32>)
+
+func.func @heads(%x: memref<32x16xi8>, %wq: memref<16x32xi8>, %wk: memref<16x32xi8>, %wo: memref<32x16xi8>, %y: memref<32x32xi8>) {
+  %c0 = arith.constant 0 : i32
+  %q = memref.alloc() : memref<32x32xi8>
+  %k = memref.alloc() : memref<32x32xi8>
+  %acc1 = memref.alloc() : memref<32x32xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc1 : memref<32x32xi32>)
+  linalg.matmul ins(%x, %wq : memref<32x16xi8>, memref<16x32xi8>) outs(%acc1 : memref<32x32xi32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc1 : memref<32x32xi32>) outs(%q : memref<32x32xi8>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  }
+  %acc2 = memref.alloc() : memref<32x32xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc2 : memref<32x32xi32>)
+  linalg.matmul ins(%x, %wk : memref<32x16xi8>, memref<16x32xi8>) outs(%acc2 : memref<32x32xi32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%acc2 : memref<32x32xi32>) outs(%k : memref<32x32xi8>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  }
+  %q0 = memref.subview %q[0, 0] [32, 16] [1, 1] : memref<32x32xi8> to memref<32x16xi8, strided<[32, 1]>>
+  %k0 = memref.subview %k[0, 0] [32, 16] [1, 1] : memref<32x32xi8> to memref<32x16xi8, strided<[32, 1]>>
+  %y0 = memref.subview %y[0, 0] [32, 16] [1, 1] : memref<32x32xi8> to memref<32x16xi8, strided<[32, 1]>>
+  %p0 = memref.alloc() : memref<32x32xi8>
+  %sacc0 = memref.alloc() : memref<32x32xi32>
+  linalg.fill ins(%c0 : i32) outs(%sacc0 : memref<32x32xi32>)
+  linalg.matmul indexing_maps = [#mk, #nk, #mn] ins(%q0, %k0 : memref<32x16xi8, strided<[32, 1]>>, memref<32x16xi8, strided<[32, 1]>>) outs(%sacc0 : memref<32x32xi32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sacc0 : memref<32x32xi32>) outs(%p0 : memref<32x32xi8>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  }
+  %yacc0 = memref.alloc() : memref<32x16xi32>
+  linalg.fill ins(%c0 : i32) outs(%yacc0 : memref<32x16xi32>)
+  linalg.matmul ins(%p0, %wo : memref<32x32xi8>, memref<32x16xi8>) outs(%yacc0 : memref<32x16xi32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%yacc0 : memref<32x16xi32>) outs(%y0 : memref<32x16xi8, strided<[32, 1]>>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  }
+  %q1 = memref.subview %q[0, 16] [32, 16] [1, 1] : memref<32x32xi8> to memref<32x16xi8, strided<[32, 1], offset: 16>>
+  %k1 = memref.subview %k[0, 16] [32, 16] [1, 1] : memref<32x32xi8> to memref<32x16xi8, strided<[32, 1], offset: 16>>
+  %y1 = memref.subview %y[0, 16] [32, 16] [1, 1] : memref<32x32xi8> to memref<32x16xi8, strided<[32, 1], offset: 16>>
+  %p1 = memref.alloc() : memref<32x32xi8>
+  %sacc1 = memref.alloc() : memref<32x32xi32>
+  linalg.fill ins(%c0 : i32) outs(%sacc1 : memref<32x32xi32>)
+  linalg.matmul indexing_maps = [#mk, #nk, #mn] ins(%q1, %k1 : memref<32x16xi8, strided<[32, 1], offset: 16>>, memref<32x16xi8, strided<[32, 1], offset: 16>>) outs(%sacc1 : memref<32x32xi32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sacc1 : memref<32x32xi32>) outs(%p1 : memref<32x32xi8>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  }
+  %yacc1 = memref.alloc() : memref<32x16xi32>
+  linalg.fill ins(%c0 : i32) outs(%yacc1 : memref<32x16xi32>)
+  linalg.matmul ins(%p1, %wo : memref<32x32xi8>, memref<32x16xi8>) outs(%yacc1 : memref<32x16xi32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%yacc1 : memref<32x16xi32>) outs(%y1 : memref<32x16xi8, strided<[32, 1], offset: 16>>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  }
+  return
+}
