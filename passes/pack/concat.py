@@ -1,4 +1,5 @@
-"""Concatenation along channels for ``vta-pack``: layers writing channel slices of one buffer.
+"""Concatenation along channels for ``vta-pack``: layers writing channel slices of one buffer
+(and, alike, the columns of a matrix: the heads of a multi-head layer).
 
 A detector neck concatenates feature maps along the channels.  In the memref form (what
 ``vta-bufferize`` makes of ``tensor.concat`` or ``tensor.insert_slice`` into a
