@@ -104,6 +104,15 @@ layout is the other's bytes with fewer axes (read through a ``memref.collapse_sh
 packed twice by the host: a further argument at the end of the signature, whose ``vta.arg``
 names the argument it copies (``copy_of``).
 
+A matrix product may read an int8 buffer an earlier layer computes as its right operand
+(attention's ``Q · Kᵀ`` and ``P · V``): that layer stores it straight into weight tiles
+(``passes/pack/match_matmul_operands.py``), a product reading it as K×N reads its transpose,
+computed by a product with the identity (``passes/pack/transpose_operand.py``), and a head's
+columns of a matrix are read and written in place.  A batched product (``linalg.batch_matmul``)
+is one 2-D product on its collapsed rows when its weight is one matrix for every batch, else a
+host loop over the batches around one 2-D region (``passes/pack/match_batch.py``,
+``passes/pack/plan_batch.py``).
+
 Other argument attributes stay where they were, beside ``vta.arg``: an int8 argument at a float
 edge keeps its ``vta.quant`` (checked here, ``vta_mlir/ir/quant.py``), which the host layout
 reads.

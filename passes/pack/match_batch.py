@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import affine, func, memref
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
     ArrayAttr,
     IndexType,
     IntegerAttr,
@@ -66,7 +67,7 @@ class BatchGemm(Gemm):
 
 
 def is_batch_product(iterators: Sequence[IteratorType], out_rank: int) -> bool:
-    """Four loops, the last-but-none one reduced, into a rank-3 output: a batched product."""
+    """Four loops, one of them reduced, into a rank-3 output: a batched product."""
     return len(iterators) == 4 and iterators.count(IteratorType.REDUCTION) == 1 \
         and out_rank == 3
 
@@ -94,12 +95,12 @@ def fold_weight_broadcasts(f: func.FuncOp) -> None:
                               or tuple(default(r))[1] != AffineMap.from_callable(
                                   lambda h, m, n, k: (h, k, n)) for r in readers):
             continue
-        h, m, n, k = (AffineExpr.dimension(i) for i in range(4))
+        n, k = AffineExpr.dimension(2), AffineExpr.dimension(3)
         for reader in readers:
             assert isinstance(reader, BatchMatmulOp)
             maps = list(reader.indexing_maps.data)
-            maps[1] = type(maps[1])(AffineMap(4, 0, (k, n)))
-            reader.indexing_maps = type(reader.indexing_maps)(maps)
+            maps[1] = AffineMapAttr(AffineMap(4, 0, (k, n)))
+            reader.indexing_maps = ArrayAttr(maps)
             reader.operands = [reader.operands[0], source, *reader.operands[2:]]
         for use in list(target.uses):
             if isinstance(use.operation, memref.DeallocOp):

@@ -44,6 +44,7 @@ from vta_mlir.passes.pack.expr import (
     error_with_note,
     label,
 )
+from vta_mlir.passes.pack.match_batch import BatchGemm
 
 __all__ = ["check_weight_layout_config", "check_weight_store", "weight_layout_buffers",
            "weight_store_map", "weight_store_rows"]
@@ -91,7 +92,8 @@ def weight_layout_buffers(outputs: Sequence[Output | HostStepBuffers],
         for g in _gemms(out.value):
             # A batched product reads one matrix per batch (passes/pack/match_batch.py).
             whole = slices.get(g.wgt, g.wgt)
-            if whole not in computed or not (type(g) is Gemm or getattr(g, "wgt_batched", 0)):
+            batched = isinstance(g, BatchGemm) and g.wgt_batched
+            if whole not in computed or not (type(g) is Gemm or batched):
                 continue
             if g.wgt_transposed:
                 report_error(g.op, f"reads {label(g.wgt)}, which an earlier layer computes, "
