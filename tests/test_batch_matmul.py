@@ -121,3 +121,41 @@ def test_quantized_batch_matmul_is_refused() -> None:
     with pytest.raises(DiagnosticError, match=r"6:3: error: 'linalg.quantized_batch_matmul' op "
                                               r"is a batched product of 4 inputs"):
         vta_mlir.lower(text)
+
+
+_TENSOR_PROGRAM = """func.func @bm(%a: tensor<2x32x16xi8>,
+                   %b: tensor<2x16x32xi8>) -> tensor<2x32x32xi8> {
+  %c0 = arith.constant 0 : i32
+  %bias = arith.constant dense<[100, -200, 300, 5000, -7000, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+      21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38]> : tensor<32xi32>
+  %e = tensor.empty() : tensor<2x32x32xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<2x32x32xi32>) -> tensor<2x32x32xi32>
+  %m = linalg.batch_matmul ins(%a, %b : tensor<2x32x16xi8>, tensor<2x16x32xi8>)
+      outs(%f : tensor<2x32x32xi32>) -> tensor<2x32x32xi32>
+  %e8 = tensor.empty() : tensor<2x32x32xi8>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>,
+                                        affine_map<(b, i, j) -> (j)>,
+                                        affine_map<(b, i, j) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%m, %bias : tensor<2x32x32xi32>, tensor<32xi32>) outs(%e8 : tensor<2x32x32xi8>) {
+  ^bb0(%in: i32, %bb: i32, %o: i8):
+    %s0 = arith.addi %in, %bb : i32
+    %c5 = arith.constant 5 : i32
+    %s = arith.shrsi %s0, %c5 : i32
+    %t = arith.trunci %s : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<2x32x32xi8>
+  return %r : tensor<2x32x32xi8>
+}
+"""
+
+
+def test_batch_matmul_on_tensors(cfg: VTAConfig) -> None:
+    """The tensor form (``vta-bufferize`` first), weights per batch and a constant bias: a host
+    loop over the batches whose bias the GEMM may accumulate (``vta-bias-gemm``)."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(-128, 128, (2, 32, 16), dtype=np.int8)
+    b = rng.integers(-128, 128, (2, 16, 32), dtype=np.int8)
+    bias = np.array([100, -200, 300, 5000, -7000, *range(12, 39)], dtype=np.int64)
+    expected = ((a.astype(np.int64) @ b.astype(np.int64) + bias) >> 5).astype(np.int8)
+    np.testing.assert_array_equal(_run(_TENSOR_PROGRAM, cfg, a, b), expected)
