@@ -459,13 +459,13 @@ class _Emitter:
                                 packings=[self.packings[a][0].attr() for a in operands])
                     copy_location(step.source, [op])
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
-                case Store(acc=acc, out=out, weight_layout=True):
-                    self.insert(step.source, store_op(self.buffers[acc],
-                                                      self.weight_tiles(step, out),
-                                                      weight_store_map(self.cfg)))
-                case Store(acc=acc, out=out):
-                    self.insert(step.source, store_op(self.buffers[acc],
-                                                      self.shaped(step, out, acc)))
+                case Store(acc=acc, out=out, weight_layout=weight_layout):
+                    if weight_layout:
+                        op = store_op(self.buffers[acc], self.weight_tiles(step, out),
+                                      weight_store_map(self.cfg))
+                    else:
+                        op = store_op(self.buffers[acc], self.shaped(step, out, acc))
+                    self.insert(step.source, op)
                     self.layers.close(step.source)
                 case BatchLoop(count=count):
                     loop, iv = batch_loop(count)

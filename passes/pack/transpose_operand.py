@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    NameLoc,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -58,7 +59,6 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.dialects.vta_host import HostOp
-from vta_mlir.ir.locations import copy_location
 from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import BatchMatmulOp
 from vta_mlir.passes.pack.concat import channel_offset
 from vta_mlir.passes.pack.normal_form import contraction_maps_2d, store_op
@@ -188,7 +188,9 @@ def _transposer(f: func.FuncOp, value: SSAValue, before: Operation) -> tuple[SSA
     # One identity for every batch: out[h, d, s] = Σ_k I[d, k] · value[h, s, k].
     product = contraction_maps_2d(eye.memref, value, acc.memref, batched=bool(batch))
     ops = [zero, eye, out, acc, fill, product, store_op(acc.memref, out.memref)]
-    copy_location(before, ops)
+    # A layer of its own, named after the operand it transposes (``--stats``' layers).
+    for op in ops:
+        op.location = NameLoc(StringAttr(f"{name}_transpose"), before.location)
     Rewriter.insert_op(ops, InsertPoint.before(before))
     return out.memref, glob
 
