@@ -9,8 +9,8 @@ device DRAM in the layout its layer stores, so that layer must store it in the w
 itself.
 
 That is possible when the product reads the buffer ``X`` (``N × K``) as ``Xᵀ``, through the map
-``(m, n, k) -> (n, k)`` (``Q · Kᵀ``, :func:`rewrite_transposed_operands` makes the other
-spellings that form): row ``n`` of a weight tile is then row ``n`` of ``X``, and each output
+``(m, n, k) -> (n, k)`` (``Q · Kᵀ``; ``passes/pack/transpose_operand.py`` puts the other
+spellings in that form): row ``n`` of a weight tile is then row ``n`` of ``X``, and each output
 vector of ``X``'s layer — ``BATCH`` rows × ``BLOCK_OUT`` columns, one accumulator element — is
 ``BATCH`` consecutive rows of one weight tile when ``BATCH`` divides ``BLOCK_OUT`` and
 ``BLOCK_IN == BLOCK_OUT``.  The layer's ``trunci`` store then writes its output element
@@ -23,6 +23,10 @@ A buffer read as ``K × N`` weights (``A · V``: the map ``(m, n, k) -> (k, n)``
 layer to store each output vector transposed, which a store cannot.  Such a product reads
 ``Vᵀ`` instead, computed on the device by a product with the identity
 (``passes/pack/transpose_operand.py``).
+
+The same holds per batch for a batched product (``passes/pack/match_batch.py``: the buffer is
+stored batch by batch in weight tiles) and for a head's columns of a matrix (a column slice:
+the whole matrix is stored in weight tiles, and the product reads the K-blocks of its head).
 """
 
 from __future__ import annotations
