@@ -58,7 +58,11 @@ def store_weight_tiles(builder: TileBuilder, output: linalg.GenericOp, rows_per_
     assert isinstance(acc_t, MemRefType)
     batch, block = acc_t.get_shape()[2], acc_t.get_shape()[3]
     d0 = AffineExpr.dimension(0)
+    # The loop over row blocks is no tile loop: it never carries the double-buffering mark,
+    # even in a region of one tile.
+    double_buffer, builder.double_buffer = builder.double_buffer, False
     with builder.loop(b.size, "r") as r:
+        builder.double_buffer = double_buffer
         if isinstance(b.start, int):
             row = builder.apply(r, d0 + b.start, "row")
         else:
