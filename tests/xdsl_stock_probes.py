@@ -102,6 +102,15 @@ def linalg_map_op() -> bool:
     ))
 
 
+def linalg_batch_matmul_ops() -> bool:
+    # linalg.batch_matmul is not an op of the dialect: parsing it fails.
+    return fails(lambda: parse(
+        "func.func @f(%a: memref<2x4x4xi8>, %c: memref<2x4x4xi32>) {\n"
+        "  linalg.batch_matmul ins(%a, %a : memref<2x4x4xi8>, memref<2x4x4xi8>)"
+        " outs(%c : memref<2x4x4xi32>)\n  return\n}"
+    ))
+
+
 def dense_hex_floats() -> bool:
     # dense<0xFF800000> : tensor<2xf32> is -inf in MLIR; stock xDSL reads 4286578688.0.
     module = parse(
@@ -301,6 +310,7 @@ PROBES: dict[str, Callable[[], bool]] = {
     "linalg-quantized-conv-ops": linalg_quantized_conv_ops,
     "linalg-depthwise-conv-ops": linalg_depthwise_conv_ops,
     "linalg-map-op": linalg_map_op,
+    "linalg-batch-matmul-ops": linalg_batch_matmul_ops,
     "linalg-matmul-syntax": linalg_matmul_syntax,
     "linalg-generic-results": linalg_generic_results,
     "linalg-spacing": linalg_spacing,

@@ -104,6 +104,15 @@ layout is the other's bytes with fewer axes (read through a ``memref.collapse_sh
 packed twice by the host: a further argument at the end of the signature, whose ``vta.arg``
 names the argument it copies (``copy_of``).
 
+A matrix product may read an int8 buffer an earlier layer computes as its right operand
+(attention's ``Q · Kᵀ`` and ``P · V``): that layer stores it straight into weight tiles
+(``passes/pack/match_matmul_operands.py``), a product reading it as K×N reads its transpose,
+computed by a product with the identity (``passes/pack/transpose_operand.py``), and a head's
+columns of a matrix are read and written in place.  A batched product (``linalg.batch_matmul``)
+is one 2-D product on its collapsed rows when its weight is one matrix for every batch, else a
+host loop over the batches around one 2-D region (``passes/pack/match_batch.py``,
+``passes/pack/plan_batch.py``).
+
 Other argument attributes stay where they were, beside ``vta.arg``: an int8 argument at a float
 edge keeps its ``vta.quant`` (checked here, ``vta_mlir/ir/quant.py``), which the host layout
 reads.
@@ -138,16 +147,22 @@ from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.ir.quant import argument_quantization
-from vta_mlir.passes.pack.concat import channel_slice_view, rewrite_channel_slices
+from vta_mlir.passes.pack.concat import rewrite_channel_slices
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
-from vta_mlir.passes.pack.expr import error_with_note, label
 from vta_mlir.passes.pack.intermediates import (
-    Intermediate,
     collapse_reassociation,
-    same_element_order,
+    intermediate_buffers,
     stand_in_intermediates,
 )
 from vta_mlir.passes.pack.match import FunctionRecognizer
+from vta_mlir.passes.pack.match_batch import (
+    batch_loop,
+    batch_slice,
+    collapsed_batches,
+    fold_weight_broadcasts,
+    is_batched_type,
+)
+from vta_mlir.passes.pack.match_matmul_operands import weight_store_map
 from vta_mlir.passes.pack.match_resize import resize_op
 from vta_mlir.passes.pack.nhwc import is_nhwc, nchw_view, nhwc_packing
 from vta_mlir.passes.pack.normal_form import (
@@ -164,6 +179,7 @@ from vta_mlir.passes.pack.normal_form import (
     pool_ops,
     store_op,
 )
+from vta_mlir.passes.pack.transpose_operand import rewrite_transposed_operands
 
 __all__ = ["PackPass", "pack_function"]
 
@@ -171,7 +187,9 @@ __all__ = ["PackPass", "pack_function"]
 from vta_mlir.passes.pack.plan import (
     AccBuffer,
     AluStep,
+    BatchLoop,
     Contract,
+    EndBatchLoop,
     Fill,
     FreePadded,
     Init,
@@ -225,6 +243,9 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     # An NHWC function is read in NCHW; its transposed arguments keep their NHWC arrays.
     transposed = nchw_view(f) if is_nhwc(f) else set()
     selections = rewrite_channel_slices(f, cfg)  # concatenations (passes/pack/concat.py)
+    fold_weight_broadcasts(f)  # one matrix for every batch (passes/pack/match_batch.py)
+    # Computed right operands of products read as N × K (passes/pack/transpose_operand.py).
+    selections += rewrite_transposed_operands(f)
     if constants is not None:
         constants.symbols.update({glob.sym_name.data: glob for glob in selections})
     if constants is None and any(isinstance(op, memref.GetGlobalOp) for op in block.ops):
@@ -250,7 +271,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     args: dict[BlockArgument, SSAValue] = {}
     arg_attrs: list[Attribute] = list(f.arg_attrs.data) if f.arg_attrs is not None else [
         DictionaryAttr({}) for _ in range(real_args)]
-    buffers = _intermediate_buffers(intermediates, planner.packings, ret, cfg)
+    buffers = intermediate_buffers(intermediates, planner.packings, ret, cfg)
     copies = planner.layouts.copies
     #: The arguments packed once more for a second layout, after the real ones, with their
     #: attributes (passes/pack/layouts.py).
@@ -291,58 +312,6 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     verify_op(f)
 
 
-def _intermediate_buffers(
-    intermediates: dict[BlockArgument, Intermediate],
-    packings: dict[BlockArgument, tuple[Packing, Role, Operation]],
-    before: Operation,
-    cfg: VTAConfig,
-) -> dict[BlockArgument, SSAValue]:
-    """The packed DRAM buffer of every intermediate the regions use, allocated at the start of
-    the function (``passes/pack/intermediates.py``), and the collapsed views of its aliases."""
-    buffers: dict[BlockArgument, SSAValue] = {}
-    for arg, inter in intermediates.items():
-        if inter.source is not None or arg not in packings:
-            continue
-        packed = packings[arg][0].memref_type()
-        alloc = memref.AllocOp.get(packed.element_type, shape=packed.get_shape())
-        alloc.memref.name_hint = arg.name_hint
-        copy_location(inter.alloc, [alloc])
-        Rewriter.insert_op(alloc, InsertPoint.before(before))
-        buffers[arg] = alloc.memref
-    for arg, inter in intermediates.items():
-        if inter.source is None or arg not in packings:
-            continue
-        packing, _, user = packings[arg]
-        source = packings.get(inter.source)
-        if source is None:  # an alias read before its buffer is written: diagnosed already
-            continue
-        if inter.channels is not None:
-            part = channel_slice_view(inter, buffers[inter.source], source[0], packing, cfg)
-            Rewriter.insert_op(part, InsertPoint.before(before))
-            buffers[arg] = part.result
-            continue
-        target = packing.memref_type().get_shape()
-        groups = collapse_reassociation(source[0].memref_type().get_shape(), target)
-        if groups is None or not same_element_order(source[0], packing):
-            error_with_note(user, f"reads {label(arg)}, a collapsed view of "
-                                  f"{label(inter.source)}, whose packed layout is not that of "
-                                  "the buffer: a layer reads a collapsed intermediate only "
-                                  "where the collapsed dimensions are units (N×C×1×1 → N×C), "
-                                  "or as the activations of a dense layer (N×C×H×W → "
-                                  "N×(C·H·W))",
-                            inter.alloc, "collapsed here")
-        view = memref.CollapseShapeOp(
-            operands=[buffers[inter.source]],
-            result_types=[packing.memref_type()],
-            properties={"reassociation": ArrayAttr(
-                [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
-        view.result.name_hint = arg.name_hint
-        copy_location(inter.alloc, [view])
-        Rewriter.insert_op(view, InsertPoint.before(before))
-        buffers[arg] = view.result
-    return buffers
-
-
 @dataclass
 class _Emitter:
     """Materializes the planned steps before ``before`` (the function's return)."""
@@ -359,6 +328,19 @@ class _Emitter:
         default_factory=dict[tuple[SSAValue, tuple[int, ...]], SSAValue])
     #: Locates every op of a region as its layer (``NameLoc``, vta_mlir/ir/locations.py).
     layers: RegionLayers = field(default_factory=RegionLayers)
+    #: Inside the host loop over the batches of a region (``BatchLoop``): its variable, the
+    #: op the region's ops go before outside it, and each batched buffer's slice.
+    batch: tuple[SSAValue, Operation, dict[SSAValue, SSAValue]] | None = None
+
+    def arg(self, arg: BlockArgument) -> SSAValue:
+        """The packed buffer of ``arg``; in a loop over batches, a batched buffer's slice."""
+        value = self.args[arg]
+        if self.batch is None or not is_batched_type(value.type):
+            return value
+        iv, _, views = self.batch
+        if value not in views:
+            views[value] = batch_slice(value, iv, self.before)
+        return views[value]
 
     def insert(self, source: Operation, *ops: Operation) -> None:
         copy_location(source, ops)
@@ -372,7 +354,9 @@ class _Emitter:
             const = arith.ConstantOp.from_int_and_width(value, width)
             name = f"c{value}" if value >= 0 else f"cm{-value}"
             const.result.name_hint = name if width == 32 else f"{name}_i{width}"
-            block = self.before.parent_block()
+            # At the start of the function, outside any loop over batches.
+            top = self.before if self.batch is None else self.batch[1]
+            block = top.parent_block()
             assert block is not None
             Rewriter.insert_op(const, InsertPoint.at_start(block))
             self.zeros[width, value] = const.result
@@ -393,7 +377,7 @@ class _Emitter:
     def shaped(self, step: Step, arg: BlockArgument, acc: AccBuffer) -> SSAValue:
         """``arg`` with the packed shape of ``acc``: a ``memref.collapse_shape`` of an
         intermediate buffer allocated with more axes (``Planner.use``)."""
-        value = self.args[arg]
+        value = self.arg(arg)
         t = value.type
         assert isinstance(t, MemRefType)
         target = packed_acc_shape(acc.shape, self.cfg)
@@ -426,6 +410,11 @@ class _Emitter:
             self.reshaped[key] = view.result
         return self.reshaped[key]
 
+    def weight_tiles(self, step: Step, arg: BlockArgument) -> SSAValue:
+        """The weight tiles ``arg`` a layer stores its output into: a batched buffer written
+        by a collapsed region through a ``memref.collapse_shape`` of its batches."""
+        return collapsed_batches(self.arg(arg), step.source, self.reshaped)
+
     def emit(self, steps: list[Step]) -> None:
         for step in steps:
             match step:
@@ -437,11 +426,11 @@ class _Emitter:
                 case Fill(acc=acc):
                     self.insert(step.source, fill_op(self.zero_constant(), self.buffers[acc]))
                 case Init(acc=acc, arg=arg, broadcast=broadcast):
-                    source = self.args[arg] if broadcast else self.shaped(step, arg, acc)
+                    source = self.arg(arg) if broadcast else self.shaped(step, arg, acc)
                     self.insert(step.source, init_op(source, self.buffers[acc],
                                                      broadcast=broadcast))
                 case Contract(acc=acc, act=act, wgt=wgt, strides=None):
-                    self.insert(step.source, contraction_op(self.args[act], self.args[wgt],
+                    self.insert(step.source, contraction_op(self.arg(act), self.arg(wgt),
                                                             self.buffers[acc]))
                 case PadData(data=data):
                     self.pad(data)
@@ -470,10 +459,23 @@ class _Emitter:
                                 packings=[self.packings[a][0].attr() for a in operands])
                     copy_location(step.source, [op])
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
-                case Store(acc=acc, out=out):
-                    self.insert(step.source, store_op(self.buffers[acc],
-                                                      self.shaped(step, out, acc)))
+                case Store(acc=acc, out=out, weight_layout=weight_layout):
+                    if weight_layout:
+                        op = store_op(self.buffers[acc], self.weight_tiles(step, out),
+                                      weight_store_map(self.cfg))
+                    else:
+                        op = store_op(self.buffers[acc], self.shaped(step, out, acc))
+                    self.insert(step.source, op)
                     self.layers.close(step.source)
+                case BatchLoop(count=count):
+                    loop, iv = batch_loop(count)
+                    self.insert(step.source, loop)
+                    self.batch = (iv, self.before, {})
+                    self.before = loop.body.block.last_op  # type: ignore[assignment]
+                case EndBatchLoop():
+                    assert self.batch is not None
+                    self.before = self.batch[1]
+                    self.batch = None
                 case _:
                     raise AssertionError(f"unknown step {step}")
 

@@ -1,4 +1,5 @@
-"""Concatenation along channels for ``vta-pack``: layers writing channel slices of one buffer.
+"""Concatenation along channels for ``vta-pack``: layers writing channel slices of one buffer
+(and, alike, the columns of a matrix: the heads of a multi-head layer).
 
 A detector neck concatenates feature maps along the channels.  In the memref form (what
 ``vta-bufferize`` makes of ``tensor.concat`` or ``tensor.insert_slice`` into a
@@ -79,23 +80,26 @@ __all__ = ["channel_offset", "channel_slice_view", "rewrite_channel_slices", "sl
 
 
 def channel_offset(op: Operation) -> int | None:
-    """The first channel of ``op`` when it is a channel slice of a static rank-4 int8 buffer
-    (offsets 0 but along dimension 1, the other dimensions whole, unit strides; a part of the
-    channels, not all)."""
+    """The first channel of ``op`` when it is a channel slice of a static rank-4 int8 buffer,
+    or the first column of a column slice of a matrix (the columns of one head of a
+    multi-head layer, ``passes/pack/match_matmul_operands.py``): offsets 0 but along dimension
+    1, the other dimensions whole, unit strides; a part of the channels, not all."""
     if not isinstance(op, memref.SubviewOp) or op.offsets or op.sizes or op.strides:
         return None
     t = op.source.type
-    if not (isinstance(t, MemRefType) and t.get_num_dims() == 4
+    if not (isinstance(t, MemRefType) and t.get_num_dims() in (2, 4)
             and isinstance(t.element_type, IntegerType) and t.element_type.width.data == 8
             and isinstance(t.layout, NoneAttr) and all(d >= 0 for d in t.get_shape())):
         return None
+    rank = t.get_num_dims()
     offsets = list(op.static_offsets.get_values())
     sizes = list(op.static_sizes.get_values())
     shape = t.get_shape()
     result = op.result.type
-    if list(op.static_strides.get_values()) != [1] * 4 or offsets[0] or offsets[2:] != [0, 0] \
-            or [sizes[0], *sizes[2:]] != [shape[0], *shape[2:]] or sizes[1] >= shape[1] \
-            or not isinstance(result, MemRefType) or result.get_num_dims() != 4:
+    if list(op.static_strides.get_values()) != [1] * rank or offsets[0] \
+            or any(offsets[2:]) or [sizes[0], *sizes[2:]] != [shape[0], *shape[2:]] \
+            or sizes[1] >= shape[1] or not isinstance(result, MemRefType) \
+            or result.get_num_dims() != rank:
         return None
     return offsets[1]
 
@@ -122,7 +126,7 @@ def rewrite_channel_slices(f: func.FuncOp, cfg: VTAConfig) -> list[memref.Global
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     for arg in list(block.args):
-        if _is_concat_buffer(arg):
+        if _is_concat_buffer(arg) and _slices_written(arg):
             _into_own_buffer(arg, ret)
     for op in list(block.ops):
         _check_written_slice(op)
@@ -131,13 +135,32 @@ def rewrite_channel_slices(f: func.FuncOp, cfg: VTAConfig) -> list[memref.Global
             view = op.destination.owner
             assert isinstance(view, memref.SubviewOp)
             if _is_concat_buffer(view.source) and not _fold_copy(op, view):
+                if _rank(view.source) != 4:
+                    report_error(op, f"copies into columns of {label(view.source)}: a layer "
+                                     "writes a column slice of a matrix itself")
                 _placement(op)
     added: list[memref.GlobalOp] = []
     for op in list(block.ops):
         if isinstance(op, memref.AllocOp) and _is_concat_buffer(op.memref) \
-                and not _aligned(op.memref, cfg.block_out):
+                and not _aligned(op.memref, cfg.block_out) and _rank(op.memref) == 4:
             added.append(_gapped(f, op, cfg.block_out))
     return added
+
+
+def _rank(value: SSAValue) -> int:
+    t = value.type
+    return t.get_num_dims() if isinstance(t, MemRefType) else 0
+
+
+def _slices_written(value: SSAValue) -> bool:
+    """Some slice of ``value`` is written (a copy into it, or the output of an op)."""
+    for view in _parts(value):
+        for use in view.result.uses:
+            user = use.operation
+            if (isinstance(user, memref.CopyOp) and user.destination is view.result) \
+                    or view.result in getattr(user, "outputs", ()):
+                return True
+    return False
 
 
 def _parts(buffer: SSAValue) -> list[memref.SubviewOp]:
@@ -338,13 +361,14 @@ def channel_slice_view(inter: Intermediate, buffer: SSAValue, buffer_packing: Pa
     bo = cfg.block_out
     first, count = inter.channels, packing.shape[1]
     if first % bo:  # rewrite_channel_slices widens unaligned concatenations
-        report_error(inter.alloc, f"is channels {first}..{first + count - 1} of "
+        what = "channels" if len(packing.shape) == 4 else "columns"
+        report_error(inter.alloc, f"is {what} {first}..{first + count - 1} of "
                                   f"{label(inter.source)}, which do not start at a whole block "
-                                  f"of {bo} channels: VTA stores whole tensor elements")
+                                  f"of {bo} {what}: VTA moves whole tensor elements")
     packed = buffer_packing.memref_type()
     sizes = list(packing.memref_type().get_shape())
     view = memref.SubviewOp.from_static_parameters(
-        buffer, packed, [0, first // bo, 0, 0, 0, 0], sizes, [1] * len(sizes))
+        buffer, packed, [0, first // bo, *[0] * (len(sizes) - 2)], sizes, [1] * len(sizes))
     view.result.name_hint = inter.arg.name_hint
     copy_location(inter.alloc, [view])
     return view

@@ -9,8 +9,10 @@ stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``), never
 accumulator.
 
 The host unpacks and packs whatever layout a buffer has (``vta_mlir.abi.ArgSpec``), so a host
-step never chooses one: a buffer keeps the packing of the regions using it, and a buffer only
-host steps use keeps its logical layout (:func:`logical_packing`, the role
+step never chooses one: a buffer keeps the packing of the regions using it — the weight tiles
+of a product reading it as its right operand included, N×K or K×N, which a layer could not
+always store (``passes/pack/match_matmul_operands.py``) — and a buffer only host steps use
+keeps its logical layout (:func:`logical_packing`, the role
 :attr:`~.normal_form.Role.HOST`).  ``vta-pack`` rewrites the op with the packed buffers as
 operands and the packings in its ``packings``; the body, on the logical types, is unchanged.
 """

@@ -36,17 +36,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerType, MemRefType, NoneAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, MemRefType, NoneAttr, i64
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
+from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
-from vta_mlir.passes.pack.concat import channel_offset
+from vta_mlir.ir.locations import copy_location
+from vta_mlir.passes.pack.concat import channel_offset, channel_slice_view
 from vta_mlir.passes.pack.expr import error_with_note, label
-from vta_mlir.passes.pack.normal_form import Packing
+from vta_mlir.passes.pack.normal_form import Packing, Role
 
-__all__ = ["Intermediate", "collapse_reassociation", "same_element_order",
-           "stand_in_intermediates"]
+__all__ = ["Intermediate", "collapse_reassociation", "intermediate_buffers",
+           "same_element_order", "stand_in_intermediates"]
 
 
 @dataclass(eq=False)
@@ -207,3 +209,55 @@ def collapse_reassociation(source: Sequence[int],
         groups[-1].append(d)
         d += 1
     return groups if d == len(source) and groups else None
+
+
+def intermediate_buffers(
+    intermediates: dict[BlockArgument, Intermediate],
+    packings: dict[BlockArgument, tuple[Packing, Role, Operation]],
+    before: Operation,
+    cfg: VTAConfig,
+) -> dict[BlockArgument, SSAValue]:
+    """The packed DRAM buffer of every intermediate the regions use, allocated at the start of
+    the function (module doc), and the views of its aliases (collapsed, or channel slices)."""
+    buffers: dict[BlockArgument, SSAValue] = {}
+    for arg, inter in intermediates.items():
+        if inter.source is not None or arg not in packings:
+            continue
+        packed = packings[arg][0].memref_type()
+        alloc = memref.AllocOp.get(packed.element_type, shape=packed.get_shape())
+        alloc.memref.name_hint = arg.name_hint
+        copy_location(inter.alloc, [alloc])
+        Rewriter.insert_op(alloc, InsertPoint.before(before))
+        buffers[arg] = alloc.memref
+    for arg, inter in intermediates.items():
+        if inter.source is None or arg not in packings:
+            continue
+        packing, _, user = packings[arg]
+        source = packings.get(inter.source)
+        if source is None:  # an alias read before its buffer is written: diagnosed already
+            continue
+        if inter.channels is not None:
+            part = channel_slice_view(inter, buffers[inter.source], source[0], packing, cfg)
+            Rewriter.insert_op(part, InsertPoint.before(before))
+            buffers[arg] = part.result
+            continue
+        target = packing.memref_type().get_shape()
+        groups = collapse_reassociation(source[0].memref_type().get_shape(), target)
+        if groups is None or not same_element_order(source[0], packing):
+            error_with_note(user, f"reads {label(arg)}, a collapsed view of "
+                                  f"{label(inter.source)}, whose packed layout is not that of "
+                                  "the buffer: a layer reads a collapsed intermediate only "
+                                  "where the collapsed dimensions are units (N×C×1×1 → N×C), "
+                                  "or as the activations of a dense layer (N×C×H×W → "
+                                  "N×(C·H·W))",
+                            inter.alloc, "collapsed here")
+        view = memref.CollapseShapeOp(
+            operands=[buffers[inter.source]],
+            result_types=[packing.memref_type()],
+            properties={"reassociation": ArrayAttr(
+                [ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])})
+        view.result.name_hint = arg.name_hint
+        copy_location(inter.alloc, [view])
+        Rewriter.insert_op(view, InsertPoint.before(before))
+        buffers[arg] = view.result
+    return buffers

@@ -75,6 +75,7 @@ from vta_mlir.passes.pack.expr import (
     type_problem,
 )
 from vta_mlir.passes.pack.host_steps import check_host_operands
+from vta_mlir.passes.pack.match_batch import BatchMatcher, is_batch_product
 from vta_mlir.passes.pack.match_conv import ConvMatcher
 from vta_mlir.passes.pack.match_depthwise import DepthwiseMatcher, is_depthwise
 from vta_mlir.passes.pack.match_elementwise import IMM_MAX, IMM_MIN, ElementwiseMatcher
@@ -124,6 +125,8 @@ class FunctionRecognizer:
     depthwise: DepthwiseMatcher = field(init=False)
     #: The nearest upsamplings of the function (``passes/pack/match_resize.py``).
     resize: ResizeMatcher = field(init=False)
+    #: The batched products of the function (``passes/pack/match_batch.py``).
+    batch: BatchMatcher = field(init=False)
     #: The stand-ins of the function's intermediate int8 buffers
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
@@ -141,6 +144,7 @@ class FunctionRecognizer:
         self.elementwise = ElementwiseMatcher(self)
         self.depthwise = DepthwiseMatcher(self)
         self.resize = ResizeMatcher(self)
+        self.batch = BatchMatcher(self)
 
     @property
     def block(self) -> Block:
@@ -406,6 +410,10 @@ class FunctionRecognizer:
 
     def reduction_or_elementwise(self, op: linalg_abstract.LinalgStructuredOperation,
                                  iterators: Sequence[IteratorType], reduces: bool) -> None:
+        out_type = op.outputs[0].type
+        if reduces and isinstance(out_type, MemRefType) \
+                and is_batch_product(iterators, out_type.get_num_dims()):
+            return self.batch.contraction(op, [m.data for m in op.get_indexing_maps()], iterators)
         # A depthwise convolution's kernel has rank 3 (C × KH × KW): its matcher checks ranks.
         any_rank = not reduces or (self.rank == 4 and is_depthwise(iterators))
         for value in op.operands:

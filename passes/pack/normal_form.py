@@ -77,6 +77,7 @@ __all__ = [
     "acc_type",
     "alu_op",
     "contraction_op",
+    "contraction_maps_2d",
     "conv_op",
     "fill_op",
     "init_op",
@@ -331,6 +332,33 @@ def contraction_op(act: SSAValue, wgt: SSAValue, acc: SSAValue) -> linalg.Generi
                     CONTRACTION_ITERATORS)
 
 
+#: A matrix product over (m, n, k) reading its right operand as N × K: A(m, k), B(n, k), C(m, n).
+_NK_PRODUCT_MAPS = (
+    AffineMapAttr(AffineMap(3, 0, (_D[0], _D[2]))),
+    AffineMapAttr(AffineMap(3, 0, (_D[1], _D[2]))),
+    AffineMapAttr(AffineMap(3, 0, (_D[0], _D[1]))),
+)
+
+
+#: The same over (h, m, n, k) for a batch of products sharing A: A(m, k), B(h, n, k), C(h, m, n).
+_BATCH_NK_PRODUCT_MAPS = (
+    AffineMapAttr(AffineMap(4, 0, (_D[1], _D[3]))),
+    AffineMapAttr(AffineMap(4, 0, (_D[0], _D[2], _D[3]))),
+    AffineMapAttr(AffineMap(4, 0, (_D[0], _D[1], _D[2]))),
+)
+
+
+def contraction_maps_2d(lhs: SSAValue, rhs: SSAValue, acc: SSAValue,
+                        batched: bool = False) -> linalg.GenericOp:
+    """The stage-0 product ``acc[m, n] += Σ_k lhs[m, k] · rhs[n, k]`` (i8 × i8 → i32) on
+    logical matrices, ``rhs`` read as ``N × K``; ``batched``: ``acc[h, m, n] += Σ_k lhs[m, k] ·
+    rhs[h, n, k]`` for every batch ``h``."""
+    if batched:
+        return _generic([lhs, rhs], acc, _BATCH_NK_PRODUCT_MAPS, _multiply_accumulate,
+                        (_PAR, _PAR, _PAR, _RED))
+    return _generic([lhs, rhs], acc, _NK_PRODUCT_MAPS, _multiply_accumulate, (_PAR, _PAR, _RED))
+
+
 def conv_op(data: SSAValue, kernel: SSAValue, acc: SSAValue,
             strides: tuple[int, int], depthwise: bool = False) -> linalg.GenericOp:
     """``acc[b, o, oh, ow, bb, oo] += Σ_{i, kh, kw, ii} x[b, i, oh*sh + kh, ow*sw + kw, bb, ii]
@@ -383,13 +411,15 @@ def init_op(src: SSAValue, acc: SSAValue, *, broadcast: bool) -> linalg.GenericO
                                  _identity(acc)], body)
 
 
-def store_op(acc: SSAValue, out: SSAValue) -> linalg.GenericOp:
-    """The output: ``out = trunci(acc)``."""
+def store_op(acc: SSAValue, out: SSAValue, out_map: AffineMap | None = None) -> linalg.GenericOp:
+    """The output: ``out = trunci(acc)``, written through ``out_map`` (the identity by
+    default; the weight layout of a later product, ``passes/pack/match_matmul_operands.py``)."""
 
     def body(block: Block, args: Sequence[BlockArgument]) -> SSAValue:
         return _add(block, arith.TruncIOp(args[0], i8))
 
-    return _generic([acc], out, [_identity(acc), _identity(acc)], body)
+    written = _identity(acc) if out_map is None else AffineMapAttr(out_map)
+    return _generic([acc], out, [_identity(acc), written], body)
 
 
 def fill_op(value: SSAValue, acc: SSAValue) -> linalg.FillOp:

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import BlockArgument, Operation, Region
+from xdsl.ir import BlockArgument, Operation
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
@@ -38,8 +38,9 @@ from vta_mlir.passes.pack.fold_window import folded_packings
 from vta_mlir.passes.pack.host_steps import logical_packing
 from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
-from vta_mlir.passes.pack.match_conv import Conv, Padding
+from vta_mlir.passes.pack.match_conv import Conv
 from vta_mlir.passes.pack.match_depthwise import DepthwiseConv
+from vta_mlir.passes.pack.match_matmul_operands import check_weight_store, weight_layout_buffers
 from vta_mlir.passes.pack.match_pool import Pool
 from vta_mlir.passes.pack.match_resize import Resize
 from vta_mlir.passes.pack.normal_form import (
@@ -47,11 +48,32 @@ from vta_mlir.passes.pack.normal_form import (
     Role,
     packing_for,
 )
+from vta_mlir.passes.pack.plan_batch import BatchPlan, batch_plan, batched_arg
 from vta_mlir.passes.pack.spatial import spatial_packing
+from vta_mlir.passes.pack.steps import (
+    AccBuffer,
+    AluStep,
+    BatchLoop,
+    Contract,
+    EndBatchLoop,
+    Fill,
+    FreePadded,
+    Init,
+    NewAcc,
+    PadData,
+    PaddedData,
+    PoolStep,
+    ResizeStep,
+    RunHost,
+    Step,
+    Store,
+)
 
 __all__ = [
     "AccBuffer",
     "AluStep",
+    "BatchLoop",
+    "EndBatchLoop",
     "Contract",
     "Fill",
     "FreePadded",
@@ -71,127 +93,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 # Region plans: the ops of the normal form, before the signature changes
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(eq=False)
-class AccBuffer:
-    """A packed i32 accumulator of a ``rows × cols`` or ``N × O × H × W`` result."""
-
-    shape: tuple[int, ...]
-    name: str
-
-    @property
-    def cols(self) -> int:
-        """The columns of a matrix, the channels of a tensor: what a bias runs along."""
-        return self.shape[1]
-
-
-@dataclass
-class Step:
-    """One op of a region; ``source`` gives it its location."""
-
-    source: Operation
-
-
-@dataclass
-class RunHost(Step):
-    """A host step, in its place among the regions (``passes/pack/host_steps.py``), with a
-    copy of its body (the function's ops are erased before the steps are emitted)."""
-
-    step: HostStepBuffers
-    body: Region
-
-
-@dataclass
-class NewAcc(Step):
-    acc: AccBuffer
-
-
-@dataclass
-class Fill(Step):
-    acc: AccBuffer
-
-
-@dataclass
-class Init(Step):
-    acc: AccBuffer
-    arg: BlockArgument
-    broadcast: bool
-
-
-@dataclass(eq=False)
-class PaddedData:
-    """A zero-padded copy of the packed convolution data ``arg``: ``pads`` rows and columns
-    (top, bottom, left, right) around it; ``source`` the stage-0 idiom it comes from."""
-
-    arg: BlockArgument
-    source: Padding
-
-    @property
-    def pads(self) -> tuple[int, int, int, int]:
-        return self.source.pads
-
-
-@dataclass
-class PadData(Step):
-    """Allocate the padded buffer, fill it with 0, copy the argument into its interior."""
-
-    data: PaddedData
-
-
-@dataclass
-class FreePadded(Step):
-    data: PaddedData
-
-
-@dataclass
-class Contract(Step):
-    acc: AccBuffer
-    act: BlockArgument
-    wgt: BlockArgument
-    #: The strides of a convolution; None for a matrix contraction.
-    strides: tuple[int, int] | None = None
-    #: The zero-padded copy of ``act`` a convolution reads instead of ``act``.
-    padded: PaddedData | None = None
-    #: A depthwise convolution: ``wgt`` is block-diagonal, one input block per output block
-    #: (``passes/pack/depthwise.py``).
-    depthwise: bool = False
-
-
-@dataclass
-class PoolStep(Step):
-    """The pooling ``pool`` into ``acc`` (``passes/pack/match_pool.py``) of ``act`` (its
-    argument, or a copy of it in the pooling's layout), reading ``padded`` instead when the
-    data is padded."""
-
-    acc: AccBuffer
-    pool: Pool
-    act: BlockArgument
-    padded: PaddedData | None = None
-
-
-@dataclass
-class ResizeStep(Step):
-    """The nearest upsampling ``resize`` into ``acc`` of ``act`` (in the pooling's layout,
-    ``passes/pack/match_resize.py``)."""
-
-    acc: AccBuffer
-    resize: Resize
-    act: BlockArgument
-
-
-@dataclass
-class AluStep(Step):
-    acc: AccBuffer
-    kind: AluKind
-    imm: int | None = None
-    other: AccBuffer | None = None
-
-
-@dataclass
-class Store(Step):
-    acc: AccBuffer
-    out: BlockArgument
 
 
 def _subexpressions(e: Expr | Narrow) -> list[Expr]:
@@ -246,6 +147,12 @@ class Planner:
     _order: dict[Operation, int] = field(default_factory=dict[Operation, int])
     _writers: dict[BlockArgument, Operation] = field(
         default_factory=dict[BlockArgument, Operation])
+    #: The computed buffers products read as their right operand, stored by their layers in
+    #: the weight layout (``passes/pack/match_matmul_operands.py``).
+    _weight_stores: dict[BlockArgument, Gemm] = field(
+        default_factory=dict[BlockArgument, Gemm])
+    #: The layout of the current region when it holds a batched product.
+    _batch: BatchPlan | None = None
 
     def plan(self) -> None:
         regions = [out for out in self.outputs if isinstance(out, Output)]
@@ -258,6 +165,10 @@ class Planner:
             self._writers.update((arg, host.op) for arg in host.outputs)
         self.layouts.intermediates = self.intermediates
         self.layouts.written = self._writers.keys()
+        self._weight_stores = weight_layout_buffers(
+            self.outputs, {out.arg for out in regions}, self.cfg,
+            {a: w for a in self.intermediates
+             if (w := slice_source(a, self.intermediates)) is not None})
         for out in self.outputs:
             if isinstance(out, HostStepBuffers):
                 self.steps.append(RunHost(out.op, out, out.op.regions[0].clone()))
@@ -267,18 +178,33 @@ class Planner:
             shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
             self._shape = shape
             self._view = self.choose_view(out, shape)
+            self._batch = batch_plan(out.value, self.cfg)
             acc = AccBuffer(shape if self._view is None else self._view.matrix, "acc")
+            looped = self._batch is not None and not self._batch.collapsed
+            if self._batch is not None:
+                acc = AccBuffer(self._batch.acc_shape(shape), "acc")
             # A global pooling into N×C computes N×C×1×1, stored through an expanded view.
             out_role = self.whole_role(acc)
             if any(isinstance(e, Pool) and e.squeezed for e in _subexpressions(out.value)):
                 acc, out_role = AccBuffer((*shape, 1, 1), "acc"), Role.MATRIX
             start = len(self.steps)
+            if looped:
+                self.steps.append(BatchLoop(out.writer, shape[0]))
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
+            weight_layout = out.arg in self._weight_stores
+            if weight_layout:
+                check_weight_store(out, acc, self._view, self._weight_stores[out.arg])
+                out_arg = self.use(out.arg, Role.WEIGHT, out.writer)
+            else:
+                out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
-                self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout
-            self.steps.append(Store(out.writer, acc, out_arg))
+                # A concatenation's own layout, or the matrix of a head's columns.
+                rank = whole.type.get_num_dims()  # type: ignore[attr-defined]
+                self.use(whole, Role.TENSOR if rank == 4 else Role.MATRIX, out.writer)
+            self.steps.append(Store(out.writer, acc, out_arg, weight_layout))
+            if looped:
+                self.steps.append(EndBatchLoop(out.writer))
             self.place_deallocs(start)
         # The host reads and writes any layout: a buffer keeps the regions' packing, and one
         # that only host steps use its logical layout.
@@ -380,7 +306,9 @@ class Planner:
         t = arg.type
         assert isinstance(t, MemRefType)
         dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
-        if packing is None:
+        if self._batch is not None and batched_arg(arg):
+            packing = self._batch.packing(arg, role, op, dtype, self.cfg)
+        elif packing is None:
             packing = packing_for(role, t.get_shape(), dtype, self.cfg)
         return self.layouts.use(arg, role, op, packing)
 
@@ -388,7 +316,7 @@ class Planner:
         shape = tuple(load.arg.type.get_shape())  # type: ignore[attr-defined]
         if self._view is not None and load.broadcast:
             return  # the recognizer matched its axes with the result's
-        if load.broadcast and load.kept != (1,):
+        if load.broadcast and load.kept != ((1,) if self._batch is None else (2,)):
             if len(acc.shape) == 2:
                 report_error(load.op, f"broadcasts {label(load.arg)} along the columns (a "
                                       "per-row operand): VTA adds per-column biases only, "
@@ -397,7 +325,7 @@ class Planner:
                                   f"{list(load.kept)}: an NCHW region reads broadcast operands "
                                   "per channel, (n, c, h, w) -> (c), or per position, "
                                   "(n, c, h, w) -> (h, w)")
-        result = self._shape if self._view is not None else acc.shape
+        result = self._shape if self._view is not None or self._batch else acc.shape
         expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [result]
         if shape not in expected:
             report_error(load.op, f"reads {label(load.arg)} ({load.arg.type}) into a "
@@ -480,6 +408,10 @@ class Planner:
                            flat[0] if flat else None)
             wgt = self.use(g.wgt, Role.WEIGHT_T if g.wgt_transposed else Role.WEIGHT, g.op,
                            flat[1] if flat else None)
+            # A head's columns of a matrix: the whole matrix in the same layout.
+            for part, role in ((g.act, Role.ACT), (g.wgt, Role.WEIGHT)):
+                if (whole := slice_source(part, self.intermediates)) is not None:
+                    self.use(whole, role, g.op)
             self.steps.append(Contract(g.op, acc, act, wgt))
         if isinstance(init, Const) and init.value:
             self.imm(acc, AluKind.ADD, init.value, init.op)

@@ -120,6 +120,7 @@ from .search import (
     sram_budget,
     sram_in_use,
 )
+from .weight_store import store_weight_tiles
 
 __all__ = ["DOUBLE_BUFFER_ATTR", "TilePass"]
 
@@ -264,6 +265,9 @@ class _Emitter(TileBuilder):
         for op in self.r.ops:
             if op is self.r.contraction:
                 self.contraction(op, env, acc_of)
+                continue
+            if op is self.r.output and self.r.weight_rows:
+                store_weight_tiles(self, op, self.r.weight_rows, b, o, acc_of[op.inputs[0]])
                 continue
             operands: list[SSAValue] = []
             for v, m in zip(op.operands, _maps(op), strict=True):

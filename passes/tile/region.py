@@ -24,6 +24,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.passes.pack.match_matmul_operands import weight_store_map, weight_store_rows
 
 from .conv_region import ConvRegion, conv_region, erase_region
 from .cost import RegionShape
@@ -59,6 +60,9 @@ class VtaRegion:
     deallocs: list[Operation] = field(default_factory=list[Operation])
     #: Initialisations that copy i32 elements one to one (they become ``memref.copy``).
     plain_copies: set[Operation] = field(default_factory=set[Operation])
+    #: The output is stored in the weight layout of a later product, ``R`` row blocks per
+    #: weight tile (``passes/pack/match_matmul_operands.py``); 0 for the accumulator's layout.
+    weight_rows: int = 0
 
     def erase(self) -> None:
         """Remove the region's original ops and its DRAM accumulators."""
@@ -189,13 +193,23 @@ class _Collector:
                                  acc_elem)
         for acc in self.accs[1:]:
             _check_layout(self.output, acc, "accumulator", (b, o), acc_elem)
-        _check_layout(self.output, self.output.outputs[0], "output", (b, o), acc_elem)
+        weight_rows = weight_store_rows(_maps(self.output)[1], cfg)
+        if weight_rows is None:
+            _check_layout(self.output, self.output.outputs[0], "output", (b, o), acc_elem)
+        elif b % weight_rows:
+            report_error(self.output, f"vta-tile: an output stored in the weight layout has "
+                                      f"whole weight tiles of rows, {weight_rows} row blocks "
+                                      f"each; this one has {b}")
+        else:
+            _check_layout(self.output, self.output.outputs[0], "output",
+                          (b // weight_rows, o), (cfg.block_out, cfg.block_in))
         i = 0
         inits: list[str] = []
         alu = [0, 0]
         for op in ops:
             if op is self.output:
-                self.check_maps(op, [IDENTITY4, IDENTITY4])
+                self.check_maps(op, [IDENTITY4, IDENTITY4 if weight_rows is None
+                                     else weight_store_map(cfg)])
             elif isinstance(op, linalg.FillOp):
                 value = op.inputs[0].owner
                 nonzero = not (isinstance(value, arith.ConstantOp)
@@ -214,7 +228,7 @@ class _Collector:
                     inits.append(self.check_init(op))
         return VtaRegion(self.accs, ops, self.output, contractions[0] if contractions else None,
                          RegionShape(b, o, i, tuple(inits), alu[0], alu[1]), self.deallocs,
-                         self.plain_copies)
+                         self.plain_copies, weight_rows or 0)
 
     def check_maps(self, op: linalg.GenericOp, maps: list[AffineMap]) -> None:
         if _maps(op) != maps or any(it != "parallel" for it in _iterators(op)):

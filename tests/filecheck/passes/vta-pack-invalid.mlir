@@ -410,7 +410,7 @@ func.func @conv(%x: memref<1x16x8x8xi8>, %w: memref<16x16x3x3xi8>, %y: memref<1x
 // -----
 
 func.func @batched(%x: memref<2x4x16xi8>, %w: memref<16x16xi8>, %y: memref<2x4x16xi32>) {
-  // expected-error@+1 {{%x (memref<2x4x16xi8>) has rank 3: VTA's contractions operate on 2-D matrices (rows × columns); only element-wise ops take other ranks}}
+  // expected-error@+1 {{writes %y (memref<2x4x16xi32>), an i32 function output: VTA stores only int8}}
   linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>,
                                    affine_map<(b, m, n, k) -> (b, m, n)>],
                   iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
@@ -501,7 +501,7 @@ func.func @intermediate_in_two_layouts(%x: memref<16x16xi8>, %y: memref<16x16xi8
   }
   %acc = memref.alloc() : memref<16x16xi32>
   linalg.fill ins(%c0 : i32) outs(%acc : memref<16x16xi32>)
-  // expected-error@+1 {{uses %h as transposed (K×N) weights of a contraction, which is packed differently from a matrix in the accumulator's layout: %h is an intermediate buffer, which the device holds in one packed layout (VTA has no copy from one layout into another)}}
+  // expected-error@+1 {{uses %h as the activations of a contraction, which is packed differently from the weights of a contraction: %h is an intermediate buffer, which the device holds in one packed layout (VTA has no copy from one layout into another)}}
   linalg.matmul ins(%h, %h : memref<16x16xi8>, memref<16x16xi8>) outs(%acc : memref<16x16xi32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}
@@ -518,7 +518,6 @@ func.func @intermediate_in_two_layouts(%x: memref<16x16xi8>, %y: memref<16x16xi8
 func.func @written_argument_in_two_layouts(%x: memref<16x16xi8>, %y: memref<16x16xi8>,
                                            %z: memref<16x16xi8>) {
   %c0 = arith.constant 0 : i32
-  // expected-note@+1 {{first used here}}
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<16x16xi8>) outs(%y : memref<16x16xi8>) {
@@ -531,7 +530,7 @@ func.func @written_argument_in_two_layouts(%x: memref<16x16xi8>, %y: memref<16x1
   }
   %acc = memref.alloc() : memref<16x16xi32>
   linalg.fill ins(%c0 : i32) outs(%acc : memref<16x16xi32>)
-  // expected-error@+1 {{uses %y as transposed (K×N) weights of a contraction, which is packed differently from a matrix in the accumulator's layout: %y is an argument a layer writes, which the device holds in one packed layout (VTA has no copy from one layout into another)}}
+  // expected-error@+1 {{reads %y, which an earlier layer computes, as K×N weights: a layer cannot store its output vectors transposed into weight tiles}}
   linalg.matmul ins(%x, %y : memref<16x16xi8>, memref<16x16xi8>) outs(%acc : memref<16x16xi32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}

@@ -218,3 +218,21 @@ func.func @elementwise_in_the_conv_layout(%a: memref<1x4x1x16x1x16xi32>,
   }
   func.return
 }
+
+// -----
+
+// An output stored in weight tiles (passes/tile/weight_store.py) fills whole tiles of rows:
+// 8 row blocks are not the 16 of a weight tile.
+
+func.func @weight_store_part_of_a_tile(%x: memref<8x1x1x16xi8>, %w: memref<1x1x16x16xi8>, %k: memref<1x1x16x16xi8>) {
+  %c0 = arith.constant 0 : i32
+  %acc = memref.alloc() : memref<8x1x1x16xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<8x1x1x16xi32>)
+  // expected-error@+1 {{vta-tile: an output stored in the weight layout has whole weight tiles of rows, 16 row blocks each; this one has 8}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 16), d1, ((d0 mod 16) + d2), d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<8x1x1x16xi32>) outs(%k : memref<1x1x16x16xi8>) {
+  ^bb0(%in: i32, %o: i8):
+    %t = arith.trunci %in : i32 to i8
+    linalg.yield %t : i8
+  }
+  func.return
+}

@@ -12,7 +12,7 @@ included — keeps recognising the ops.  :func:`apply_upstream_fixes` is idempot
 
 One module per dialect (``linalg``, ``memref``, ``affine``, ``builtin``, ``tensor``), one per group
 of ops added to a dialect (``linalg_pooling``, ``linalg_quantized_conv``,
-``linalg_depthwise_conv``, ``linalg_map``: each
+``linalg_depthwise_conv``, ``linalg_map``, ``linalg_batch_matmul``: each
 ends with its list of ops and the function adding them), one for the ``dense_resource`` blobs
 (``resources``) and one for the lexer.  What is fixed (``tests/test_upstream_fixes.py`` and
 ``tests/test_tensor_input_ops.py`` exercise each fix, and ``tests/test_xdsl_defects.py``
@@ -27,7 +27,8 @@ test fails, xDSL fixed it and the patch can go):
 * ``linalg.pooling_nchw_sum``, missing from the linalg dialect, is added (``linalg_pooling``);
   so are ``linalg.conv_2d_nchw_fchw_q`` (``linalg_quantized_conv``), the depthwise
   convolutions and ``linalg.conv_2d_ngchw_gfchw_q`` (``linalg_depthwise_conv``) and
-  ``linalg.map`` (``linalg_map``).
+  ``linalg.map`` (``linalg_map``), ``linalg.batch_matmul`` (with MLIR's ``indexing_maps``
+  prefix) and ``linalg.quantized_batch_matmul`` (``linalg_batch_matmul``).
 * ``linalg.matmul`` parses and prints MLIR's ``indexing_maps = [...]`` prefix (transposed
   operands); the stock parser crashes on it and the stock printer drops the maps.
 * ``linalg.generic`` parses the parenthesised result types of a generic with several results
@@ -87,6 +88,7 @@ from vta_mlir.ir.upstream_fixes.linalg import (
     fix_transpose_verifier,
     matmul_default_indexing_maps,
 )
+from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import add_batch_matmul_ops
 from vta_mlir.ir.upstream_fixes.linalg_depthwise_conv import add_depthwise_conv_ops
 from vta_mlir.ir.upstream_fixes.linalg_generic import fix_generic_results
 from vta_mlir.ir.upstream_fixes.linalg_map import add_map_ops
@@ -132,6 +134,10 @@ FIXES: dict[str, tuple[Callable[[], None], str]] = {
     "linalg-map-op": (
         add_map_ops,
         "linalg.map, which the linalg dialect lacks",
+    ),
+    "linalg-batch-matmul-ops": (
+        add_batch_matmul_ops,
+        "linalg.batch_matmul and linalg.quantized_batch_matmul, which the linalg dialect lacks",
     ),
     "linalg-matmul-syntax": (
         fix_matmul_syntax,
