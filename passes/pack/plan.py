@@ -48,6 +48,7 @@ from vta_mlir.passes.pack.normal_form import (
     packing_for,
 )
 from vta_mlir.passes.pack.spatial import spatial_packing
+from vta_mlir.passes.pack.wide_outputs import wide_packing
 
 __all__ = [
     "AccBuffer",
@@ -190,8 +191,12 @@ class AluStep(Step):
 
 @dataclass
 class Store(Step):
+    """The store of ``acc`` into ``out``: its low bits, or its ``planes`` byte planes (an i32
+    result, ``passes/pack/wide_outputs.py``)."""
+
     acc: AccBuffer
     out: BlockArgument
+    planes: int = 1
 
 
 def _subexpressions(e: Expr | Narrow) -> list[Expr]:
@@ -275,10 +280,14 @@ class Planner:
             start = len(self.steps)
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
-            out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
+            packing = self.view_packing(out.arg)
+            if out.wide:
+                packing = self.wide_packing(out, out_role)
+            out_arg = self.use(out.arg, out_role, out.writer, packing)
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
                 self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout
-            self.steps.append(Store(out.writer, acc, out_arg))
+            self.steps.append(Store(out.writer, acc, out_arg,
+                                    packing.parts if packing is not None else 1))
             self.place_deallocs(start)
         # The host reads and writes any layout: a buffer keeps the regions' packing, and one
         # that only host steps use its logical layout.
@@ -286,6 +295,16 @@ class Planner:
             for arg in (*host.inputs, *host.outputs):
                 if arg not in self.packings:
                     self.packings[arg] = (logical_packing(arg), Role.HOST, host.op)
+
+    def wide_packing(self, out: Output, role: Role) -> Packing:
+        """The byte planes of the i32 result ``out`` in the accumulator's layout."""
+        if self._view is not None:
+            report_error(out.writer, f"writes {label(out.arg)}, an i32 result of an "
+                                     "element-wise program whose operands vary along the rows: "
+                                     "VTA stores i32 results of matrices in the accumulator's "
+                                     "layout only")
+        shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
+        return wide_packing(packing_for(role, shape, "int32", self.cfg), self.cfg)
 
     def place_deallocs(self, start: int) -> None:
         """Free the padded buffers of the region starting at step ``start`` where the function

@@ -25,6 +25,7 @@ from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 
+from .byte_planes import final_store
 from .conv_region import ConvRegion, conv_region, erase_region
 from .cost import RegionShape
 from .pool_region import PoolRegion, is_pool_op, pool_region
@@ -142,6 +143,10 @@ class _Collector:
             return
         if user is self.output:
             return
+        if _is_output(user) and self.position.get(user, -1) < self.position[self.output]:
+            # A byte plane of an i32 result stored before the last (byte_planes.py).
+            self.ops.add(user)
+            return
         if user.parent_block() is not self.block or self.position[user] > self.position[
                 self.output]:
             report_error(user, "vta-tile: an op on the accumulator of a VTA region must come "
@@ -193,9 +198,12 @@ class _Collector:
         i = 0
         inits: list[str] = []
         alu = [0, 0]
+        stores = 0
         for op in ops:
-            if op is self.output:
+            if _is_output(op):
                 self.check_maps(op, [IDENTITY4, IDENTITY4])
+                _check_layout(op, op.outputs[0], "output", (b, o), acc_elem)
+                stores += 1
             elif isinstance(op, linalg.FillOp):
                 value = op.inputs[0].owner
                 nonzero = not (isinstance(value, arith.ConstantOp)
@@ -213,7 +221,7 @@ class _Collector:
                 else:
                     inits.append(self.check_init(op))
         return VtaRegion(self.accs, ops, self.output, contractions[0] if contractions else None,
-                         RegionShape(b, o, i, tuple(inits), alu[0], alu[1]), self.deallocs,
+                         RegionShape(b, o, i, tuple(inits), alu[0], alu[1], stores), self.deallocs,
                          self.plain_copies)
 
     def check_maps(self, op: linalg.GenericOp, maps: list[AffineMap]) -> None:
@@ -281,9 +289,10 @@ def find_regions(f: Operation) -> list[VtaRegion | ConvRegion | PoolRegion | Res
     claimed: set[SSAValue] = set()
     regions: list[VtaRegion | ConvRegion | PoolRegion | ResizeRegion] = []
     for op in list(f.walk()):
-        if _is_output(op):
-            assert isinstance(op, linalg.GenericOp)
-            region = _Collector(op, cfg, claimed).region()
+        if _is_output(op) and op.operands[0] not in claimed:
+            output = final_store(op, _is_output)
+            assert isinstance(output, linalg.GenericOp)
+            region = _Collector(output, cfg, claimed).region()
             claimed.update(region.accs)
             regions.append(region)
     return regions
