@@ -17,7 +17,8 @@ operands and the packings in its ``packings``; the body, on the logical types, i
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float32Type, IntegerType, MemRefType, Signedness
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import Float32Type, IntegerType, MemRefType, NoneAttr, Signedness
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from vta_mlir.dialects.vta_host import HostOp
@@ -25,7 +26,7 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.passes.pack.expr import HostStepBuffers, label
 from vta_mlir.passes.pack.normal_form import Packing
 
-__all__ = ["check_host_operands", "logical_packing"]
+__all__ = ["check_host_operands", "host_buffer", "logical_packing"]
 
 
 def logical_packing(arg: BlockArgument) -> Packing:
@@ -61,3 +62,23 @@ def check_host_operands(op: HostOp, block_args: set[SSAValue]) -> HostStepBuffer
     inputs = [v for v in op.inputs if isinstance(v, BlockArgument)]
     outputs = [v for v in op.outputs if isinstance(v, BlockArgument)]
     return HostStepBuffers(op, tuple(inputs), tuple(outputs))
+
+
+def host_buffer(alloc: memref.AllocOp | memref.AllocaOp) -> bool:
+    """Whether ``alloc`` is a buffer host steps hand over besides the int8 intermediates: one
+    that only host steps use (any element type: the scale a step computes and a later one
+    reads), or an ``i32`` buffer a host step reads (a region's i32 result, stored as byte
+    planes, ``passes/pack/wide_outputs.py``).  Such a buffer gets a stand-in as an int8
+    intermediate does (``passes/pack/intermediates.py``)."""
+    t = alloc.memref.type
+    if not isinstance(t, MemRefType) or not isinstance(t.layout, NoneAttr) \
+            or not isinstance(t.memory_space, NoneAttr) or any(d < 0 for d in t.get_shape()):
+        return False
+    users = [u.operation for u in alloc.memref.uses
+             if not isinstance(u.operation, memref.DeallocOp)]
+    hosts = [u for u in users if isinstance(u, HostOp)]
+    if not hosts:
+        return False
+    element = t.element_type
+    return len(hosts) == len(users) or (
+        isinstance(element, IntegerType) and element.width.data == 32)
