@@ -153,6 +153,8 @@ def _groups(block: Block, forced: set[Operation]) -> list[_Group]:
 
 def _outline(group: _Group, block: Block, index: int) -> None:
     ops = group.ops
+    # The step runs where its first op ran: the buffers it hands over are allocated before.
+    at = ops[0]
     members = set(ops)
     # Allocations only the group uses (and their deallocations) move into it.
     for op in list(block.ops):
@@ -204,7 +206,7 @@ def _outline(group: _Group, block: Block, index: int) -> None:
     name = given or (f"host@{where.line}" if where else f"host{index}")
     host = HostOp(name, inputs, outputs, Region(body))
     copy_location(first, [host])
-    Rewriter.insert_op(host, InsertPoint.before(first))
+    Rewriter.insert_op(host, InsertPoint.before(at))
     for op in reversed(ops):
         for r in op.results:
             if _used_outside(r, members, block):

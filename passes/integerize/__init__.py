@@ -91,8 +91,8 @@ from xdsl.passes import ModulePass
 
 from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.diagnostics import report_error
-from vta_mlir.quant.emit import emit_program
 from vta_mlir.passes.outline_host_steps import HOST_FLOAT_ATTR
+from vta_mlir.quant.emit import emit_program
 
 from . import bodies
 from .lift import lift_function

@@ -39,6 +39,7 @@ from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_chann
 
 from .check import check_scale, check_tensor_size, reader_label, window_output
 from .depthwise import clip_codes, is_depthwise
+from .dynamic import DYNAMIC_HINT, DYNAMIC_OPS
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
 from .neck import CnnOps
 from .views import ViewOps
@@ -172,6 +173,8 @@ class _Recognizer(CnnOps, ViewOps):
                 raise OnnxImportError(f"{where}: reads the float input '{in_value.name}' "
                                       "directly; float operations at the edges are not "
                                       "supported yet (only its QuantizeLinear)")
+            if node.op_type in DYNAMIC_OPS:  # read as a whole by dynamic.py
+                raise OnnxImportError(f"{where}: {DYNAMIC_HINT}")
             getattr(self, f"_op_{node.op_type}")(where, node)
         if input_q is None:
             raise OnnxImportError(f"the float input '{in_value.name}' has no QuantizeLinear "
