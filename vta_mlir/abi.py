@@ -73,7 +73,10 @@ from vta_mlir.abi_packing import (
     LAYOUTS,
     WINDOW_FIELDS,
     check_window,
+    join_parts,
     layout_tiles,
+    part_ratio,
+    split_parts,
     tiled_packing,
     window_patches,
     windowed_shape,
@@ -193,7 +196,7 @@ class ArgSpec:
                 f"{what}: split rank {len(split)} is outside [1, {MAX_SPLIT_RANK}]"
             )
         elements = math.prod(repeat) * math.prod(padded)
-        ratio = _part_ratio(self.dtype, self.packed_dtype)
+        ratio = part_ratio(self.dtype, self.packed_dtype)
         if math.prod(split) != elements and not (
                 ratio > 1 and math.prod(split) == elements * ratio):
             source = f"repeat {repeat} x padded shape" if repeat else "padded shape"
@@ -440,9 +443,7 @@ class ArgSpec:
         where = (slice(None),) * len(self.repeat) + tuple(slice(0, s) for s in arr.shape)
         padded[where] = arr
         if self.parts > 1:
-            # Each element's little-endian parts, as the last axis.
-            padded = padded.astype(np.dtype(self.dtype).newbyteorder("<")).view(
-                np.dtype(self.packed_dtype).newbyteorder("<")).reshape(self.parts_shape)
+            padded = split_parts(padded, self.packed_dtype)
         packed = padded.reshape(self.split_shape).transpose(self.perm)
         packed = _convert(packed, self.packed_dtype, f"argument '{self.name}'")
         return np.ascontiguousarray(packed, dtype=np.dtype(self.packed_dtype).newbyteorder("<")) \
@@ -474,23 +475,11 @@ class ArgSpec:
         packed = np.frombuffer(raw, dtype=np.dtype(self.packed_dtype).newbyteorder("<"))
         packed = packed.reshape(self.packed_shape).transpose(self._inverse)
         if self.parts > 1:
-            # The parts of each element, reassembled little-endian: the last one is signed.
-            parts = np.ascontiguousarray(packed.reshape(self.parts_shape))
-            packed = parts.view(np.dtype(self.dtype).newbyteorder("<"))[..., 0]
+            packed = join_parts(packed.reshape(self.parts_shape), self.dtype)
         padded = packed.reshape(self.padded_shape)
         logical = padded[tuple(slice(0, s) for s in self.shape)]
         logical = _convert(logical, self.dtype, f"argument '{self.name}'")
         return np.ascontiguousarray(logical, dtype=self.dtype)
-
-
-def _part_ratio(dtype: str, packed_dtype: str) -> int:
-    """How many ``packed_dtype`` elements make one integer of ``dtype`` (1 when they are not
-    both integers, or the packed one is not narrower)."""
-    logical, packed = np.dtype(dtype), np.dtype(packed_dtype)
-    if logical.kind not in "iu" or packed.kind not in "iu" \
-            or packed.itemsize >= logical.itemsize:
-        return 1
-    return logical.itemsize // packed.itemsize
 
 
 def _convert(array: np.ndarray, dtype: str, what: str) -> np.ndarray:

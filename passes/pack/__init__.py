@@ -138,7 +138,6 @@ from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.ir.quant import argument_quantization
-from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.concat import channel_slice_view, rewrite_channel_slices
 from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
 from vta_mlir.passes.pack.expr import error_with_note, label
@@ -186,7 +185,7 @@ from vta_mlir.passes.pack.plan import (
     Step,
     Store,
 )
-from vta_mlir.passes.pack.wide_outputs import plane_view
+from vta_mlir.passes.pack.wide_outputs import plane_store_ops
 
 # --------------------------------------------------------------------------------------------
 # Rewriting
@@ -428,22 +427,6 @@ class _Emitter:
             self.reshaped[key] = view.result
         return self.reshaped[key]
 
-    def store_planes(self, step: Step, acc: SSAValue, out: SSAValue, planes: int) -> None:
-        """An i32 result as byte planes (``passes/pack/wide_outputs.py``): store the low bits,
-        shift right by ``OUT_WIDTH`` in place, store the next plane, ...  The views of the
-        planes sit next to the buffer, like the collapsed views of :meth:`shaped`."""
-        owner = out.owner
-        at = InsertPoint.after(owner) if isinstance(owner, Operation) else \
-            InsertPoint.at_start(out.block)  # type: ignore[attr-defined]
-        views = [plane_view(out, p) for p in range(planes)]
-        for view in views:
-            copy_location(step.source, [view])
-        Rewriter.insert_op(views, at)
-        for p, view in enumerate(views):
-            self.insert(step.source, store_op(acc, view.result))
-            if p + 1 < planes:
-                self.insert(step.source, alu_op(AluKind.SHR, acc, imm=self.cfg.out_width))
-
     def emit(self, steps: list[Step]) -> None:
         for step in steps:
             match step:
@@ -489,7 +472,8 @@ class _Emitter:
                     copy_location(step.source, [op])
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
                 case Store(acc=acc, out=out, planes=planes) if planes > 1:
-                    self.store_planes(step, self.buffers[acc], self.args[out], planes)
+                    self.insert(step.source, *plane_store_ops(
+                        self.buffers[acc], self.args[out], planes, self.cfg, step.source))
                     self.layers.close(step.source)
                 case Store(acc=acc, out=out):
                     self.insert(step.source, store_op(self.buffers[acc],

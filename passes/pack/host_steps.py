@@ -5,8 +5,9 @@ A host step (``dialects/vta_host.py``) is host code between VTA regions.  For th
 around it, it behaves like the caller of the function: the buffers it reads must be in device
 DRAM when it starts (a region's output, or an argument), and the buffers it writes are read by
 later regions as they read arguments.  Its operands are therefore function arguments or the
-stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``), never a region's
-accumulator.
+stand-ins of intermediate buffers (``passes/pack/intermediates.py``): int8 buffers layers hand
+each other, i32 results a region stores as byte planes for it (``passes/pack/wide_outputs.py``),
+and buffers only host steps use (:func:`host_buffer`); never a view of a buffer.
 
 The host unpacks and packs whatever layout a buffer has (``vta_mlir.abi.ArgSpec``), so a host
 step never chooses one: a buffer keeps the packing of the regions using it, and a buffer only
@@ -50,8 +51,9 @@ def check_host_operands(op: HostOp, block_args: set[SSAValue]) -> HostStepBuffer
             owner = value.owner
             what = owner.name if isinstance(owner, Operation) else "a block argument"
             report_error(op, f"reads or writes {label(value)} ({t}), defined by {what}: a host "
-                             "step works on function arguments and on the int8 buffers layers "
-                             "hand each other in DRAM")
+                             "step works on function arguments and on whole buffers in DRAM "
+                             "(the int8 buffers layers hand each other, the i32 results host "
+                             "steps read, the buffers host steps hand each other)")
         assert isinstance(t, MemRefType)
         element = t.element_type
         integer = isinstance(element, IntegerType) \

@@ -48,7 +48,7 @@ from vta_mlir.passes.pack.normal_form import (
     packing_for,
 )
 from vta_mlir.passes.pack.spatial import spatial_packing
-from vta_mlir.passes.pack.wide_outputs import wide_packing
+from vta_mlir.passes.pack.wide_outputs import result_packing
 
 __all__ = [
     "AccBuffer",
@@ -282,7 +282,7 @@ class Planner:
             self.plan_into(acc, out.value.value)
             packing = self.view_packing(out.arg)
             if out.wide:
-                packing = self.wide_packing(out, out_role)
+                packing = result_packing(out, out_role, self._view is not None, self.cfg)
             out_arg = self.use(out.arg, out_role, out.writer, packing)
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
                 self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout
@@ -295,16 +295,6 @@ class Planner:
             for arg in (*host.inputs, *host.outputs):
                 if arg not in self.packings:
                     self.packings[arg] = (logical_packing(arg), Role.HOST, host.op)
-
-    def wide_packing(self, out: Output, role: Role) -> Packing:
-        """The byte planes of the i32 result ``out`` in the accumulator's layout."""
-        if self._view is not None:
-            report_error(out.writer, f"writes {label(out.arg)}, an i32 result of an "
-                                     "element-wise program whose operands vary along the rows: "
-                                     "VTA stores i32 results of matrices in the accumulator's "
-                                     "layout only")
-        shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
-        return wide_packing(packing_for(role, shape, "int32", self.cfg), self.cfg)
 
     def place_deallocs(self, start: int) -> None:
         """Free the padded buffers of the region starting at step ``start`` where the function

@@ -30,15 +30,20 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.config import VTAConfig
+from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.ir.locations import copy_location
+from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.expr import Expr, Narrow, Output, Value, error_with_note, label
-from vta_mlir.passes.pack.normal_form import Packing
+from vta_mlir.passes.pack.normal_form import Packing, Role, alu_op, packing_for, store_op
 
 if TYPE_CHECKING:
     from vta_mlir.passes.pack.match import FunctionRecognizer
 
-__all__ = ["plane_count", "plane_view", "record_wide_write", "wide_packing", "wide_value"]
+__all__ = ["plane_count", "plane_store_ops", "plane_view", "record_wide_write", "result_packing",
+           "wide_packing", "wide_value"]
 
 
 def plane_count(cfg: VTAConfig) -> int:
@@ -82,6 +87,17 @@ def wide_packing(packing: Packing, cfg: VTAConfig) -> Packing:
                    parts=parts)
 
 
+def result_packing(out: Output, role: Role, flattened: bool, cfg: VTAConfig) -> Packing:
+    """The packing of the i32 result ``out`` of a region whose accumulator has ``role``'s
+    layout (``flattened``: the matrix view of an element-wise program, which is refused)."""
+    if flattened:
+        report_error(out.writer, f"writes {label(out.arg)}, an i32 result of an element-wise "
+                                 "program whose operands vary along the rows: VTA stores i32 "
+                                 "results of matrices in the accumulator's layout only")
+    shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
+    return wide_packing(packing_for(role, shape, "int32", cfg), cfg)
+
+
 def plane_view(out: SSAValue, plane: int) -> memref.SubviewOp:
     """The rank-reducing ``memref.subview`` of plane ``plane`` of the packed result ``out``."""
     t = out.type
@@ -96,3 +112,22 @@ def plane_view(out: SSAValue, plane: int) -> memref.SubviewOp:
                               [1] * len(shape), result)
     op.result.name_hint = f"{out.name_hint or 'out'}_plane{plane}"
     return op
+
+
+def plane_store_ops(acc: SSAValue, out: SSAValue, planes: int, cfg: VTAConfig,
+                    source: Operation) -> list[Operation]:
+    """The region's last ops: store the accumulator ``acc`` into plane 0 of ``out``, shift it
+    right by ``OUT_WIDTH`` in place, store plane 1, and so on (module doc).  The views of the
+    planes are inserted next to the buffer (located at ``source``), like the other views of
+    packed buffers."""
+    views = [plane_view(out, p) for p in range(planes)]
+    copy_location(source, views)
+    owner = out.owner
+    Rewriter.insert_op(views, InsertPoint.after(owner) if isinstance(owner, Operation)
+                       else InsertPoint.at_start(out.block))  # type: ignore[attr-defined]
+    ops: list[Operation] = []
+    for p, view in enumerate(views):
+        ops.append(store_op(acc, view.result))
+        if p + 1 < planes:
+            ops.append(alu_op(AluKind.SHR, acc, imm=cfg.out_width))
+    return ops
