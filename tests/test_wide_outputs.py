@@ -22,10 +22,12 @@ from .binary_helpers import patch, rejects, section
 
 M, K, N = 3, 40, 20
 
-MATMUL = f"""func.func @mm(%x: memref<{M}x{K}xi8>, %w: memref<{K}x{N}xi8>, %y: memref<{M}x{N}xi32>) {{
+MATMUL = f"""func.func @mm(%x: memref<{M}x{K}xi8>, %w: memref<{K}x{N}xi8>,
+               %y: memref<{M}x{N}xi32>) {{
   %c0 = arith.constant 0 : i32
   linalg.fill ins(%c0 : i32) outs(%y : memref<{M}x{N}xi32>)
-  linalg.matmul ins(%x, %w : memref<{M}x{K}xi8>, memref<{K}x{N}xi8>) outs(%y : memref<{M}x{N}xi32>)
+  linalg.matmul ins(%x, %w : memref<{M}x{K}xi8>, memref<{K}x{N}xi8>)
+      outs(%y : memref<{M}x{N}xi32>)
   return
 }}
 """
@@ -53,7 +55,8 @@ HOST_READS = f"""func.func @scaled(%x: memref<{M}x{K}xi8>, %w: memref<{K}x{N}xi8
   %acc = memref.alloc() : memref<{M}x{N}xi32>
   %c0 = arith.constant 0 : i32
   linalg.fill ins(%c0 : i32) outs(%acc : memref<{M}x{N}xi32>)
-  linalg.matmul ins(%x, %w : memref<{M}x{K}xi8>, memref<{K}x{N}xi8>) outs(%acc : memref<{M}x{N}xi32>)
+  linalg.matmul ins(%x, %w : memref<{M}x{K}xi8>, memref<{K}x{N}xi8>)
+      outs(%acc : memref<{M}x{N}xi32>)
   linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}}
       ins(%acc : memref<{M}x{N}xi32>) outs(%y : memref<{M}x{N}xf32>) {{
