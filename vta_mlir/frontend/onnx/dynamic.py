@@ -248,6 +248,9 @@ class _Writer:
             self.tensors[value.name] = t
             params.append(f"{t.ssa}: {t.type}")
         for index, node in enumerate(graph.node):
+            if node.op_type == "MatMulInteger":  # before the Mul of its scales reads them
+                self.weight(node_label(node, index), node, None)
+        for index, node in enumerate(graph.node):
             where = node_label(node, index)
             handler = getattr(self, f"_op_{node.op_type}", None)
             if node.domain not in ("", "ai.onnx") or handler is None:
@@ -318,20 +321,17 @@ class _Writer:
             "%y = arith.fptosi %s : f32 to i8"])
         self.lines += [f"  memref.dealloc {low} : {one}", f"  memref.dealloc {high} : {one}"]
 
-    def _op_MatMulInteger(self, where: str, node: onnx.NodeProto) -> None:
-        a = self.tensor(where, node.input[0], "i8")
-        zero_point = self.zero_points.get(node.input[0])
-        if len(node.input) < 3 or node.input[2] != zero_point:
-            raise OnnxImportError(f"{where}: the zero point of '{node.input[0]}' is not the one "
-                                  "its DynamicQuantizeLinear computes")
+    def weight(self, where: str, node: onnx.NodeProto, k: int | None) -> np.ndarray:
+        """The int8 constant K×N weight of the ``MatMulInteger`` ``node``, with one zero
+        point of 0 (``k``: the codes' columns, when known)."""
         w_name = node.input[1]
         w = self.inits.get(w_name)
         if w is None:
             raise OnnxImportError(f"{where}: the weight '{w_name}' is not a constant: VTA "
                                   "multiplies the codes by int8 constant weights")
-        if w.dtype != np.int8 or w.ndim != 2 or w.shape[0] != a.shape[-1]:
+        if w.dtype != np.int8 or w.ndim != 2 or (k is not None and w.shape[0] != k):
             raise OnnxImportError(f"{where}: the weight '{w_name}' is {w.dtype} of shape "
-                                  f"{tuple(w.shape)}; a {a.shape[-1]}×N int8 matrix "
+                                  f"{tuple(w.shape)}; a K×N int8 matrix "
                                   "(QuantType.QInt8) is supported")
         if len(node.input) > 3 and node.input[3]:
             w_zp = self.inits.get(node.input[3])
@@ -342,6 +342,16 @@ class _Writer:
             if int(w_zp.reshape(())) != 0:
                 raise OnnxImportError(f"{where}: weight zero point {int(w_zp.reshape(()))}; "
                                       "symmetric int8 weights (zero point 0) are supported")
+        return w
+
+    def _op_MatMulInteger(self, where: str, node: onnx.NodeProto) -> None:
+        a = self.tensor(where, node.input[0], "i8")
+        zero_point = self.zero_points.get(node.input[0])
+        if len(node.input) < 3 or node.input[2] != zero_point:
+            raise OnnxImportError(f"{where}: the zero point of '{node.input[0]}' is not the one "
+                                  "its DynamicQuantizeLinear computes")
+        w_name = node.input[1]
+        w = self.weight(where, node, a.shape[-1])
         rows, _ = a.matrix
         cols = w.shape[1]
         out_shape = (*a.shape[:-1], cols)

@@ -169,12 +169,12 @@ class _Recognizer(CnnOps, ViewOps):
             if node.op_type == "DequantizeLinear":
                 self._dequantize(where, node)
                 continue
+            if node.op_type in DYNAMIC_OPS:  # read as a whole by dynamic.py
+                raise OnnxImportError(f"{where}: {DYNAMIC_HINT}")
             if any(name == in_value.name for name in node.input):
                 raise OnnxImportError(f"{where}: reads the float input '{in_value.name}' "
                                       "directly; float operations at the edges are not "
                                       "supported yet (only its QuantizeLinear)")
-            if node.op_type in DYNAMIC_OPS:  # read as a whole by dynamic.py
-                raise OnnxImportError(f"{where}: {DYNAMIC_HINT}")
             getattr(self, f"_op_{node.op_type}")(where, node)
         if input_q is None:
             raise OnnxImportError(f"the float input '{in_value.name}' has no QuantizeLinear "
