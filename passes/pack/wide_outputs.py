@@ -1,6 +1,6 @@
 """``i32`` results of ``vta-pack``: an accumulator that leaves the device as byte planes.
 
-VTA's STORE writes the low ``OUT_WIDTH`` bits of each accumulator (``docs/isa.md`` §3.4), so an
+VTA's STORE writes the low ``OUT_WIDTH`` bits of each accumulator (``docs/isa.md`` §3.5), so an
 ``i32`` result cannot be stored as it is.  It leaves the device exactly as its
 ``ACC_WIDTH / OUT_WIDTH`` *planes* (four bytes with the shipped widths): the region stores the
 accumulator's low bits (plane 0), shifts it right by ``OUT_WIDTH`` in place (an ALU ``shr``) and
