@@ -156,3 +156,36 @@ def test_malformed_parts_are_refused(fields: dict[str, object], message: str) ->
                                    perm=(4, 0, 2, 1, 3), packed_dtype="int8")
     with pytest.raises(BinaryFormatError, match=message):
         ArgSpec(**{**base, **fields})  # type: ignore[arg-type]
+
+
+CONV = """func.func @conv(%x: memref<2x16x9x9xi8>, %w: memref<32x16x3x3xi8>,
+                 %y: memref<2x32x5x5xi32>) {
+  %c0_i8 = arith.constant 0 : i8
+  %xp = memref.alloc() : memref<2x16x11x11xi8>
+  linalg.fill ins(%c0_i8 : i8) outs(%xp : memref<2x16x11x11xi8>)
+  %xi = memref.subview %xp[0, 0, 1, 1] [2, 16, 9, 9] [1, 1, 1, 1]
+      : memref<2x16x11x11xi8> to memref<2x16x9x9xi8, strided<[1936, 121, 11, 1], offset: 12>>
+  memref.copy %x, %xi
+      : memref<2x16x9x9xi8> to memref<2x16x9x9xi8, strided<[1936, 121, 11, 1], offset: 12>>
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%y : memref<2x32x5x5xi32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>,
+                            strides = dense<2> : tensor<2xi64>}
+      ins(%xp, %w : memref<2x16x11x11xi8>, memref<32x16x3x3xi8>) outs(%y : memref<2x32x5x5xi32>)
+  memref.dealloc %xp : memref<2x16x11x11xi8>
+  return
+}
+"""
+
+
+def test_an_i32_convolution_output_in_the_tensor_layout(cfg: VTAConfig) -> None:
+    rng = np.random.default_rng(4)
+    x = rng.integers(-128, 128, size=(2, 16, 9, 9), dtype=np.int8)
+    w = rng.integers(-128, 128, size=(32, 16, 3, 3), dtype=np.int8)
+    module = compile(CONV, config=cfg)
+    (y,) = module(x, w)
+    padded = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))
+    expected = np.einsum("nchwij,ocij->nohw", windows[:, :, ::2, ::2], w.astype(np.int64))
+    assert np.array_equal(y, expected.astype(np.int32))
+    assert module.args[2].parts == 4 and module.args[2].packed_shape[0] == 4

@@ -317,9 +317,9 @@ class FunctionRecognizer:
 
     @staticmethod
     def reject_i32_output(op: Operation, dst: SSAValue) -> NoReturn:
-        report_error(op, f"writes {label(dst)} ({dst.type}), an i32 result that is not a "
-                         "matrix: VTA stores int8, and i32 results of matrices as their byte "
-                         "planes (rank 2); truncate it with arith.trunci into an i8 output")
+        report_error(op, f"writes {label(dst)} ({dst.type}), an i32 result that is neither a "
+                         "matrix nor an NCHW tensor: VTA stores int8, and i32 results of those "
+                         "as their byte planes; truncate it with arith.trunci into an i8 output")
 
     def check_single_writer(self, op: Operation, dst: SSAValue) -> None:
         first = self.stored_by.get(dst)

@@ -68,7 +68,7 @@ def record_wide_write(rec: FunctionRecognizer, op: Operation, dst: BlockArgument
         error_with_note(op, f"writes {label(dst)}, an i32 result, after reading what it held "
                             "before: VTA never loads the caller's contents of a result; "
                             "initialise it first (linalg.fill)", first, "read here")
-    if dst.type.get_num_dims() != 2:  # type: ignore[attr-defined]
+    if dst.type.get_num_dims() not in (2, 4):  # type: ignore[attr-defined]
         rec.reject_i32_output(op, dst)
     assert isinstance(value, Expr)
     previous = rec.outputs.pop(dst, None)

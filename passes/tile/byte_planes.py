@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation
 
-__all__ = ["final_store"]
+__all__ = ["final_store", "is_plane_store"]
 
 
 def final_store(output: Operation, is_output: Callable[[Operation], bool]) -> Operation:
@@ -29,3 +30,13 @@ def final_store(output: Operation, is_output: Callable[[Operation], bool]) -> Op
         if is_output(user) and last.is_before_in_block(user):
             last = user
     return last
+
+
+def is_plane_store(op: Operation, output: Operation) -> bool:
+    """Whether ``op`` is a store before the region's ``output`` of the accumulator it stores:
+    a ``trunci`` generic of that accumulator into DRAM, a byte plane of an i32 result."""
+    if op is output or not isinstance(op, linalg.GenericOp) or len(op.inputs) != 1 \
+            or op.inputs[0] is not output.operands[0]:
+        return False
+    body = list(op.body.block.ops)
+    return len(body) == 2 and isinstance(body[0], arith.TruncIOp)

@@ -38,7 +38,7 @@ func.func @i32_output_initial(%x: memref<4x16xi8>, %w: memref<16x16xi8>, %y: mem
 // -----
 
 func.func @i32_output_rank3(%a: memref<2x4x16xi32>, %y: memref<2x4x16xi32>) {
-  // expected-error@+1 {{writes %y (memref<2x4x16xi32>), an i32 result that is not a matrix: VTA stores int8, and i32 results of matrices as their byte planes (rank 2)}}
+  // expected-error@+1 {{writes %y (memref<2x4x16xi32>), an i32 result that is neither a matrix nor an NCHW tensor: VTA stores int8, and i32 results of those as their byte planes}}
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
                   iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%a : memref<2x4x16xi32>) outs(%y : memref<2x4x16xi32>) {
@@ -401,7 +401,8 @@ func.func @loop(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
 // -----
 
 func.func @conv(%x: memref<1x16x8x8xi8>, %w: memref<16x16x3x3xi8>, %y: memref<1x16x6x6xi32>) {
-  // expected-error@+1 {{'linalg.conv_2d_nchw_fchw' op writes %y (memref<1x16x6x6xi32>), an i32 result that is not a matrix: VTA stores int8}}
+  // expected-error@+2 {{'linalg.conv_2d_nchw_fchw' op writes %y, an i32 result, after reading what it held before}}
+  // expected-note@+1 {{read here}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x16x8x8xi8>, memref<16x16x3x3xi8>) outs(%y : memref<1x16x6x6xi32>)
   return
 }
