@@ -1,6 +1,6 @@
 """Dynamically quantized models (``onnxruntime.quantization.quantize_dynamic``,
 ``docs/onnx.md`` §4.15): ``DynamicQuantizeLinear`` and ``Mul`` / ``Add`` / ``Relu`` / ``Cast``
-on the host, ``MatMulInteger`` on VTA.
+on the host, ``MatMulInteger`` and ``ConvInteger`` on VTA.
 
 ``quantize_dynamic`` replaces a float ``MatMul`` by ``DynamicQuantizeLinear`` (float → uint8
 codes, with a scale and a zero point computed from the tensor's range at run time), a
@@ -16,37 +16,35 @@ The integer plan of ``MatMulInteger(a, w, z_a, 0)``, exact: VTA multiplies int8 
 the codes are shifted, ``a − 128`` (exact), and VTA computes ``acc = Σ_k (a − 128) · w``; the
 host adds ``(128 − z_a) · Σ_k w[k, n]`` in int32, which gives ``Σ_k (a − z_a) · w`` — the
 int32 result of onnxruntime's ``MatMulInteger``, bit for bit (the column sums are constants).
+``ConvInteger`` alike, with the sums over each output channel's kernel: its padding holds the
+zero point (onnxruntime pads the codes with it, so padded taps add nothing), which the host
+writes around the shifted codes, ``z − 128``, and VTA convolves without padding of its own.
 
-Tensors of any rank are computed as matrices: the rows are all axes but the last.  Each ONNX
-tensor is one buffer: float32 (host), the int8 codes of a ``DynamicQuantizeLinear`` (written
-by the host, read by VTA), an int32 result (written by VTA, read by the host), or a one-element
-float32 buffer for a scale or a zero point (written by a host step, read by later ones).
+The buffers and their text are ``dynamic_emit.py``'s.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from vta_mlir.frontend.mlir_text import memref_type
-
 from .check import OnnxImportError, node_label
+from .dynamic_emit import Buffer, Function, broadcast_map, f32, operand_map
 
 __all__ = ["DYNAMIC_HINT", "DYNAMIC_OPS", "dynamic_text", "is_dynamic"]
 
 #: The operators of a dynamically quantized graph besides those of the QDQ route.
-DYNAMIC_OPS = frozenset({"DynamicQuantizeLinear", "MatMulInteger", "Cast"})
+DYNAMIC_OPS = frozenset({"DynamicQuantizeLinear", "MatMulInteger", "ConvInteger", "Cast"})
 #: Why the QDQ route does not read these operators.
 DYNAMIC_HINT = ("an operator of dynamic quantization (quantize_dynamic), read only in a graph "
                 "whose MatMulIntegers read DynamicQuantizeLinear codes (import_text, "
                 "vta-import-onnx), which has no integer Program")
-#: The float operators the host computes in such a graph.
-FLOAT_OPS = frozenset({"Mul", "Add", "Relu", "Cast"})
+#: The other operators of such a graph: float on the host, or folded on constants.
+FLOAT_OPS = frozenset({"Mul", "Add", "Relu", "Reshape"})
 #: The uint8 codes' range and their shift to int8.
 _QMAX = 255
 _SHIFT = 128
@@ -57,199 +55,74 @@ def is_dynamic(graph: onnx.GraphProto) -> bool:
     return any(node.op_type == "DynamicQuantizeLinear" for node in graph.node)
 
 
-@dataclass(frozen=True)
-class _Tensor:
-    """A buffer: ``ssa`` its value, ``shape`` the ONNX shape (``()`` for a scale or zero
-    point), ``element`` ``f32``, ``i8`` (codes) or ``i32``; ``arg``: a function argument, of
-    the ONNX shape (an internal buffer is the rows × columns matrix)."""
-
-    ssa: str
-    shape: tuple[int, ...]
-    element: str
-    arg: bool = False
-
-    @property
-    def matrix(self) -> tuple[int, int]:
-        if not self.shape:
-            return 1, 1
-        return int(np.prod(self.shape[:-1], dtype=np.int64)), self.shape[-1]
-
-    @property
-    def type(self) -> str:
-        if not self.shape:
-            return memref_type((1,), self.element)
-        return memref_type(self.shape if self.arg else self.matrix, self.element)
-
-    def map(self) -> str:
-        """The indexing map reading or writing this buffer from the ``(r, c)`` iteration
-        space of the matrix: a scalar is element 0, an argument's leading axes split ``r``."""
-        if not self.shape:
-            return "affine_map<(r, c) -> (0)>"
-        if not self.arg or len(self.shape) == 2:
-            return "affine_map<(r, c) -> (r, c)>"
-        if len(self.shape) == 1:
-            return "affine_map<(r, c) -> (c)>"
-        lead = self.shape[:-1]
-        parts = []
-        for k, n in enumerate(lead):
-            inner = int(np.prod(lead[k + 1:], dtype=np.int64))
-            expr = f"r floordiv {inner}" if inner > 1 else "r"
-            parts.append(expr if k == 0 else f"({expr}) mod {n}")
-        return f"affine_map<(r, c) -> ({', '.join(parts)}, c)>"
+def _attrs(node: onnx.NodeProto) -> dict[str, object]:
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-def _f32(value: float) -> str:
-    """An ``f32`` literal of exactly ``value`` (as float32)."""
-    bits = int(np.array(value, dtype=np.float32).view(np.uint32))
-    return f"0x{bits:08X}"
+def _shape(value: onnx.ValueInfoProto) -> tuple[int, ...]:
+    return tuple(d.dim_value for d in value.type.tensor_type.shape.dim)
 
 
 class _Writer:
-    """The function's text, node by node."""
+    """The function of a dynamically quantized graph, node by node."""
 
     def __init__(self, model: onnx.ModelProto) -> None:
         self.graph = model.graph
         self.inits = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
-        self.tensors: dict[str, _Tensor] = {}
+        self.f = Function()
+        self.buffers: dict[str, Buffer] = {}
         self.zero_points: dict[str, str] = {}   # codes -> their zero point's tensor name
-        self.lines: list[str] = []
-        #: The allocations, at the start of the function: a host step reading a buffer
-        #: comes where its first op was, which may be before the buffer's first writer.
-        self.allocs: list[str] = []
-        self.globals: list[str] = []
-        self.names: set[str] = set()
         self.outputs = {v.name for v in self.graph.output}
+        self.readers: dict[str, list[onnx.NodeProto]] = {}
+        for node in self.graph.node:
+            for name in node.input:
+                self.readers.setdefault(name, []).append(node)
 
-    # -- names and buffers -----------------------------------------------------------------
-    def ssa(self, hint: str) -> str:
-        # A generic's region shares the function's names: its own start with "_" (generic).
-        stem = re.sub(r"[^A-Za-z0-9_]", "_", hint) or "t"
-        if not stem[0].isalpha():
-            stem = f"t{stem}"
-        name, n = stem, 1
-        while name in self.names:
-            name, n = f"{stem}_{n}", n + 1
-        self.names.add(name)
-        return f"%{name}"
-
-    def result(self, name: str, shape: tuple[int, ...], element: str) -> _Tensor:
+    # -- buffers ---------------------------------------------------------------------------
+    def result(self, name: str, shape: tuple[int, ...], element: str, **form: object
+               ) -> Buffer:
         """The buffer of the node output ``name``: the function argument of a graph output,
         else a new allocation."""
         if name in self.outputs:
-            return self.tensors[name]
-        t = _Tensor(self.ssa(name), shape, element)
-        self.allocs.append(f"  {t.ssa} = memref.alloc() : {t.type}")
-        self.tensors[name] = t
-        return t
+            b = self.buffers[name]
+            if b.shape != shape:
+                raise OnnxImportError(f"output '{name}' is declared {b.shape}, computed "
+                                      f"{shape}")
+            return b
+        b = self.f.alloc(Buffer(self.f.ssa(name), shape, element, **form))  # type: ignore[arg-type]
+        self.buffers[name] = b
+        return b
 
-    def tensor(self, where: str, name: str, element: str | None = None) -> _Tensor:
-        t = self.tensors.get(name)
-        if t is None:
+    def buffer(self, where: str, name: str, element: str) -> Buffer:
+        b = self.buffers.get(name)
+        if b is None:
             what = "a constant" if name in self.inits else "computed by no supported node"
             raise OnnxImportError(f"{where}: input '{name}' is {what}; the host and VTA "
                                   "compute on tensors the graph computes")
-        if element is not None and t.element != element:
-            raise OnnxImportError(f"{where}: input '{name}' holds {t.element} values, not "
+        if b.element != element:
+            raise OnnxImportError(f"{where}: input '{name}' holds {b.element} values, not "
                                   f"{element}")
-        return t
+        return b
 
-    def global_(self, hint: str, values: np.ndarray, element: str) -> str:
-        """A ``memref.global`` constant of ``values``, read in the function; its value."""
-        sym = self.ssa(f"{hint}_const")[1:]
-        data = np.ascontiguousarray(values).tobytes().hex().upper()
-        self.globals.append(f'memref.global "private" constant @{sym} : '
-                            f'{memref_type(values.shape, element)} = dense<"0x{data}">')
-        value = self.ssa(hint)
-        self.lines.append(f"  {value} = memref.get_global @{sym} : "
-                          f"{memref_type(values.shape, element)}")
-        return value
-
-    def generic(self, ins: Sequence[tuple[str, str, str]], out: _Tensor,
-                body: Sequence[str], *, reduce: bool = False) -> None:
-        """A ``linalg.generic`` over the ``(r, c)`` space of ``out`` (of the reduced input
-        with ``reduce``); operands ``(value, type, map)``, block arguments ``%in0``, ...,
-        ``%out``; ``body`` ends with the value yielded, ``%y``."""
-        operands = [*ins, (out.ssa, out.type, out.map())]
-        maps = ", ".join(m for _, _, m in operands)
-        its = '"parallel", "parallel"'
-        if reduce:
-            # A fold of the whole input into one value, over the input's own axes.
-            (value, t, _), = ins
-            rank = t.count("x")
-            dims = ", ".join(f"d{k}" for k in range(rank))
-            maps = f"affine_map<({dims}) -> ({dims})>, affine_map<({dims}) -> (0)>"
-            its = ", ".join(['"reduction"'] * rank)
-        elif not out.shape:
-            # Scalars: a one-element iteration space.
-            maps = ", ".join(["affine_map<(d) -> (d)>"] * len(operands))
-            its = '"parallel"'
-        args = ", ".join(f"%in{k}: {_element(t)}" for k, (_, t, _) in enumerate(ins))
-        ins_text = ""
-        if ins:
-            ins_text = (f" ins({', '.join(v for v, _, _ in ins)} : "
-                        f"{', '.join(t for _, t, _ in ins)})")
-        region = [f"^bb0({args}{', ' if ins else ''}%out: {out.element}):", *body,
-                  f"linalg.yield %y : {out.element}"]
-        self.lines += [
-            f"  linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}}"
-            f"{ins_text} outs({out.ssa} : {out.type}) {{",
-            *(f"  {'' if k == 0 else '  '}{line.replace('%', '%_')}"
-              for k, line in enumerate(region)),
-            "  }"]
-
-    # -- operands of the float operators ---------------------------------------------------
-    def operand(self, where: str, name: str, like: _Tensor, k: int,
-                ins: list[tuple[str, str, str]]) -> str:
-        """The block value of input ``name`` of an element-wise float op whose result is
-        shaped like ``like``: a buffer (appended to ``ins``), or a constant: a scalar inline,
-        a vector along the last axis as a global."""
-        if name in self.inits:
-            value = self.inits[name].astype(np.float32)
-            if value.size == 1:
-                return f"%c{k}"
-            cols = like.matrix[1]
-            if value.ndim == 0 or value.shape[-1] != cols or value.size != cols:
-                raise OnnxImportError(f"{where}: constant '{name}' of shape "
-                                      f"{tuple(value.shape)}: a scalar or a vector along the "
-                                      f"last axis ({cols}) is supported")
-            glob = self.global_(name, value.reshape(cols), "f32")
-            ins.append((glob, memref_type((cols,), "f32"), "affine_map<(r, c) -> (c)>"))
-            return f"%in{len(ins) - 1}"
-        t = self.tensor(where, name, "f32")
-        if t.shape and t.shape != like.shape:
-            raise OnnxImportError(f"{where}: operands of shapes {t.shape} and {like.shape}; "
-                                  "broadcasting two tensors is not supported")
-        ins.append((t.ssa, t.type, t.map()))
-        return f"%in{len(ins) - 1}"
-
-    def constants(self, names: Sequence[str]) -> list[str]:
-        """The ``arith.constant`` lines of the scalar constants among ``names`` (``%c<k>``)."""
-        lines = []
-        for k, name in enumerate(names):
-            if name in self.inits and self.inits[name].size == 1:
-                value = float(self.inits[name].astype(np.float32).reshape(()))
-                lines.append(f"%c{k} = arith.constant {_f32(value)} : f32")
-        return lines
+    def read(self, b: Buffer, shape: tuple[int, ...]) -> tuple[str, str, str]:
+        return b.ssa, b.type, operand_map(b, shape)
 
     # -- the graph -------------------------------------------------------------------------
     def run(self) -> str:
         graph = self.graph
         params: list[str] = []
         for value in [v for v in graph.input if v.name not in self.inits]:
-            shape = tuple(d.dim_value for d in value.type.tensor_type.shape.dim)
-            t = _Tensor(self.ssa(value.name), shape, "f32", arg=True)
-            self.tensors[value.name] = t
-            params.append(f"{t.ssa}: {t.type}")
+            b = Buffer(self.f.ssa(value.name), _shape(value), "f32")
+            self.buffers[value.name] = b
+            params.append(f"{b.ssa}: {b.type}")
         for value in graph.output:
-            shape = tuple(d.dim_value for d in value.type.tensor_type.shape.dim)
-            element = "i32" if value.type.tensor_type.elem_type == onnx.TensorProto.INT32 \
-                else "f32"
-            t = _Tensor(self.ssa(value.name), shape, element, arg=True)
-            self.tensors[value.name] = t
-            params.append(f"{t.ssa}: {t.type}")
+            int32 = value.type.tensor_type.elem_type == onnx.TensorProto.INT32
+            b = Buffer(self.f.ssa(value.name), _shape(value), "i32" if int32 else "f32")
+            self.buffers[value.name] = b
+            params.append(f"{b.ssa}: {b.type}")
         for index, node in enumerate(graph.node):
-            if node.op_type == "MatMulInteger":  # before the Mul of its scales reads them
-                self.weight(node_label(node, index), node, None)
+            if node.op_type in ("MatMulInteger", "ConvInteger"):  # before its scales' Mul
+                self.weight(node_label(node, index), node)
         for index, node in enumerate(graph.node):
             where = node_label(node, index)
             handler = getattr(self, f"_op_{node.op_type}", None)
@@ -259,59 +132,73 @@ class _Writer:
                     f"model (supported: {', '.join(sorted(DYNAMIC_OPS | FLOAT_OPS))})")
             handler(where, node)
         name = re.sub(r"[^A-Za-z0-9_]", "_", graph.name or "model") or "model"
-        return "\n".join([
-            *self.globals,
-            f"func.func @{name}({', '.join(params)}) attributes {{vta.host_float}} {{",
-            *self.allocs,
-            *self.lines,
-            "  return",
-            "}",
-            ""])
+        return self.f.text(name, params)
 
-    # -- operators -------------------------------------------------------------------------
+    # -- quantization ----------------------------------------------------------------------
+    def codes_form(self, where: str, node: onnx.NodeProto, x: Buffer) -> dict[str, object]:
+        """How the codes of ``node`` are stored: a matrix for ``MatMulInteger`` s, the NCHW
+        tensor padded as its ``ConvInteger`` s pad it (all alike)."""
+        readers = self.readers.get(node.output[0], [])
+        convs = [r for r in readers if r.op_type == "ConvInteger"]
+        if not convs:
+            return {"form": "matrix"}
+        pads = {tuple(_attrs(c).get("pads", [0, 0, 0, 0])) for c in convs}  # type: ignore[arg-type]
+        if len(convs) != len(readers) or len(pads) != 1 or len(x.shape) != 4:
+            raise OnnxImportError(f"{where}: its codes are read by a ConvInteger and by other "
+                                  "nodes, or by ConvIntegers padding them differently, or are "
+                                  "not an NCHW tensor")
+        pt, pl, pb, pr = next(iter(pads))
+        n, c, h, w = x.shape
+        return {"stored": (n, c, h + pt + pb, w + pl + pr), "offsets": (0, 0, pt, pl)}
+
     def _op_DynamicQuantizeLinear(self, where: str, node: onnx.NodeProto) -> None:
         """ONNX's formula as onnxruntime computes it in float32: the range includes 0,
         ``scale = (max − min) / 255`` (1 when the range is empty), ``zero point =
         roundeven(clip(0 − min / scale, 0, 255))``, ``q = clip(roundeven(x / scale) + zero
         point, 0, 255)``; the codes are stored shifted, ``q − 128``, for VTA."""
-        x = self.tensor(where, node.input[0], "f32")
+        x = self.buffer(where, node.input[0], "f32")
         if any(name in self.outputs for name in node.output):
             raise OnnxImportError(f"{where}: its outputs are read by the graph, not returned")
-        codes = self.result(node.output[0], x.shape, "i8")
+        codes = self.result(node.output[0], x.shape, "i8", **self.codes_form(where, node, x))
         scale = self.result(node.output[1], (), "f32")
         zero_point = self.result(node.output[2], (), "f32")
         self.zero_points[node.output[0]] = node.output[2]
-        low, high = self.ssa(f"{node.output[0]}_min"), self.ssa(f"{node.output[0]}_max")
-        one = memref_type((1,), "f32")
-        zero = self.ssa("zero")
-        self.allocs += [f"  {low} = memref.alloc() : {one}", f"  {high} = memref.alloc() : {one}"]
-        self.lines += [f"  {zero} = arith.constant 0.000000e+00 : f32",
-                       f"  linalg.fill ins({zero} : f32) outs({low} : {one})",
-                       f"  linalg.fill ins({zero} : f32) outs({high} : {one})"]
+        low = self.f.alloc(Buffer(self.f.ssa(f"{node.output[0]}_min"), (), "f32"))
+        high = self.f.alloc(Buffer(self.f.ssa(f"{node.output[0]}_max"), (), "f32"))
+        zero = self.f.ssa("zero")
+        self.f.lines += [f"  {zero} = arith.constant 0.000000e+00 : f32",
+                         f"  linalg.fill ins({zero} : f32) outs({low.ssa} : {low.type})",
+                         f"  linalg.fill ins({zero} : f32) outs({high.ssa} : {high.type})"]
         for bound, fold in ((low, "minimumf"), (high, "maximumf")):
-            self.generic([(x.ssa, x.type, x.map())], _Tensor(bound, (), "f32"),
-                         [f"%y = arith.{fold} %in0, %out : f32"], reduce=True)
-        pair = [(low, one, "affine_map<(r, c) -> (0)>"), (high, one, "affine_map<(r, c) -> (0)>")]
-        self.generic(pair, scale, [
-            f"%n = arith.constant {_f32(_QMAX)} : f32",
-            f"%one = arith.constant {_f32(1.0)} : f32",
+            self.f.generic([self.read(x, x.shape)], bound,
+                           [f"%y = arith.{fold} %in0, %out : f32"], x.shape, reduce=True)
+        self.f.generic([self.read(low, ()), self.read(high, ())], scale, [
+            f"%n = arith.constant {f32(_QMAX)} : f32",
+            f"%one = arith.constant {f32(1.0)} : f32",
             "%d = arith.subf %in1, %in0 : f32",
             "%s = arith.divf %d, %n : f32",
             "%same = arith.cmpf oeq, %in1, %in0 : f32",
             "%y = arith.select %same, %one, %s : f32"])
-        self.generic([pair[0], (scale.ssa, scale.type, scale.map())], zero_point, [
-            f"%lo = arith.constant {_f32(0.0)} : f32",
-            f"%hi = arith.constant {_f32(_QMAX)} : f32",
+        self.f.generic([self.read(low, ()), self.read(scale, ())], zero_point, [
+            f"%lo = arith.constant {f32(0.0)} : f32",
+            f"%hi = arith.constant {f32(_QMAX)} : f32",
             "%t = arith.divf %in0, %in1 : f32",
             "%z = arith.subf %lo, %t : f32",
             "%a = arith.maximumf %z, %lo : f32",
             "%b = arith.minimumf %a, %hi : f32",
             "%y = math.roundeven %b : f32"])
-        self.generic([(x.ssa, x.type, x.map()), (scale.ssa, scale.type, scale.map()),
-                      (zero_point.ssa, zero_point.type, zero_point.map())], codes, [
-            f"%lo = arith.constant {_f32(0.0)} : f32",
-            f"%hi = arith.constant {_f32(_QMAX)} : f32",
-            f"%shift = arith.constant {_f32(_SHIFT)} : f32",
+        if codes.stored:
+            # The padding of a ConvInteger: the zero point, shifted.
+            whole = Buffer(codes.ssa, codes.stored, "i8")
+            self.f.generic([self.read(zero_point, whole.shape)], whole, [
+                f"%shift = arith.constant {f32(_SHIFT)} : f32",
+                "%s = arith.subf %in0, %shift : f32",
+                "%y = arith.fptosi %s : f32 to i8"])
+        self.f.generic([self.read(x, x.shape), self.read(scale, x.shape),
+                        self.read(zero_point, x.shape)], codes, [
+            f"%lo = arith.constant {f32(0.0)} : f32",
+            f"%hi = arith.constant {f32(_QMAX)} : f32",
+            f"%shift = arith.constant {f32(_SHIFT)} : f32",
             "%v = arith.divf %in0, %in1 : f32",
             "%r = math.roundeven %v : f32",
             "%q = arith.addf %r, %in2 : f32",
@@ -319,20 +206,22 @@ class _Writer:
             "%b = arith.minimumf %a, %hi : f32",
             "%s = arith.subf %b, %shift : f32",
             "%y = arith.fptosi %s : f32 to i8"])
-        self.lines += [f"  memref.dealloc {low} : {one}", f"  memref.dealloc {high} : {one}"]
+        for b in (low, high):
+            self.f.lines.append(f"  memref.dealloc {b.ssa} : {b.type}")
 
-    def weight(self, where: str, node: onnx.NodeProto, k: int | None) -> np.ndarray:
-        """The int8 constant K×N weight of the ``MatMulInteger`` ``node``, with one zero
-        point of 0 (``k``: the codes' columns, when known)."""
-        w_name = node.input[1]
+    # -- the integer operators -------------------------------------------------------------
+    def weight(self, where: str, node: onnx.NodeProto) -> np.ndarray:
+        """The int8 constant weight of the ``MatMulInteger`` (K×N) or ``ConvInteger`` (OIHW)
+        ``node``, with one zero point of 0."""
+        w_name, rank = node.input[1], 2 if node.op_type == "MatMulInteger" else 4
         w = self.inits.get(w_name)
         if w is None:
             raise OnnxImportError(f"{where}: the weight '{w_name}' is not a constant: VTA "
                                   "multiplies the codes by int8 constant weights")
-        if w.dtype != np.int8 or w.ndim != 2 or (k is not None and w.shape[0] != k):
+        if w.dtype != np.int8 or w.ndim != rank:
             raise OnnxImportError(f"{where}: the weight '{w_name}' is {w.dtype} of shape "
-                                  f"{tuple(w.shape)}; a K×N int8 matrix "
-                                  "(QuantType.QInt8) is supported")
+                                  f"{tuple(w.shape)}; int8 weights of rank {rank} "
+                                  "(QuantType.QInt8) are supported")
         if len(node.input) > 3 and node.input[3]:
             w_zp = self.inits.get(node.input[3])
             if w_zp is None or w_zp.size != 1:
@@ -344,81 +233,134 @@ class _Writer:
                                       "symmetric int8 weights (zero point 0) are supported")
         return w
 
-    def _op_MatMulInteger(self, where: str, node: onnx.NodeProto) -> None:
-        a = self.tensor(where, node.input[0], "i8")
-        zero_point = self.zero_points.get(node.input[0])
-        if len(node.input) < 3 or node.input[2] != zero_point:
+    def codes(self, where: str, node: onnx.NodeProto) -> Buffer:
+        """The codes ``node`` reads, checked to come with their own zero point."""
+        a = self.buffer(where, node.input[0], "i8")
+        if len(node.input) < 3 or node.input[2] != self.zero_points.get(node.input[0]):
             raise OnnxImportError(f"{where}: the zero point of '{node.input[0]}' is not the one "
                                   "its DynamicQuantizeLinear computes")
-        w_name = node.input[1]
-        w = self.weight(where, node, a.shape[-1])
-        rows, _ = a.matrix
-        cols = w.shape[1]
-        out_shape = (*a.shape[:-1], cols)
-        result = self.result(node.output[0], out_shape, "i32")
-        acc = _Tensor(self.ssa(f"{node.output[0]}_acc"), out_shape, "i32")
-        weight = self.global_(w_name, w, "i8")
-        sums = self.global_(f"{w_name}_colsum",
-                            w.astype(np.int64).sum(axis=0).astype(np.int32), "i32")
-        zero = self.ssa("c0_i32")
-        self.allocs.append(f"  {acc.ssa} = memref.alloc() : {acc.type}")
-        self.lines += [f"  {zero} = arith.constant 0 : i32",
-                       f"  linalg.fill ins({zero} : i32) outs({acc.ssa} : {acc.type})",
-                       f"  linalg.matmul ins({a.ssa}, {weight} : {a.type}, "
-                       f"{memref_type(w.shape, 'i8')}) outs({acc.ssa} : {acc.type})"]
-        zp = self.tensors[zero_point]
-        self.generic([(acc.ssa, acc.type, acc.map()), (zp.ssa, zp.type, zp.map()),
-                      (sums, memref_type((cols,), "i32"), "affine_map<(r, c) -> (c)>")],
-                     result, [
-                         f"%shift = arith.constant {_SHIFT} : i32",
-                         "%z = arith.fptosi %in1 : f32 to i32",
-                         "%d = arith.subi %shift, %z : i32",
-                         "%m = arith.muli %d, %in2 : i32",
-                         "%y = arith.addi %in0, %m : i32"])
-        self.lines.append(f"  memref.dealloc {acc.ssa} : {acc.type}")
-        del rows
+        return a
 
+    def correct(self, node: onnx.NodeProto, acc: Buffer, sums: np.ndarray, shape: tuple[int, ...]
+                ) -> None:
+        """``result = acc + (128 − z) · sums`` in int32 on the host (module doc); ``sums``
+        broadcast to the result's ``shape``; ``acc`` is freed after."""
+        result = self.result(node.output[0], shape, "i32")
+        total = self.f.constant(f"{node.input[1]}_sums", sums.astype(np.int32), "i32")
+        zp = self.buffers[self.zero_points[node.input[0]]]
+        sums_map = broadcast_map(sums.shape, shape)
+        assert sums_map is not None
+        self.f.generic([self.read(acc, shape), self.read(zp, shape),
+                        (total, f"memref<{'x'.join(map(str, sums.shape))}xi32>", sums_map)],
+                       result, [
+                           f"%shift = arith.constant {_SHIFT} : i32",
+                           "%z = arith.fptosi %in1 : f32 to i32",
+                           "%d = arith.subi %shift, %z : i32",
+                           "%m = arith.muli %d, %in2 : i32",
+                           "%y = arith.addi %in0, %m : i32"])
+        self.f.lines.append(f"  memref.dealloc {acc.ssa} : {acc.type}")
+
+    def device(self, acc: Buffer, op: str) -> None:
+        """``acc = 0`` then the contraction ``op`` into it, on VTA."""
+        zero = self.f.ssa("c0_i32")
+        self.f.alloc(acc)
+        self.f.lines += [f"  {zero} = arith.constant 0 : i32",
+                         f"  linalg.fill ins({zero} : i32) outs({acc.ssa} : {acc.type})",
+                         f"  {op} outs({acc.ssa} : {acc.type})"]
+
+    def _op_MatMulInteger(self, where: str, node: onnx.NodeProto) -> None:
+        a = self.codes(where, node)
+        w = self.weight(where, node)
+        if a.form != "matrix" or w.shape[0] != a.shape[-1]:
+            raise OnnxImportError(f"{where}: codes of shape {a.shape} times a weight of shape "
+                                  f"{tuple(w.shape)}: not a matrix product")
+        shape = (*a.shape[:-1], w.shape[1])
+        acc = Buffer(self.f.ssa(f"{node.output[0]}_acc"), shape, "i32", "matrix")
+        weight = self.f.constant(node.input[1], w, "i8")
+        self.device(acc, f"linalg.matmul ins({a.ssa}, {weight} : {a.type}, "
+                         f"memref<{w.shape[0]}x{w.shape[1]}xi8>)")
+        self.correct(node, acc, w.astype(np.int64).sum(axis=0), shape)
+
+    def _op_ConvInteger(self, where: str, node: onnx.NodeProto) -> None:
+        a = self.codes(where, node)
+        w = self.weight(where, node)
+        attrs = _attrs(node)
+        strides = list(attrs.get("strides", [1, 1]))  # type: ignore[call-overload]
+        if attrs.get("group", 1) != 1 or list(attrs.get("dilations", [1, 1])) != [1, 1] \
+                or attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET") \
+                or not a.stored or w.shape[1] != a.shape[1]:
+            raise OnnxImportError(f"{where}: a ConvInteger of one group, dilation 1 and "
+                                  "explicit pads on NCHW codes is supported")
+        n, _, hp, wp = a.stored
+        o, _, kh, kw = w.shape
+        shape = (n, o, (hp - kh) // strides[0] + 1, (wp - kw) // strides[1] + 1)
+        acc = Buffer(self.f.ssa(f"{node.output[0]}_acc"), shape, "i32")
+        kernel = self.f.constant(node.input[1], w, "i8")
+        stored = Buffer(a.ssa, a.stored, "i8")
+        self.device(acc, "linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, "
+                         f"strides = dense<[{strides[0]}, {strides[1]}]> : tensor<2xi64>}} "
+                         f"ins({a.ssa}, {kernel} : {stored.type}, "
+                         f"memref<{'x'.join(map(str, w.shape))}xi8>)")
+        self.correct(node, acc, w.astype(np.int64).sum(axis=(1, 2, 3)).reshape(o, 1, 1), shape)
+
+    # -- float operators -------------------------------------------------------------------
     def _op_Cast(self, where: str, node: onnx.NodeProto) -> None:
-        to = next((onnx.helper.get_attribute_value(a) for a in node.attribute
-                   if a.name == "to"), None)
-        x = self.tensor(where, node.input[0], "i32")
-        if to != onnx.TensorProto.FLOAT:
+        x = self.buffer(where, node.input[0], "i32")
+        if _attrs(node).get("to") != onnx.TensorProto.FLOAT:
             raise OnnxImportError(f"{where}: a Cast of an int32 result to float is supported")
         y = self.result(node.output[0], x.shape, "f32")
-        self.generic([(x.ssa, x.type, x.map())], y, ["%y = arith.sitofp %in0 : i32 to f32"])
+        self.f.generic([self.read(x, x.shape)], y, ["%y = arith.sitofp %in0 : i32 to f32"])
 
-    def _binary(self, where: str, node: onnx.NodeProto, op: str) -> None:
-        a_name, b_name = node.input[0], node.input[1]
-        known = [n for n in (a_name, b_name) if n not in self.inits]
-        if not known:
-            raise OnnxImportError(f"{where}: both operands are constants")
-        shapes = [self.tensor(where, n, "f32").shape for n in known]
-        like_shape = max(shapes, key=len)
-        like = _Tensor("", like_shape, "f32")
+    def elementwise(self, where: str, node: onnx.NodeProto, op: str,
+                    names: Sequence[str]) -> None:
+        """``op`` of tensors of one shape, scale buffers and constants broadcast to it."""
+        tensors = [self.buffer(where, n, "f32") for n in names if n not in self.inits]
+        if not tensors:
+            raise OnnxImportError(f"{where}: every operand is a constant")
+        shape = max((t.shape for t in tensors), key=len)
         ins: list[tuple[str, str, str]] = []
-        lhs = self.operand(where, a_name, like, 0, ins)
-        rhs = self.operand(where, b_name, like, 1, ins)
-        y = self.result(node.output[0], like_shape, "f32")
-        self.generic(ins, y, [*self.constants([a_name, b_name]),
-                              f"%y = arith.{op} {lhs}, {rhs} : f32"])
+        body: list[str] = []
+        values: list[str] = []
+        for k, name in enumerate(names):
+            if name in self.inits:
+                value = self.inits[name].astype(np.float32)
+                if value.size == 1:
+                    body.append(f"%c{k} = arith.constant {f32(float(value.reshape(())))} : f32")
+                    values.append(f"%c{k}")
+                    continue
+                m = broadcast_map(value.shape, shape)
+                if m is None:
+                    raise OnnxImportError(f"{where}: constant '{name}' of shape "
+                                          f"{tuple(value.shape)} does not broadcast to {shape}")
+                ins.append((self.f.constant(name, value, "f32"),
+                            f"memref<{'x'.join(map(str, value.shape))}xf32>", m))
+            else:
+                t = self.buffers[name]
+                if t.shape and t.shape != shape:
+                    raise OnnxImportError(f"{where}: operands of shapes {t.shape} and {shape}; "
+                                          "broadcasting two tensors is not supported")
+                ins.append(self.read(t, shape))
+            values.append(f"%in{len(ins) - 1}")
+        y = self.result(node.output[0], shape, "f32")
+        self.f.generic(ins, y, [*body, f"%y = arith.{op} {', '.join(values)} : f32"])
 
     def _op_Mul(self, where: str, node: onnx.NodeProto) -> None:
-        self._binary(where, node, "mulf")
+        self.elementwise(where, node, "mulf", node.input[:2])
 
     def _op_Add(self, where: str, node: onnx.NodeProto) -> None:
-        self._binary(where, node, "addf")
+        self.elementwise(where, node, "addf", node.input[:2])
 
     def _op_Relu(self, where: str, node: onnx.NodeProto) -> None:
-        x = self.tensor(where, node.input[0], "f32")
-        y = self.result(node.output[0], x.shape, "f32")
-        self.generic([(x.ssa, x.type, x.map())], y, [
-            f"%zero = arith.constant {_f32(0.0)} : f32",
-            "%y = arith.maximumf %in0, %zero : f32"])
+        zero = node.output[0] + "_zero"
+        self.inits[zero] = np.zeros((), np.float32)
+        self.elementwise(where, node, "maximumf", [node.input[0], zero])
 
-
-def _element(t: str) -> str:
-    """The element type of a memref type's text: ``memref<4x8xf32>`` → ``f32``."""
-    return t[t.rindex("x") + 1:-1]
+    def _op_Reshape(self, where: str, node: onnx.NodeProto) -> None:
+        """A reshape of a constant (a bias reshaped to broadcast over NCHW), folded."""
+        if any(name not in self.inits for name in node.input[:2]):
+            raise OnnxImportError(f"{where}: a Reshape of a constant is supported")
+        value, shape = self.inits[node.input[0]], self.inits[node.input[1]]
+        self.inits[node.output[0]] = value.reshape([int(d) for d in shape])
 
 
 def dynamic_text(model: onnx.ModelProto) -> str:
