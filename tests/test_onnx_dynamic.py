@@ -105,6 +105,45 @@ def test_dynamic_models_agree_with_onnxruntime(tmp_path: Path, cfg: VTAConfig, c
     assert np.abs(y - expected[0]).max() <= TOLERANCE * np.abs(expected[0]).max()
 
 
+def _conv_model(path: Path) -> Path:
+    """A Conv with a bias, padding 1 and stride 2, then a ReLU and a second Conv unpadded."""
+    rng = np.random.default_rng(5)
+    inits = [numpy_helper.from_array((rng.normal(size=(16, 3, 3, 3)) * 0.2).astype(np.float32),
+                                     "w0"),
+             numpy_helper.from_array((rng.normal(size=(16,)) * 0.1).astype(np.float32), "b0"),
+             numpy_helper.from_array((rng.normal(size=(8, 16, 1, 1)) * 0.2).astype(np.float32),
+                                     "w1")]
+    nodes = [helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], name="conv0", pads=[1, 1, 1, 1],
+                              strides=[2, 2]),
+             helper.make_node("Relu", ["c0"], ["r0"], name="relu0"),
+             helper.make_node("Conv", ["r0", "w1"], ["y"], name="conv1")]
+    graph = helper.make_graph(nodes, "convnet",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                             [1, 3, 9, 9])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                             [1, 8, 5, 5])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_conv_integer_agrees_with_onnxruntime(tmp_path: Path, cfg: VTAConfig) -> None:
+    path = tmp_path / "convnet.q.onnx"
+    quantize_dynamic(_conv_model(tmp_path / "convnet.onnx"), path, weight_type=QuantType.QInt8)
+    model = onnx.load(path)
+    convs = [n for n in model.graph.node if n.op_type == "ConvInteger"]
+    assert len(convs) == 2
+    for node, shape in zip(convs, ([1, 16, 5, 5], [1, 8, 5, 5]), strict=True):
+        model.graph.output.append(helper.make_tensor_value_info(node.output[0],
+                                                                TensorProto.INT32, shape))
+    onnx.save(model, path)
+    x = (np.random.default_rng(9).normal(size=(1, 3, 9, 9)) + 0.5).astype(np.float32)
+    expected = _onnxruntime(path, x)
+    y, *results = compile(import_text(path), config=cfg)(x)
+    for have, want in zip(results, expected[1:], strict=True):
+        assert np.array_equal(have, want)
+    assert np.abs(y - expected[0]).max() <= TOLERANCE * np.abs(expected[0]).max()
+
+
 def test_the_codes_span_the_zero_point_and_both_ends(tmp_path: Path) -> None:
     # The input's range is asymmetric: its zero point is neither 0 nor 128, and codes reach 0
     # and 255 (the shift to int8 meets -128 and 127).
