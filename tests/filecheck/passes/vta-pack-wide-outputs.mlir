@@ -92,3 +92,19 @@ func.func @host_reads_i32(%x: memref<4x32xi8>, %w: memref<32x48xi8>, %y: memref<
   }
   return
 }
+
+// -----
+
+// A convolution's i32 result: the planes in the tensor layout (N/B, O/BO, OH, OW, B, BO).
+
+// CHECK-LABEL: func.func @conv_i32(
+// CHECK-SAME:    %y: memref<4x1x2x6x6x1x16xi8> {vta.arg = {shape = array<i64: 1, 32, 6, 6>, dtype = "int32", padded_shape = array<i64: 1, 32, 6, 6>, split_shape = array<i64: 1, 1, 2, 16, 6, 6, 4>, perm = array<i64: 6, 0, 2, 4, 5, 1, 3>}}
+// CHECK:         %y_plane3 = memref.subview %y[3, 0, 0, 0, 0, 0, 0] [1, 1, 2, 6, 6, 1, 16] [1, 1, 1, 1, 1, 1, 1] : memref<4x1x2x6x6x1x16xi8> to memref<1x2x6x6x1x16xi8, strided<[1152, 576, 96, 16, 16, 1], offset: 3456>>
+// CHECK:         linalg.generic {{.*}} ins(%acc : memref<1x2x6x6x1x16xi32>) outs(%y_plane3 : memref<1x2x6x6x1x16xi8, strided<[1152, 576, 96, 16, 16, 1], offset: 3456>>)
+func.func @conv_i32(%x: memref<1x16x8x8xi8>, %w: memref<32x16x3x3xi8>, %y: memref<1x32x6x6xi32>) {
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%y : memref<1x32x6x6xi32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x16x8x8xi8>, memref<32x16x3x3xi8>) outs(%y : memref<1x32x6x6xi32>)
+  return
+}
