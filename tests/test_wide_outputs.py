@@ -189,3 +189,22 @@ def test_an_i32_convolution_output_in_the_tensor_layout(cfg: VTAConfig) -> None:
     expected = np.einsum("nchwij,ocij->nohw", windows[:, :, ::2, ::2], w.astype(np.int64))
     assert np.array_equal(y, expected.astype(np.int32))
     assert module.args[2].parts == 4 and module.args[2].packed_shape[0] == 4
+
+
+RETURNED = f"""func.func @tmm(%x: tensor<{M}x{K}xi8>, %w: tensor<{K}x{N}xi8>)
+    -> tensor<{M}x{N}xi32> {{
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<{M}x{N}xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<{M}x{N}xi32>) -> tensor<{M}x{N}xi32>
+  %r = linalg.matmul ins(%x, %w : tensor<{M}x{K}xi8>, tensor<{K}x{N}xi8>)
+      outs(%f : tensor<{M}x{N}xi32>) -> tensor<{M}x{N}xi32>
+  return %r : tensor<{M}x{N}xi32>
+}}
+"""
+
+
+def test_a_returned_i32_tensor(cfg: VTAConfig) -> None:
+    # vta-bufferize makes the result an out-parameter (vta.result), stored as byte planes.
+    x, w = _operands(5)
+    (y,) = compile(RETURNED, config=cfg)(x, w)
+    assert np.array_equal(y, x.astype(np.int32) @ w.astype(np.int32))
