@@ -217,3 +217,19 @@ def test_bad_input_is_one_error_naming_the_node(tmp_path: Path) -> None:
     with pytest.raises(OnnxImportError, match=r"node 'act' \(Sigmoid\): unsupported op "
                                               "'Sigmoid' in a dynamically quantized model"):
         import_text(path)
+
+
+def test_the_vtab_and_vta_run_keep_the_host_steps(tmp_path: Path) -> None:
+    from vta_mlir.tools import vta_import_onnx, vta_run, vta_translate
+
+    path = _quantized(tmp_path, *CASES["mlp"], expose=False)
+    x = np.random.default_rng(11).normal(size=(1, 16, 32)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    mlir, vtab = tmp_path / "mlp.mlir", tmp_path / "mlp.vtab"
+    assert vta_import_onnx.main([str(path), "-o", str(mlir)]) == 0
+    assert vta_translate.main(["--emit=bin", str(mlir), "-o", str(vtab)]) == 0
+    assert vta_run.main([str(vtab), "--input", str(tmp_path / "x.npy"),
+                         "--output", str(tmp_path / "y.npy")]) == 0
+    y, expected = np.load(tmp_path / "y.npy"), _onnxruntime(path, x)[0]
+    assert np.abs(y - expected).max() <= TOLERANCE * np.abs(expected).max()
+    assert vta_run.main([str(mlir), "--random-inputs", "--check"]) == 0
