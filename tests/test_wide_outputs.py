@@ -208,3 +208,27 @@ def test_a_returned_i32_tensor(cfg: VTAConfig) -> None:
     x, w = _operands(5)
     (y,) = compile(RETURNED, config=cfg)(x, w)
     assert np.array_equal(y, x.astype(np.int32) @ w.astype(np.int32))
+
+
+@pytest.mark.parametrize("shape", [(37,), (2, 5, 40), (1, 16, 4, 4)])
+def test_i32_elementwise_outputs_of_any_rank(cfg: VTAConfig, shape: tuple[int, ...]) -> None:
+    # Flattened into the matrix layout (passes/pack/flatten.py), then stored as planes.
+    dims = ", ".join(f"d{k}" for k in range(len(shape)))
+    t = f"memref<{'x'.join(map(str, shape))}xi32>"
+    program = f"""func.func @scale(%a: {t}, %y: {t}) {{
+  linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>,
+                                   affine_map<({dims}) -> ({dims})>],
+                  iterator_types = [{", ".join(['"parallel"'] * len(shape))}]}}
+      ins(%a : {t}) outs(%y : {t}) {{
+  ^bb0(%v: i32, %o: i32):
+    %k = arith.constant {SCALE} : i32
+    %m = arith.muli %v, %k : i32
+    linalg.yield %m : i32
+  }}
+  return
+}}
+"""
+    a = np.random.default_rng(6).integers(-2**31, 2**31, size=shape, dtype=np.int64)
+    (y,) = compile(program, config=cfg)(a.astype(np.int32))
+    expected = (a * SCALE + 2**31) % 2**32 - 2**31
+    assert np.array_equal(y, expected.astype(np.int32))

@@ -315,12 +315,6 @@ class FunctionRecognizer:
         if width == 8:
             self.stored_by[dst] = op
 
-    @staticmethod
-    def reject_i32_output(op: Operation, dst: SSAValue) -> NoReturn:
-        report_error(op, f"writes {label(dst)} ({dst.type}), an i32 result that is neither a "
-                         "matrix nor an NCHW tensor: VTA stores int8, and i32 results of those "
-                         "as their byte planes; truncate it with arith.trunci into an i8 output")
-
     def check_single_writer(self, op: Operation, dst: SSAValue) -> None:
         first = self.stored_by.get(dst)
         if first is not None:

@@ -282,7 +282,7 @@ class Planner:
             self.plan_into(acc, out.value.value)
             packing = self.view_packing(out.arg)
             if out.wide:
-                packing = result_packing(out, out_role, self._view is not None, self.cfg)
+                packing = result_packing(out, out_role, packing, self.cfg)
             out_arg = self.use(out.arg, out_role, out.writer, packing)
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
                 self.use(whole, Role.TENSOR, out.writer)  # a concatenation's own layout

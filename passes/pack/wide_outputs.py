@@ -33,7 +33,6 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.expr import Expr, Narrow, Output, Value, error_with_note, label
@@ -68,8 +67,6 @@ def record_wide_write(rec: FunctionRecognizer, op: Operation, dst: BlockArgument
         error_with_note(op, f"writes {label(dst)}, an i32 result, after reading what it held "
                             "before: VTA never loads the caller's contents of a result; "
                             "initialise it first (linalg.fill)", first, "read here")
-    if dst.type.get_num_dims() not in (2, 4):  # type: ignore[attr-defined]
-        rec.reject_i32_output(op, dst)
     assert isinstance(value, Expr)
     previous = rec.outputs.pop(dst, None)
     if previous is not None and not previous.wide:
@@ -84,18 +81,17 @@ def wide_packing(packing: Packing, cfg: VTAConfig) -> Packing:
     parts = plane_count(cfg)
     return Packing(packing.shape, packing.dtype, packing.padded_shape,
                    (*packing.split_shape, parts), (len(packing.split_shape), *packing.perm),
+                   memref_shape=(parts, *packing.memref_shape) if packing.memref_shape else (),
                    parts=parts)
 
 
-def result_packing(out: Output, role: Role, flattened: bool, cfg: VTAConfig) -> Packing:
-    """The packing of the i32 result ``out`` of a region whose accumulator has ``role``'s
-    layout (``flattened``: the matrix view of an element-wise program, which is refused)."""
-    if flattened:
-        report_error(out.writer, f"writes {label(out.arg)}, an i32 result of an element-wise "
-                                 "program whose operands vary along the rows: VTA stores i32 "
-                                 "results of matrices in the accumulator's layout only")
+def result_packing(out: Output, role: Role, flattened: Packing | None, cfg: VTAConfig
+                   ) -> Packing:
+    """The packing of the i32 result ``out``: the accumulator's layout of its region (the
+    packing of ``role``, or ``flattened``, the matrix view of an element-wise program of
+    another rank), split into planes."""
     shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
-    return wide_packing(packing_for(role, shape, "int32", cfg), cfg)
+    return wide_packing(flattened or packing_for(role, shape, "int32", cfg), cfg)
 
 
 def plane_view(out: SSAValue, plane: int) -> memref.SubviewOp:

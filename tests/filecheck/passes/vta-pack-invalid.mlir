@@ -37,21 +37,6 @@ func.func @i32_output_initial(%x: memref<4x16xi8>, %w: memref<16x16xi8>, %y: mem
 
 // -----
 
-func.func @i32_output_rank3(%a: memref<2x4x16xi32>, %y: memref<2x4x16xi32>) {
-  // expected-error@+1 {{writes %y (memref<2x4x16xi32>), an i32 result that is neither a matrix nor an NCHW tensor: VTA stores int8, and i32 results of those as their byte planes}}
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
-                  iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%a : memref<2x4x16xi32>) outs(%y : memref<2x4x16xi32>) {
-  ^bb0(%v: i32, %o: i32):
-    %c1 = arith.constant 1 : i32
-    %r = arith.shrsi %v, %c1 : i32
-    linalg.yield %r : i32
-  }
-  return
-}
-
-// -----
-
 func.func @divsi(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel"]}
