@@ -5,8 +5,9 @@ A region is found from its output, a ``linalg.generic`` whose body is ``arith.tr
 that alloc and every other ``i32`` alloc an element-wise op of the region reads; its ops are
 every user of those accumulators: their initialisation (``linalg.fill``, or a ``linalg.generic``
 copying, sign-extending or broadcasting a DRAM operand), at most one contraction over
-``(b, o, i, bb, oo, ii)``, the element-wise generics (identity maps, in place) and the output.
-Anything else that touches an accumulator, a layout that does not match the configuration, or a
+``(b, o, i, bb, oo, ii)``, the element-wise generics (identity maps, in place) and the output
+— the last of the stores of its accumulator when an i32 result is stored as byte planes
+(``byte_planes.py``: the stores before it are ops of the region).  Anything else that touches an accumulator, a layout that does not match the configuration, or a
 region op in another block or after the output is reported at the op.
 """
 
