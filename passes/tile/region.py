@@ -7,8 +7,9 @@ every user of those accumulators: their initialisation (``linalg.fill``, or a ``
 copying, sign-extending or broadcasting a DRAM operand), at most one contraction over
 ``(b, o, i, bb, oo, ii)``, the element-wise generics (identity maps, in place) and the output
 — the last of the stores of its accumulator when an i32 result is stored as byte planes
-(``byte_planes.py``: the stores before it are ops of the region).  Anything else that touches an accumulator, a layout that does not match the configuration, or a
-region op in another block or after the output is reported at the op.
+(``byte_planes.py``: the stores before it are ops of the region).  Anything else that
+touches an accumulator, a layout that does not match the configuration, or a region op in
+another block or after the output is reported at the op.
 """
 
 from __future__ import annotations
