@@ -57,10 +57,11 @@ def signature(binary: BinaryModule) -> str:
 
 def random_inputs(specs: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
     """Deterministic random arrays for ``specs``: integers in :data:`RANDOM_RANGE` (clipped to
-    each dtype's range; float32 uniform over it), drawn in signature order from
-    ``numpy.random.default_rng(seed)``;
+    each dtype's range), drawn in signature order from ``numpy.random.default_rng(seed)``;
     for a quantized argument, float32 values uniform over those that quantize into
-    :data:`RANDOM_RANGE`, ``[(-128 - zero_point) * scale, (127 - zero_point) * scale]``."""
+    :data:`RANDOM_RANGE`, ``[(-128 - zero_point) * scale, (127 - zero_point) * scale]``; for a
+    float32 argument (a float edge the program's host steps read as it is), standard normal
+    values."""
     if seed < 0:
         raise VTAError(f"the seed of random inputs must be a non-negative integer, not {seed}")
     rng = np.random.default_rng(seed)
@@ -71,8 +72,8 @@ def random_inputs(specs: Sequence[ArgSpec], seed: int) -> list[np.ndarray]:
             lo, hi = (RANDOM_RANGE[0] - zero_point) * scale, (RANDOM_RANGE[1] - zero_point) * scale
             arrays.append(rng.uniform(lo, hi, size=spec.shape).astype(np.float32))
             continue
-        if np.dtype(spec.dtype).kind == "f":  # a float argument of host code
-            arrays.append(rng.uniform(*RANDOM_RANGE, size=spec.shape).astype(spec.dtype))
+        if np.issubdtype(np.dtype(spec.dtype), np.floating):
+            arrays.append(rng.standard_normal(spec.shape).astype(spec.dtype))
             continue
         info = np.iinfo(np.dtype(spec.dtype))
         lo, hi = max(RANDOM_RANGE[0], info.min), min(RANDOM_RANGE[1], info.max)
