@@ -178,8 +178,8 @@ def test_the_program_is_host_code_around_vta_contractions(tmp_path: Path) -> Non
 def test_import_program_refuses_a_dynamic_model(tmp_path: Path) -> None:
     path = _quantized(tmp_path, *CASES["matmul_2d"], expose=False)
     with pytest.raises(OnnxImportError, match="node 'x_QuantizeLinear' "
-                                              r"\(DynamicQuantizeLinear\): an operator of "
-                                              "dynamic quantization"):
+                                              r"\(DynamicQuantizeLinear\): a dynamically "
+                                              "quantized model"):
         import_program(path)
 
 

@@ -35,14 +35,10 @@ from onnx import numpy_helper
 from .check import OnnxImportError, node_label
 from .dynamic_emit import Buffer, Function, broadcast_map, f32, operand_map
 
-__all__ = ["DYNAMIC_HINT", "DYNAMIC_OPS", "dynamic_text", "is_dynamic"]
+__all__ = ["DYNAMIC_OPS", "dynamic_text", "is_dynamic", "refuse_dynamic"]
 
 #: The operators of a dynamically quantized graph besides those of the QDQ route.
 DYNAMIC_OPS = frozenset({"DynamicQuantizeLinear", "MatMulInteger", "ConvInteger", "Cast"})
-#: Why the QDQ route does not read these operators.
-DYNAMIC_HINT = ("an operator of dynamic quantization (quantize_dynamic), read only in a graph "
-                "whose MatMulIntegers read DynamicQuantizeLinear codes (import_text, "
-                "vta-import-onnx), which has no integer Program")
 #: The other operators of such a graph: float on the host, or folded on constants.
 FLOAT_OPS = frozenset({"Mul", "Add", "Relu", "Reshape"})
 #: The uint8 codes' range and their shift to int8.
@@ -53,6 +49,17 @@ _SHIFT = 128
 def is_dynamic(graph: onnx.GraphProto) -> bool:
     """Whether ``graph`` is dynamically quantized (has a ``DynamicQuantizeLinear``)."""
     return any(node.op_type == "DynamicQuantizeLinear" for node in graph.node)
+
+
+def refuse_dynamic(graph: onnx.GraphProto) -> None:
+    """The QDQ route's refusal of a dynamically quantized graph, at its first
+    ``DynamicQuantizeLinear``: such a graph has no integer ``Program``."""
+    for index, node in enumerate(graph.node):
+        if node.op_type == "DynamicQuantizeLinear":
+            raise OnnxImportError(f"{node_label(node, index)}: a dynamically quantized model "
+                                  "(quantize_dynamic) has no integer Program: import_text and "
+                                  "vta-import-onnx write it as host code around VTA "
+                                  "contractions")
 
 
 def _attrs(node: onnx.NodeProto) -> dict[str, object]:

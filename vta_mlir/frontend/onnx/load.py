@@ -134,8 +134,8 @@ def _check_ops(graph: onnx.GraphProto, qoperator: bool) -> None:
                 f"(of the QOperator format the importer reads {', '.join(QOPERATOR_OPS)}; "
                 "quant_format=QuantFormat.QDQ writes the other operators in the default "
                 "domain)")
-        if node.op_type not in COMPUTE_OPS | QDQ_OPS | DYNAMIC_OPS | (
-                CODE_OPS if qoperator else set()):
+        if node.op_type not in COMPUTE_OPS | QDQ_OPS | (CODE_OPS if qoperator else set()) \
+                | (DYNAMIC_OPS if is_dynamic(graph) else set()):
             raise OnnxImportError(f"{node_label(node, index)}: unsupported op '{node.op_type}' "
                                   f"(supported: {', '.join(sorted(COMPUTE_OPS))} between "
                                   "QuantizeLinear/DequantizeLinear)")

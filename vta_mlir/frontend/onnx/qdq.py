@@ -39,7 +39,7 @@ from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_chann
 
 from .check import check_scale, check_tensor_size, reader_label, window_output
 from .depthwise import clip_codes, is_depthwise
-from .dynamic import DYNAMIC_HINT, DYNAMIC_OPS
+from .dynamic import refuse_dynamic
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
 from .neck import CnnOps
 from .views import ViewOps
@@ -142,6 +142,7 @@ class _Recognizer(CnnOps, ViewOps):
 
     # -- the walk --------------------------------------------------------------------------
     def run(self) -> Program:
+        refuse_dynamic(self.graph)  # written as a whole by dynamic.py
         nodes = list(enumerate(self.graph.node))
         graph_inputs = [v for v in self.graph.input if v.name not in self.inits]
         if len(graph_inputs) != 1 or len(self.graph.output) != 1:
@@ -169,8 +170,6 @@ class _Recognizer(CnnOps, ViewOps):
             if node.op_type == "DequantizeLinear":
                 self._dequantize(where, node)
                 continue
-            if node.op_type in DYNAMIC_OPS:  # read as a whole by dynamic.py
-                raise OnnxImportError(f"{where}: {DYNAMIC_HINT}")
             if any(name == in_value.name for name in node.input):
                 raise OnnxImportError(f"{where}: reads the float input '{in_value.name}' "
                                       "directly; float operations at the edges are not "
