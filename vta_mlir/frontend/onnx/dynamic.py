@@ -35,7 +35,7 @@ from onnx import numpy_helper
 from .check import OnnxImportError, node_label
 from .dynamic_emit import Buffer, Function, broadcast_map, f32, operand_map
 
-__all__ = ["DYNAMIC_OPS", "dynamic_text", "is_dynamic", "refuse_dynamic"]
+__all__ = ["DYNAMIC_OPS", "dynamic_text", "is_dynamic", "refuse_dynamic", "unsupported_op"]
 
 #: The operators of a dynamically quantized graph besides those of the QDQ route.
 DYNAMIC_OPS = frozenset({"DynamicQuantizeLinear", "MatMulInteger", "ConvInteger", "Cast"})
@@ -49,6 +49,13 @@ _SHIFT = 128
 def is_dynamic(graph: onnx.GraphProto) -> bool:
     """Whether ``graph`` is dynamically quantized (has a ``DynamicQuantizeLinear``)."""
     return any(node.op_type == "DynamicQuantizeLinear" for node in graph.node)
+
+
+def unsupported_op(where: str, node: onnx.NodeProto) -> OnnxImportError:
+    """The error of an operator a dynamically quantized graph may not hold."""
+    return OnnxImportError(f"{where}: unsupported op '{node.op_type}' in a dynamically "
+                           f"quantized model (supported: "
+                           f"{', '.join(sorted(DYNAMIC_OPS | FLOAT_OPS))})")
 
 
 def refuse_dynamic(graph: onnx.GraphProto) -> None:
@@ -134,9 +141,7 @@ class _Writer:
             where = node_label(node, index)
             handler = getattr(self, f"_op_{node.op_type}", None)
             if node.domain not in ("", "ai.onnx") or handler is None:
-                raise OnnxImportError(
-                    f"{where}: unsupported op '{node.op_type}' in a dynamically quantized "
-                    f"model (supported: {', '.join(sorted(DYNAMIC_OPS | FLOAT_OPS))})")
+                raise unsupported_op(where, node)
             handler(where, node)
         name = re.sub(r"[^A-Za-z0-9_]", "_", graph.name or "model") or "model"
         return self.f.text(name, params)

@@ -21,7 +21,7 @@ from .check import (
     node_label,
     reader_label,
 )
-from .dynamic import DYNAMIC_OPS, is_dynamic
+from .dynamic import DYNAMIC_OPS, is_dynamic, unsupported_op
 from .neck import CNN_OPS
 from .qoperator import CODE_OPS, QOPERATOR_OPS, is_qoperator, qdq_model
 from .unsigned import signed_model
@@ -134,6 +134,8 @@ def _check_ops(graph: onnx.GraphProto, qoperator: bool) -> None:
                 f"(of the QOperator format the importer reads {', '.join(QOPERATOR_OPS)}; "
                 "quant_format=QuantFormat.QDQ writes the other operators in the default "
                 "domain)")
+        if is_dynamic(graph) and node.op_type not in COMPUTE_OPS | DYNAMIC_OPS:
+            raise unsupported_op(node_label(node, index), node)
         if node.op_type not in COMPUTE_OPS | QDQ_OPS | (CODE_OPS if qoperator else set()) \
                 | (DYNAMIC_OPS if is_dynamic(graph) else set()):
             raise OnnxImportError(f"{node_label(node, index)}: unsupported op '{node.op_type}' "
