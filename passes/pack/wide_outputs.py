@@ -68,10 +68,8 @@ def record_wide_write(rec: FunctionRecognizer, op: Operation, dst: BlockArgument
                             "before: VTA never loads the caller's contents of a result; "
                             "initialise it first (linalg.fill)", first, "read here")
     assert isinstance(value, Expr)
-    previous = rec.outputs.pop(dst, None)
-    if previous is not None and not previous.wide:
-        rec.outputs[dst] = previous  # an int8 output: diagnosed by the single-writer check
-        return
+    # The region comes where its last write is: the result moves to the end of the outputs.
+    rec.outputs.pop(dst, None)
     rec.outputs[dst] = Output(dst, Narrow(value, True, op), op, wide=True)
 
 
