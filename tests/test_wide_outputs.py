@@ -232,3 +232,34 @@ def test_i32_elementwise_outputs_of_any_rank(cfg: VTAConfig, shape: tuple[int, .
     (y,) = compile(program, config=cfg)(a.astype(np.int32))
     expected = (a * SCALE + 2**31) % 2**32 - 2**31
     assert np.array_equal(y, expected.astype(np.int32))
+
+
+#: The result's first write (the fill) comes before a host step, its last (the product of the
+#: host step's codes) after: the region runs after the step.
+AFTER_HOST = """func.func @order(%x: memref<4x32xf32>, %w: memref<32x16xi8>,
+                 %y: memref<4x16xi32>) attributes {vta.host_float} {
+  %q = memref.alloc() : memref<4x32xi8>
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%y : memref<4x16xi32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x32xf32>) outs(%q : memref<4x32xi8>) {
+  ^bb0(%a: f32, %o: i8):
+    %r = math.roundeven %a : f32
+    %c = arith.fptosi %r : f32 to i8
+    linalg.yield %c : i8
+  }
+  linalg.matmul ins(%q, %w : memref<4x32xi8>, memref<32x16xi8>)
+      outs(%y : memref<4x16xi32>)
+  return
+}
+"""
+
+
+def test_the_region_of_an_i32_result_runs_at_its_last_write(cfg: VTAConfig) -> None:
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-100, 100, size=(4, 32)).astype(np.float32)
+    w = rng.integers(-128, 128, size=(32, 16), dtype=np.int8)
+    (y,) = compile(AFTER_HOST, config=cfg)(x, w)
+    q = np.rint(x).astype(np.int32)
+    assert np.array_equal(y, q @ w.astype(np.int32))

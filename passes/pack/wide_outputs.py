@@ -68,8 +68,12 @@ def record_wide_write(rec: FunctionRecognizer, op: Operation, dst: BlockArgument
                             "before: VTA never loads the caller's contents of a result; "
                             "initialise it first (linalg.fill)", first, "read here")
     assert isinstance(value, Expr)
-    # The region comes where its last write is: the result moves to the end of the outputs.
-    rec.outputs.pop(dst, None)
+    # The region comes where its last write is: the result moves to the end of the outputs,
+    # and the host steps recorded after its earlier place move up by one.
+    if dst in rec.outputs:
+        place = list(rec.outputs).index(dst)
+        del rec.outputs[dst]
+        rec.host_steps = [(at - 1 if at > place else at, step) for at, step in rec.host_steps]
     rec.outputs[dst] = Output(dst, Narrow(value, True, op), op, wide=True)
 
 
