@@ -35,6 +35,11 @@ becomes a host step too: the pass packs a copy of the module, and each top-level
 not changed at all.  ``vta-to-isa`` runs the pass after its prepasses and
 ``vta-normalize`` (float requantizations that ``vta-integerize`` turns into integer layers
 have become VTA layers by then), before ``vta-pack``.
+
+A function of float arguments is a torch-mlir quantized network, which ``vta-integerize``
+reads first, unless it carries the unit attribute ``vta.host_float`` (:data:`HOST_FLOAT_ATTR`):
+its float code is host code as it stands (the ONNX importer writes it for dynamically
+quantized models, whose scales are computed at run time, ``docs/onnx.md`` §4.17).
 """
 
 from __future__ import annotations
@@ -55,7 +60,11 @@ from vta_mlir.errors import VTAError
 from vta_mlir.ir.diagnostics import DiagnosticError, report_error
 from vta_mlir.ir.locations import copy_location, given_layer_name, location_of
 
-__all__ = ["OutlineHostStepsPass", "computes_on_floats", "outline_host_steps"]
+__all__ = ["HOST_FLOAT_ATTR", "OutlineHostStepsPass", "computes_on_floats", "outline_host_steps"]
+
+#: The function attribute saying that its float code is host code, not float requantization
+#: for ``vta-integerize`` to read (module doc).
+HOST_FLOAT_ATTR = "vta.host_float"
 
 #: Ops without effects that may sit between a step's ops and that it may copy.
 _VIEWS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp)
@@ -123,11 +132,17 @@ def _groups(block: Block, forced: set[Operation]) -> list[_Group]:
     for op in block.ops:
         if isinstance(op, func.ReturnOp | HostOp):
             pass
-        elif (computes_on_floats(op) or op in forced) and not isinstance(op, _COPYABLE):
+        elif op in forced and not isinstance(op, _COPYABLE):
             current.append(op)
             continue
         elif isinstance(op, (*_COPYABLE, memref.AllocOp, memref.AllocaOp, memref.DeallocOp)):
-            continue  # no effect on the buffers a run of host ops works on
+            # No effect on the buffers a run of host ops works on.  A float buffer only one
+            # run uses moves into its step (_outline); one that several steps use stays, a
+            # buffer they hand each other.
+            continue
+        elif computes_on_floats(op):
+            current.append(op)
+            continue
         if current:
             groups.append(_Group(current))
             current = []
@@ -138,6 +153,8 @@ def _groups(block: Block, forced: set[Operation]) -> list[_Group]:
 
 def _outline(group: _Group, block: Block, index: int) -> None:
     ops = group.ops
+    # The step runs where its first op ran: the buffers it hands over are allocated before.
+    at = ops[0]
     members = set(ops)
     # Allocations only the group uses (and their deallocations) move into it.
     for op in list(block.ops):
@@ -189,7 +206,7 @@ def _outline(group: _Group, block: Block, index: int) -> None:
     name = given or (f"host@{where.line}" if where else f"host{index}")
     host = HostOp(name, inputs, outputs, Region(body))
     copy_location(first, [host])
-    Rewriter.insert_op(host, InsertPoint.before(first))
+    Rewriter.insert_op(host, InsertPoint.before(at))
     for op in reversed(ops):
         for r in op.results:
             if _used_outside(r, members, block):

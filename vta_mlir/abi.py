@@ -16,6 +16,14 @@ Every argument of a compiled function is described by an :class:`ArgSpec`: its n
 3. ``transpose`` by ``perm``,
 4. convert to ``packed_dtype`` and lay the result out contiguously (C order, little-endian).
 
+An integer argument whose packed elements are narrower than its own (an ``int32`` result of
+VTA, which stores ``OUT_WIDTH``-bit elements) may instead be *split into parts*
+(:attr:`ArgSpec.parts`): each element of the padded array is its ``itemsize(dtype) /
+itemsize(packed_dtype)`` little-endian parts, a new last axis of the padded array, which
+``split_shape`` and ``perm`` then place like any other axis (the byte planes of an ``int32``
+matrix: ``split_shape`` ``(N/B, B, C/BO, BO, 4)``, ``perm`` ``(4, 0, 2, 1, 3)``, each plane one
+packed matrix).  The split is exact: unpacking reassembles the parts, the last one signed.
+
 This expresses every packed layout of ``docs/isa.md`` §1.6, for example NCHW data
 ``reshape(N/B, B, C/BI, BI, H, W).transpose(0, 2, 4, 5, 1, 3)``, 2-D matrices
 ``reshape(N/B, B, C/BI, BI).transpose(0, 2, 1, 3)`` and OIHW weights
@@ -65,7 +73,10 @@ from vta_mlir.abi_packing import (
     LAYOUTS,
     WINDOW_FIELDS,
     check_window,
+    join_parts,
     layout_tiles,
+    part_ratio,
+    split_parts,
     tiled_packing,
     window_patches,
     windowed_shape,
@@ -117,7 +128,9 @@ class ArgSpec:
     ``copy_of`` names the argument whose array this one packs once more, in another layout
     (an argument the program reads in two packed layouts gets one buffer per layout: the
     caller passes the array once, for the named argument); such a *copy* is an ``in``
-    argument.
+    argument.  ``split_shape`` holding :attr:`parts` times the elements of ``padded_shape``
+    splits every element into its parts (module doc; an integer argument without repeat,
+    window or quantization).
     """
 
     name: str
@@ -182,10 +195,18 @@ class ArgSpec:
             raise BinaryFormatError(
                 f"{what}: split rank {len(split)} is outside [1, {MAX_SPLIT_RANK}]"
             )
-        if math.prod(split) != math.prod(repeat) * math.prod(padded):
+        elements = math.prod(repeat) * math.prod(padded)
+        ratio = part_ratio(self.dtype, self.packed_dtype)
+        if math.prod(split) != elements and not (
+                ratio > 1 and math.prod(split) == elements * ratio):
             source = f"repeat {repeat} x padded shape" if repeat else "padded shape"
+            parts = f" (or its {ratio} parts per element)" if ratio > 1 else ""
             raise BinaryFormatError(
-                f"{what}: split shape {split} does not reshape {source} {padded}"
+                f"{what}: split shape {split} does not reshape {source} {padded}{parts}"
+            )
+        if math.prod(split) != elements and (repeat or window or self.quant is not None):
+            raise BinaryFormatError(
+                f"{what}: an argument split into parts has no repeat, window or quantization"
             )
         if sorted(perm) != list(range(len(split))):
             raise BinaryFormatError(
@@ -300,6 +321,20 @@ class ArgSpec:
         return tuple(self.split_shape[p] for p in self.perm)
 
     @property
+    def parts(self) -> int:
+        """How many packed elements each logical element is split into (module doc): 1, or
+        ``itemsize(dtype) / itemsize(packed_dtype)`` for an argument split into parts."""
+        elements = math.prod(self.repeat) * math.prod(self.padded_shape)
+        return math.prod(self.split_shape) // elements
+
+    @property
+    def parts_shape(self) -> tuple[int, ...]:
+        """The shape ``split_shape`` reshapes: ``repeat + padded_shape``, with the parts of
+        each element as a last axis when it has several."""
+        parts = self.parts
+        return self.replicated_shape + ((parts,) if parts > 1 else ())
+
+    @property
     def packed_nbytes(self) -> int:
         return math.prod(self.split_shape) * np.dtype(self.packed_dtype).itemsize
 
@@ -407,6 +442,8 @@ class ArgSpec:
         # Assigning into every repeat index broadcasts the array over the repeat axes.
         where = (slice(None),) * len(self.repeat) + tuple(slice(0, s) for s in arr.shape)
         padded[where] = arr
+        if self.parts > 1:
+            padded = split_parts(padded, self.packed_dtype)
         packed = padded.reshape(self.split_shape).transpose(self.perm)
         packed = _convert(packed, self.packed_dtype, f"argument '{self.name}'")
         return np.ascontiguousarray(packed, dtype=np.dtype(self.packed_dtype).newbyteorder("<")) \
@@ -437,6 +474,8 @@ class ArgSpec:
             )
         packed = np.frombuffer(raw, dtype=np.dtype(self.packed_dtype).newbyteorder("<"))
         packed = packed.reshape(self.packed_shape).transpose(self._inverse)
+        if self.parts > 1:
+            packed = join_parts(packed.reshape(self.parts_shape), self.dtype)
         padded = packed.reshape(self.padded_shape)
         logical = padded[tuple(slice(0, s) for s in self.shape)]
         logical = _convert(logical, self.dtype, f"argument '{self.name}'")

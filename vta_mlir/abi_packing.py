@@ -1,5 +1,7 @@
 """The packing transforms of arguments: the convolution window whose patches replace an array
-(im2col, :func:`window_patches`) and the blocked layouts of ``docs/isa.md`` §1.6 as a
+(im2col, :func:`window_patches`), the parts an integer is split into when its packed elements
+are narrower (:func:`split_parts`, :func:`join_parts`: an int32 result as byte planes) and the
+blocked layouts of ``docs/isa.md`` §1.6 as a
 ``(padded_shape, split_shape, perm)`` transform (:func:`tiled_packing`, with the block sizes of
 the standard layouts from :func:`layout_tiles`), which :class:`vta_mlir.abi.ArgSpec` applies."""
 
@@ -18,7 +20,10 @@ __all__ = [
     "LAYOUTS",
     "WINDOW_FIELDS",
     "check_window",
+    "join_parts",
     "layout_tiles",
+    "part_ratio",
+    "split_parts",
     "tiled_packing",
     "window_patches",
     "windowed_shape",
@@ -173,3 +178,27 @@ def layout_tiles(
             f"layout {layout!r} is for rank-{len(tiles)} tensors, got rank {rank}"
         )
     return tiles, outer, inner
+
+
+def part_ratio(dtype: str, packed_dtype: str) -> int:
+    """How many ``packed_dtype`` elements make one integer of ``dtype`` (1 when they are not
+    both integers, or the packed one is not narrower)."""
+    logical, packed = np.dtype(dtype), np.dtype(packed_dtype)
+    if logical.kind not in "iu" or packed.kind not in "iu" \
+            or packed.itemsize >= logical.itemsize:
+        return 1
+    return logical.itemsize // packed.itemsize
+
+
+def split_parts(array: np.ndarray, packed_dtype: str) -> np.ndarray:
+    """Each integer of ``array`` as its little-endian ``packed_dtype`` parts, a new last axis."""
+    little = array.astype(array.dtype.newbyteorder("<"))
+    parts = little.view(np.dtype(packed_dtype).newbyteorder("<"))
+    return parts.reshape(*array.shape, array.dtype.itemsize // parts.dtype.itemsize)
+
+
+def join_parts(parts: np.ndarray, dtype: str) -> np.ndarray:
+    """The integers of ``dtype`` whose little-endian parts are the last axis of ``parts`` (the
+    inverse of :func:`split_parts`: the last part carries the sign)."""
+    contiguous = np.ascontiguousarray(parts)
+    return contiguous.view(np.dtype(dtype).newbyteorder("<"))[..., 0]

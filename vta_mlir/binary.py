@@ -240,7 +240,8 @@ def to_bytes(module: BinaryModule) -> bytes:
         data_off += size
     table = [*module.args, *module.copies]
     quantized = any(a.quant is not None for a in table)
-    table_version = ARG_TABLE_VERSION if module.copies else \
+    table_version = fmt.PARTS_TABLE_VERSION if any(a.parts > 1 for a in table) else \
+        fmt.COPY_TABLE_VERSION if module.copies else \
         fmt.QUANTIZED_TABLE_VERSION if quantized else fmt.UNQUANTIZED_TABLE_VERSION
     index = {a.name: i for i, a in enumerate(module.args)}
     arg_parts = [fmt.ARGS_HEAD.pack(table_version, 0)]

@@ -11,6 +11,7 @@ __all__ = [
     "ARG",
     "ARGS_HEAD",
     "ARG_TABLE_VERSION",
+    "COPY_TABLE_VERSION",
     "CRC_AT",
     "DEFAULT_BASE",
     "DIRENT",
@@ -27,6 +28,7 @@ __all__ = [
     "COPY_FLAG",
     "COPY_OF",
     "QUANT",
+    "PARTS_TABLE_VERSION",
     "QUANTIZED_TABLE_VERSION",
     "QUANT_FLAG",
     "RANGE",
@@ -51,10 +53,16 @@ MAGIC = b"\x89VTAB\r\n\x1a"
 FORMAT_VERSION = 3
 #: Newest version of the argument table this code reads (version 2 appends the repeat
 #: dimensions to each argument record, version 3 the window, version 4 the quantization,
-#: version 5 the argument a copy packs).  A table is written in the oldest version that holds
-#: it: 3 without quantized arguments and copies, byte for byte as before, 4 with quantized
-#: arguments only, 5 with copies.
-ARG_TABLE_VERSION = 5
+#: version 5 the argument a copy packs, version 6 appends nothing but lets ``split_shape``
+#: split each element into its parts, ``vta_mlir.abi.ArgSpec.parts``).  A table is written in
+#: the oldest version that holds it: 3 without quantized arguments and copies, byte for byte
+#: as before, 4 with quantized arguments only, 5 with copies, 6 with an argument split into
+#: parts.
+ARG_TABLE_VERSION = 6
+#: The table version written when an argument is split into parts (an int32 result).
+PARTS_TABLE_VERSION = 6
+#: The table version written when an argument is copied (and none is split into parts).
+COPY_TABLE_VERSION = 5
 #: The table version written when no argument is quantized.
 UNQUANTIZED_TABLE_VERSION = 3
 #: The table version written when an argument is quantized and none is copied.

@@ -255,6 +255,11 @@ def from_bytes(data: bytes | bytearray | memoryview, config: VTAConfig | None = 
     segment_names = [s.name for s in segments]
     for i in range(nargs):
         spec = read_arg_record(cur, i, table_version, segment_names, args, copies)
+        if spec.parts > 1 and table_version < 6:
+            raise BinaryFormatError(
+                f"argument '{spec.name}': split into {spec.parts} parts per element, which "
+                f"needs table version 6, not {table_version}"
+            )
         (copies if spec.copy_of else args).append(spec)
     cur.done()
 

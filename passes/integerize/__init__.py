@@ -91,6 +91,7 @@ from xdsl.passes import ModulePass
 
 from vta_mlir.host import RESULT_ATTR_NAME
 from vta_mlir.ir.diagnostics import report_error
+from vta_mlir.passes.outline_host_steps import HOST_FLOAT_ATTR
 from vta_mlir.quant.emit import emit_program
 
 from . import bodies
@@ -113,7 +114,10 @@ def _is_float(t: object) -> bool:
 
 
 def _reads_float_input(f: func.FuncOp) -> bool:
-    """Whether ``f`` returns floats or reads a float argument (its network's input)."""
+    """Whether ``f`` returns floats or reads a float argument (its network's input), and does
+    not say that its float code is host code (``vta.host_float``)."""
+    if HOST_FLOAT_ATTR in f.attributes:
+        return False
     if any(_is_float(t) for t in f.function_type.outputs.data):
         return True
     for arg in f.body.block.args:
@@ -144,7 +148,8 @@ def has_float_layers(module: ModuleOp) -> bool:
 def _float_functions(module: ModuleOp) -> list[func.FuncOp]:
     found = []
     for f in module.ops:
-        if isinstance(f, func.FuncOp) and not f.is_declaration and any(
+        if isinstance(f, func.FuncOp) and not f.is_declaration \
+                and HOST_FLOAT_ATTR not in f.attributes and any(
                 isinstance(op, linalg.GenericOp) and any(_is_float(v.type) for v in op.operands)
                 for op in f.walk()):
             found.append(f)

@@ -203,6 +203,7 @@ from vta_mlir.passes.pack.plan import (
     Step,
     Store,
 )
+from vta_mlir.passes.pack.wide_outputs import plane_store_ops
 
 # --------------------------------------------------------------------------------------------
 # Rewriting
@@ -459,6 +460,10 @@ class _Emitter:
                                 packings=[self.packings[a][0].attr() for a in operands])
                     copy_location(step.source, [op])
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
+                case Store(acc=acc, out=out, planes=planes) if planes > 1:
+                    self.insert(step.source, *plane_store_ops(
+                        self.buffers[acc], self.args[out], planes, self.cfg, step.source))
+                    self.layers.close(step.source)
                 case Store(acc=acc, out=out, weight_layout=weight_layout):
                     if weight_layout:
                         op = store_op(self.buffers[acc], self.weight_tiles(step, out),

@@ -97,11 +97,13 @@ class Narrow:
 
 @dataclass
 class Output:
-    """An i8 function argument the function writes, and what it receives."""
+    """An i8 function argument the function writes, and what it receives; ``wide``: an i32
+    result, stored as byte planes (``passes/pack/wide_outputs.py``)."""
 
     arg: BlockArgument
     value: Narrow
     writer: Operation
+    wide: bool = False
 
 
 @dataclass(frozen=True)

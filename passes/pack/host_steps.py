@@ -5,8 +5,9 @@ A host step (``dialects/vta_host.py``) is host code between VTA regions.  For th
 around it, it behaves like the caller of the function: the buffers it reads must be in device
 DRAM when it starts (a region's output, or an argument), and the buffers it writes are read by
 later regions as they read arguments.  Its operands are therefore function arguments or the
-stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``), never a region's
-accumulator.
+stand-ins of intermediate buffers (``passes/pack/intermediates.py``): int8 buffers layers hand
+each other, i32 results a region stores as byte planes for it (``passes/pack/wide_outputs.py``),
+and buffers only host steps use (:func:`host_buffer`); never a view of a buffer.
 
 The host unpacks and packs whatever layout a buffer has (``vta_mlir.abi.ArgSpec``), so a host
 step never chooses one: a buffer keeps the packing of the regions using it — the weight tiles
@@ -19,7 +20,8 @@ operands and the packings in its ``packings``; the body, on the logical types, i
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float32Type, IntegerType, MemRefType, Signedness
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import Float32Type, IntegerType, MemRefType, NoneAttr, Signedness
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from vta_mlir.dialects.vta_host import HostOp
@@ -27,7 +29,7 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.passes.pack.expr import HostStepBuffers, label
 from vta_mlir.passes.pack.normal_form import Packing
 
-__all__ = ["check_host_operands", "logical_packing"]
+__all__ = ["check_host_operands", "host_buffer", "logical_packing"]
 
 
 def logical_packing(arg: BlockArgument) -> Packing:
@@ -51,8 +53,9 @@ def check_host_operands(op: HostOp, block_args: set[SSAValue]) -> HostStepBuffer
             owner = value.owner
             what = owner.name if isinstance(owner, Operation) else "a block argument"
             report_error(op, f"reads or writes {label(value)} ({t}), defined by {what}: a host "
-                             "step works on function arguments and on the int8 buffers layers "
-                             "hand each other in DRAM")
+                             "step works on function arguments and on whole buffers in DRAM "
+                             "(the int8 buffers layers hand each other, the i32 results host "
+                             "steps read, the buffers host steps hand each other)")
         assert isinstance(t, MemRefType)
         element = t.element_type
         integer = isinstance(element, IntegerType) \
@@ -63,3 +66,23 @@ def check_host_operands(op: HostOp, block_args: set[SSAValue]) -> HostStepBuffer
     inputs = [v for v in op.inputs if isinstance(v, BlockArgument)]
     outputs = [v for v in op.outputs if isinstance(v, BlockArgument)]
     return HostStepBuffers(op, tuple(inputs), tuple(outputs))
+
+
+def host_buffer(alloc: memref.AllocOp | memref.AllocaOp) -> bool:
+    """Whether ``alloc`` is a buffer host steps hand over besides the int8 intermediates: one
+    that only host steps use (any element type: the scale a step computes and a later one
+    reads), or an ``i32`` buffer a host step reads (a region's i32 result, stored as byte
+    planes, ``passes/pack/wide_outputs.py``).  Such a buffer gets a stand-in as an int8
+    intermediate does (``passes/pack/intermediates.py``)."""
+    t = alloc.memref.type
+    if not isinstance(t, MemRefType) or not isinstance(t.layout, NoneAttr) \
+            or not isinstance(t.memory_space, NoneAttr) or any(d < 0 for d in t.get_shape()):
+        return False
+    users = [u.operation for u in alloc.memref.uses
+             if not isinstance(u.operation, memref.DeallocOp)]
+    hosts = [u for u in users if isinstance(u, HostOp)]
+    if not hosts:
+        return False
+    element = t.element_type
+    return len(hosts) == len(users) or (
+        isinstance(element, IntegerType) and element.width.data == 32)

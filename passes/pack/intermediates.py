@@ -45,6 +45,7 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.passes.pack.concat import channel_offset, channel_slice_view
 from vta_mlir.passes.pack.expr import error_with_note, label
+from vta_mlir.passes.pack.host_steps import host_buffer
 from vta_mlir.passes.pack.normal_form import Packing, Role
 
 __all__ = ["Intermediate", "collapse_reassociation", "intermediate_buffers",
@@ -88,6 +89,9 @@ def _intermediate_allocs(f: func.FuncOp) -> list[memref.AllocOp | memref.AllocaO
         if not isinstance(op, memref.AllocOp | memref.AllocaOp) or op.dynamic_sizes:
             continue
         value = op.memref
+        if host_buffer(op):
+            found.append(op)
+            continue
         if not _is_int8_buffer(value.type):
             continue
         users = [use.operation for use in value.uses]

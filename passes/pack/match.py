@@ -81,6 +81,7 @@ from vta_mlir.passes.pack.match_depthwise import DepthwiseMatcher, is_depthwise
 from vta_mlir.passes.pack.match_elementwise import IMM_MAX, IMM_MIN, ElementwiseMatcher
 from vta_mlir.passes.pack.match_pool import PoolMatcher
 from vta_mlir.passes.pack.match_resize import ResizeMatcher
+from vta_mlir.passes.pack.wide_outputs import record_wide_write, wide_value
 
 __all__ = [
     "ALU_KINDS",
@@ -137,6 +138,9 @@ class FunctionRecognizer:
     host_written: set[BlockArgument] = field(default_factory=set)
     #: The stand-ins of channel slices of intermediates, which layers write.
     slices: set[BlockArgument] = field(default_factory=set[BlockArgument])
+    #: The first op reading each i32 argument's initial contents.
+    initial_reads: dict[BlockArgument, Operation] = field(
+        default_factory=dict[BlockArgument, Operation])
 
     def __post_init__(self) -> None:
         self.conv = ConvMatcher(self)
@@ -281,6 +285,10 @@ class FunctionRecognizer:
                 # An int8 result written earlier is read back from device DRAM, in the
                 # packed layout its layer stored it in.
                 return Narrow(Load(op, value), False, op)
+            written = wide_value(self, value)
+            if written is not None:
+                return written
+            self.initial_reads.setdefault(value, op)
             return Load(op, value)
         if value in self.conv.padding:
             self.conv.padded_read_error(op, value)
@@ -296,7 +304,7 @@ class FunctionRecognizer:
         if self.is_argument(dst):
             assert isinstance(dst, BlockArgument)
             if width != 8:
-                self.reject_i32_output(op, dst)
+                return record_wide_write(self, op, dst, value)
             buffer = self.intermediates.get(dst)
             if buffer is not None and buffer is not dst and dst not in self.slices:
                 report_error(op, f"writes {label(dst)}, a collapsed view of an intermediate "
@@ -310,12 +318,6 @@ class FunctionRecognizer:
             self.state[dst] = value
         if width == 8:
             self.stored_by[dst] = op
-
-    @staticmethod
-    def reject_i32_output(op: Operation, dst: SSAValue) -> NoReturn:
-        report_error(op, f"writes {label(dst)} ({dst.type}), an i32 function output: VTA "
-                         "stores only int8, so a result cannot stay i32; truncate it with "
-                         "arith.trunci into an i8 output")
 
     def check_single_writer(self, op: Operation, dst: SSAValue) -> None:
         first = self.stored_by.get(dst)
@@ -475,8 +477,6 @@ class FunctionRecognizer:
         if red != red2 or (rows, cols) != tuple(types[2].get_shape()):
             report_error(op, f"multiplies {types[ai]} by {types[wi]} into {types[2]}: the "
                              "shapes do not form a matrix product")
-        if self.is_argument(out):
-            self.reject_i32_output(op, out)
         init = self.read(op, out)
         assert isinstance(init, Expr)
         result = Gemm(op, init, self.argument_of(op, act, "activation"), act_t,

@@ -321,8 +321,6 @@ class ConvMatcher:
                 or (oh - 1) * strides[0] + kh > h or (ow - 1) * strides[1] + kw > w:
             report_error(op, f"convolves {types[0]} with {types[1]} into {types[2]}: the shapes "
                              "do not form a convolution")
-        if rec.is_argument(out):
-            rec.reject_i32_output(op, out)
         init = rec.read(op, out)
         assert isinstance(init, Expr)
         padding: Padding | None = None

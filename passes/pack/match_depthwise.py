@@ -114,8 +114,6 @@ class DepthwiseMatcher:
                 or (len(kernel_shape) == 4 and kernel_shape[1] != 1) \
                 or (oh - 1) * strides[0] + kh > h or (ow - 1) * strides[1] + kw > w:
             self.shape_error(op, types[0].get_shape(), kernel_shape, out_shape)
-        if rec.is_argument(out):
-            rec.reject_i32_output(op, out)
         init = rec.read(op, out)
         assert isinstance(init, Expr)
         padding: Padding | None = None

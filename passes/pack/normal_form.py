@@ -145,14 +145,19 @@ class Packing:
     #: not one): ``padded_shape``, ``split_shape`` and ``perm`` pack the expansion
     #: ``C × BLOCK × KH × KW`` of the kernel of logical ``shape``.
     diagonal: tuple[int, ...] = ()
+    #: How many packed elements each element is split into (``vta_mlir.abi.ArgSpec.parts``):
+    #: an i32 result stored as byte planes (``passes/pack/wide_outputs.py``).
+    parts: int = 1
 
     @property
     def packed_shape(self) -> tuple[int, ...]:
         return tuple(self.split_shape[p] for p in self.perm)
 
     def memref_type(self) -> MemRefType:
-        element = f32 if self.dtype == "float32" else \
-            IntegerType(int(self.dtype.removeprefix("int")))
+        if self.dtype == "float32":
+            element: Attribute = f32
+        else:
+            element = IntegerType(int(self.dtype.removeprefix("int")) // self.parts)
         return MemRefType(element, self.memref_shape or self.packed_shape)
 
     def attr(self) -> DictionaryAttr:
@@ -178,9 +183,9 @@ class Packing:
 
     def same_layout(self, other: Packing) -> bool:
         return (self.repeat, self.window, self.padded_shape, self.split_shape, self.perm,
-                self.memref_shape, self.diagonal) == (
+                self.memref_shape, self.diagonal, self.parts) == (
                     other.repeat, other.window, other.padded_shape, other.split_shape,
-                    other.perm, other.memref_shape, other.diagonal)
+                    other.perm, other.memref_shape, other.diagonal, other.parts)
 
 
 def _blocks(n: int, block: int) -> int:

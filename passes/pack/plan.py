@@ -68,6 +68,7 @@ from vta_mlir.passes.pack.steps import (
     Step,
     Store,
 )
+from vta_mlir.passes.pack.wide_outputs import result_packing
 
 __all__ = [
     "AccBuffer",
@@ -193,16 +194,21 @@ class Planner:
             self.steps.append(NewAcc(out.writer, acc))
             self.plan_into(acc, out.value.value)
             weight_layout = out.arg in self._weight_stores
+            packing = None
             if weight_layout:
                 check_weight_store(out, acc, self._view, self._weight_stores[out.arg])
                 out_arg = self.use(out.arg, Role.WEIGHT, out.writer)
             else:
-                out_arg = self.use(out.arg, out_role, out.writer, self.view_packing(out.arg))
+                packing = self.view_packing(out.arg)
+                if out.wide:
+                    packing = result_packing(out, out_role, packing, self.cfg)
+                out_arg = self.use(out.arg, out_role, out.writer, packing)
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
                 # A concatenation's own layout, or the matrix of a head's columns.
                 rank = whole.type.get_num_dims()  # type: ignore[attr-defined]
                 self.use(whole, Role.TENSOR if rank == 4 else Role.MATRIX, out.writer)
-            self.steps.append(Store(out.writer, acc, out_arg, weight_layout))
+            self.steps.append(Store(out.writer, acc, out_arg, weight_layout,
+                                    packing.parts if packing is not None else 1))
             if looped:
                 self.steps.append(EndBatchLoop(out.writer))
             self.place_deallocs(start)

@@ -164,8 +164,12 @@ class EndBatchLoop(Step):
 
 @dataclass
 class Store(Step):
+    """The store of ``acc`` into ``out``: its low bits, or its ``planes`` byte planes (an i32
+    result, ``passes/pack/wide_outputs.py``)."""
+
     acc: AccBuffer
     out: BlockArgument
     #: The output is stored in the weight layout of a later product reading it
     #: (``passes/pack/match_matmul_operands.py``).
     weight_layout: bool = False
+    planes: int = 1

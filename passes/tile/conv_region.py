@@ -33,6 +33,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
 
 from ..analysis.sram_views import LinearForm, linear_affine_expr
+from .byte_planes import is_plane_store
 from .padded import is_dram, padded_buffer, shape_of
 
 __all__ = ["ConvGeometry", "ConvRegion", "conv_region", "erase_region", "linear_coefficients"]
@@ -171,6 +172,11 @@ class _ConvMatcher:
         inits: dict[SSAValue, tuple[Operation, str]] = {}
         for op in self.ops:
             if op is self.output or op is conv:
+                continue
+            if is_plane_store(op, self.output):  # a byte plane of an i32 result
+                if _maps(op) != [_IDENTITY6, _IDENTITY6] or shape_of(op.outputs[0]) != shape:
+                    self.fail(op, "a byte plane of a convolution region has identity maps and "
+                                  "the accumulator's shape")
                 continue
             if isinstance(op, linalg.FillOp):
                 target = op.outputs[0]

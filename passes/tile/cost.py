@@ -93,6 +93,8 @@ class RegionShape:
     inits: tuple[str, ...]
     alu_imm: int = 0
     alu_tensor: int = 0
+    #: Stores of the accumulator per tile: one, or the byte planes of an i32 result.
+    stores: int = 1
 
     @property
     def accs(self) -> int:
@@ -272,8 +274,8 @@ def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
                 gemm += n * ni * gemm_step
             epilogue = _epilogue_cost(shape, costs, area)
             compute += n * (init + epilogue)
-            store += n * costs.store(area)
-            epilogue += costs.store(area)
+            store += n * shape.stores * costs.store(area)
+            epilogue += shape.stores * costs.store(area)
     compute += gemm + _uop_loads(shape, plan, costs, nb, no, ni)
     # Compute path: the first tiles must arrive; the single accumulator buffer makes each
     # tile's initialisation wait for the previous tile's store.
@@ -391,7 +393,7 @@ class _Replay:
             for w in ("inp", "wgt"):
                 self.released[(w, self.current[w])] = self.compute_t
         self.compute_t += _epilogue_cost(s, costs, area)
-        self.store_t = max(self.store_t, self.compute_t) + costs.store(area)
+        self.store_t = max(self.store_t, self.compute_t) + s.stores * costs.store(area)
         self.acc_free = self.store_t
 
     def run(self, uop_cycles: int) -> int:

@@ -5,9 +5,11 @@ A region is found from its output, a ``linalg.generic`` whose body is ``arith.tr
 that alloc and every other ``i32`` alloc an element-wise op of the region reads; its ops are
 every user of those accumulators: their initialisation (``linalg.fill``, or a ``linalg.generic``
 copying, sign-extending or broadcasting a DRAM operand), at most one contraction over
-``(b, o, i, bb, oo, ii)``, the element-wise generics (identity maps, in place) and the output.
-Anything else that touches an accumulator, a layout that does not match the configuration, or a
-region op in another block or after the output is reported at the op.
+``(b, o, i, bb, oo, ii)``, the element-wise generics (identity maps, in place) and the output
+— the last of the stores of its accumulator when an i32 result is stored as byte planes
+(``byte_planes.py``: the stores before it are ops of the region).  Anything else that
+touches an accumulator, a layout that does not match the configuration, or a region op in
+another block or after the output is reported at the op.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from vta_mlir.dialects.vta_positions import sram_space
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.passes.pack.match_matmul_operands import weight_store_map, weight_store_rows
 
+from .byte_planes import final_store
 from .conv_region import ConvRegion, conv_region, erase_region
 from .cost import RegionShape
 from .pool_region import PoolRegion, is_pool_op, pool_region
@@ -146,6 +149,10 @@ class _Collector:
             return
         if user is self.output:
             return
+        if _is_output(user) and self.position.get(user, -1) < self.position[self.output]:
+            # A byte plane of an i32 result stored before the last (byte_planes.py).
+            self.ops.add(user)
+            return
         if user.parent_block() is not self.block or self.position[user] > self.position[
                 self.output]:
             report_error(user, "vta-tile: an op on the accumulator of a VTA region must come "
@@ -206,10 +213,16 @@ class _Collector:
         i = 0
         inits: list[str] = []
         alu = [0, 0]
+        stores = 0
         for op in ops:
-            if op is self.output:
+            if _is_output(op):
                 self.check_maps(op, [IDENTITY4, IDENTITY4 if weight_rows is None
                                      else weight_store_map(cfg)])
+                if op is not self.output:
+                    # A further byte plane of an i32 result (its layout checked above for the
+                    # first).
+                    _check_layout(op, op.outputs[0], "output", (b, o), acc_elem)
+                stores += 1
             elif isinstance(op, linalg.FillOp):
                 value = op.inputs[0].owner
                 nonzero = not (isinstance(value, arith.ConstantOp)
@@ -227,8 +240,8 @@ class _Collector:
                 else:
                     inits.append(self.check_init(op))
         return VtaRegion(self.accs, ops, self.output, contractions[0] if contractions else None,
-                         RegionShape(b, o, i, tuple(inits), alu[0], alu[1]), self.deallocs,
-                         self.plain_copies, weight_rows or 0)
+                         RegionShape(b, o, i, tuple(inits), alu[0], alu[1], stores),
+                         self.deallocs, self.plain_copies, weight_rows or 0)
 
     def check_maps(self, op: linalg.GenericOp, maps: list[AffineMap]) -> None:
         if _maps(op) != maps or any(it != "parallel" for it in _iterators(op)):
@@ -295,9 +308,10 @@ def find_regions(f: Operation) -> list[VtaRegion | ConvRegion | PoolRegion | Res
     claimed: set[SSAValue] = set()
     regions: list[VtaRegion | ConvRegion | PoolRegion | ResizeRegion] = []
     for op in list(f.walk()):
-        if _is_output(op):
-            assert isinstance(op, linalg.GenericOp)
-            region = _Collector(op, cfg, claimed).region()
+        if _is_output(op) and op.operands[0] not in claimed:
+            output = final_store(op, _is_output)
+            assert isinstance(output, linalg.GenericOp)
+            region = _Collector(output, cfg, claimed).region()
             claimed.update(region.accs)
             regions.append(region)
     return regions

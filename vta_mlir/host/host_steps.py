@@ -12,8 +12,15 @@ Its function is the op's body as ``func.func @step``, in a module with copies of
 from __future__ import annotations
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DictionaryAttr,
+    Float32Type,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Operation, SSAValue
 
 from vta_mlir.abi import ArgSpec
 from vta_mlir.dialects.vta_host import HostOp
@@ -63,12 +70,23 @@ def _specs(op: HostOp, layout: Layout) -> list[ArgSpec]:
                 padded_shape=_dims(packing, "padded_shape"),
                 split_shape=_dims(packing, "split_shape"),
                 perm=_dims(packing, "perm"),
+                packed_dtype=_packed_dtype(value),
                 segment=buffer.segment,
                 phys=buffer.phys,
             ))
         except BinaryFormatError as e:
             report_error(op, f"operand {index}: {e}")
     return specs
+
+
+def _packed_dtype(value: SSAValue) -> str:
+    """The element type of the packed buffer ``value``: an int32 result is held as bytes
+    (``vta_mlir.abi.ArgSpec.parts``)."""
+    t = value.type
+    assert isinstance(t, MemRefType)
+    element = t.element_type
+    return "float32" if isinstance(element, Float32Type) else \
+        f"int{element.width.data}"  # type: ignore[attr-defined]
 
 
 def _globals_read(op: HostOp) -> list[Operation]:

@@ -373,7 +373,7 @@ def plan_layout(
                 (constants if data is not None else temporaries).append(entry)
 
         allocated = [(value, math.prod(t.get_shape())
-                      * t.element_type.width.data // 8)  # type: ignore[attr-defined]
+                      * t.element_type.bitwidth // 8)  # type: ignore[attr-defined]
                      for value, t, _, _ in temporaries
                      if isinstance(value.owner, memref.AllocOp)]
         if allocated:
@@ -388,7 +388,7 @@ def plan_layout(
         for kind, stem, entries in (("temporary", "tmp", temporaries),
                                     ("constant", "const", constants)):
             for k, (value, t, label, data) in enumerate(entries):
-                width = t.element_type.width.data  # type: ignore[attr-defined]
+                width = t.element_type.bitwidth  # type: ignore[attr-defined]
                 scalars = math.prod(t.get_shape())
                 seg = linker.segment(layout.unique_name(f"{stem}{k}"), scalars * width // 8, data)
                 layout.dram[value] = DramBuffer(seg.name, seg.phys, t.element_type,  # type: ignore[arg-type]

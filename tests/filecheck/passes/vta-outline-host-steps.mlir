@@ -89,3 +89,49 @@ func.func @integers(%y: memref<2x8xi8>) {
   linalg.fill ins(%c : i8) outs(%y : memref<2x8xi8>)
   return
 }
+
+// -----
+
+// A float buffer two steps use stays in the function: the first step writes it, the second
+// reads it (a scale computed at run time, kept across a device run); a float buffer only one
+// step uses moves into it.  Each step runs where its first op ran.
+
+// CHECK-LABEL: func.func @scale_across_runs(
+// CHECK-NEXT:      %scale = memref.alloc() : memref<1xf32>
+// CHECK-NEXT:      %q = memref.alloc() : memref<4x16xi8>
+// CHECK-NEXT:      %acc = memref.alloc() : memref<4x16xi32>
+// CHECK-NEXT:      vta.host "host@{{[0-9]+}}" ins(%x : memref<4x16xf32>) outs(%scale, %q : memref<1xf32>, memref<4x16xi8>) {
+// CHECK:           linalg.matmul
+// CHECK-NEXT:      vta.host "host@{{[0-9]+}}" ins(%acc, %scale : memref<4x16xi32>, memref<1xf32>) outs(%y : memref<4x16xf32>) {
+func.func @scale_across_runs(%x: memref<4x16xf32>, %w: memref<16x16xi8>, %y: memref<4x16xf32>) attributes {vta.host_float} {
+  %scale = memref.alloc() : memref<1xf32>
+  %q = memref.alloc() : memref<4x16xi8>
+  %acc = memref.alloc() : memref<4x16xi32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<4x16xf32>) outs(%scale : memref<1xf32>) {
+  ^bb0(%a: f32, %m: f32):
+    %r = arith.maximumf %a, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %scale : memref<4x16xf32>, memref<1xf32>) outs(%q : memref<4x16xi8>) {
+  ^bb0(%a: f32, %s: f32, %o: i8):
+    %d = arith.divf %a, %s : f32
+    %c = arith.fptosi %d : f32 to i8
+    linalg.yield %c : i8
+  }
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<4x16xi32>)
+  linalg.matmul ins(%q, %w : memref<4x16xi8>, memref<16x16xi8>) outs(%acc : memref<4x16xi32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %scale : memref<4x16xi32>, memref<1xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%a: i32, %s: f32, %o: f32):
+    %f = arith.sitofp %a : i32 to f32
+    %m = arith.mulf %f, %s : f32
+    linalg.yield %m : f32
+  }
+  return
+}

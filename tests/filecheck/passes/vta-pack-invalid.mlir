@@ -28,26 +28,10 @@ func.func @i16(%a: memref<4x16xi16>, %y: memref<4x16xi8>) {
 
 // -----
 
-func.func @i32_output(%x: memref<4x16xi8>, %w: memref<16x16xi8>, %y: memref<4x16xi32>) {
-  %c0 = arith.constant 0 : i32
-  // expected-error@+1 {{writes %y (memref<4x16xi32>), an i32 function output: VTA stores only int8, so a result cannot stay i32}}
-  linalg.fill ins(%c0 : i32) outs(%y : memref<4x16xi32>)
+func.func @i32_output_initial(%x: memref<4x16xi8>, %w: memref<16x16xi8>, %y: memref<4x16xi32>) {
+  // expected-error@+2 {{writes %y, an i32 result, after reading what it held before: VTA never loads the caller's contents of a result; initialise it first (linalg.fill)}}
+  // expected-note@+1 {{read here}}
   linalg.matmul ins(%x, %w : memref<4x16xi8>, memref<16x16xi8>) outs(%y : memref<4x16xi32>)
-  return
-}
-
-// -----
-
-func.func @i32_output_elementwise(%a: memref<4x16xi32>, %y: memref<4x16xi32>) {
-  // expected-error@+1 {{an i32 function output: VTA stores only int8}}
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
-                  iterator_types = ["parallel", "parallel"]}
-      ins(%a : memref<4x16xi32>) outs(%y : memref<4x16xi32>) {
-  ^bb0(%v: i32, %o: i32):
-    %c1 = arith.constant 1 : i32
-    %r = arith.shrsi %v, %c1 : i32
-    linalg.yield %r : i32
-  }
   return
 }
 
@@ -402,7 +386,8 @@ func.func @loop(%a: memref<4x16xi32>, %y: memref<4x16xi8>) {
 // -----
 
 func.func @conv(%x: memref<1x16x8x8xi8>, %w: memref<16x16x3x3xi8>, %y: memref<1x16x6x6xi32>) {
-  // expected-error@+1 {{'linalg.conv_2d_nchw_fchw' op writes %y (memref<1x16x6x6xi32>), an i32 function output: VTA stores only int8}}
+  // expected-error@+2 {{'linalg.conv_2d_nchw_fchw' op writes %y, an i32 result, after reading what it held before}}
+  // expected-note@+1 {{read here}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x16x8x8xi8>, memref<16x16x3x3xi8>) outs(%y : memref<1x16x6x6xi32>)
   return
 }

@@ -16,6 +16,7 @@ from vta_mlir.quant.emit import emit_program
 from vta_mlir.quant.program import Program
 from vta_mlir.quant.requant import MODES, Requant, choose_requant, choose_requant_channels
 
+from .dynamic import dynamic_text, is_dynamic
 from .load import OnnxImportError, load_model
 from .qdq import recognize
 
@@ -29,8 +30,13 @@ def import_program(path: str | Path, *, requant: str = "fixed") -> Program:
 
 
 def import_text(path: str | Path, *, requant: str = "fixed") -> str:
-    """The MLIR text of the QDQ model at ``path``; ``requant`` is ``fixed`` or ``pow2``."""
-    return emit_program(import_program(path, requant=requant))
+    """The MLIR text of the QDQ model at ``path``; ``requant`` is ``fixed`` or ``pow2``.  A
+    dynamically quantized model (``quantize_dynamic``) is written as host code around its
+    ``MatMulInteger`` s (``dynamic.py``; ``requant`` does not apply)."""
+    model = load_model(path)
+    if is_dynamic(model.graph):
+        return dynamic_text(model)
+    return emit_program(recognize(model, requant))
 
 
 def import_model(path: str | Path, *, requant: str = "fixed") -> ModuleOp:

@@ -21,6 +21,7 @@ from .check import (
     node_label,
     reader_label,
 )
+from .dynamic import DYNAMIC_OPS, is_dynamic, unsupported_op
 from .floats import FLOAT_ONLY_OPS
 from .neck import CNN_OPS
 from .qoperator import CODE_OPS, QOPERATOR_OPS, is_qoperator, qdq_model
@@ -96,9 +97,11 @@ def load_model(path: str | Path) -> onnx.ModelProto:
         if out_shape is None:
             raise OnnxImportError(f"{writer}output '{value.name}' has a dynamic or unknown "
                                   "shape (give every dimension a number)")
-        _check_float(writer, "output", value)
+        # A dynamically quantized model may also return an int32 tensor (a MatMulInteger's).
+        if not (is_dynamic(graph) and value.type.tensor_type.elem_type == onnx.TensorProto.INT32):
+            _check_float(writer, "output", value)
         check_tensor_size(writer, f"output '{value.name}'", out_shape)
-    if not any(node.op_type in QDQ_OPS for node in graph.node):
+    if not any(node.op_type in QDQ_OPS for node in graph.node) and not is_dynamic(graph):
         index, node = next((i, n) for i, n in enumerate(graph.node))
         raise OnnxImportError(f"{node_label(node, index)}: the model is not quantized (a float "
                               f"model); {QUANTIZE_HINT}")
@@ -133,7 +136,10 @@ def _check_ops(graph: onnx.GraphProto, qoperator: bool) -> None:
                 f"(of the QOperator format the importer reads {', '.join(QOPERATOR_OPS)}; "
                 "quant_format=QuantFormat.QDQ writes the other operators in the default "
                 "domain)")
-        if node.op_type not in COMPUTE_OPS | QDQ_OPS | (CODE_OPS if qoperator else set()):
+        if is_dynamic(graph) and node.op_type not in COMPUTE_OPS | DYNAMIC_OPS:
+            raise unsupported_op(node_label(node, index), node)
+        if node.op_type not in COMPUTE_OPS | QDQ_OPS | (CODE_OPS if qoperator else set()) \
+                | (DYNAMIC_OPS if is_dynamic(graph) else set()):
             raise OnnxImportError(f"{node_label(node, index)}: unsupported op '{node.op_type}' "
                                   f"(supported: {', '.join(sorted(COMPUTE_OPS))} between "
                                   "QuantizeLinear/DequantizeLinear)")

@@ -40,6 +40,7 @@ from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_chann
 
 from .check import check_scale, check_tensor_size, reader_label, window_output
 from .depthwise import clip_codes, is_depthwise
+from .dynamic import refuse_dynamic
 from .floats import FloatOps
 from .load import QUANTIZE_HINT, OnnxImportError, node_label, static_shape
 from .matmul_nd import MatMulChains
@@ -151,6 +152,7 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
 
     # -- the walk --------------------------------------------------------------------------
     def run(self) -> Program:
+        refuse_dynamic(self.graph)  # written as a whole by dynamic.py
         nodes = list(enumerate(self.graph.node))
         graph_inputs = [v for v in self.graph.input if v.name not in self.inits]
         if len(graph_inputs) != 1 or len(self.graph.output) != 1:
