@@ -45,7 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import BatchMatmulOp
-from vta_mlir.passes.pack.expr import Gemm, result_dims
+from vta_mlir.passes.pack.expr import Gemm, label, result_dims
 from vta_mlir.passes.pack.normal_form import Packing
 
 if TYPE_CHECKING:
@@ -157,7 +157,10 @@ class BatchMatcher:
             report_error(op, f"multiplies {types[0]} by {types[1]} into {types[2]}: the shapes "
                              "do not form a batched matrix product")
         if r.is_argument(out):
-            r.reject_i32_output(op, out)
+            # Byte planes (passes/pack/wide_outputs.py) are stored for 2-D results only.
+            report_error(op, f"writes {label(out)} ({out.type}), an i32 function output: a "
+                             "batched product stores int8 results only; truncate it with "
+                             "arith.trunci into an i8 output")
         init = r.read(op, out)
         act = r.argument_of(op, inputs[0], "activation")
         wgt = r.argument_of(op, inputs[1], "weight")
