@@ -441,8 +441,10 @@ def emit_program(program: Program) -> str:
         for src in unit_sources(unit):
             last_reader[program.aliases.get(src, src)] = unit
     floats = FloatBuffers(em, program)
-    for unit in units:
+    for at, unit in enumerate(units):
         if isinstance(unit, FloatLayer):
+            if at + 1 < len(units) and isinstance(units[at + 1], FloatLayer):
+                _allocate_outputs(em, units[at + 1])
             floats.emit(em, unit)
         elif unit.dst != outp.name:
             name = "%" + em.unique(unit.dst)
@@ -469,6 +471,18 @@ def emit_program(program: Program) -> str:
                               if isinstance(tensor, QTensor) else "")
               for tensor, arg in ((inp, "%input"), (outp, "%output"))]
     return network_function(func, params, em.globals, em.fetch, em.lines)
+
+
+def _allocate_outputs(em: Emitter, layer: FloatLayer) -> None:
+    """Allocate the int8 tensors ``layer`` quantizes now, before the float layer preceding it:
+    the host code of two float layers in a row becomes one host step, which must not use a
+    buffer allocated between them."""
+    for edge in layer.outputs:
+        if edge.tensor not in em.names and edge.tensor != em.program.output.name:
+            name = "%" + em.unique(edge.tensor)
+            em.names[edge.tensor] = name
+            em.lines.append(f"  {name} = memref.alloc() : "
+                            f"{memref_type(em.program.tensors[edge.tensor].shape, 'i8')}")
 
 
 def _last(steps: list[str]) -> int:

@@ -47,7 +47,7 @@ def refuse_extra_inputs(graph: onnx.GraphProto, inputs: list[onnx.ValueInfoProto
                 raise OnnxImportError(
                     f"{node_label(node, index)}: reads '{value.name}', a second graph input; "
                     f"{'an attention mask added to the scores' if node.op_type == 'Add' else 'it'}"
-                    " is not supported (the importer takes one input, and adds constants only)")
+                    " is not supported (the importer takes one graph input)")
 
 
 class ActivationProducts:
