@@ -181,3 +181,14 @@ def test_attention_mask_refused(encoder: Path, tmp_path: Path) -> None:
     assert _import_error(path) == (
         "node 'layer0.mask' (Add): reads 'mask', a second graph input; an attention mask added "
         "to the scores is not supported (the importer takes one graph input)")
+
+
+def test_broadcast_operand_refused(tmp_path: Path) -> None:
+    """``[2, 8, 16] × [16, 8]``: one operand read for every batch, refused naming the node."""
+    g = Graph((2, 8, 16))
+    mean = g.op("ReduceMean", ["x"], "mean", axes=[0], keepdims=0)
+    scores = g.op("MatMul", ["x", g.op("Transpose", [mean], "keys", perm=[1, 0])], "scores")
+    path = quantize(tmp_path, g.model(scores, (2, 8, 8)), "broadcast", ["MatMul"])
+    line = _import_error(path)
+    assert line.startswith("node 'scores' (MatMul): operand ") and \
+        "is broadcast over the batch (2,)" in line
