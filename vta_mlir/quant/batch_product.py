@@ -22,7 +22,7 @@ import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type
 
-from .requant import Requant
+from .requant import IMM_MAX, Requant
 
 if TYPE_CHECKING:
     from .emit import Emitter
@@ -73,8 +73,8 @@ def batch_product_macs(layer: BatchProductLayer, shapes: dict[str, tuple[int, ..
 
 def emit_batch_product(em: Emitter, layer: BatchProductLayer, prefix: str, out: str) -> None:
     """``linalg.batch_matmul`` of the two int8 buffers into an i32 accumulator, then the
-    epilogue: the rounding constant (a vector along the columns, as a dense layer's bias),
-    the requantization of ``docs/onnx.md`` §3 and the clip."""
+    epilogue: the rounding constant (an immediate, or a vector along the columns beyond an
+    immediate's range), the requantization of ``docs/onnx.md`` §3 and the clip."""
     a_shape, b_shape = em.shape(layer.a), em.shape(layer.b)
     shape = em.program.tensors[layer.dst].shape
     acc_t = em.accumulator(prefix, shape)
@@ -82,10 +82,16 @@ def emit_batch_product(em: Emitter, layer: BatchProductLayer, prefix: str, out: 
         f"  linalg.batch_matmul ins({em.buffer(layer.a)}, {em.buffer(layer.b)} : "
         f"{memref_type(a_shape, 'i8')}, {memref_type(b_shape, 'i8')})"
         f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
-    n = shape[2]
-    bias = em.constant(f"{layer.name}_b", np.full(n, layer.bias, np.int32))
-    steps = ["%v0 = arith.addi %a, %b : i32"]
-    operands = [(bias, memref_type((n,), "i32"), "d2", "%b: i32")]
+    steps: list[str] = []
+    operands: list[tuple[str, str, str, str]] = []
+    if -IMM_MAX <= layer.bias <= IMM_MAX:
+        if layer.bias:  # one value for every element: an immediate
+            em.step(steps, "addi", layer.bias, "%a")
+    else:
+        n = shape[2]
+        bias = em.constant(f"{layer.name}_b", np.full(n, layer.bias, np.int32))
+        steps.append("%v0 = arith.addi %a, %b : i32")
+        operands.append((bias, memref_type((n,), "i32"), "d2", "%b: i32"))
     in_range = em.requant_steps(steps, layer.rq, layer.zero_point, layer.lo, layer.hi,
                                 operands, layer.name, layer.dst, channel_dim=2)
     em.epilogue(prefix, shape, out, steps, operands, layer.lo, layer.hi, in_range)
