@@ -192,3 +192,16 @@ def test_broadcast_operand_refused(tmp_path: Path) -> None:
     line = _import_error(path)
     assert line.startswith("node 'scores' (MatMul): operand ") and \
         "is broadcast over the batch (2,)" in line
+
+
+def test_operand_stored_as_rows_refused(tmp_path: Path) -> None:
+    """``P · V`` with ``V`` a product's quantized output, stored as the matrix of its rows
+    (docs/onnx.md §4.16) rather than batch by batch: refused naming the node."""
+    g = Graph((1, 8, 16))
+    t = g.op("Tanh", ["x"], "t")
+    scores = g.op("MatMul", [t, g.op("Transpose", [t], "keys", perm=[0, 2, 1])], "scores")
+    context = g.op("MatMul", [scores, g.matmul("x", 16, 8, "value", bias=False)], "context")
+    path = quantize(tmp_path, g.model(context, (1, 8, 8)), "rows", ["MatMul"])
+    line = _import_error(path)
+    assert line.startswith("node 'context' (MatMul): operand ") and \
+        "is stored as (8, 8), not as the batches of matrices (1, 8, 8)" in line
