@@ -21,6 +21,7 @@ from vta_mlir.frontend.onnx import (
     import_program,
 )
 from vta_mlir.frontend.onnx.qdq import AddLayer, AvgPoolLayer, ConvLayer, DenseLayer
+from vta_mlir.quant.batch_product import BatchProductLayer
 from vta_mlir.quant.host_float import FloatLayer
 from vta_mlir.quant.host_layers import HostLayer
 
@@ -208,7 +209,7 @@ class _IntegerModel:
         elif bias is not None:  # along the last axis of a product
             acc = acc + bias
         layer = next(self.layers)
-        assert isinstance(layer, ConvLayer | DenseLayer)
+        assert isinstance(layer, ConvLayer | DenseLayer | BatchProductLayer)
         rq = layer.rq
         if np.all(w_scale == w_scale[0]):
             assert rq == choose_requant(sx * float(w_scale[0]) / sy) or \

@@ -284,15 +284,6 @@ def test_product_of_heads_refused(tmp_path: Path) -> None:
     assert "node 'per_head' (MatMul)" in line and "heads" in line
 
 
-def test_product_of_activations_refused(tmp_path: Path) -> None:
-    """Attention scores, a MatMul of two activations: refused naming the node."""
-    g = Graph((1, 8, 16))
-    scores = g.op("MatMul", ["x", g.op("Transpose", ["x"], "keys", perm=[0, 2, 1])], "scores")
-    path = quantize(tmp_path, g.model(scores, (1, 8, 8)), "scores", ["MatMul"])
-    line = _import_error(path)
-    assert "node 'scores' (MatMul)" in line and "two activations" in line
-
-
 def test_errors(tmp_path: Path) -> None:
     """A dynamic Reshape and a Cast to an integer type in float, named by their node."""
     model, _ = rows_matmul()

@@ -17,6 +17,7 @@ from vta_mlir.frontend.mlir_text import (
     padding_idiom,
 )
 
+from .batch_product import BatchProductLayer, emit_batch_product
 from .depthwise import DepthwiseConvLayer
 from .emit_cnn import CNN_LAYERS, emit_cnn_layer, immediate_parts
 from .fuse import ResidualAdd, Unit, emission_units, fused_epilogue, rescaled_operand, unit_sources
@@ -105,11 +106,12 @@ class Emitter:
         return acc_t
 
     def requant_steps(self, steps: list[str], rq: Requant, zero_point: int, lo: int, hi: int,
-                      operands: list[tuple[str, str, str, str]], name: str, dst: str) -> bool:
+                      operands: list[tuple[str, str, str, str]], name: str, dst: str,
+                      channel_dim: int = 1) -> bool:
         """Append the fixed-point requantization of ``docs/onnx.md`` §3 and the output zero
         point to ``steps``; constants beyond immediates (per-channel multipliers, wide clip
-        bounds) become constant vectors read along the channels ``d1`` (added to
-        ``operands``). The rounding constant of ``>> s1`` is in the layer's bias.
+        bounds) become constant vectors read along the channels, dimension ``channel_dim``
+        (added to ``operands``). The rounding constant of ``>> s1`` is in the layer's bias.
 
         Returns whether the result already lies in ``[lo, hi]``: the clip before the
         multiplication then uses the bounds of :func:`output_window`, which saturate exactly
@@ -126,7 +128,7 @@ class Emitter:
             lows, highs = [-c for c in rq.channel_clip], list(rq.channel_clip)
         else:
             lows, highs = [-rq.clip], [rq.clip]
-        self.clip_steps(steps, lows, highs, operands, name, dst)
+        self.clip_steps(steps, lows, highs, operands, name, dst, channel_dim)
         if rq.channel_m:
             vector = np.array(rq.channel_m, np.int32)
             operands.append((self.constant(f"{name}_m", vector), memref_type(vector.shape, "i32"),
@@ -160,20 +162,23 @@ class Emitter:
         return value
 
     def clip_steps(self, steps: list[str], lows: list[int], highs: list[int],
-                   operands: list[tuple[str, str, str, str]], name: str, dst: str) -> None:
+                   operands: list[tuple[str, str, str, str]], name: str, dst: str,
+                   channel_dim: int = 1) -> None:
         """``min(v, high)`` then ``max(v, low)``: immediates when one pair of bounds fits, else
-        constant vectors along the channels (one bound per channel, or the one repeated)."""
+        constant vectors along the channels, dimension ``channel_dim`` (one bound per channel,
+        or the one repeated)."""
         if len(set(lows)) == 1 and len(set(highs)) == 1 and \
                 -IMM_MAX <= lows[0] and highs[0] <= IMM_MAX:
             self.step(steps, "minsi", highs[0])
             self.step(steps, "maxsi", lows[0])
             return
-        channels = self.program.tensors[dst].shape[1]
+        channels = self.program.tensors[dst].shape[channel_dim]
         for op, bounds, suffix in (("minsi", highs, "hi"), ("maxsi", lows, "lo")):
             vector = np.array(np.broadcast_to(np.array(bounds, np.int64), (channels,)),
                               np.int32)
             operands.append((self.constant(f"{name}_clip_{suffix}", vector),
-                             memref_type(vector.shape, "i32"), "d1", f"%clip_{suffix}: i32"))
+                             memref_type(vector.shape, "i32"), f"d{channel_dim}",
+                             f"%clip_{suffix}: i32"))
             k = _last(steps)
             steps.append(f"%v{k + 1} = arith.{op} {_value(k)}, %clip_{suffix} : i32")
 
@@ -242,6 +247,8 @@ class Emitter:
             tensors = self.program.tensors
             self.lines += host_layer_lines(layer, self.buffer(layer.src), tensors[
                 self.program.aliases.get(layer.src, layer.src)], out, tensors[layer.dst], prefix)
+        elif isinstance(layer, BatchProductLayer):
+            emit_batch_product(self, layer, prefix, out)
         elif isinstance(layer, CNN_LAYERS):
             emit_cnn_layer(self, layer, prefix, out)
         else:
@@ -434,8 +441,10 @@ def emit_program(program: Program) -> str:
         for src in unit_sources(unit):
             last_reader[program.aliases.get(src, src)] = unit
     floats = FloatBuffers(em, program)
-    for unit in units:
+    for at, unit in enumerate(units):
         if isinstance(unit, FloatLayer):
+            if at + 1 < len(units) and isinstance(units[at + 1], FloatLayer):
+                _allocate_outputs(em, units[at + 1])
             floats.emit(em, unit)
         elif unit.dst != outp.name:
             name = "%" + em.unique(unit.dst)
@@ -462,6 +471,18 @@ def emit_program(program: Program) -> str:
                               if isinstance(tensor, QTensor) else "")
               for tensor, arg in ((inp, "%input"), (outp, "%output"))]
     return network_function(func, params, em.globals, em.fetch, em.lines)
+
+
+def _allocate_outputs(em: Emitter, layer: FloatLayer) -> None:
+    """Allocate the int8 tensors ``layer`` quantizes now, before the float layer preceding it:
+    the host code of two float layers in a row becomes one host step, which must not use a
+    buffer allocated between them."""
+    for edge in layer.outputs:
+        if edge.tensor not in em.names and edge.tensor != em.program.output.name:
+            name = "%" + em.unique(edge.tensor)
+            em.names[edge.tensor] = name
+            em.lines.append(f"  {name} = memref.alloc() : "
+                            f"{memref_type(em.program.tensors[edge.tensor].shape, 'i8')}")
 
 
 def _last(steps: list[str]) -> int:

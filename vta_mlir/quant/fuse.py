@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from vta_mlir.frontend.mlir_text import memref_type
 
+from .batch_product import BatchProductLayer
 from .emit_cnn import last_value
 from .host_float import FloatLayer
 from .layers_cnn import ConcatLayer
@@ -69,7 +70,7 @@ def layer_sources(layer: Layer) -> list[str]:
     """The tensors ``layer`` reads (as it names them: a Flatten's output is not resolved)."""
     if isinstance(layer, AddLayer):
         return [layer.a] if layer.b is None else [layer.a, layer.b]
-    if isinstance(layer, ConcatLayer | FloatLayer):
+    if isinstance(layer, ConcatLayer | FloatLayer | BatchProductLayer):
         return list(layer.srcs)
     return [layer.src]
 

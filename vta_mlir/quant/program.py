@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .activations import HardLayer, MulConstLayer
+from .batch_product import BatchProductLayer
 from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX, Requant
 
@@ -123,7 +124,8 @@ class AddLayer:
 
 
 Layer = (DenseLayer | ConvLayer | MaxPoolLayer | AvgPoolLayer | AddLayer | AveragePoolLayer
-         | ConcatLayer | RescaleLayer | ResizeLayer | HardLayer | MulConstLayer)
+         | ConcatLayer | RescaleLayer | ResizeLayer | HardLayer | MulConstLayer
+         | BatchProductLayer)
 
 
 @dataclass

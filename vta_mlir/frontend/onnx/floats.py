@@ -23,6 +23,7 @@ import onnx
 from vta_mlir.quant.host_float import FLOAT_OPS, FloatEdge, FloatLayer, FloatOp
 from vta_mlir.quant.program import FloatTensor, QTensor
 
+from .attention import batched_shape
 from .check import OnnxImportError
 from .neck import node_attrs
 
@@ -58,6 +59,8 @@ class FloatOps:
         producer: dict[str, Layer]
 
         def _qparams(self, where: str, node: onnx.NodeProto) -> tuple[float, int]: ...
+
+        def read_by_activation_product(self, name: str) -> bool: ...
 
     def _init_floats(self) -> None:
         self.floats: dict[str, tuple[int, ...]] = {}       # float value -> its shape
@@ -251,6 +254,8 @@ class FloatOps:
         shape = self._float_operand(where, layer, node.input[0])
         scale, zp = self._qparams(where, node)
         rows = (int(np.prod(shape[:-1])), shape[-1]) if stored and len(shape) >= 3 else shape
+        if len(shape) >= 2 and self.read_by_activation_product(node.output[0]):
+            rows = batched_shape(shape)  # the operand of a batched product (attention.py)
         tensor = QTensor(node.output[0], rows, scale, zp)
         self.qt[tensor.name] = tensor
         if rows != shape:

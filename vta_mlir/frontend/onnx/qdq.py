@@ -38,6 +38,7 @@ from vta_mlir.quant.program import (
 )
 from vta_mlir.quant.requant import Requant, choose_requant, choose_requant_channels
 
+from .attention import ActivationProducts, refuse_extra_inputs
 from .check import check_scale, check_tensor_size, reader_label, window_output
 from .depthwise import clip_codes, is_depthwise
 from .dynamic import refuse_dynamic
@@ -68,7 +69,7 @@ def _attrs(node: onnx.NodeProto) -> dict[str, object]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
+class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
     def __init__(self, model: onnx.ModelProto, requant_mode: str) -> None:
         self.graph = model.graph
         self.mode = requant_mode
@@ -111,7 +112,8 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
         const = self.consts.get(name)
         if const is None and name in self.act:
             raise OnnxImportError(f"{where}: operand '{name}' is an activation; a product of "
-                                  "two activations is not supported yet")
+                                  "two activations is supported as a MatMul of two "
+                                  "dequantized int8 tensors (docs/onnx.md §4.18)")
         if const is None:
             raise OnnxImportError(f"{where}: operand '{name}' is not a quantized constant "
                                   f"(a float weight: {QUANTIZE_HINT})")
@@ -155,6 +157,7 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
         refuse_dynamic(self.graph)  # written as a whole by dynamic.py
         nodes = list(enumerate(self.graph.node))
         graph_inputs = [v for v in self.graph.input if v.name not in self.inits]
+        refuse_extra_inputs(self.graph, graph_inputs)
         if len(graph_inputs) != 1 or len(self.graph.output) != 1:
             raise OnnxImportError(f"the graph has {len(graph_inputs)} inputs and "
                                   f"{len(self.graph.output)} outputs; the importer supports one "
@@ -315,6 +318,9 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains):
         self._dense(where, node, bool(attrs.get("transB", 0)))
 
     def _op_MatMul(self, where: str, node: onnx.NodeProto) -> None:
+        if node.input[0] in self.act and node.input[1] in self.act:
+            self.activation_product(where, node)  # attention.py
+            return
         self._dense(where, node, False)
 
     def _dense(self, where: str, node: onnx.NodeProto, trans_b: bool) -> None:

@@ -1,0 +1,66 @@
+"""The encoder benchmark (``benchmarks/bert_encoder.py``) on a tiny shape: it builds both
+quantized forms, runs the static one and prints its figures, the bound agreeing with the one
+counted here from the encoder's shape; the dynamic form's import is one line. The agreement
+with onnxruntime is printed, not judged here (``tests/test_onnx_attention.py`` checks it)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+for folder in (ROOT / "benchmarks", ROOT / "examples" / "onnx"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+import bert_encoder as bench  # noqa: E402
+
+from vta_mlir.config import VTAConfig  # noqa: E402
+
+
+def encoder_counts(layers: int, seq: int, hidden: int, heads: int, ffn: int,
+                   cfg: VTAConfig) -> tuple[int, int, int]:
+    """The MatMuls' MACs, output vectors and constant weight bytes of the encoder."""
+    def vectors(rows: int, cols: int) -> int:
+        return -(-rows // cfg.batch) * -(-cols // cfg.block_out)
+
+    d = hidden // heads
+    macs = layers * (4 * seq * hidden * hidden + 2 * seq * hidden * ffn
+                     + 2 * heads * seq * seq * d)
+    count = layers * (4 * vectors(seq, hidden) + vectors(seq, ffn) + vectors(seq, hidden)
+                      + heads * (vectors(seq, seq) + vectors(seq, d)))
+    weights = layers * (4 * hidden * hidden + 2 * hidden * ffn)
+    return macs, count, weights
+
+
+def test_runs_and_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    figures = tmp_path / "figures.json"
+    shape = ["--layers", "1", "--seq", "16", "--hidden", "32", "--heads", "2", "--ffn", "64"]
+    assert bench.main([*shape, "--no-progress", "--json", str(figures)]) == 0
+    out = capsys.readouterr().out
+    cfg = VTAConfig.shipped("default")
+    macs, vectors, weights = encoder_counts(1, 16, 32, 2, 64, cfg)
+    gemm = macs / (cfg.batch * cfg.block_in * cfg.block_out)
+    bound = max(gemm + 4 * vectors, weights / cfg.timing.dram_bytes_per_cycle)
+    assert f"MatMul MACs {macs:,}, constant weights {weights:,} bytes" in out, out
+    row = re.search(r"^default\s+([\d.]+) % / ([\d.]+)\s+([\d.]+)\s+([\d,]+)\s+([\d,]+)\s+",
+                    out, re.M)
+    assert row and row[5] == f"{round(bound):,}", out
+    assert 0.97 <= float(row[3]) <= 1
+    assert re.search(r"^dynamic \(MatMulInteger\): (imports|not run: import: node '.*)$", out,
+                     re.M), out
+    payload = json.loads(figures.read_text())
+    (result,) = payload["results"]
+    assert result["config"] == "default" and result["macs"] == macs
+    assert result["bound"] == pytest.approx(bound)
+    assert result["cycles"] == int(row[4].replace(",", "")) and result["error"] is None
+
+
+def test_bad_shape_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        bench.main(["--hidden", "30", "--heads", "4"])
+    assert "--heads divides --hidden" in capsys.readouterr().err
