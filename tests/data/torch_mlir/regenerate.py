@@ -32,6 +32,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 MODELS_PY = HERE.parents[2] / "examples" / "onnx" / "models.py"
+TRANSFORMER_PY = MODELS_PY.with_name("transformer.py")
 
 #: The committed files: (file stem, model name, asymmetric activations).
 MODELS: tuple[tuple[str, str, bool], ...] = (
@@ -73,6 +74,13 @@ VARIANTS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("conv_relu_qop", "conv_relu", {"quant_format": "QOperator"}),
 )
 
+#: The BERT-style encoders of ``examples/onnx/transformer.py`` (static QDQ on the matrix
+#: products, seed 0, eight calibration inputs as its ``main`` draws them): (file stem, layers,
+#: sequence, width, heads, feed-forward width).
+ENCODERS: tuple[tuple[str, int, int, int, int, int], ...] = (
+    ("encoder", 1, 16, 32, 2, 64),
+)
+
 #: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
 #: see :func:`to_resources`).
 RESOURCE_VARIANTS = ("conv_relu", "small_cnn_asym")
@@ -88,14 +96,17 @@ PIPELINE = ("builtin.module(torch-onnx-to-torch-backend-pipeline,"
             "torch-backend-to-linalg-on-tensors-backend-pipeline)")
 
 
-def load_models() -> ModuleType:
-    """``examples/onnx/models.py``, imported from its path (``examples`` is no package)."""
+def load_models(path: Path = MODELS_PY, name: str = "onnx_models") -> ModuleType:
+    """``examples/onnx/models.py`` (or its sibling ``path``), imported from its path
+    (``examples`` is no package)."""
     # models.py imports its sibling whole_networks.py from its own folder.
-    if str(MODELS_PY.parent) not in sys.path:
-        sys.path.insert(0, str(MODELS_PY.parent))
-    spec = importlib.util.spec_from_file_location("onnx_models", MODELS_PY)
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # Dataclasses look their module up in sys.modules while the module runs.
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -169,6 +180,22 @@ def write_model(models: ModuleType, stem: str, model: str, asymmetric: bool, out
         print(f"wrote {resources}")
 
 
+def write_encoder(stem: str, dims: tuple[int, int, int, int, int], out: Path,
+                  seed: int = 0) -> None:
+    """The static int8 encoder of ``dims`` (layers, sequence, width, heads, feed-forward
+    width) into ``out/stem.onnx``, lowered to ``out/stem.mlir``."""
+    transformer = load_models(TRANSFORMER_PY, "onnx_transformer")
+    shape = transformer.EncoderShape(*dims)
+    rng = np.random.default_rng(seed)
+    model = transformer.bert_encoder(rng, shape)
+    onnx_path = out / f"{stem}.onnx"
+    transformer.quantize_static_matmuls(model, onnx_path,
+                                        transformer.encoder_inputs(rng, shape, 8))
+    onnx_path.with_suffix(".f.onnx").unlink()
+    lower(onnx_path, out / f"{stem}.mlir")
+    print(f"wrote {out / stem}.onnx and {out / stem}.mlir")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--network", nargs=2, metavar=("NAME", "OUT_DIR"),
@@ -196,6 +223,9 @@ def main() -> None:
     for stem, model, options in VARIANTS:
         if not args.stems or stem in args.stems:
             write_model(models, stem, model, True, HERE, **options)
+    for stem, *dims in ENCODERS:
+        if not args.stems or stem in args.stems:
+            write_encoder(stem, tuple(dims), HERE)
 
 
 if __name__ == "__main__":
