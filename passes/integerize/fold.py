@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, BlockArgument, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from vta_mlir.reference.elementwise import wrap
 
@@ -62,22 +62,25 @@ def _width(t: Attribute) -> int:
 
 def fold_generic(op: linalg.GenericOp, inputs: list[np.ndarray]) -> np.ndarray | None:
     """The array ``op`` writes when its inputs hold ``inputs``; None when ``op`` is not an
-    element-wise map of the ops above (identity indexing maps, parallel iterators)."""
+    element-wise map of the ops above (parallel iterators, an identity output map, inputs read
+    through projected permutations: transposed or broadcast)."""
     out_type = op.outputs[0].type
     if len(op.outputs) != 1 or not isinstance(out_type, MemRefType):
         return None
     shape = tuple(out_type.get_shape())
     out_dtype = _dtype(out_type.element_type)
     maps = [m.data for m in op.indexing_maps.data]
-    if out_dtype is None or any(m != AffineMap.identity(m.num_dims) for m in maps) or \
-            any(str(it.data) != "parallel" for it in op.iterator_types.data) or \
-            any(a.shape != shape for a in inputs):
+    if out_dtype is None or maps[-1] != AffineMap.identity(maps[-1].num_dims) or \
+            any(str(it.data) != "parallel" for it in op.iterator_types.data):
+        return None
+    spread = [_spread(a, m, shape) for a, m in zip(inputs, maps, strict=False)]
+    if any(a is None for a in spread):
         return None
     values: dict[SSAValue, np.ndarray] = {}
     block = op.body.block
     for arg in block.args:
         if isinstance(arg, BlockArgument) and arg.index < len(inputs):
-            values[arg] = inputs[arg.index]
+            values[arg] = spread[arg.index]
 
     def get(v: SSAValue) -> np.ndarray | None:
         if v in values:
@@ -101,6 +104,25 @@ def fold_generic(op: linalg.GenericOp, inputs: list[np.ndarray]) -> np.ndarray |
             return None
         values[inner.results[0]] = result
     return None
+
+
+def _spread(array: np.ndarray, indexing: AffineMap,
+            shape: tuple[int, ...]) -> np.ndarray | None:
+    """``array`` read through ``indexing`` at every point of the iteration space ``shape``: a
+    projected permutation (each result one distinct dimension) transposes it and broadcasts
+    it along the dimensions it does not name (a constant weight broadcast to a batch)."""
+    if not all(isinstance(e, AffineDimExpr) for e in indexing.results):
+        return None
+    dims = [e.position for e in indexing.results]
+    if len(set(dims)) != len(dims) or len(dims) != array.ndim or \
+            any(array.shape[i] != shape[d] for i, d in enumerate(dims)):
+        return None
+    order = sorted(range(len(dims)), key=lambda i: dims[i])
+    kept = np.transpose(array, order)
+    expanded = [1] * len(shape)
+    for d in dims:
+        expanded[d] = shape[d]
+    return np.broadcast_to(kept.reshape(expanded), shape)
 
 
 def _constant(op: arith.ConstantOp) -> np.ndarray | None:

@@ -34,6 +34,7 @@ from vta_mlir.quant.program import (
     DenseLayer,
     Layer,
     MaxPoolLayer,
+    FloatTensor,
     Program,
     QTensor,
     add_layer,
@@ -43,7 +44,7 @@ from vta_mlir.quant.program import (
 )
 from vta_mlir.quant.requant import Requant, error_bound
 
-from . import bodies, channels, depthwise, gather, hard, host, neck, pools, unsigned
+from . import batch, bodies, edges, channels, depthwise, gather, hard, host, neck, pools, unsigned
 from .fold import fold_generic
 from .meaning import (
     Accumulator,
@@ -135,15 +136,15 @@ class _Lifter:
         if self.input is None or self.output is None:
             raise Unsupported(self.function, "the function does not quantize its input and "
                                              "dequantize its result")
-        if self.aliases.get(self.output.name, self.output.name) not in self.producer:
+        if isinstance(self.output, QTensor) and \
+                self.aliases.get(self.output.name, self.output.name) not in self.producer:
             raise Unsupported(self.function, "the result is computed by no layer")
         return Program(self.function.sym_name.data, self.input, self.output, self.tensors,
                        self.layers, self.aliases)
 
     def visit(self, op: Operation) -> None:
-        if isinstance(op, arith.ConstantOp | memref.DeallocOp | func.ReturnOp | arith.TruncFOp):
-            return
-        if isinstance(op, memref.AllocOp):
+        if isinstance(op, arith.ConstantOp | memref.DeallocOp | func.ReturnOp | arith.TruncFOp
+                      | memref.AllocOp):
             return
         if isinstance(op, memref.GetGlobalOp):
             self.held[op.memref] = Const(global_array(self.module, op))
@@ -174,11 +175,11 @@ class _Lifter:
         if isinstance(op, depthwise.DEPTHWISE_OPS):
             depthwise.conv(self, op)
             return
-        if isinstance(op, linalg.QuantizedMatmulOp | linalg.MatmulOp):
+        if isinstance(op, linalg.QuantizedMatmulOp | linalg.MatmulOp | batch.BATCH_OPS):
             self.matmul(op)
             return
         if isinstance(op, linalg.PoolingNchwMaxOp):
-            self.max_pool(op)
+            pools.max_pool(self, op)
             return
         if isinstance(op, PoolingNchwSumOp):
             self.sum_pool(op)
@@ -283,6 +284,9 @@ class _Lifter:
         if isinstance(src, FloatInput):
             if self.input is not None:
                 raise Unsupported(op, "quantizes the input a second time")
+            if len(shape) == edges.SEQUENCE_RANK and not q.unsigned:
+                self.held[out] = Codes(edges.float_input(self, shape, q.scale, zero_point))
+                return
             self.input = self.new_tensor(shape, q.scale, zero_point)
             self.held[out] = Codes(self.input, q.unsigned)
             return
@@ -292,7 +296,7 @@ class _Lifter:
             # dequantize, then quantize alike: the codes
             self.held[out] = Codes(src.tensor, q.unsigned)
             return
-        y = self.new_tensor(shape, q.scale, zero_point)
+        y = self.new_tensor(batch.stored_shape(src, shape), q.scale, zero_point)
         if isinstance(src, ScaledAccumulator):
             layer = self.accumulator_layer(op, src, y)
         elif isinstance(src, PooledMax):
@@ -324,7 +328,7 @@ class _Lifter:
         else:
             raise Unsupported(op, "quantizes a value this pass does not recognise")
         self.add(layer)
-        self.held[out] = Codes(y, q.unsigned)
+        self.held[out] = Codes(batch.view(self, y, shape), q.unsigned)
 
     def accumulator_layer(self, op: Operation, src: ScaledAccumulator, y: QTensor) -> Layer:
         acc = src.acc
@@ -361,7 +365,9 @@ class _Lifter:
                     dq.scale, zero_point, dq.unsigned):
                 raise Unsupported(op, "dequantizes codes with other parameters than they "
                                       "were quantized with")
-            if out is self.result_arg:
+            if out is self.result_arg and isinstance(self.input, FloatTensor):
+                edges.float_output(self, src.tensor)
+            elif out is self.result_arg:
                 self.output = src.tensor
             self.held[out] = Real(src.tensor)
             return
@@ -438,6 +444,9 @@ class _Lifter:
         self.held[out] = Accumulator(op, src.tensor, w.array, bias, strides, pads)
 
     def matmul(self, op: Operation) -> None:
+        if isinstance(op, batch.BATCH_OPS):
+            batch.matmul(self, op)
+            return
         if isinstance(op, linalg.QuantizedMatmulOp):
             zx = self.const_int(op, op.operands[2])
             zw = self.const_int(op, op.operands[3])
@@ -457,25 +466,6 @@ class _Lifter:
             raise Unsupported(op, "the matrix product reads int8 codes with their zero point")
         bias = channel_bias(op, self.meaning(op, out), w.array.shape[1], 1)
         self.held[out] = Accumulator(op, src.tensor, w.array, bias)
-
-    def max_pool(self, op: linalg.PoolingNchwMaxOp) -> None:
-        src = self.meaning(op, op.inputs[0])
-        out = op.outputs[0]
-        init = self.meaning(op, out)
-        pads = (0, 0, 0, 0)
-        if isinstance(src, Padded):
-            if src.value != -np.inf:
-                raise Unsupported(op, "the max-pool's reals are padded with −∞")
-            pads, src = src.pads, src.source
-        if not isinstance(src, Real) or not isinstance(init, Filled) or init.value != -np.inf:
-            raise Unsupported(op, "the max-pool reads dequantized codes into a buffer filled "
-                                  "with −∞")
-        kernel = _shape(op.inputs[1])
-        strides = tuple(op.strides.get_values())
-        if tuple(op.dilations.get_values()) != (1, 1) or len(kernel) != 2:
-            raise Unsupported(op, "dilated pooling is not supported")
-        self.held[out] = PooledMax(op, src.tensor, (kernel[0], kernel[1]),
-                                   (strides[0], strides[1]), pads)
 
     def sum_pool(self, op: PoolingNchwSumOp) -> None:
         pools.sum_pool(self, op)

@@ -25,10 +25,10 @@ from vta_mlir.quant.program import QTensor
 from vta_mlir.quant.requant import error_bound
 
 from . import bodies
-from .meaning import Filled, Meaning, Padded, Real, Sum, Unsupported, WindowSum
+from .meaning import Filled, Meaning, Padded, PooledMax, Real, Sum, Unsupported, WindowSum
 from .values import shape as _shape
 
-__all__ = ["average_pool", "divide", "sum_pool"]
+__all__ = ["average_pool", "divide", "max_pool", "sum_pool"]
 
 
 class Lifter(Protocol):
@@ -116,3 +116,24 @@ def average_pool(lifter: Lifter, op: Operation, src: WindowSum, y: QTensor,
     error_bounds.append(error_bound(multipliers if len(multipliers) > 1 else multipliers[0],
                                     layer.rq))
     return layer
+
+
+def max_pool(lifter: Lifter, op: linalg.PoolingNchwMaxOp) -> None:
+    """A max-pool of dequantized codes (maybe padded with −∞) into a buffer filled with −∞."""
+    src = lifter.meaning(op, op.inputs[0])
+    out = op.outputs[0]
+    init = lifter.meaning(op, out)
+    pads = (0, 0, 0, 0)
+    if isinstance(src, Padded):
+        if src.value != -np.inf:
+            raise Unsupported(op, "the max-pool's reals are padded with −∞")
+        pads, src = src.pads, src.source
+    if not isinstance(src, Real) or not isinstance(init, Filled) or init.value != -np.inf:
+        raise Unsupported(op, "the max-pool reads dequantized codes into a buffer filled "
+                              "with −∞")
+    kernel = _shape(op.inputs[1])
+    strides = tuple(op.strides.get_values())
+    if tuple(op.dilations.get_values()) != (1, 1) or len(kernel) != 2:
+        raise Unsupported(op, "dilated pooling is not supported")
+    lifter.held[out] = PooledMax(op, src.tensor, (kernel[0], kernel[1]),
+                                 (strides[0], strides[1]), pads)

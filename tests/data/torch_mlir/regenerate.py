@@ -81,6 +81,13 @@ ENCODERS: tuple[tuple[str, int, int, int, int, int], ...] = (
     ("encoder", 1, 16, 32, 2, 64),
 )
 
+#: Single matrix products of a rank-3 activation and a constant weight, quantized as the
+#: encoders' (static QDQ on the ``MatMul``): (file stem, rows, depth, columns). torch-mlir
+#: writes them as ``linalg.quantized_batch_matmul`` against the weight broadcast to 1×K×N.
+PRODUCTS: tuple[tuple[str, int, int, int], ...] = (
+    ("linear3d", 16, 32, 24),
+)
+
 #: Files also written with their hex constants as ``dense_resource`` blobs (``STEM.resources.mlir``,
 #: see :func:`to_resources`).
 RESOURCE_VARIANTS = ("conv_relu", "small_cnn_asym")
@@ -196,6 +203,31 @@ def write_encoder(stem: str, dims: tuple[int, int, int, int, int], out: Path,
     print(f"wrote {out / stem}.onnx and {out / stem}.mlir")
 
 
+def write_product(stem: str, rows: int, depth: int, columns: int, out: Path,
+                  seed: int = 0) -> None:
+    """``y = x·W`` (``x`` 1×rows×depth, ``W`` depth×columns normal with BERT's standard
+    deviation) quantized as the encoders are, into ``out/stem.onnx`` and ``out/stem.mlir``."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    transformer = load_models(TRANSFORMER_PY, "onnx_transformer")
+    rng = np.random.default_rng(seed)
+    weight = (rng.standard_normal((depth, columns)) * transformer.WEIGHT_STD).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="product")], stem,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (1, rows, depth))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, rows, columns))],
+        [numpy_helper.from_array(weight, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model, full_check=True)
+    calibration = [rng.standard_normal((1, rows, depth)).astype(np.float32) for _ in range(8)]
+    onnx_path = out / f"{stem}.onnx"
+    transformer.quantize_static_matmuls(model, onnx_path, calibration)
+    onnx_path.with_suffix(".f.onnx").unlink()
+    lower(onnx_path, out / f"{stem}.mlir")
+    print(f"wrote {out / stem}.onnx and {out / stem}.mlir")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--network", nargs=2, metavar=("NAME", "OUT_DIR"),
@@ -223,6 +255,9 @@ def main() -> None:
     for stem, model, options in VARIANTS:
         if not args.stems or stem in args.stems:
             write_model(models, stem, model, True, HERE, **options)
+    for stem, rows, depth, columns in PRODUCTS:
+        if not args.stems or stem in args.stems:
+            write_product(stem, rows, depth, columns, HERE)
     for stem, *dims in ENCODERS:
         if not args.stems or stem in args.stems:
             write_encoder(stem, tuple(dims), HERE)

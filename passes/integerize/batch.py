@@ -1,0 +1,79 @@
+"""Batched matrix products (``linalg.quantized_batch_matmul``, ``linalg.batch_matmul``) as
+torch-mlir writes a ``MatMul`` of a rank-3 activation: the product of int8 codes ``B×M×K``
+with a constant int8 weight broadcast to ``B×K×N`` (every batch the same ``K×N`` matrix) is
+the matrix product of the activation's rows, a dense layer on the ``B·M × K`` matrix the codes
+are stored as (``docs/onnx.md`` §4, as the ONNX route stores such an activation: nothing
+moves). Its output is stored as the ``B·M × N`` matrix and read as ``B×M×N`` through a view.
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import TYPE_CHECKING
+
+import numpy as np
+from xdsl.ir import Operation
+
+from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import (
+    BatchMatmulOp,
+    QuantizedBatchMatmulOp,
+    batch_matmul_default_indexing_maps,
+)
+from vta_mlir.quant.program import QTensor
+
+from .meaning import Accumulator, Codes, Const, Meaning, ScaledAccumulator, Unsupported, \
+    channel_bias
+
+if TYPE_CHECKING:
+    from .lift import _Lifter as Lifter
+
+__all__ = ["BATCH_OPS", "matmul", "stored_shape", "view"]
+
+#: The batched products this module reads.
+BATCH_OPS = QuantizedBatchMatmulOp | BatchMatmulOp
+
+
+def matmul(lifter: Lifter, op: Operation) -> None:
+    """The accumulator of ``op``: a dense layer on the rows of its codes."""
+    if isinstance(op, QuantizedBatchMatmulOp):
+        zx = lifter.const_int(op, op.operands[2])
+        zw = lifter.const_int(op, op.operands[3])
+        out = op.operands[4]
+    else:
+        if op.indexing_maps != batch_matmul_default_indexing_maps():
+            raise Unsupported(op, "a batched product with transposed operands is not read")
+        zx, zw, out = 0, 0, op.operands[2]
+    src = lifter.meaning(op, op.operands[0])
+    w = lifter.meaning(op, op.operands[1])
+    if not isinstance(w, Const):
+        raise Unsupported(op, "a batched product of two activations is not read yet: the "
+                              "right operand is an int8 constant")
+    weight = w.array
+    if weight.dtype != np.int8 or zw != 0 or weight.ndim != 3 or \
+            any(not np.array_equal(weight[b], weight[0]) for b in range(1, weight.shape[0])):
+        raise Unsupported(op, "the batched product's weights are an int8 constant with zero "
+                              "point 0, the same matrix for every batch")
+    if not isinstance(src, Codes) or src.unsigned or src.tensor.zero_point != zx:
+        raise Unsupported(op, "the batched product reads int8 codes with their zero point")
+    x = src.tensor
+    rows = lifter.new_tensor((prod(x.shape[:-1]), x.shape[-1]), x.scale, x.zero_point)
+    lifter.aliases[rows.name] = lifter.aliases.get(x.name, x.name)
+    bias = channel_bias(op, lifter.meaning(op, out), weight.shape[2], 2)
+    lifter.held[out] = Accumulator(op, rows, np.ascontiguousarray(weight[0]), bias)
+
+
+def stored_shape(src: Meaning, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape the output of the layer closed on ``src`` is stored in: the rows of a
+    batched product's ``shape``, else ``shape``."""
+    if isinstance(src, ScaledAccumulator) and isinstance(src.acc.op, BATCH_OPS):
+        return (prod(shape[:-1]), shape[-1])
+    return shape
+
+
+def view(lifter: Lifter, tensor: QTensor, shape: tuple[int, ...]) -> QTensor:
+    """``tensor`` read in ``shape`` (a view of the same elements), or itself."""
+    if tensor.shape == shape:
+        return tensor
+    seen = lifter.new_tensor(shape, tensor.scale, tensor.zero_point)
+    lifter.aliases[seen.name] = lifter.aliases.get(tensor.name, tensor.name)
+    return seen
