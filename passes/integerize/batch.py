@@ -21,8 +21,15 @@ from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import (
 )
 from vta_mlir.quant.program import QTensor
 
-from .meaning import Accumulator, Codes, Const, Meaning, ScaledAccumulator, Unsupported, \
-    channel_bias
+from .meaning import (
+    Accumulator,
+    Codes,
+    Const,
+    Meaning,
+    ScaledAccumulator,
+    Unsupported,
+    channel_bias,
+)
 
 if TYPE_CHECKING:
     from .lift import _Lifter as Lifter

@@ -32,9 +32,9 @@ from vta_mlir.quant.program import (
     AddLayer,
     ConvLayer,
     DenseLayer,
+    FloatTensor,
     Layer,
     MaxPoolLayer,
-    FloatTensor,
     Program,
     QTensor,
     add_layer,
@@ -44,7 +44,7 @@ from vta_mlir.quant.program import (
 )
 from vta_mlir.quant.requant import Requant, error_bound
 
-from . import batch, bodies, edges, channels, depthwise, gather, hard, host, neck, pools, unsigned
+from . import batch, bodies, channels, depthwise, edges, gather, hard, host, neck, pools, unsigned
 from .fold import fold_generic
 from .meaning import (
     Accumulator,
