@@ -43,7 +43,7 @@ def test_the_folder_has_the_models() -> None:
         assert (DATA / f"{model}.onnx").is_file() and (DATA / f"{model}_asym.onnx").is_file()
     assert RESOURCE_FILES
     # Small models only: the ResNet-18 file is generated on demand, never committed.
-    assert sum(path.stat().st_size for path in DATA.iterdir()) < 1_000_000
+    assert sum(path.stat().st_size for path in DATA.iterdir()) < 1_500_000
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
