@@ -9,10 +9,10 @@ moves). Its output is stored as the ``B·M × N`` matrix and read as ``B×M×N``
 from __future__ import annotations
 
 from math import prod
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import (
     BatchMatmulOp,
@@ -31,10 +31,20 @@ from .meaning import (
     channel_bias,
 )
 
-if TYPE_CHECKING:
-    from .lift import _Lifter as Lifter
 
-__all__ = ["BATCH_OPS", "matmul", "stored_shape", "view"]
+class Lifter(Protocol):
+    """What these functions use of the lifter."""
+
+    held: dict[SSAValue, Meaning]
+    aliases: dict[str, str]
+
+    def meaning(self, op: Operation, value: SSAValue) -> Meaning: ...
+
+    def const_int(self, op: Operation, value: SSAValue) -> int: ...
+
+    def new_tensor(self, shape: tuple[int, ...], scale: float, zero_point: int) -> QTensor: ...
+
+__all__ = ["BATCH_OPS", "Lifter", "matmul", "stored_shape", "view"]
 
 #: The batched products this module reads.
 BATCH_OPS = QuantizedBatchMatmulOp | BatchMatmulOp

@@ -10,15 +10,25 @@ host steps on int8 arguments.
 from __future__ import annotations
 
 from math import prod
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from vta_mlir.quant.host_float import FloatEdge, FloatLayer
-from vta_mlir.quant.program import FloatTensor, QTensor
+from vta_mlir.quant.program import FloatTensor, Layer, QTensor
 
-from .batch import view
+from . import batch
 
-if TYPE_CHECKING:
-    from .lift import _Lifter as Lifter
+
+class Lifter(batch.Lifter, Protocol):
+    """What these functions use of the lifter."""
+
+    tensors: dict[str, QTensor]
+    layers: list[Layer]
+    input: QTensor | FloatTensor | None
+    output: QTensor | FloatTensor | None
+
+    def name(self, kind: str) -> str: ...
+
+    def add(self, layer: Layer) -> None: ...
 
 __all__ = ["SEQUENCE_RANK", "float_input", "float_output"]
 
@@ -42,7 +52,7 @@ def float_input(lifter: Lifter, shape: tuple[int, ...], scale: float,
     lifter.add(FloatLayer(lifter.name("quantize"), reads=[INPUT],
                           outputs=[FloatEdge(INPUT, rows.name, shape, shape, _identity(shape))],
                           quant={rows.name: (scale, zero_point)}))
-    return view(lifter, rows, shape)
+    return batch.view(lifter, rows, shape)
 
 
 def float_output(lifter: Lifter, codes: QTensor) -> None:

@@ -87,8 +87,8 @@ class _Lifter:
     layers: list[Layer] = field(default_factory=list)
     producer: dict[str, Layer] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
-    input: QTensor | None = None
-    output: QTensor | None = None
+    input: QTensor | FloatTensor | None = None
+    output: QTensor | FloatTensor | None = None
     counts: dict[str, int] = field(default_factory=dict)
     #: The bound of each layer's fixed-point error against its float requantization, in
     #: output steps.
