@@ -1,8 +1,9 @@
 """Regenerate the torch-mlir linalg-on-tensors files of this folder (see ``README.md``).
 
 For each model of :data:`MODELS` (``examples/onnx/models.py``, symmetric and asymmetric
-activations) it writes the quantized ``NAME.onnx``, imports it with ``torch-mlir-import-onnx``
-and lowers it with ``torch-mlir-opt`` to ``NAME.mlir`` (linalg on tensors).  torch-mlir is not a
+activations), :data:`PRODUCTS` and :data:`ENCODERS` (``examples/onnx/transformer.py``) it
+writes the quantized ``NAME.onnx``, imports it with ``torch-mlir-import-onnx`` and lowers it
+with ``torch-mlir-opt`` to ``NAME.mlir`` (linalg on tensors).  torch-mlir is not a
 dependency of vta-mlir: run this script with the Python of a separate environment where
 ``torch-mlir``, ``onnx``, ``onnxruntime`` and ``numpy`` are installed.
 
