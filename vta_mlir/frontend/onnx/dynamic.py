@@ -130,11 +130,13 @@ class _Writer(FloatNodes):
             b = Buffer(self.f.ssa(value.name), _shape(value), "f32")
             self.buffers[value.name] = b
             params.append(f"{b.ssa}: {b.type}")
-        for value in graph.output:
+        for index, value in enumerate(graph.output):
+            # Written before any read (vta.result): an int32 result exposed as an output is
+            # read back by its Cast, in the host step that writes it.
             int32 = value.type.tensor_type.elem_type == onnx.TensorProto.INT32
             b = Buffer(self.f.ssa(value.name), _shape(value), "i32" if int32 else "f32")
             self.buffers[value.name] = b
-            params.append(f"{b.ssa}: {b.type}")
+            params.append(f"{b.ssa}: {b.type} {{vta.result = {index} : i64}}")
         for index, node in enumerate(graph.node):
             if node.op_type in ("MatMulInteger", "ConvInteger"):  # before its scales' Mul
                 self.weight(node_label(node, index), node)

@@ -113,7 +113,16 @@ class FloatNodes:
         OP_EMITTERS[op](code, FloatOp(op, inputs, node.output[0], y.dims, attrs), y.ssa)
         self.f.lines += self.symbols.fetch
         self.symbols.fetch.clear()
+        in_region = False
         for line in code.lines:
+            if line.lstrip().startswith("^bb0("):
+                in_region = True
+            elif in_region and line.lstrip().startswith("} loc("):
+                in_region = False
+            if in_region:
+                # A region's values start with ``_``, the function's with a letter (a graph
+                # output named ``y`` is ``%y``, as is the value a region yields).
+                line = line.replace("%", "%_")
             (self.f.allocs if " = memref.alloc() : " in line else self.f.lines).append(line)
         for buf, type_ in code.owned:
             self.f.names.add(buf[1:])
