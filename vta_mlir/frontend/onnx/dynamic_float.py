@@ -12,6 +12,7 @@ reduction's partial sums) are allocated there too and freed after the node.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -123,6 +124,10 @@ class FloatNodes:
                 # A region's values start with ``_``, the function's with a letter (a graph
                 # output named ``y`` is ``%y``, as is the value a region yields).
                 line = line.replace("%", "%_")
+            else:
+                defined = re.match(r"\s*%([A-Za-z0-9_]+) = ", line)
+                if defined:
+                    self.f.names.add(defined.group(1))
             (self.f.allocs if " = memref.alloc() : " in line else self.f.lines).append(line)
         for buf, type_ in code.owned:
             self.f.names.add(buf[1:])
