@@ -1,13 +1,15 @@
 """Dynamically quantized models (``onnxruntime.quantization.quantize_dynamic``,
-``docs/onnx.md`` §4.17): ``DynamicQuantizeLinear`` and ``Mul`` / ``Add`` / ``Relu`` / ``Cast``
-on the host, ``MatMulInteger`` and ``ConvInteger`` on VTA.
+``docs/onnx.md`` §4.17): ``DynamicQuantizeLinear``, the ``Cast`` of int32 results and every
+float operation on the host (``dynamic_float.py``), ``MatMulInteger`` and ``ConvInteger`` on
+VTA.
 
 ``quantize_dynamic`` replaces a float ``MatMul`` by ``DynamicQuantizeLinear`` (float → uint8
 codes, with a scale and a zero point computed from the tensor's range at run time), a
 ``MatMulInteger`` of those codes by int8 constant weights (int32 results), a ``Cast`` to float
 and a ``Mul`` by the product of the two scales; the graph's other operators (a bias ``Add``, a
-``Relu``) stay float.  The scales exist only at run time, so the model cannot be a
-:class:`~vta_mlir.quant.program.Program` of requantized layers: this module writes the whole
+``Relu``, a transformer's LayerNorm, Softmax and attention products) stay float.  The scales
+exist only at run time, so the model cannot be a :class:`~vta_mlir.quant.program.Program` of
+requantized layers: this module writes the whole
 function itself, every float operation as float code that ``vta-outline-host-steps`` makes host
 steps (the function carries ``vta.host_float``), every ``MatMulInteger`` as a VTA contraction
 whose int32 accumulators leave the device as byte planes (``passes/pack/wide_outputs.py``).
@@ -324,6 +326,8 @@ class _Writer(FloatNodes):
 
     # -- float operators (dynamic_float.py) -----------------------------------------------
     def _op_Cast(self, where: str, node: onnx.NodeProto) -> None:
+        """int32 → float32 rounded to nearest (the float layers' ``Cast`` is of float values
+        only: an alias)."""
         x = self.buffer(where, node.input[0], "i32")
         if _attrs(node).get("to") != onnx.TensorProto.FLOAT:
             raise OnnxImportError(f"{where}: a Cast of an int32 result to float is supported")
