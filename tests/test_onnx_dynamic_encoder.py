@@ -155,3 +155,25 @@ def test_a_float_matmul_of_mismatched_shapes_is_one_error(tmp_path: Path) -> Non
     with pytest.raises(OnnxImportError, match=r"node 'product' \(MatMul\): Incompatible "
                                               "dimensions"):
         import_text(path)
+
+
+def test_the_tools_run_the_encoder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from vta_mlir.tools import vta_import_onnx, vta_run
+
+    path = dynamic_encoder(tmp_path, expose=False)
+    x = encoder_inputs(np.random.default_rng(5), SHAPE, 1)[0]
+    np.save(tmp_path / "x.npy", x)
+    mlir = tmp_path / "encoder.mlir"
+    assert vta_import_onnx.main([str(path), "-o", str(mlir)]) == 0
+    capsys.readouterr()
+    assert vta_run.main([str(mlir), "--input", str(tmp_path / "x.npy"), "--output",
+                         str(tmp_path / "y.npy"), "--stats", "-"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    s, h, f, heads = SHAPE.seq, SHAPE.hidden, SHAPE.ffn, SHAPE.heads
+    integer = SHAPE.layers * (4 * s * h * h + 2 * s * h * f)
+    host = SHAPE.layers * (2 * heads * s * s * (h // heads) + 2 * s * h)
+    assert stats["vta_mac_fraction"] == pytest.approx(integer / (integer + host))
+    y, expected = np.load(tmp_path / "y.npy"), onnxruntime_outputs(path, x)[0]
+    assert np.abs(y - expected).max() <= TOLERANCE * np.abs(expected).max()
