@@ -150,10 +150,15 @@ def test_the_float_matmul_is_float32_in_index_order(tmp_path: Path, cfg: VTAConf
     assert np.abs(y - want).max() <= TOLERANCE * np.abs(want).max()
 
 
-def test_a_float_matmul_of_mismatched_shapes_is_one_error(tmp_path: Path) -> None:
+def test_float_matmuls_the_host_does_not_compute_are_one_error(tmp_path: Path) -> None:
     path = _float_matmul_model(tmp_path / "product.onnx", [1, 4, 8], [1, 2, 16], [1, 4, 16])
     with pytest.raises(OnnxImportError, match=r"node 'product' \(MatMul\): Incompatible "
                                               "dimensions"):
+        import_text(path)
+    # A vector operand (ONNX's rank-1 MatMul): the host computes products of matrices.
+    path = _float_matmul_model(tmp_path / "vector.onnx", [1, 8], [8], [1])
+    with pytest.raises(OnnxImportError, match=r"node 'product' \(MatMul\): a float MatMul of "
+                                              r"shapes \(1, 8\) and \(8,\)"):
         import_text(path)
 
 
