@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 __all__ = ["FLOAT_OPS", "FloatBuffers", "FloatEdge", "FloatLayer", "FloatOp", "FloatTensor",
            "emit_float_layer", "float_parameter", "view_index"]
 
-#: The ONNX operations a float layer computes.
-FLOAT_OPS = frozenset(OP_EMITTERS)
+#: The ONNX operations a float layer of a QDQ model computes: a ``MatMul`` of two float
+#: values is computed by the host in dynamically quantized models only (a QDQ model's matrix
+#: products are integer layers).
+FLOAT_OPS = frozenset(OP_EMITTERS) - {"MatMul"}
 
 
 @dataclass(frozen=True)

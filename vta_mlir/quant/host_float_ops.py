@@ -12,17 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type
 
 if TYPE_CHECKING:
-    from .emit import Emitter
     from .host_float import FloatOp
 
-__all__ = ["OP_EMITTERS", "FloatCode", "generic", "identity_map", "reshape_index"]
+__all__ = ["OP_EMITTERS", "FloatCode", "Symbols", "generic", "identity_map", "reshape_index"]
 
 #: (SSA value, memref type, map results, element type) of a linalg.generic operand.
 Operand = tuple[str, str, Sequence[str], str]
@@ -72,6 +71,17 @@ def generic(ins: Sequence[Operand], out: Operand, body: list[str], iterators: Se
             f"  }} loc(\"{name}\")"]
 
 
+class Symbols(Protocol):
+    """Where float code puts its constants: the module's globals, the function's lines
+    fetching them, and unique names (the program emitter's, or a dynamically quantized
+    model's function)."""
+
+    globals: list[str]
+    fetch: list[str]
+
+    def unique(self, hint: str) -> str: ...
+
+
 def _f32(value: float) -> str:
     """A float32 constant's MLIR literal (the value rounded to float32)."""
     return repr(float(np.float32(value)))
@@ -81,7 +91,7 @@ class FloatCode:
     """The code of one float layer being written: the buffer of each float value by its ONNX
     name (``values``, ``types``), the buffers it allocated (``owned``) and its lines."""
 
-    def __init__(self, em: Emitter, prefix: str, name: str, values: dict[str, str],
+    def __init__(self, em: Symbols, prefix: str, name: str, values: dict[str, str],
                  types: dict[str, str], constants: dict[str, np.ndarray]) -> None:
         self.em, self.prefix, self.name = em, prefix, name
         self.values, self.types, self.constants = values, types, constants
@@ -348,6 +358,31 @@ def _layer_norm(code: FloatCode, op: FloatOp, target: str | None) -> None:
                           [*body, f"linalg.yield {last} : f32"], ["parallel"] * rank, code.name)
 
 
+def _matmul(code: FloatCode, op: FloatOp, target: str | None) -> None:
+    """y[..., m, n] = Σ_k a[..., m, k] · b[..., k, n] of two operands of rank ≥ 2, their batch
+    axes broadcast as numpy's; ``y`` starts at 0 and each product is added in the order of
+    ``k``, every product and sum rounded to float32 (a left fold, as every reduction here)."""
+    shape = op.shape
+    rank = len(shape)
+    k_dim = f"d{rank}"
+    ins: list[Operand] = []
+    for value, tail in zip(op.inputs, ([f"d{rank - 2}", k_dim], [k_dim, f"d{rank - 1}"]),
+                           strict=True):
+        src, src_t, _, _ = code.operand(value, shape)
+        src_shape = code.shape(value)
+        offset = rank - len(src_shape)
+        batch = ["0" if n == 1 and shape[offset + j] != 1 else f"d{offset + j}"
+                 for j, n in enumerate(src_shape[:-2])]
+        ins.append((src, src_t, [*batch, *tail], "f32"))
+    buf, type_ = code.alloc(op.output, shape, target)
+    code.lines += [f"  {buf}_init = arith.constant 0.0 : f32",
+                   f"  linalg.fill ins({buf}_init : f32) outs({buf} : {type_})"]
+    code.lines += generic(ins, (buf, type_, identity_map(rank), "f32"),
+                          ["%p = arith.mulf %a, %b : f32", "%y = arith.addf %c, %p : f32",
+                           "linalg.yield %y : f32"],
+                          [*["parallel"] * rank, "reduction"], code.name)
+
+
 #: The emission of each ONNX operation of a float layer.
 OP_EMITTERS: dict[str, Emit] = {
     "Add": _binary("addf"), "Sub": _binary("subf"), "Mul": _binary("mulf"),
@@ -359,5 +394,5 @@ OP_EMITTERS: dict[str, Emit] = {
                               f"%y = arith.maximumf {a}, %z : f32"]),
     "Pow": _pow, "Gelu": _gelu, "Softmax": _softmax, "ReduceMean": _reduce_mean,
     "LayerNormalization": _layer_norm, "Reshape": _reshape, "Transpose": _transpose,
-    "Identity": _alias, "Cast": _alias,
+    "Identity": _alias, "Cast": _alias, "MatMul": _matmul,
 }

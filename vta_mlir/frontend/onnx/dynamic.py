@@ -1,13 +1,15 @@
 """Dynamically quantized models (``onnxruntime.quantization.quantize_dynamic``,
-``docs/onnx.md`` §4.17): ``DynamicQuantizeLinear`` and ``Mul`` / ``Add`` / ``Relu`` / ``Cast``
-on the host, ``MatMulInteger`` and ``ConvInteger`` on VTA.
+``docs/onnx.md`` §4.17): ``DynamicQuantizeLinear``, the ``Cast`` of int32 results and every
+float operation on the host (``dynamic_float.py``), ``MatMulInteger`` and ``ConvInteger`` on
+VTA.
 
 ``quantize_dynamic`` replaces a float ``MatMul`` by ``DynamicQuantizeLinear`` (float → uint8
 codes, with a scale and a zero point computed from the tensor's range at run time), a
 ``MatMulInteger`` of those codes by int8 constant weights (int32 results), a ``Cast`` to float
 and a ``Mul`` by the product of the two scales; the graph's other operators (a bias ``Add``, a
-``Relu``) stay float.  The scales exist only at run time, so the model cannot be a
-:class:`~vta_mlir.quant.program.Program` of requantized layers: this module writes the whole
+``Relu``, a transformer's LayerNorm, Softmax and attention products) stay float.  The scales
+exist only at run time, so the model cannot be a :class:`~vta_mlir.quant.program.Program` of
+requantized layers: this module writes the whole
 function itself, every float operation as float code that ``vta-outline-host-steps`` makes host
 steps (the function carries ``vta.host_float``), every ``MatMulInteger`` as a VTA contraction
 whose int32 accumulators leave the device as byte planes (``passes/pack/wide_outputs.py``).
@@ -26,7 +28,6 @@ The buffers and their text are ``dynamic_emit.py``'s.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import numpy as np
 import onnx
@@ -34,13 +35,14 @@ from onnx import numpy_helper
 
 from .check import OnnxImportError, node_label
 from .dynamic_emit import Buffer, Function, broadcast_map, f32, operand_map
+from .dynamic_float import HOST_FLOAT_OPS, FloatNodes
 
 __all__ = ["DYNAMIC_OPS", "dynamic_text", "is_dynamic", "refuse_dynamic", "unsupported_op"]
 
 #: The operators of a dynamically quantized graph besides those of the QDQ route.
 DYNAMIC_OPS = frozenset({"DynamicQuantizeLinear", "MatMulInteger", "ConvInteger", "Cast"})
 #: The other operators of such a graph: float on the host, or folded on constants.
-FLOAT_OPS = frozenset({"Mul", "Add", "Relu", "Reshape"})
+FLOAT_OPS = HOST_FLOAT_OPS
 #: The uint8 codes' range and their shift to int8.
 _QMAX = 255
 _SHIFT = 128
@@ -77,7 +79,7 @@ def _shape(value: onnx.ValueInfoProto) -> tuple[int, ...]:
     return tuple(d.dim_value for d in value.type.tensor_type.shape.dim)
 
 
-class _Writer:
+class _Writer(FloatNodes):
     """The function of a dynamically quantized graph, node by node."""
 
     def __init__(self, model: onnx.ModelProto) -> None:
@@ -91,6 +93,7 @@ class _Writer:
         for node in self.graph.node:
             for name in node.input:
                 self.readers.setdefault(name, []).append(node)
+        self._init_float_nodes()
 
     # -- buffers ---------------------------------------------------------------------------
     def result(self, name: str, shape: tuple[int, ...], element: str, **form: object
@@ -129,20 +132,26 @@ class _Writer:
             b = Buffer(self.f.ssa(value.name), _shape(value), "f32")
             self.buffers[value.name] = b
             params.append(f"{b.ssa}: {b.type}")
-        for value in graph.output:
+        for index, value in enumerate(graph.output):
+            # Written before any read (vta.result): an int32 result exposed as an output is
+            # read back by its Cast, in the host step that writes it.
             int32 = value.type.tensor_type.elem_type == onnx.TensorProto.INT32
             b = Buffer(self.f.ssa(value.name), _shape(value), "i32" if int32 else "f32")
             self.buffers[value.name] = b
-            params.append(f"{b.ssa}: {b.type}")
+            params.append(f"{b.ssa}: {b.type} {{vta.result = {index} : i64}}")
         for index, node in enumerate(graph.node):
             if node.op_type in ("MatMulInteger", "ConvInteger"):  # before its scales' Mul
                 self.weight(node_label(node, index), node)
         for index, node in enumerate(graph.node):
             where = node_label(node, index)
             handler = getattr(self, f"_op_{node.op_type}", None)
-            if node.domain not in ("", "ai.onnx") or handler is None:
+            if node.domain not in ("", "ai.onnx") or (
+                    handler is None and node.op_type not in HOST_FLOAT_OPS):
                 raise unsupported_op(where, node)
-            handler(where, node)
+            if handler is None:
+                self.float_node(where, node)
+            else:
+                handler(where, node)
         name = re.sub(r"[^A-Za-z0-9_]", "_", graph.name or "model") or "model"
         return self.f.text(name, params)
 
@@ -315,64 +324,15 @@ class _Writer:
                          f"memref<{'x'.join(map(str, w.shape))}xi8>)")
         self.correct(node, acc, w.astype(np.int64).sum(axis=(1, 2, 3)).reshape(o, 1, 1), shape)
 
-    # -- float operators -------------------------------------------------------------------
+    # -- float operators (dynamic_float.py) -----------------------------------------------
     def _op_Cast(self, where: str, node: onnx.NodeProto) -> None:
+        """int32 → float32 rounded to nearest (the float layers' ``Cast`` is of float values
+        only: an alias)."""
         x = self.buffer(where, node.input[0], "i32")
         if _attrs(node).get("to") != onnx.TensorProto.FLOAT:
             raise OnnxImportError(f"{where}: a Cast of an int32 result to float is supported")
         y = self.result(node.output[0], x.shape, "f32")
         self.f.generic([self.read(x, x.shape)], y, ["%y = arith.sitofp %in0 : i32 to f32"])
-
-    def elementwise(self, where: str, node: onnx.NodeProto, op: str,
-                    names: Sequence[str]) -> None:
-        """``op`` of tensors of one shape, scale buffers and constants broadcast to it."""
-        tensors = [self.buffer(where, n, "f32") for n in names if n not in self.inits]
-        if not tensors:
-            raise OnnxImportError(f"{where}: every operand is a constant")
-        shape = max((t.shape for t in tensors), key=len)
-        ins: list[tuple[str, str, str]] = []
-        body: list[str] = []
-        values: list[str] = []
-        for k, name in enumerate(names):
-            if name in self.inits:
-                value = self.inits[name].astype(np.float32)
-                if value.size == 1:
-                    body.append(f"%c{k} = arith.constant {f32(float(value.reshape(())))} : f32")
-                    values.append(f"%c{k}")
-                    continue
-                m = broadcast_map(value.shape, shape)
-                if m is None:
-                    raise OnnxImportError(f"{where}: constant '{name}' of shape "
-                                          f"{tuple(value.shape)} does not broadcast to {shape}")
-                ins.append((self.f.constant(name, value, "f32"),
-                            f"memref<{'x'.join(map(str, value.shape))}xf32>", m))
-            else:
-                t = self.buffers[name]
-                if t.shape and t.shape != shape:
-                    raise OnnxImportError(f"{where}: operands of shapes {t.shape} and {shape}; "
-                                          "broadcasting two tensors is not supported")
-                ins.append(self.read(t, shape))
-            values.append(f"%in{len(ins) - 1}")
-        y = self.result(node.output[0], shape, "f32")
-        self.f.generic(ins, y, [*body, f"%y = arith.{op} {', '.join(values)} : f32"])
-
-    def _op_Mul(self, where: str, node: onnx.NodeProto) -> None:
-        self.elementwise(where, node, "mulf", node.input[:2])
-
-    def _op_Add(self, where: str, node: onnx.NodeProto) -> None:
-        self.elementwise(where, node, "addf", node.input[:2])
-
-    def _op_Relu(self, where: str, node: onnx.NodeProto) -> None:
-        zero = node.output[0] + "_zero"
-        self.inits[zero] = np.zeros((), np.float32)
-        self.elementwise(where, node, "maximumf", [node.input[0], zero])
-
-    def _op_Reshape(self, where: str, node: onnx.NodeProto) -> None:
-        """A reshape of a constant (a bias reshaped to broadcast over NCHW), folded."""
-        if any(name not in self.inits for name in node.input[:2]):
-            raise OnnxImportError(f"{where}: a Reshape of a constant is supported")
-        value, shape = self.inits[node.input[0]], self.inits[node.input[1]]
-        self.inits[node.output[0]] = value.reshape([int(d) for d in shape])
 
 
 def dynamic_text(model: onnx.ModelProto) -> str:

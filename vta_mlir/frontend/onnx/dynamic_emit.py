@@ -23,6 +23,10 @@ from vta_mlir.frontend.mlir_text import memref_type
 
 __all__ = ["Buffer", "Function", "broadcast_map", "f32", "operand_map"]
 
+#: The longest name of a value in the region of a float operation's generic
+#: (``vta_mlir.quant.host_float_ops``: ``%a``, ``%y``, ``%half``, ...).
+_REGION_NAME_LENGTH = 4
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -117,10 +121,13 @@ class Function:
 
     def ssa(self, hint: str) -> str:
         """A new value name from ``hint`` (a generic's region shares the function's names:
-        its own start with ``_``, these with a letter)."""
+        its own start with ``_``, those of the float code of ``host_float_ops`` are at most
+        four characters long, these start with a letter and are longer)."""
         stem = re.sub(r"[^A-Za-z0-9_]", "_", hint) or "t"
         if not stem[0].isalpha():
             stem = f"t{stem}"
+        if len(stem) <= _REGION_NAME_LENGTH:
+            stem = f"{stem}_value"
         name, n = stem, 1
         while name in self.names:
             name, n = f"{stem}_{n}", n + 1
