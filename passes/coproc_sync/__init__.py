@@ -17,6 +17,11 @@ rewrites:
 * :mod:`.rewrite` applies the result with two patterns: the tokens around each command or loop,
   then the stages.
 
+Host steps (``vta.host``) split the function into device runs, each synchronised on its own:
+the host program ends the run before a step and waits for every module there, so no token
+crosses a step (one left over would stand in for the next run's last store at its end), and no
+stage spans one.
+
 A function that already holds stages or tokens is left as it is when every command is inside a
 stage (running the pass twice changes nothing).
 
@@ -82,7 +87,7 @@ from vta_mlir.ir.diagnostics import report_error, verify_op
 
 from .deps import DependenceAnalysis
 from .host_eval import HostEval
-from .model import build_model, is_command
+from .model import build_segments, is_command
 from .protocol import ProtocolError, synthesize, verify_protocol
 from .rewrite import InsertDependencyTokens, SyncPlan, WrapStages
 
@@ -135,17 +140,18 @@ class CoprocSyncPass(ModulePass):
             report_error(f, "vta-coproc-sync: a function with VTA commands has a single block "
                             "(host control flow is structured: affine.for / scf.for)")
         ev = HostEval()
-        root = build_model(f.body.block, ev)
-        DependenceAnalysis(root, get_config(f), ev).run()
-        try:
-            synthesize(root, self.double_buffer)
-            missed = verify_protocol(root)
-        except ProtocolError as e:
-            report_error(f, f"vta-coproc-sync: internal error: {e}")
-        if missed is not None:
-            report_error(f, f"vta-coproc-sync: internal error: the protocol does not order "
-                            f"{missed}")
-        plan.add(root)
+        # Each device run between host steps is synchronised on its own.
+        for root in build_segments(f.body.block, ev):
+            DependenceAnalysis(root, get_config(f), ev).run()
+            try:
+                synthesize(root, self.double_buffer)
+                missed = verify_protocol(root)
+            except ProtocolError as e:
+                report_error(f, f"vta-coproc-sync: internal error: {e}")
+            if missed is not None:
+                report_error(f, f"vta-coproc-sync: internal error: the protocol does not "
+                                f"order {missed}")
+            plan.add(root)
 
 
 def _function_of(op: Operation) -> func.FuncOp | None:

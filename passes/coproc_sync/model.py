@@ -10,12 +10,13 @@ items, tokens are placed in *slots*: ``pre(i) = 2·i`` (just before item ``i``) 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import affine, scf
 from xdsl.ir import Block, Operation, SSAValue
 
 from vta_mlir.dialects.vta import DmaCopyOp, MicroOp, Module, UopLoopOp, module_of
+from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import IndexArithError, evaluate_map
 
@@ -34,6 +35,7 @@ __all__ = [
     "Req",
     "Window",
     "build_model",
+    "build_segments",
     "is_command",
 ]
 
@@ -223,3 +225,34 @@ def build_model(body: Block, ev: HostEval) -> Node:
         return node
 
     return build(body, None, None, (0,), False)
+
+
+def build_segments(body: Block, ev: HostEval) -> list[Node]:
+    """The node trees of a function body's device runs: its top-level items split at each host
+    step (``vta.host``).  The host program ends the device run before a host step and waits for
+    every module there, so commands on either side of one need no token between them, and no
+    token may cross it (one left over would stand in for the run's last store at its end)."""
+    whole = build_model(body, ev)
+    segments: list[Node] = []
+    current: list[Item] = []
+    steps = {op for op in body.ops if isinstance(op, HostOp)}
+
+    def close() -> None:
+        if current:
+            node = Node(whole.op, whole.block, whole.iv, whole.values, whole.double_buffer)
+            node.items = [replace(item, index=k) for k, item in enumerate(current)]
+            segments.append(node)
+        current.clear()
+
+    if not steps:
+        return [whole]
+    items = iter(whole.items)
+    item = next(items, None)
+    for op in body.ops:
+        if op in steps:
+            close()
+        elif item is not None and item.op is op:
+            current.append(item)
+            item = next(items, None)
+    close()
+    return segments

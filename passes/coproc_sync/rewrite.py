@@ -20,6 +20,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from vta_mlir.dialects.vta import DepPopOp, DepPushOp, Module, StageOp, module_of
+from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.index_arith import is_index_op
 from vta_mlir.ir.locations import copy_location
 
@@ -91,8 +92,8 @@ class InsertDependencyTokens(RewritePattern):
 
 @dataclass
 class _Element:
-    """One op of a block in program order: ``kind`` is ``host``, ``command``, ``token`` or
-    ``loop``; ``module`` the module executing a command or token."""
+    """One op of a block in program order: ``kind`` is ``host``, ``command``, ``token``,
+    ``loop`` or ``step`` (a host step); ``module`` the module executing a command or token."""
 
     kind: str
     op: Operation
@@ -122,6 +123,9 @@ class WrapStages(RewritePattern):
     def _element(self, op: Operation) -> _Element:
         if isinstance(op, DepPushOp | DepPopOp):
             return _Element("token", op, module_of(op))
+        if isinstance(op, HostOp):
+            # The device run ends before a host step: nothing of a stage crosses it.
+            return _Element("step", op)
         module = self.plan.modules.get(id(op))
         if module is not None:
             return _Element("command", op, module)
@@ -162,18 +166,18 @@ class WrapStages(RewritePattern):
 
 def _runs(elements: list[_Element]) -> list[list[int]]:
     """Maximal runs of commands and tokens of one module (host ops in between do not break a
-    run; a loop or another module does)."""
+    run; a loop, a host step or another module does)."""
     runs: list[list[int]] = []
     current: list[int] = []
     module: Module | None = None
     for i, el in enumerate(elements):
         if el.kind == "host":
             continue
-        if el.kind == "loop" or el.module != module:
+        if el.kind in ("loop", "step") or el.module != module:
             if current:
                 runs.append(current)
             current, module = [], el.module
-            if el.kind == "loop":
+            if el.kind in ("loop", "step"):
                 continue
         current.append(i)
     if current:
