@@ -26,6 +26,20 @@ _MAC = """  ^bb0(%a: i8, %b: i8, %s: i32):
   }"""
 
 
+def _requant(k: int, shift: int) -> str:
+    """The body of product ``k``'s epilogue: ``>> shift``, clip to int8, truncate."""
+    return f"""  ^bb0(%in: i32, %o: i8):
+    %c{k}_s = arith.constant {shift} : i32
+    %e0 = arith.shrsi %in, %c{k}_s : i32
+    %lo = arith.constant -128 : i32
+    %hi = arith.constant 127 : i32
+    %e1 = arith.maxsi %e0, %lo : i32
+    %e2 = arith.minsi %e1, %hi : i32
+    %t = arith.trunci %e2 : i32 to i8
+    linalg.yield %t : i8
+  }}"""
+
+
 def layer(a: np.ndarray, b: np.ndarray, shift: int) -> np.ndarray:
     """``clip((a · b) >> shift, -128, 127)`` as int8."""
     product = a.astype(np.int64) @ b.astype(np.int64)
@@ -88,16 +102,7 @@ class Program:
                 f"ins(%{a}, %{b} : {at}, {bt}) outs(%acc{k} : {acc}) {{\n{_MAC}")
         self.body.append(f"""  linalg.generic {{indexing_maps = [{_ID}, {_ID}], {_PAR2}}}
       ins(%acc{k} : {acc}) outs(%{out} : {self.type(out)}) {{
-  ^bb0(%in: i32, %o: i8):
-    %c{k}_s = arith.constant {shift} : i32
-    %e0 = arith.shrsi %in, %c{k}_s : i32
-    %lo = arith.constant -128 : i32
-    %hi = arith.constant 127 : i32
-    %e1 = arith.maxsi %e0, %lo : i32
-    %e2 = arith.minsi %e1, %hi : i32
-    %t = arith.trunci %e2 : i32 to i8
-    linalg.yield %t : i8
-  }}""")
+{_requant(k, shift)}""")
 
     def function(self, name: str, params: list[str]) -> str:
         """``func.func @name`` taking the buffers ``params`` (in order) as arguments; the
@@ -214,16 +219,7 @@ class BatchedProgram:
             f"  linalg.batch_matmul {prefix}ins(%{a}, %{b} : {types}) outs(%acc{k} : {acc})",
             f"""  linalg.generic {{indexing_maps = [{_ID3}, {_ID3}], {_PAR3}}}
       ins(%acc{k} : {acc}) outs(%{out} : {memref(shape, "i8")}) {{
-  ^bb0(%in: i32, %o: i8):
-    %c{k}_s = arith.constant {shift} : i32
-    %e0 = arith.shrsi %in, %c{k}_s : i32
-    %lo = arith.constant -128 : i32
-    %hi = arith.constant 127 : i32
-    %e1 = arith.maxsi %e0, %lo : i32
-    %e2 = arith.minsi %e1, %hi : i32
-    %t = arith.trunci %e2 : i32 to i8
-    linalg.yield %t : i8
-  }}"""]
+{_requant(k, shift)}"""]
 
     function = Program.function
 

@@ -22,6 +22,7 @@ from vta_mlir.quant.host_float import FloatOp
 from vta_mlir.quant.host_float_ops import OP_EMITTERS, FloatCode
 
 from .check import OnnxImportError
+from .floats import float_node_shape
 
 if TYPE_CHECKING:
     from .dynamic_emit import Buffer, Function
@@ -45,19 +46,6 @@ class FunctionSymbols:
 
     def unique(self, hint: str) -> str:
         return self.f.ssa(hint)[1:]
-
-
-def _attr(node: onnx.NodeProto, name: str, default: object) -> object:
-    for a in node.attribute:
-        if a.name == name:
-            return onnx.helper.get_attribute_value(a)
-    return default
-
-
-def _axis(where: str, axis: int, rank: int) -> int:
-    if not -rank <= axis < rank:
-        raise OnnxImportError(f"{where}: axis {axis} is outside the input's {rank} dimensions")
-    return axis % rank
 
 
 class FloatNodes:
@@ -105,9 +93,6 @@ class FloatNodes:
             raise OnnxImportError(f"{where}: every operand is a constant")
         shape, attrs = self._float_shape(where, node, shapes)
         y = self.result(node.output[0], shape, "f32")
-        rank = len(y.dims)
-        if op in ("Softmax", "LayerNormalization"):
-            attrs["axis"] = _axis(where, int(attrs["axis"]), rank)  # type: ignore[call-overload]
         inputs = tuple(node.input) if op == "LayerNormalization" else tuple(data)
         code = FloatCode(self.symbols, self.f.ssa(f"{node.output[0]}_tmp"), node.name or op,
                          self.float_values, self.float_types, self.float_constants)
@@ -142,84 +127,8 @@ class FloatNodes:
 
     def _float_shape(self, where: str, node: onnx.NodeProto, shapes: list[tuple[int, ...]]
                      ) -> tuple[tuple[int, ...], dict[str, object]]:
-        """The output shape of a float node and its attributes; an error naming the node for
-        what the host does not compute."""
-        op, x = node.op_type, shapes[0]
-        if op in ("Add", "Sub", "Mul", "Div"):
-            try:
-                return tuple(int(d) for d in np.broadcast_shapes(*shapes)), {}
-            except ValueError:
-                raise OnnxImportError(f"{where}: operands of shapes {shapes[0]} and "
-                                      f"{shapes[1]} do not broadcast") from None
-        if op == "MatMul":
-            a, b = shapes
-            if len(a) < 2 or len(b) < 2 or a[-1] != b[-2]:
-                raise OnnxImportError(f"{where}: a float MatMul of shapes {a} and {b}; two "
-                                      "operands of rank ≥ 2 with matching inner dimensions "
-                                      "are supported")
-            try:
-                batch = np.broadcast_shapes(a[:-2], b[:-2])
-            except ValueError:
-                raise OnnxImportError(f"{where}: the batch axes of shapes {a} and {b} do not "
-                                      "broadcast") from None
-            return (*(int(d) for d in batch), a[-2], b[-1]), {}
-        if op == "Pow":
-            exponent = self.float_constants.get(node.input[1])
-            if exponent is None or exponent.size != 1:
-                raise OnnxImportError(f"{where}: a Pow is supported with a constant scalar "
-                                      "exponent")
-            return x, {}
-        if op in ("Softmax", "LayerNormalization"):
-            attrs: dict[str, object] = {"axis": int(_attr(node, "axis", -1))}  # type: ignore[call-overload]
-            if op == "LayerNormalization":
-                attrs["epsilon"] = float(_attr(node, "epsilon", 1e-5))  # type: ignore[arg-type]
-                axis = _axis(where, int(attrs["axis"]), len(x))  # type: ignore[call-overload]
-                for operand in shapes[1:]:
-                    if tuple(operand) != tuple(x[axis:])[len(x[axis:]) - len(operand):]:
-                        raise OnnxImportError(f"{where}: scale or bias of shape {operand} "
-                                              f"is not that of the normalized axes "
-                                              f"{x[axis:]}")
-            return x, attrs
-        if op == "ReduceMean":
-            axes = _attr(node, "axes", None)
-            if axes is None and len(node.input) > 1 and node.input[1]:
-                if node.input[1] not in self.inits:
-                    raise OnnxImportError(f"{where}: the axes of a ReduceMean must be constant")
-                axes = self.inits[node.input[1]].reshape(-1).tolist()
-            axes = sorted({_axis(where, int(a), len(x)) for a in (axes or range(len(x)))})  # type: ignore[attr-defined]
-            keep = int(_attr(node, "keepdims", 1))  # type: ignore[call-overload]
-            shape = tuple(1 if k in axes else n for k, n in enumerate(x) if keep or k not in axes)
-            if not shape:
-                raise OnnxImportError(f"{where}: a ReduceMean to a scalar is not supported")
-            return shape, {"axes": axes, "keepdims": keep}
-        if op == "Gelu":
-            approximate = _attr(node, "approximate", b"none")
-            if isinstance(approximate, bytes):
-                approximate = approximate.decode()
-            if approximate not in ("none", "tanh"):
-                raise OnnxImportError(f"{where}: Gelu approximation '{approximate}'")
-            return x, {"approximate": approximate}
-        if op == "Reshape":
-            return self._reshape_shape(where, node, x), {}
-        if op == "Transpose":
-            perm = [int(p) for p in _attr(node, "perm", range(len(x) - 1, -1, -1))]  # type: ignore[call-overload]
-            if sorted(perm) != list(range(len(x))):
-                raise OnnxImportError(f"{where}: perm {perm} is not a permutation of "
-                                      f"{len(x)} axes")
-            return tuple(x[p] for p in perm), {"perm": perm}
-        return x, {}
-
-    def _reshape_shape(self, where: str, node: onnx.NodeProto,
-                       x: tuple[int, ...]) -> tuple[int, ...]:
-        if len(node.input) < 2 or node.input[1] not in self.inits:
-            raise OnnxImportError(f"{where}: the shape of a Reshape must be constant")
-        given = [int(d) for d in self.inits[node.input[1]].reshape(-1)]
-        target = list(given)
-        if not _attr(node, "allowzero", 0):
-            target = [x[k] if d == 0 and k < len(x) else d for k, d in enumerate(target)]
-        if target.count(-1) == 1:
-            known = int(np.prod([d for d in target if d != -1]))
-            target[target.index(-1)] = int(np.prod(x)) // max(known, 1)
-        if any(d <= 0 for d in target) or int(np.prod(target)) != int(np.prod(x)):
-            raise OnnxImportError(f"{where}: cannot reshape {x} into {given}")
-        return tuple(target)
+        """The output shape of a float node and its attributes (the QDQ float layers' rules,
+        ``floats.float_node_shape``)."""
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        return float_node_shape(where, node.op_type, node, shapes, attrs, self.inits,
+                                self.float_constants)

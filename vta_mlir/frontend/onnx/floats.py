@@ -30,7 +30,7 @@ from .neck import node_attrs
 if TYPE_CHECKING:
     from vta_mlir.quant.program import Layer
 
-__all__ = ["FLOAT_ONLY_OPS", "FloatOps", "View"]
+__all__ = ["FLOAT_ONLY_OPS", "FloatOps", "View", "float_node_shape"]
 
 #: Operations the importer has no integer pattern for: always computed in float.
 FLOAT_ONLY_OPS = frozenset({"Sub", "Div", "Sqrt", "Pow", "Erf", "Tanh", "LayerNormalization",
@@ -237,7 +237,8 @@ class FloatOps:
         shapes = [self._float_operand(where, layer, name) for name in data]
         if all(name in layer.constants for name in data):
             raise OnnxImportError(f"{where}: a {op} of constants only is not supported")
-        shape, attrs = _float_shape(where, op, node, shapes, attrs, self.inits, layer.constants)
+        shape, attrs = float_node_shape(where, op, node, shapes, attrs, self.inits,
+                                        layer.constants)
         for extra in node.output[1:]:
             if extra and self.consumers.get(extra):
                 raise OnnxImportError(f"{where}: its output '{extra}' is read; only the first "
@@ -286,11 +287,14 @@ def _axis(where: str, axis: int, rank: int) -> int:
     return axis % rank
 
 
-def _float_shape(where: str, op: str, node: onnx.NodeProto, shapes: list[tuple[int, ...]],
-                 attrs: dict[str, Any], inits: dict[str, np.ndarray],
-                 constants: dict[str, np.ndarray]) -> tuple[tuple[int, ...], dict[str, Any]]:
-    """The output shape of a float node and its attributes, normalised; an error naming the
-    node for what the host layer does not compute."""
+def float_node_shape(where: str, op: str, node: onnx.NodeProto,
+                     shapes: list[tuple[int, ...]], attrs: dict[str, Any],
+                     inits: dict[str, np.ndarray], constants: dict[str, np.ndarray]
+                     ) -> tuple[tuple[int, ...], dict[str, Any]]:
+    """The output shape of a float node (operands of ``shapes``) and its attributes,
+    normalised; an error naming the node for what the host does not compute.  ``constants``
+    are the float constants a ``Pow`` exponent may be; a float ``MatMul`` is the dynamic
+    route's (a QDQ graph's products are integer layers)."""
     x = shapes[0]
     if op in ("Add", "Sub", "Mul", "Div"):
         try:
@@ -298,6 +302,17 @@ def _float_shape(where: str, op: str, node: onnx.NodeProto, shapes: list[tuple[i
         except ValueError:
             raise OnnxImportError(f"{where}: operands of shapes {shapes[0]} and {shapes[1]} do "
                                   "not broadcast") from None
+    if op == "MatMul":
+        a, b = shapes
+        if len(a) < 2 or len(b) < 2 or a[-1] != b[-2]:
+            raise OnnxImportError(f"{where}: a float MatMul of shapes {a} and {b}; two operands "
+                                  "of rank ≥ 2 with matching inner dimensions are supported")
+        try:
+            batch = np.broadcast_shapes(a[:-2], b[:-2])
+        except ValueError:
+            raise OnnxImportError(f"{where}: the batch axes of shapes {a} and {b} do not "
+                                  "broadcast") from None
+        return (*(int(d) for d in batch), a[-2], b[-1]), {}
     if op == "Pow":
         exponent = constants.get(node.input[1])
         if exponent is None or exponent.size != 1:
