@@ -140,7 +140,10 @@ class _IntegerModel:
         self.input_name = next(v.name for v in graph.input if v.name not in self.inits)
         self.q_input = q_input.astype(np.int64)
         # Float layers (docs/onnx.md §4.15) are computed from the graph by float_node.
-        layers = import_program(path).layers
+        program = import_program(path)
+        layers = program.layers
+        # Products whose codes only float nodes read: requantized by the host (§4.19).
+        self.host_requant = set(program.host_requant)
         # Only a program with float layers has float nodes (a QOperator model's float sections
         # are selections of codes, as ever).
         self.has_floats = any(isinstance(layer, FloatLayer) for layer in layers)
@@ -210,6 +213,12 @@ class _IntegerModel:
             acc = acc + bias
         layer = next(self.layers)
         assert isinstance(layer, ConvLayer | DenseLayer | BatchProductLayer)
+        if layer.dst in self.host_requant:
+            # §4.19: QuantizeLinear of the exact product, each operation in float32.
+            scale = (sx * w_scale).astype(np.float32)
+            shape = (1, -1) + (1,) * (acc.ndim - 2) if op == "Conv" else (-1,)
+            product = acc.astype(np.float32) * scale.reshape(shape)
+            return np.clip(np.rint(product / np.float32(sy)) + zy, -128, 127).astype(np.int64)
         rq = layer.rq
         if np.all(w_scale == w_scale[0]):
             assert rq == choose_requant(sx * float(w_scale[0]) / sy) or \
@@ -218,7 +227,9 @@ class _IntegerModel:
         else:  # per channel: one multiplier per output channel, along axis 1
             assert rq == choose_requant_channels(sx * w_scale / sy) or \
                 fitted(rq, sx * w_scale / sy)
-            m = np.array(rq.channel_m, np.int64).reshape((-1,) + (1,) * (acc.ndim - 2))
+            m = np.array(rq.channel_m, np.int64)
+            if op == "Conv":  # along axis 1; a product's columns are its last axis
+                m = m.reshape((-1,) + (1,) * (acc.ndim - 2))
         return np.clip(fixed_point_requant(acc, rq.s1, m, rq.s2, rq.clip) + zy, -128, 127)
 
     @staticmethod

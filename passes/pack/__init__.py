@@ -462,7 +462,7 @@ class _Emitter:
                     Rewriter.insert_op(op, InsertPoint.before(self.before))
                 case Store(acc=acc, out=out, planes=planes) if planes > 1:
                     self.insert(step.source, *plane_store_ops(
-                        self.buffers[acc], self.args[out], planes, self.cfg, step.source))
+                        self.buffers[acc], self.arg(out), planes, self.cfg, step.source))
                     self.layers.close(step.source)
                 case Store(acc=acc, out=out, weight_layout=weight_layout):
                     if weight_layout:

@@ -45,7 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import BatchMatmulOp
-from vta_mlir.passes.pack.expr import Gemm, label, result_dims
+from vta_mlir.passes.pack.expr import Gemm, result_dims
 from vta_mlir.passes.pack.normal_form import Packing
 
 if TYPE_CHECKING:
@@ -156,11 +156,6 @@ class BatchMatcher:
                 or wshape != ((batch, *want) if batched else want):
             report_error(op, f"multiplies {types[0]} by {types[1]} into {types[2]}: the shapes "
                              "do not form a batched matrix product")
-        if r.is_argument(out):
-            # Byte planes (passes/pack/wide_outputs.py) are stored for 2-D results only.
-            report_error(op, f"writes {label(out)} ({out.type}), an i32 function output: a "
-                             "batched product stores int8 results only; truncate it with "
-                             "arith.trunci into an i8 output")
         init = r.read(op, out)
         act = r.argument_of(op, inputs[0], "activation")
         wgt = r.argument_of(op, inputs[1], "weight")
@@ -176,14 +171,17 @@ def collapsed_packing(packing: Packing, shape: tuple[int, ...]) -> Packing:
 
 
 def batched_packing(packing: Packing, batch: int) -> Packing:
-    """``packing`` of one batch's matrix, repeated over ``batch`` batches in front."""
+    """``packing`` of one batch's matrix (or of its byte planes, an i32 result's:
+    ``passes/pack/wide_outputs.py``), repeated over ``batch`` batches in front."""
     return Packing((batch, *packing.shape), packing.dtype, (batch, *packing.padded_shape),
-                   (batch, *packing.split_shape), (0, *(p + 1 for p in packing.perm)))
+                   (batch, *packing.split_shape), (0, *(p + 1 for p in packing.perm)),
+                   parts=packing.parts)
 
 
 def is_batched_type(t: Attribute) -> bool:
-    """``t`` is a buffer packed batch by batch: the rank-4 matrix layout behind a batch axis."""
-    return isinstance(t, MemRefType) and t.get_num_dims() == 5
+    """``t`` is a buffer packed batch by batch: the rank-4 matrix layout behind a batch axis
+    (an i32 result's byte planes, rank 5 of their own, behind it too)."""
+    return isinstance(t, MemRefType) and t.get_num_dims() in (5, 6)
 
 
 def batch_loop(count: int) -> tuple[affine.ForOp, SSAValue]:

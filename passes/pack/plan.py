@@ -200,7 +200,11 @@ class Planner:
                 out_arg = self.use(out.arg, Role.WEIGHT, out.writer)
             else:
                 packing = self.view_packing(out.arg)
-                if out.wide:
+                if out.wide and self._batch is not None:
+                    dtype = "int32"
+                    packing = self._batch.packing(out.arg, out_role, out.writer, dtype,
+                                                  self.cfg, wide=True)
+                elif out.wide:
                     packing = result_packing(out, out_role, packing, self.cfg)
                 out_arg = self.use(out.arg, out_role, out.writer, packing)
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
@@ -313,7 +317,8 @@ class Planner:
         assert isinstance(t, MemRefType)
         dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
         if self._batch is not None and batched_arg(arg):
-            packing = self._batch.packing(arg, role, op, dtype, self.cfg)
+            packing = self._batch.packing(arg, role, op, dtype, self.cfg,
+                                          packing is not None and packing.parts > 1)
         elif packing is None:
             packing = packing_for(role, t.get_shape(), dtype, self.cfg)
         return self.layouts.use(arg, role, op, packing)

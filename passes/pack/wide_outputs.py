@@ -104,7 +104,10 @@ def plane_view(out: SSAValue, plane: int) -> memref.SubviewOp:
     strides = [1] * len(shape)
     for d in reversed(range(len(shape) - 1)):
         strides[d] = strides[d + 1] * shape[d + 1]
-    layout = StridedLayoutAttr(strides[1:], plane * strides[0])
+    # A batch's slice of batched planes starts where the loop's batch does: its offset, and
+    # so each plane's, is dynamic.
+    dynamic = isinstance(t.layout, StridedLayoutAttr) and t.layout.get_offset() is None
+    layout = StridedLayoutAttr(strides[1:], None if dynamic else plane * strides[0])
     result = MemRefType(t.element_type, shape[1:], layout)
     op = memref.SubviewOp.get(out, [plane, *[0] * (len(shape) - 1)], [1, *shape[1:]],
                               [1] * len(shape), result)

@@ -77,11 +77,16 @@ def emit_batch_product(em: Emitter, layer: BatchProductLayer, prefix: str, out: 
     immediate's range), the requantization of ``docs/onnx.md`` §3 and the clip."""
     a_shape, b_shape = em.shape(layer.a), em.shape(layer.b)
     shape = em.program.tensors[layer.dst].shape
-    acc_t = em.accumulator(prefix, shape)
+    from .host_requant import product_result
+
+    host_t = product_result(em, layer.dst, out)
+    acc_t = host_t or em.accumulator(prefix, shape)
     em.lines.append(
         f"  linalg.batch_matmul ins({em.buffer(layer.a)}, {em.buffer(layer.b)} : "
         f"{memref_type(a_shape, 'i8')}, {memref_type(b_shape, 'i8')})"
-        f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
+        f" outs({out if host_t else prefix + '_acc'} : {acc_t}) loc(\"{layer.name}\")")
+    if host_t:  # the host requantizes the accumulators (docs/onnx.md §4.19)
+        return
     steps: list[str] = []
     operands: list[tuple[str, str, str, str]] = []
     if -IMM_MAX <= layer.bias <= IMM_MAX:

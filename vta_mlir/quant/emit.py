@@ -21,8 +21,9 @@ from .batch_product import BatchProductLayer, emit_batch_product
 from .depthwise import DepthwiseConvLayer
 from .emit_cnn import CNN_LAYERS, emit_cnn_layer, immediate_parts
 from .fuse import ResidualAdd, Unit, emission_units, fused_epilogue, rescaled_operand, unit_sources
-from .host_float import FloatBuffers, FloatLayer, float_parameter
+from .host_float import FloatBuffers, FloatLayer, allocate_float_outputs, float_parameter
 from .host_layers import HostLayer, host_layer_lines
+from .host_requant import product_result
 from .product_first import product_first_steps
 from .program import (
     AddLayer,
@@ -278,11 +279,14 @@ class Emitter:
             data = f"{prefix}_x"
         w = self.constant(f"{layer.name}_w", layer.weight)
         shape = (flat[0], n)
-        acc_t = self.accumulator(prefix, shape)
+        host_t = product_result(self, layer.dst, out)
+        acc_t = host_t or self.accumulator(prefix, shape)
         self.lines.append(
             f"  linalg.matmul ins({data}, {w} : {memref_type(flat, 'i8')}, "
             f"{memref_type((k, n), 'i8')})"
-            f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
+            f" outs({out if host_t else prefix + '_acc'} : {acc_t}) loc(\"{layer.name}\")")
+        if host_t:  # the host requantizes the accumulators (docs/onnx.md §4.19)
+            return
         steps: list[str] = []
         operands: list[tuple[str, str, str, str]] = []
         in_range = False
@@ -444,19 +448,19 @@ def emit_program(program: Program) -> str:
     for at, unit in enumerate(units):
         if isinstance(unit, FloatLayer):
             if at + 1 < len(units) and isinstance(units[at + 1], FloatLayer):
-                _allocate_outputs(em, units[at + 1])
+                allocate_float_outputs(em, units[at + 1])
             floats.emit(em, unit)
         elif unit.dst != outp.name:
             name = "%" + em.unique(unit.dst)
             em.names[unit.dst] = name
-            em.lines.append(f"  {name} = memref.alloc() : "
-                            f"{memref_type(program.tensors[unit.dst].shape, 'i8')}")
+            dst_t = memref_type(program.tensors[unit.dst].shape, program.element(unit.dst))
+            em.lines.append(f"  {name} = memref.alloc() : {dst_t}")
         if not isinstance(unit, FloatLayer):
             em.emit(unit, em.names[unit.dst])
         for src in dict.fromkeys(program.aliases.get(s, s) for s in unit_sources(unit)):
             if src not in (inp.name, real) and last_reader[src] is unit:
-                em.lines.append(f"  memref.dealloc {em.names[src]} : "
-                                f"{memref_type(program.tensors[src].shape, 'i8')}")
+                src_t = memref_type(program.tensors[src].shape, program.element(src))
+                em.lines.append(f"  memref.dealloc {em.names[src]} : {src_t}")
     if viewed is not None:
         src_shape = program.tensors[viewed].shape
         groups = "[[0], [" + ", ".join(str(i) for i in range(1, len(src_shape))) + "]]"
@@ -471,18 +475,6 @@ def emit_program(program: Program) -> str:
                               if isinstance(tensor, QTensor) else "")
               for tensor, arg in ((inp, "%input"), (outp, "%output"))]
     return network_function(func, params, em.globals, em.fetch, em.lines)
-
-
-def _allocate_outputs(em: Emitter, layer: FloatLayer) -> None:
-    """Allocate the int8 tensors ``layer`` quantizes now, before the float layer preceding it:
-    the host code of two float layers in a row becomes one host step, which must not use a
-    buffer allocated between them."""
-    for edge in layer.outputs:
-        if edge.tensor not in em.names and edge.tensor != em.program.output.name:
-            name = "%" + em.unique(edge.tensor)
-            em.names[edge.tensor] = name
-            em.lines.append(f"  {name} = memref.alloc() : "
-                            f"{memref_type(em.program.tensors[edge.tensor].shape, 'i8')}")
 
 
 def _last(steps: list[str]) -> int:

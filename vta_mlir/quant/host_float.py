@@ -28,13 +28,14 @@ import numpy as np
 from vta_mlir.frontend.mlir_text import memref_type
 
 from .host_float_ops import OP_EMITTERS, FloatCode, generic, identity_map
+from .host_requant import emit_host_requant_edge
 from .program import FloatTensor, Program, QTensor
 
 if TYPE_CHECKING:
     from .emit import Emitter
 
 __all__ = ["FLOAT_OPS", "FloatBuffers", "FloatEdge", "FloatLayer", "FloatOp", "FloatTensor",
-           "emit_float_layer", "float_parameter", "view_index"]
+           "allocate_float_outputs", "emit_float_layer", "float_parameter", "view_index"]
 
 #: The ONNX operations a float layer of a QDQ model computes: a ``MatMul`` of two float
 #: values is computed by the host in dynamically quantized models only (a QDQ model's matrix
@@ -165,6 +166,11 @@ def emit_float_layer(em: Emitter, layer: FloatLayer, edges: dict[str, str],
     for edge in layer.inputs:
         scale, zero_point = layer.quant[edge.tensor]
         stored = em.shape(edge.tensor)
+        host_requant = em.program.host_requant.get(edge.tensor)
+        if host_requant is not None:  # a product's accumulators (docs/onnx.md §4.19)
+            emit_host_requant_edge(code, edge, em.buffer(edge.tensor), stored, host_requant,
+                                   scale, layer.name)
+            continue
         buf, buf_t = code.alloc(edge.value, edge.shape)
         rank = len(edge.shape)
         code.lines += generic(
@@ -246,3 +252,15 @@ def float_parameter(tensor: QTensor | FloatTensor, arg: str, quant: str) -> str:
     if isinstance(tensor, FloatTensor):
         return f"{arg}: {memref_type(tensor.shape, 'f32')}"
     return f"{arg}: {memref_type(tensor.shape, 'i8')} {quant}"
+
+
+def allocate_float_outputs(em: Emitter, layer: FloatLayer) -> None:
+    """Allocate the int8 tensors ``layer`` quantizes now, before the float layer preceding it:
+    the host code of two float layers in a row becomes one host step, which must not use a
+    buffer allocated between them."""
+    for edge in layer.outputs:
+        if edge.tensor not in em.names and edge.tensor != em.program.output.name:
+            name = "%" + em.unique(edge.tensor)
+            em.names[edge.tensor] = name
+            em.lines.append(f"  {name} = memref.alloc() : "
+                            f"{memref_type(em.program.tensors[edge.tensor].shape, 'i8')}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +17,9 @@ from .activations import HardLayer, MulConstLayer
 from .batch_product import BatchProductLayer
 from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
 from .requant import IMM_MAX, Requant
+
+if TYPE_CHECKING:
+    from .host_requant import HostRequant
 
 __all__ = ["AddLayer", "AvgPoolLayer", "ConvLayer", "DenseLayer", "FloatTensor", "Layer",
            "MaxPoolLayer", "Program", "QTensor", "ADD_MULTIPLIER_MAX", "add_layer",
@@ -147,6 +151,14 @@ class Program:
     #: ``perm`` (docs/onnx.md §4.16).
     views: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = field(
         default_factory=dict)
+    #: The products whose int32 result the host requantizes (only float layers read their
+    #: codes; docs/onnx.md §4.19), by output tensor: that tensor holds the accumulators.
+    host_requant: dict[str, HostRequant] = field(default_factory=dict)
+
+    def element(self, tensor: str) -> str:
+        """The element type of ``tensor``'s buffer: ``i32`` for a product's accumulators the
+        host requantizes, else ``i8``."""
+        return "i32" if tensor in self.host_requant else "i8"
 
 
 #: The largest rescale multiplier of an Add: ``|(a − za)·ma + (b − zb)·mb| ≤ 2·255·2^21 < 2^30``

@@ -395,7 +395,9 @@ func.func @conv(%x: memref<1x16x8x8xi8>, %w: memref<16x16x3x3xi8>, %y: memref<1x
 // -----
 
 func.func @batched(%x: memref<2x4x16xi8>, %w: memref<16x16xi8>, %y: memref<2x4x16xi32>) {
-  // expected-error@+1 {{writes %y (memref<2x4x16xi32>), an i32 function output: a batched product stores int8 results only}}
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%y : memref<2x4x16xi32>)
+  // expected-error@+1 {{writes %y, an i32 result, with one right operand for every batch: byte planes are stored batch by batch}}
   linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>,
                                    affine_map<(b, m, n, k) -> (b, m, n)>],
                   iterator_types = ["parallel", "parallel", "parallel", "reduction"]}

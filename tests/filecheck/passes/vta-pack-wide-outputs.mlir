@@ -108,3 +108,26 @@ func.func @conv_i32(%x: memref<1x16x8x8xi8>, %w: memref<32x16x3x3xi8>, %y: memre
       ins(%x, %w : memref<1x16x8x8xi8>, memref<32x16x3x3xi8>) outs(%y : memref<1x32x6x6xi32>)
   return
 }
+
+// -----
+
+// A batched product with an i32 result and a right operand per batch: the host loop over the
+// batches stores each batch's planes; the packed buffer is the batch axis, then the planes,
+// then the accumulator's layout (perm keeps the batch first and moves the planes second).
+
+// CHECK-LABEL: func.func @batch_i32(
+// CHECK-SAME:    %y: memref<2x4x3x2x1x16xi8> {vta.arg = {shape = array<i64: 2, 3, 20>, dtype = "int32", padded_shape = array<i64: 2, 3, 32>, split_shape = array<i64: 2, 3, 1, 2, 16, 4>, perm = array<i64: 0, 5, 1, 3, 2, 4>}}
+// CHECK:         affine.for %batch = 0 to 2 {
+// CHECK:           %y_batch = memref.subview %y[%batch, 0, 0, 0, 0, 0] [1, 4, 3, 2, 1, 16] [1, 1, 1, 1, 1, 1] : memref<2x4x3x2x1x16xi8> to memref<4x3x2x1x16xi8, strided<[96, 32, 16, 16, 1], offset: ?>>
+// CHECK:           %y_batch_plane3 = memref.subview %y_batch[3, 0, 0, 0, 0] [1, 3, 2, 1, 16] [1, 1, 1, 1, 1] : memref<4x3x2x1x16xi8, strided<[96, 32, 16, 16, 1], offset: ?>> to memref<3x2x1x16xi8, strided<[32, 16, 16, 1], offset: ?>>
+// CHECK:           linalg.generic {{.*}} ins(%acc : memref<3x2x1x16xi32>) outs(%y_batch_plane0 :
+// CHECK:             arith.shrsi
+// CHECK:           linalg.generic {{.*}} ins(%acc : memref<3x2x1x16xi32>) outs(%y_batch_plane3 :
+// B2-LABEL:  func.func @batch_i32(
+// B2-SAME:     %y: memref<2x4x2x2x2x16xi8>
+func.func @batch_i32(%x: memref<2x3x40xi8>, %w: memref<2x40x20xi8>, %y: memref<2x3x20xi32>) {
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%y : memref<2x3x20xi32>)
+  linalg.batch_matmul ins(%x, %w : memref<2x3x40xi8>, memref<2x40x20xi8>) outs(%y : memref<2x3x20xi32>)
+  return
+}

@@ -60,6 +60,7 @@ class ActivationProducts:
         views: dict[str, View]
         consumers: dict[str, list[onnx.NodeProto]]
         layer_name: str
+        accumulator_scales: dict[str, np.ndarray]
 
         def _source(self, where: str, name: str, flattened: bool = False) -> QTensor: ...
 
@@ -123,3 +124,4 @@ class ActivationProducts:
         except ValueError as exc:
             raise OnnxImportError(f"{where}: {exc}") from None
         self._add_layer(layer, y)  # type: ignore[arg-type]
+        self.accumulator_scales[y.name] = np.array([a.scale * b.scale])

@@ -18,6 +18,7 @@ import onnx
 from onnx import numpy_helper
 
 from vta_mlir.quant.depthwise import depthwise_conv_layer
+from vta_mlir.quant.host_requant import host_requantized
 from vta_mlir.quant.product_first import written_codes
 from vta_mlir.quant.product_first_choice import fitted_requant
 from vta_mlir.quant.program import (
@@ -87,6 +88,8 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
         self.layer_name = ""                    # the name of the node being translated
         self.consumers: dict[str, list[onnx.NodeProto]] = {}  # float name -> nodes reading it
         self.consumed: set[int] = set()         # ids of nodes a layer already covers
+        # The scale of each product's accumulator per column, by output (host_requant.py).
+        self.accumulator_scales: dict[str, np.ndarray] = {}
         self._init_floats()
 
     # -- helpers ---------------------------------------------------------------------------
@@ -200,9 +203,8 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
         if out_value.name in self.floats:
             self.float_owner[out_value.name].writes.append(out_value.name)
             self.close_float_layer()
-            return Program(self.graph.name or "model", input_q,
-                           FloatTensor(out_value.name, self.floats[out_value.name]), self.qt,
-                           self.layers, self.aliases, self.views)
+            return self._program(input_q, FloatTensor(out_value.name,
+                                                      self.floats[out_value.name]))
         self.close_float_layer()
         if input_q is None:
             raise OnnxImportError(f"the float input '{in_value.name}' has no QuantizeLinear "
@@ -219,16 +221,22 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
         if output_q.name in self.views:
             # Stored in another shape (the rows of a matrix product): dequantized by the host.
             self._float_output(f"output '{out_value.name}'", output_q, out_value.name)
-            return Program(self.graph.name or "model", input_q,
-                           FloatTensor(out_value.name, self.logical_shape(output_q)), self.qt,
-                           self.layers, self.aliases, self.views)
+            return self._program(input_q, FloatTensor(out_value.name,
+                                                      self.logical_shape(output_q)))
         if output_q.name in self.flattened:
             raise OnnxImportError(f"output '{out_value.name}' is the Flatten of an N×C×H×W "
                                   "tensor with H·W > 1, which only a Gemm or MatMul reads")
         if self.aliases.get(output_q.name, output_q.name) not in self.producer:
             raise OnnxImportError(f"output '{out_value.name}' is computed by no layer")
-        return Program(self.graph.name or "model", input_q, output_q, self.qt, self.layers,
-                       self.aliases, self.views)
+        return self._program(input_q, output_q)
+
+    def _program(self, input_q: QTensor | FloatTensor,
+                 output: QTensor | FloatTensor) -> Program:
+        """The program, its products read only by float layers requantized by the host."""
+        program = Program(self.graph.name or "model", input_q, output, self.qt, self.layers,
+                          self.aliases, self.views)
+        host_requantized(program, self.accumulator_scales)
+        return program
 
     def _dequantize(self, where: str, node: onnx.NodeProto) -> None:
         src = node.input[0]
@@ -357,6 +365,7 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
         rq = fitted_requant(layer, weight.T, self._codes(x), x.scale * w_scale / y.scale,
                             self.mode) or rq
         self._add_layer(_built(where, dense_layer, self.layer_name, x, weight, bias, y, rq), y)
+        self.accumulator_scales[y.name] = x.scale * w_scale
 
     def _op_Conv(self, where: str, node: onnx.NodeProto) -> None:
         attrs = _attrs(node)
