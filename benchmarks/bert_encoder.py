@@ -30,6 +30,9 @@ Usage::
     python benchmarks/bert_encoder.py [--config default|block32|batch2|all] [--layers 2]
         [--seq 64] [--hidden 128] [--heads 2] [--ffn 512] [--seed 0] [--json FILE]
         [--no-progress]
+
+``--json FILE`` writes the figures all at once (``vta_mlir.atomic_write``): a reader of
+``FILE`` sees its old contents or the complete new ones.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ from onnx_resnet18 import (  # noqa: E402
     onnxruntime_output,
 )
 from resnet18_network import first_line, format_int, format_ratio, format_table  # noqa: E402
+
+from vta_mlir.atomic_write import write_text  # noqa: E402
 
 if TYPE_CHECKING:
     import numpy as np
@@ -370,7 +375,9 @@ def main(argv: list[str] | None = None) -> int:
                          **{k: v for k, v in vars(report.bounds[m.config]).items()}}
                         for m in report.results],
             "dynamic": [vars(d) for d in report.dynamic]}
-        Path(args.json).write_text(json.dumps(payload, indent=2, default=str) + "\n")
+        # Written to a temporary file in the same folder and renamed into place: a reader (or an
+        # interrupted run) never sees a truncated file.
+        write_text(args.json, json.dumps(payload, indent=2, default=str) + "\n")
     failed = report.dynamic_error is not None or any(
         d.error is not None for d in report.dynamic)
     return 1 if failed or any(m.error is not None for m in report.results) else 0

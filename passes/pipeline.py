@@ -9,8 +9,8 @@ It runs, in order and verifying the module after each (``docs/pipeline.md``)::
     vta-coproc-sync, vta-lower-to-isa
 
 with their default options, except the tiling choices, which pass through to ``vta-tile``
-(``tile=``, ``double-buffer=``).  ``vta-run FILE.mlir``, ``vta-translate --emit=bin FILE.mlir``
-and ``vta_mlir.compile`` use it for input-level IR.
+(``tile=``, ``double-buffer=``, ``carry-rows=``).  ``vta-run FILE.mlir``, ``vta-translate
+--emit=bin FILE.mlir`` and ``vta_mlir.compile`` use it for input-level IR.
 
 ``insert-after=STAGE:PASS`` (repeatable as a list, ``insert-after=vta-pack:a,vta-tile:b{x=1}``)
 runs a registered pass after one of the stages (:data:`STAGES`), the prepasses included: the
@@ -67,6 +67,7 @@ class VtaToIsaPass(ModulePass):
 
     tile: tuple[int, ...] = ()
     double_buffer: bool | None = None
+    carry_rows: bool | None = None
     function: str | None = None
     requant: str = "none"
     insert_after: tuple[str, ...] = ()
@@ -99,7 +100,8 @@ class VtaToIsaPass(ModulePass):
         return (
             PackPass(),
             MergeAluImmediatesPass(),
-            TilePass(tile=self.tile, double_buffer=self.double_buffer),
+            TilePass(tile=self.tile, double_buffer=self.double_buffer,
+                     carry_rows=self.carry_rows),
             BiasGemmPass(),
             InjectDmaPass(),
             TensorizePass(),

@@ -1,7 +1,8 @@
 """The encoder benchmark (``benchmarks/bert_encoder.py``) on a tiny shape: it builds both
 quantized forms, runs the static one and prints its figures, the bound agreeing with the one
-counted here from the encoder's shape; the dynamic form's import is one line. The agreement
-with onnxruntime is printed, not judged here (``tests/test_onnx_attention.py`` checks it)."""
+counted here from the encoder's shape; the dynamic form's import is one line; ``--json``
+writes its file all at once. The agreement with onnxruntime is printed, not judged here
+(``tests/test_onnx_attention.py`` checks it)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,14 @@ def encoder_counts(layers: int, seq: int, hidden: int, heads: int, ffn: int,
 
 def test_runs_and_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     figures = tmp_path / "figures.json"
+    figures.write_text("figures of an earlier run\n")
+    earlier = figures.stat().st_ino
     shape = ["--layers", "1", "--seq", "16", "--hidden", "32", "--heads", "2", "--ffn", "64"]
     assert bench.main([*shape, "--no-progress", "--json", str(figures)]) == 0
+    # --json replaces the file by a complete new one renamed into place (another inode), and
+    # leaves no temporary file beside it.
+    assert figures.stat().st_ino != earlier
+    assert [p.name for p in tmp_path.iterdir()] == ["figures.json"]
     out = capsys.readouterr().out
     cfg = VTAConfig.shipped("default")
     macs, vectors, weights = encoder_counts(1, 16, 32, 2, 64, cfg)

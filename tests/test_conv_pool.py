@@ -6,6 +6,7 @@ negative multiplier) keeps the two layers, with the same integers."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from vta_mlir import compile as vta_compile
 from vta_mlir.config import VTAConfig
 from vta_mlir.frontend.mlir_text import padding_idiom
 from vta_mlir.passes.tile import conv_pool as conv_pool_module
+from vta_mlir.passes.tile.conv_pool import ConvPoolRegion
 from vta_mlir.runtime.device import LoadedModule
 from vta_mlir.sim.hazards import program_hazards
 
@@ -175,27 +177,47 @@ CARRY_CASES = {
 }
 
 
+def recorded_fusions(monkeypatch: pytest.MonkeyPatch) -> list[ConvPoolRegion | None]:
+    """The fused regions ``vta-tile`` plans (``None`` for a pair it leaves as two), in order,
+    from now on."""
+    chosen: list[ConvPoolRegion | None] = []
+    match = conv_pool_module.match_conv_pool
+
+    def recording(*args: Any, **kwargs: Any) -> ConvPoolRegion | None:
+        found = match(*args, **kwargs)
+        chosen.append(found)
+        return found
+
+    monkeypatch.setattr(conv_pool_module, "match_conv_pool", recording)
+    return chosen
+
+
 @pytest.mark.parametrize("case", CARRY_CASES)
 def test_carried_rows_match_numpy(case: str, cfg: VTAConfig,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Row tiles that pool the rows they share with the next tile ahead into its pooled tile
-    (``ConvPlan.carry_rows``), whatever the modelled saving: two images, several row tiles."""
-    chosen: list[object] = []
-    plan_of = conv_pool_module._plan
-
-    def recording(*args: object, **kwargs: object) -> object:
-        found = plan_of(*args, **kwargs)
-        chosen.append(found)
-        return found
-
-    monkeypatch.setattr(conv_pool_module, "CARRY_MIN_SAVING", -(1 << 62))
-    monkeypatch.setattr(conv_pool_module, "_plan", recording)
+    (``ConvPlan.carry_rows``), forced by ``carry-rows=true`` whatever the modelled saving: two
+    images, several row tiles."""
+    chosen = recorded_fusions(monkeypatch)
     p = CARRY_CASES[case]
-    module = run_case(p, cfg, 11, batches=2)
+    module = run_case(p, cfg, 11, "vta-to-isa{carry-rows=true}", batches=2)
     assert [layer["name"] for layer in module.last_run.layers] == ["conv2d@12"]
     (found,) = chosen
     assert found is not None
-    plan, tp, _, _ = found
-    assert plan.carry_rows == p.pk - p.ps
+    assert found.plan.carry_rows == p.pk - p.ps
     # More than one row tile, so that rows are carried.
-    assert p.pool_hw[0] // tp > 1
+    assert p.pool_hw[0] // found.tp > 1
+
+
+@pytest.mark.parametrize("carry", ["true", "false"])
+def test_carry_rows_option(cfg: VTAConfig, carry: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``carry-rows=`` overrides the model's threshold both ways on the layer of
+    ``tests/filecheck/passes/vta-tile-conv-pool-carry.mlir``: ``true`` carries rows where the
+    threshold never would, ``false`` computes them in both tiles where it always would."""
+    monkeypatch.setattr(conv_pool_module, "CARRY_MIN_SAVING",
+                        1 << 62 if carry == "true" else -(1 << 62))
+    chosen = recorded_fusions(monkeypatch)
+    run_case(ConvPool(16, 8, 8, 16), cfg, 5, f"vta-to-isa{{carry-rows={carry}}}")
+    (found,) = chosen
+    assert found is not None
+    assert found.plan.carry_rows == (1 if carry == "true" else 0)

@@ -1,13 +1,14 @@
 """``vta-pack``: rewrite what VTA can run onto its packed layouts (stage 0 → stage 1 of
 ``docs/pipeline.md``).
 
-Recognized (``passes/pack/match.py``): int8 contractions into int32 (``linalg.matmul`` with
-K×N weights, ``linalg.generic`` ``acc + extsi(a) · extsi(b)`` in any operand orientation,
-including VTA's native N×K weights), ``linalg.fill`` of the accumulator, copies, element-wise
-``linalg.generic`` chains on i32 (``addi``, ``subi`` of a constant, ``muli``, ``shrsi``, ``shli``,
-``maxsi``, ``minsi``, ``extsi`` of i8 operands, a final ``trunci``) and per-column bias broadcasts
-(an indexing map ``(d0, d1) -> (d1)`` or ``linalg.broadcast``), on any shape: dimensions that are
-not whole blocks are zero-padded by the host and cropped on the way out.
+Recognized (``passes/pack/match.py`` and the ``match_*.py`` modules): int8 contractions into
+int32 (``linalg.matmul`` with K×N weights, ``linalg.generic`` ``acc + extsi(a) · extsi(b)`` in
+any operand orientation, including VTA's native N×K weights), ``linalg.fill`` of the
+accumulator, copies, element-wise ``linalg.generic`` chains on i32 (``addi``, ``subi`` of a
+constant, ``muli``, ``shrsi``, ``shli``, ``maxsi``, ``minsi``, ``extsi`` of i8 operands, a final
+``trunci``) and per-column bias broadcasts (an indexing map ``(d0, d1) -> (d1)`` or
+``linalg.broadcast``), on any shape: dimensions that are not whole blocks are zero-padded by the
+host and cropped on the way out.
 
 Every ``i8`` output becomes one *VTA region* in the normal form: a packed ``i32`` accumulator,
 its initialisation (fill 0, a copy of an i32 argument, an ``extsi`` copy of an i8 one, or a
@@ -259,7 +260,7 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     recognizer = FunctionRecognizer(f)
     recognizer.intermediates = {arg: i.buffer for arg, i in intermediates.items()}
     recognizer.slices = {arg for arg, i in intermediates.items() if i.channels is not None}
-    planner = Planner(cfg, recognizer.run(), intermediates)
+    planner = Planner(cfg, recognizer.run(), intermediates=intermediates)
     planner.plan()
 
     ret = block.last_op

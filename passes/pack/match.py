@@ -16,12 +16,13 @@ program order, and keeps for every buffer the value it holds as a small expressi
 * :class:`Narrow` — an ``i8`` value: an ``i8`` argument before its ``arith.extsi``, or the
   ``arith.trunci`` of an ``i32`` expression.
 
-This module recognizes buffers, fills, copies, bias broadcasts and matrix contractions;
-element-wise ``linalg.generic`` ops are :class:`~.match_elementwise.ElementwiseMatcher`'s,
-convolutions and their zero-padded data :class:`~.match_conv.ConvMatcher`'s.  Everything VTA
-cannot run is reported at the op responsible (``report_error``).  The result is the list of
-:class:`Output` s, one per ``i8`` function argument the function writes, in the order of their
-writers; ``passes/pack/`` turns each into one VTA region.
+This module recognizes buffers, fills, copies and bias broadcasts; matrix contractions are
+:class:`~.match_matmul.MatmulMatcher`'s, element-wise ``linalg.generic`` ops
+:class:`~.match_elementwise.ElementwiseMatcher`'s, convolutions and their zero-padded data
+:class:`~.match_conv.ConvMatcher`'s.  Everything VTA cannot run is reported at the op
+responsible (``report_error``).  The result is the list of :class:`Output` s, one per ``i8``
+function argument the function writes, in the order of their writers; ``passes/pack/`` turns
+each into one VTA region.
 
 Contractions work on matrices (rank-2 buffers, per-column bias vectors) and convolutions, in a
 function where one of the arguments or buffers has rank 4, on NCHW tensors (rank-4 buffers,
@@ -54,15 +55,12 @@ from xdsl.dialects.linalg import abstract_ops as linalg_abstract
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
 
 from vta_mlir.dialects.vta_host import HostOp
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.upstream_fixes.linalg_depthwise_conv import DepthwiseConv2DNchwChwOp
 from vta_mlir.passes.analysis.alu_ops import ALU_KINDS, ARITH_ALU_OPS, COMMUTATIVE
 from vta_mlir.passes.pack.expr import (
-    Expr,
-    Gemm,
     HostStepBuffers,
     Load,
     Narrow,
@@ -71,7 +69,6 @@ from vta_mlir.passes.pack.expr import (
     error_with_note,
     int_width,
     label,
-    result_dims,
     type_problem,
 )
 from vta_mlir.passes.pack.host_steps import check_host_operands
@@ -79,6 +76,7 @@ from vta_mlir.passes.pack.match_batch import BatchMatcher, is_batch_product
 from vta_mlir.passes.pack.match_conv import ConvMatcher
 from vta_mlir.passes.pack.match_depthwise import DepthwiseMatcher, is_depthwise
 from vta_mlir.passes.pack.match_elementwise import IMM_MAX, IMM_MIN, ElementwiseMatcher
+from vta_mlir.passes.pack.match_matmul import MatmulMatcher
 from vta_mlir.passes.pack.match_pool import PoolMatcher
 from vta_mlir.passes.pack.match_resize import ResizeMatcher
 from vta_mlir.passes.pack.wide_outputs import record_wide_write, wide_value
@@ -128,6 +126,8 @@ class FunctionRecognizer:
     resize: ResizeMatcher = field(init=False)
     #: The batched products of the function (``passes/pack/match_batch.py``).
     batch: BatchMatcher = field(init=False)
+    #: The matrix contractions of the function (``passes/pack/match_matmul.py``).
+    matmul: MatmulMatcher = field(init=False)
     #: The stand-ins of the function's intermediate int8 buffers
     #: (``passes/pack/intermediates.py``), each to the stand-in of the buffer it views (itself,
     #: or the buffer a collapsed alias views).
@@ -149,6 +149,7 @@ class FunctionRecognizer:
         self.depthwise = DepthwiseMatcher(self)
         self.resize = ResizeMatcher(self)
         self.batch = BatchMatcher(self)
+        self.matmul = MatmulMatcher(self)
 
     @property
     def block(self) -> Block:
@@ -429,103 +430,9 @@ class FunctionRecognizer:
         elif IteratorType.REDUCTION in iterators and self.rank == 4:
             self.conv.convolution(op, maps, iterators)
         elif IteratorType.REDUCTION in iterators:
-            self.contraction(op, maps, iterators)
+            self.matmul.contraction(op, maps, iterators)
         elif all(it == IteratorType.PARALLEL for it in iterators):
             self.elementwise.recognize(op, maps)
         else:
             report_error(op, "has window iterators: only contractions and element-wise ops "
                              "are packed")
-
-    def contraction(
-        self,
-        op: linalg_abstract.LinalgStructuredOperation,
-        maps: Sequence[AffineMap],
-        iterators: Sequence[IteratorType],
-    ) -> None:
-        inputs = list(op.inputs)
-        reduced = iterators.count(IteratorType.REDUCTION)
-        if len(inputs) != 2 or len(iterators) != 3 or reduced != 1:
-            report_error(op, "is a reduction that is not a matrix contraction: VTA reduces only "
-                             "sums of products of two int8 matrices (loops m, n parallel, k "
-                             f"reduced); here {len(iterators)} loops, {reduced} reduced, "
-                             f"{len(inputs)} inputs")
-        out = op.outputs[0]
-        types = [self.check_buffer(op, v) for v in (*inputs, out)]
-        self.check_contraction_types(op, types)
-        self.check_contraction_body(op)
-
-        k = iterators.index(IteratorType.REDUCTION)
-        out_dims = result_dims(maps[2])
-        not_product = "has indexing maps that are not those of a matrix product"
-        if sorted(d for d in out_dims if d is not None) != sorted({0, 1, 2} - {k}) \
-                or len(out_dims) != 2:
-            report_error(op, not_product)
-        m, n = out_dims
-        roles: dict[str, tuple[SSAValue, bool, int]] = {}
-        for i, (value, imap) in enumerate(zip(inputs, maps[:2], strict=True)):
-            dims = result_dims(imap)
-            if dims == [m, k] or dims == [k, m]:
-                roles["act"] = (value, dims == [k, m], i)
-            elif dims == [n, k] or dims == [k, n]:
-                roles["wgt"] = (value, dims == [k, n], i)
-        if set(roles) != {"act", "wgt"}:
-            report_error(op, not_product)
-        act, act_t, ai = roles["act"]
-        wgt, wgt_t, wi = roles["wgt"]
-        rows, red = types[ai].get_shape()[::-1] if act_t else types[ai].get_shape()
-        cols, red2 = types[wi].get_shape()[::-1] if wgt_t else types[wi].get_shape()
-        if red != red2 or (rows, cols) != tuple(types[2].get_shape()):
-            report_error(op, f"multiplies {types[ai]} by {types[wi]} into {types[2]}: the "
-                             "shapes do not form a matrix product")
-        init = self.read(op, out)
-        assert isinstance(init, Expr)
-        result = Gemm(op, init, self.argument_of(op, act, "activation"), act_t,
-                      self.argument_of(op, wgt, "weight"), wgt_t)
-        self.write(op, out, result)
-
-    @staticmethod
-    def check_contraction_types(op: Operation, types: Sequence[MemRefType]) -> None:
-        """The operands are i8 × i8 → i32."""
-        widths = [int_width(t.element_type) for t in types]
-        if widths[0] == 32 and widths[1] == 32:
-            report_error(op, "is a contraction of i32 operands: VTA's GEMM core multiplies int8 "
-                             "operands into int32 accumulators (i8 × i8 → i32)")
-        if widths != [8, 8, 32]:
-            report_error(op, f"is a contraction of {types[0].element_type} × "
-                             f"{types[1].element_type} into {types[2].element_type}: VTA "
-                             "computes i8 × i8 → i32")
-
-    def check_contraction_body(self, op: linalg_abstract.LinalgStructuredOperation) -> None:
-        """The body is ``out + extsi(a) * extsi(b)`` (any operand order)."""
-        block = op.body.block
-        a, b, acc = block.args
-
-        def owner(v: SSAValue, kind: type[Operation]) -> Operation | None:
-            o = v.owner
-            return o if isinstance(o, kind) and o.parent_block() is block else None
-
-        def fail() -> NoReturn:
-            report_error(op, "is a reduction that is not an int8 matrix contraction: VTA "
-                             "accumulates only `acc + extsi(a) * extsi(b)`")
-
-        yield_ = block.last_op
-        if not isinstance(yield_, linalg.YieldOp) or len(yield_.operands) != 1:
-            fail()
-        add = owner(yield_.operands[0], arith.AddiOp)
-        if add is None or acc not in add.operands:
-            fail()
-        product = add.operands[1] if add.operands[0] is acc else add.operands[0]
-        mul = owner(product, arith.MuliOp)
-        if mul is None:
-            fail()
-        sources = []
-        for v in mul.operands:
-            ext = owner(v, arith.ExtSIOp)
-            if ext is None:
-                fail()
-            sources.append(ext.operands[0])
-        if sorted(s.index for s in sources if isinstance(s, BlockArgument)
-                  and s.block is block) != [a.index, b.index]:
-            fail()
-        if len(list(block.ops)) != 5:
-            fail()

@@ -46,6 +46,7 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.ir.upstream_fixes.linalg_batch_matmul import BatchMatmulOp
 from vta_mlir.passes.pack.expr import Gemm, result_dims
+from vta_mlir.passes.pack.match_matmul import check_contraction_body, check_contraction_types
 from vta_mlir.passes.pack.normal_form import Packing
 
 if TYPE_CHECKING:
@@ -127,8 +128,8 @@ class BatchMatcher:
         for v in (*inputs, out):
             r.check_buffer(op, v, any_rank=True)
         types = [v.type for v in (*inputs, out)]
-        r.check_contraction_types(op, types)  # type: ignore[arg-type]
-        r.check_contraction_body(op)
+        check_contraction_types(op, types)  # type: ignore[arg-type]
+        check_contraction_body(op)
         k = iterators.index(IteratorType.REDUCTION)
         out_dims = result_dims(maps[2])
         act_dims = result_dims(maps[0])

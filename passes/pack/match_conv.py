@@ -50,6 +50,7 @@ from vta_mlir.passes.pack.expr import (
     label,
     result_dims,
 )
+from vta_mlir.passes.pack.match_matmul import check_contraction_body, check_contraction_types
 
 if TYPE_CHECKING:
     from vta_mlir.passes.pack.match import FunctionRecognizer
@@ -312,8 +313,8 @@ class ConvMatcher:
                              "inputs")
         out = op.outputs[0]
         types = [rec.check_buffer(op, v) for v in (*inputs, out)]
-        rec.check_contraction_types(op, types)
-        rec.check_contraction_body(op)
+        check_contraction_types(op, types)
+        check_contraction_body(op)
         strides = self.convolution_strides(op, maps, iterators)
         (n, c, h, w), (f, c2, kh, kw), out_shape = (t.get_shape() for t in types)
         oh, ow = out_shape[2:]

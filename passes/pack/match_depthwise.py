@@ -41,6 +41,7 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.index_arith import LinearForm, linear_affine_expr
 from vta_mlir.passes.pack.expr import Expr, label, result_dims
 from vta_mlir.passes.pack.match_conv import Conv, Padding
+from vta_mlir.passes.pack.match_matmul import check_contraction_body, check_contraction_types
 
 if TYPE_CHECKING:
     from vta_mlir.passes.pack.match import FunctionRecognizer
@@ -101,8 +102,8 @@ class DepthwiseMatcher:
             report_error(op, f"is a depthwise reduction of {len(inputs)} inputs: {_FORM}")
         out = op.outputs[0]
         types = [rec.check_buffer(op, v, any_rank=True) for v in (*inputs, out)]
-        rec.check_contraction_types(op, types)
-        rec.check_contraction_body(op)
+        check_contraction_types(op, types)
+        check_contraction_body(op)
         data_shape, kernel_shape, out_shape = (tuple(t.get_shape()) for t in types)
         if len(data_shape) != 4 or len(out_shape) != 4 or len(kernel_shape) not in (3, 4):
             report_error(op, f"convolves {types[0]} with {types[1]} into {types[2]}: {_FORM}")

@@ -3,19 +3,17 @@
 :class:`Planner` turns the outputs the recognizer found (``passes/pack/match.py``) into the ops
 of the stage-1 normal form (``docs/pipeline.md``), as a list of :class:`Step` s — a new
 accumulator, its initialisation, the contraction, convolution or pooling, one ALU operation per
-step, the store — and the packing of every argument (and intermediate buffer) they use.
-``passes/pack/__init__.py`` then rewrites the function's signature and emits the steps.
+step, the store — and the packing of every argument (and intermediate buffer) they use
+(``passes/pack/plan_operands.py``).  ``passes/pack/__init__.py`` then rewrites the function's
+signature and emits the steps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation
 
-from vta_mlir.config import VTAConfig
 from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.concat import slice_source
@@ -36,19 +34,15 @@ from vta_mlir.passes.pack.flatten import MatrixView
 from vta_mlir.passes.pack.flattened_act import flattened_packings
 from vta_mlir.passes.pack.fold_window import folded_packings
 from vta_mlir.passes.pack.host_steps import logical_packing
-from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.match import COMMUTATIVE, IMM_MAX, IMM_MIN
 from vta_mlir.passes.pack.match_conv import Conv
 from vta_mlir.passes.pack.match_depthwise import DepthwiseConv
 from vta_mlir.passes.pack.match_matmul_operands import check_weight_store, weight_layout_buffers
 from vta_mlir.passes.pack.match_pool import Pool
 from vta_mlir.passes.pack.match_resize import Resize
-from vta_mlir.passes.pack.normal_form import (
-    Packing,
-    Role,
-    packing_for,
-)
-from vta_mlir.passes.pack.plan_batch import BatchPlan, batch_plan, batched_arg
+from vta_mlir.passes.pack.normal_form import Role
+from vta_mlir.passes.pack.plan_batch import batch_plan
+from vta_mlir.passes.pack.plan_operands import OperandPlanner
 from vta_mlir.passes.pack.spatial import spatial_packing
 from vta_mlir.passes.pack.steps import (
     AccBuffer,
@@ -126,34 +120,18 @@ def _immediate(a: Expr) -> int:
 
 
 @dataclass
-class Planner:
+class Planner(OperandPlanner):
     """Turns the outputs of a function into the steps of its VTA regions and the packing of
-    every argument they use."""
+    every argument they use (:class:`.plan_operands.OperandPlanner`)."""
 
-    cfg: VTAConfig
     outputs: list[Output | HostStepBuffers]
-    #: The stand-ins of intermediate int8 buffers (``passes/pack/intermediates.py``).
-    intermediates: Collection[BlockArgument] = ()
     steps: list[Step] = field(default_factory=list[Step])
-    #: The packing of every buffer the steps use (``passes/pack/layouts.py``).
-    layouts: Layouts = field(default_factory=Layouts)
-    _current: Output | None = None
     _loaded: dict[tuple[BlockArgument, bool], AccBuffer] = field(
         default_factory=dict[tuple[BlockArgument, bool], AccBuffer])
-    #: The logical shape of the current region's result, and its matrix view when the region
-    #: is flattened (``passes/pack/flatten.py``).
-    _shape: tuple[int, ...] = ()
-    _view: MatrixView | None = None
-    #: The position of every op of the function body, and the op writing each output.
-    _order: dict[Operation, int] = field(default_factory=dict[Operation, int])
-    _writers: dict[BlockArgument, Operation] = field(
-        default_factory=dict[BlockArgument, Operation])
     #: The computed buffers products read as their right operand, stored by their layers in
     #: the weight layout (``passes/pack/match_matmul_operands.py``).
     _weight_stores: dict[BlockArgument, Gemm] = field(
         default_factory=dict[BlockArgument, Gemm])
-    #: The layout of the current region when it holds a batched product.
-    _batch: BatchPlan | None = None
 
     def plan(self) -> None:
         regions = [out for out in self.outputs if isinstance(out, Output)]
@@ -268,79 +246,6 @@ class Planner:
                                       "of a VTA region vary along the same dimensions",
                                 biases[0].op, "the other broadcast")
         return MatrixView.choose(shape, biases[0].kept if biases else (), self.cfg)
-
-    # ---- arguments ------------------------------------------------------------------------
-    @staticmethod
-    def whole_role(acc: AccBuffer) -> Role:
-        """The role of an argument read or written element for element with ``acc``."""
-        return Role.MATRIX if len(acc.shape) == 2 else Role.TENSOR
-
-    @staticmethod
-    def bias_role(acc: AccBuffer) -> Role:
-        return Role.BIAS if len(acc.shape) == 2 else Role.CHANNEL_BIAS
-
-    def view_packing(self, arg: BlockArgument, load: Load | None = None) -> Packing | None:
-        """The packing of ``arg`` (read by ``load``) in the flattened region being planned;
-        None outside one."""
-        if self._view is None:
-            return None
-        t = arg.type
-        assert isinstance(t, MemRefType)
-        dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
-        if load is not None and load.broadcast:
-            return self._view.bias_packing(t.get_shape(), load.axes, dtype)
-        return self._view.packing(dtype)
-
-    @property
-    def packings(self) -> dict[BlockArgument, tuple[Packing, Role, Operation]]:
-        """The packing of every buffer the steps use, copies included."""
-        return self.layouts.packings
-
-    def use(self, arg: BlockArgument, role: Role, op: Operation,
-            packing: Packing | None = None) -> BlockArgument:
-        """``op`` uses ``arg`` in ``role`` (with ``packing``, else the role's packing): the
-        block argument its step reads, ``arg`` or a copy of it in that layout
-        (``passes/pack/layouts.py``)."""
-        assert self._current is not None
-        writer = self._writers.get(arg)
-        if arg is not self._current.arg and writer is not None \
-                and self._order.get(op, -1) < self._order.get(writer, -1) \
-                and self._order.get(writer, -1) < self._order.get(self._current.writer, -1):
-            # The layers run in the order of the ops writing their results: this one runs
-            # after the layer writing `arg`, but reads what `arg` held before.
-            error_with_note(op, f"reads {label(arg)} before the op writing it, in a layer "
-                                 "that ends after that op: VTA runs the layers one after the "
-                                 "other, so a layer reads a buffer before it is written only "
-                                 "when the whole layer comes first", writer,
-                             f"{label(arg)} is written here")
-        t = arg.type
-        assert isinstance(t, MemRefType)
-        dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
-        if self._batch is not None and batched_arg(arg):
-            packing = self._batch.packing(arg, role, op, dtype, self.cfg,
-                                          packing is not None and packing.parts > 1)
-        elif packing is None:
-            packing = packing_for(role, t.get_shape(), dtype, self.cfg)
-        return self.layouts.use(arg, role, op, packing)
-
-    def check_shape(self, load: Load, acc: AccBuffer) -> None:
-        shape = tuple(load.arg.type.get_shape())  # type: ignore[attr-defined]
-        if self._view is not None and load.broadcast:
-            return  # the recognizer matched its axes with the result's
-        if load.broadcast and load.kept != ((1,) if self._batch is None else (2,)):
-            if len(acc.shape) == 2:
-                report_error(load.op, f"broadcasts {label(load.arg)} along the columns (a "
-                                      "per-row operand): VTA adds per-column biases only, "
-                                      "broadcast over the rows")
-            report_error(load.op, f"broadcasts {label(load.arg)} along the result dimensions "
-                                  f"{list(load.kept)}: an NCHW region reads broadcast operands "
-                                  "per channel, (n, c, h, w) -> (c), or per position, "
-                                  "(n, c, h, w) -> (h, w)")
-        result = self._shape if self._view is not None or self._batch else acc.shape
-        expected = [(acc.cols,), (1, acc.cols)] if load.broadcast else [result]
-        if shape not in expected:
-            report_error(load.op, f"reads {label(load.arg)} ({load.arg.type}) into a "
-                                  f"{'×'.join(map(str, result))} result")
 
     # ---- expressions ----------------------------------------------------------------------
     def plan_into(self, acc: AccBuffer, e: Expr) -> None:

@@ -39,6 +39,10 @@ channel tiles, in blocks, and must divide the channel blocks.  ``double-buffer=t
 forces the choice (default: the cost model's); for a convolution ``false`` keeps the tiles and
 the alternating accumulator tiles the default would choose, with one copy of the input and
 weight buffers (and ``vta-coproc-sync`` then keeps every token one deep).
+``carry-rows=true|false`` forces whether a convolution with its max-pool fused carries the rows
+two row tiles' windows share from one tile to the next (:mod:`.conv_pool`; default: when the
+cost model says it saves :data:`.conv_pool.CARRY_MIN_SAVING` cycles); ``true`` takes it
+wherever a plan carrying them fits.
 ``verbose=true`` reports the chosen tiling as a remark at each region's output.
 
 **Double buffering.**  An input or weight buffer loaded more than once is one alloc with a
@@ -363,6 +367,7 @@ class TilePass(ModulePass):
 
     tile: tuple[int, ...] = ()
     double_buffer: bool | None = None
+    carry_rows: bool | None = None
     verbose: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -381,7 +386,8 @@ class TilePass(ModulePass):
             held = sram_in_use(f)
             budget = sram_budget(cfg, held)
             after: dict[str, int] = {}
-            for region in fuse_conv_pools(list(regions), cfg, budget, tile, self.double_buffer):
+            for region in fuse_conv_pools(list(regions), cfg, budget, tile, self.double_buffer,
+                                          self.carry_rows):
                 if isinstance(region, ConvPoolRegion):
                     if self.verbose:
                         emit_remark(region.output, f"vta-tile: {describe(region)}")

@@ -23,7 +23,9 @@ of ``psh·tp`` rows every ``psh·tp`` (:attr:`.conv_plan.ConvPlan.carry_rows`): 
 the window rows of the next tile's first pooled rows that fall in its own last rows into the
 next pooled tile, ahead (two pooled tiles alternate), and the next tile only takes the maximum
 with their other rows; the first row tile of each channel group, whose shared rows are the
-padding, is a run of its own.  After
+padding, is a run of its own.  Rows are carried when the model says it saves
+:data:`CARRY_MIN_SAVING` cycles; ``carry-rows=true`` carries them whenever a plan doing so
+fits, ``false`` never.  After
 the convolution of a tile (:mod:`.conv_pool_emit`): the pooled tile is set to the window
 element every output has in the image, then one ALU ``max`` per other window offset on the
 outputs whose element lies in the image, then the epilogue on the pooled tile, then its
@@ -60,6 +62,7 @@ _IDENTITY6 = AffineMap.identity(6)
 #: the first row tile a run of its own and adds its ALU kernels to every tile: a few thousand
 #: cycles of micro-op loads and instruction overheads that the plan model does not count
 #: (2,200 more compute-module load cycles on a 16×16 layer whose model said it saved 500).
+#: ``vta-tile{carry-rows=true|false}`` overrides it.
 CARRY_MIN_SAVING = 10_000
 
 
@@ -234,10 +237,12 @@ def _fits_edges(tiles: ConvTiles, pool: PoolRegion, conv: ConvRegion, tp: int) -
 
 
 def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
-          tile: tuple[int, int, int], double_buffer: bool | None,
+          tile: tuple[int, int, int], double_buffer: bool | None, carry_rows: bool | None,
           epilogue: int) -> tuple[ConvPlan, int, bool, ConvGeometry] | None:
     """The fused plan with the fewest modelled cycles, its pooled rows per tile, whether two
-    pooled tiles alternate, and the convolution's geometry it tiles."""
+    pooled tiles alternate, and the convolution's geometry it tiles.  ``carry_rows`` ``None``
+    carries rows when that saves :data:`CARRY_MIN_SAVING` modelled cycles, ``True`` whenever a
+    plan carrying them fits, ``False`` never."""
     pg = pool.geo
     costs = InsnCosts(cfg)
     accs = tuple(conv.inits[a][1] for a in conv.accs)
@@ -254,7 +259,7 @@ def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
     # Rows two consecutive row tiles' windows share: carried from one tile to the next when
     # they are the pool's padding above the first tile (which then carries nothing in).
     overlap = pg.kh - pg.sh
-    carries = [0, overlap] if 0 < overlap <= pg.pads[0] else [0]
+    carries = [0, overlap] if 0 < overlap <= pg.pads[0] and carry_rows is not False else [0]
     geos = {carry: virtual_geometry(conv, pool, carry) for carry in carries}
     geo = geos[0]
     for to, ti, tp, resident, carry in itertools.product(
@@ -290,17 +295,17 @@ def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
             if kept is None or key < kept[0]:
                 best[bool(carry)] = (key, plan, tp, pooled2, geos[carry])
     plain, carried = best
-    if carried is not None and (plain is None or
+    if carried is not None and (carry_rows or plain is None or
                                 plain[0][0] - carried[0][0] >= CARRY_MIN_SAVING):
         return carried[1:]
     return None if plain is None else plain[1:]
 
 
 def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
-                    tile: tuple[int, int, int],
-                    double_buffer: bool | None) -> ConvPoolRegion | None:
+                    tile: tuple[int, int, int], double_buffer: bool | None,
+                    carry_rows: bool | None = None) -> ConvPoolRegion | None:
     """The fused region of ``conv`` and the ``pool`` after it, when they qualify (module
-    docstring) and a plan fits; else ``None``."""
+    docstring) and a plan fits (``carry_rows``: as :func:`_plan`); else ``None``."""
     pg, g = pool.geo, conv.geo
     if pg.kind != AluKind.MAX or g.depthwise or not _pool_ops_plain(pool):
         return None
@@ -313,7 +318,7 @@ def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: 
     epilogue, lo, hi = found
     if lo < -128 or hi > 127 or pg.init > lo or (any(pg.pads) and pg.pad_value > lo):
         return None
-    planned = _plan(conv, pool, cfg, budget, tile, double_buffer, len(epilogue))
+    planned = _plan(conv, pool, cfg, budget, tile, double_buffer, carry_rows, len(epilogue))
     if planned is None:
         return None
     plan, tp, pooled2, geo = planned
@@ -321,16 +326,18 @@ def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: 
 
 
 def fuse_conv_pools(regions: list[object], cfg: VTAConfig, budget: Budget,
-                    tile: tuple[int, int, int], double_buffer: bool | None) -> list[object]:
+                    tile: tuple[int, int, int], double_buffer: bool | None,
+                    carry_rows: bool | None = None) -> list[object]:
     """``regions`` with each convolution and the max-pool right after it that qualify as one
-    :class:`ConvPoolRegion`."""
+    :class:`ConvPoolRegion` (``carry_rows``: as :func:`_plan`)."""
     out: list[object] = []
     k = 0
     while k < len(regions):
         region = regions[k]
         after = regions[k + 1] if k + 1 < len(regions) else None
         if isinstance(region, ConvRegion) and isinstance(after, PoolRegion):
-            fused = match_conv_pool(region, after, cfg, budget, tile, double_buffer)
+            fused = match_conv_pool(region, after, cfg, budget, tile, double_buffer,
+                                    carry_rows)
             if fused is not None:
                 out.append(fused)
                 k += 2
