@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vta_mlir.atomic_write import write_text as write_atomically
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(results, columns))
     if args.json:
         payload = {"config": cfg.bitstream, "repeat": args.repeat, "seconds": results}
-        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+        write_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     return 1 if any(isinstance(row, str) for row in results.values()) else 0
 
 

@@ -38,6 +38,8 @@ if str(HERE) not in sys.path:
 
 import resnet18_layers as rl  # noqa: E402
 
+from vta_mlir.atomic_write import write_text as write_atomically  # noqa: E402
+
 #: The configurations of the sweep: 2 × 2 × 2 points over the default configuration.
 SPACE: dict[str, list[int]] = {
     "LOG_BLOCK": [4, 5],
@@ -127,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s": {str(n): times for n, times in seconds.items()},
             "same_rows": same,
         }
-        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+        write_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     return 0 if same and statuses == {"ok"} else 1
 
 

@@ -72,6 +72,8 @@ from resnet18_network import (  # noqa: E402
     schedule_floor,
 )
 
+from vta_mlir.atomic_write import write_text as write_atomically  # noqa: E402
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -428,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
                    "classes": args.classes, "seed": args.seed, "asymmetric": args.asymmetric,
                    "per_channel": args.per_channel, "requant": args.requant,
                    "seconds": model.seconds, "results": [as_json(model, m) for m in results]}
-        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+        write_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     return 1 if any(m.error is not None for m in results) else 0
 
 

@@ -46,6 +46,8 @@ if str(HERE) not in sys.path:
 
 import resnet18_layers as rl  # noqa: E402
 
+from vta_mlir.atomic_write import write_text as write_atomically  # noqa: E402
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -385,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         payload = {"config": cfg.bitstream, "seed": args.seed, "residual": args.residual,
                    "layers": rows, "summary": s}
-        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+        write_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     return 1 if any(failed(r) for r in rows.values()) else 0
 
 

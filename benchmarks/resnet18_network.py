@@ -66,6 +66,8 @@ if str(NETWORKS) not in sys.path:
 
 import numpy_model as nm  # noqa: E402
 
+from vta_mlir.atomic_write import write_text as write_atomically  # noqa: E402
+
 if TYPE_CHECKING:
     import numpy as np
     from generated import Generated
@@ -509,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         payload = {"network": net.name, "weights": args.weights, "seed": args.seed,
                    "results": [as_json(net, m) for m in results],
                    "layers_alone": {c: [vars(m) for m in rows] for c, rows in alone.items()}}
-        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+        write_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     return 1 if any(m.failed for m in results) else 0
 
 

@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vta_mlir.atomic_write import write_text as write_atomically
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 COUNTERS = (
@@ -177,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         payload = {"config": cfg.bitstream, "workloads": results,
                    "tvm": TVM if with_tvm else {}}
-        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+        write_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     failed = any(isinstance(r, str) or r["check"] != "PASS" for r in results.values())
     return 1 if failed else 0
 
