@@ -1,7 +1,7 @@
 """The encoder benchmark (``benchmarks/bert_encoder.py``) on a tiny shape: it builds both
 quantized forms, runs the static one and prints its figures, the bound agreeing with the one
-counted here from the encoder's shape; the dynamic form runs beside it with its own figures; ``--json``
-writes its file all at once. The agreement with onnxruntime is printed, not judged here
+counted here from the encoder's shape; the dynamic form runs beside it with its own figures;
+``--json`` writes its file all at once. The agreement with onnxruntime is printed, not judged here
 (``tests/test_onnx_attention.py`` checks it)."""
 
 from __future__ import annotations
