@@ -62,7 +62,8 @@ BATCH_OPS = QuantizedBatchMatmulOp | BatchMatmulOp
 
 
 def matmul(lifter: Lifter, op: Operation) -> None:
-    """The accumulator of ``op``: a dense layer on the rows of its codes."""
+    """The accumulator of ``op``: a dense layer on the rows of its codes, or the batched
+    product of two activations' codes."""
     if isinstance(op, QuantizedBatchMatmulOp):
         zx = lifter.const_int(op, op.operands[2])
         zw = lifter.const_int(op, op.operands[3])

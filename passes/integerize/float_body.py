@@ -91,8 +91,8 @@ def body_text(op: linalg.GenericOp, scalars: dict[int, float], kept: Sequence[in
                                   "result than its first")
         found = bodies.scalar(value)
         if found is None or not _is_f32(value):
-            raise Unsupported(op, "the body of a float generic reads a value from outside that "
-                                  "is not an f32 constant")
+            raise Unsupported(op, "the body of a float generic reads a value that is neither "
+                                  "computed in it nor an f32 constant")
         names[value] = f"%k{constants}"
         lines.append(f"%k{constants} = arith.constant {f32_literal(float(found.value))} : f32")
         constants += 1

@@ -263,7 +263,8 @@ class _Lifter:
             return
         if any(isinstance(m, FloatValue) for m in ins) and bodies.quantize(op) is None:
             if not self.host.compute(op):
-                raise Unsupported(op, "reads float code's values and writes other than f32")
+                raise Unsupported(op, "computes on values of float code with operands or "
+                                      "results other than f32")
             return
         if gather.gather(self, op) or host.step(self, op, ins):
             return
