@@ -30,7 +30,7 @@ from tests.onnx_semantics import integer_model, onnxruntime_output
 from tests.test_onnx_attention import last_step
 from vta_mlir import compile
 from vta_mlir.api import parse, run_pipeline
-from vta_mlir.config import SHIPPED_CONFIGS, VTAConfig
+from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.errors import VTAError
 from vta_mlir.frontend.onnx import import_program
 from vta_mlir.passes.integerize.lift import lift_function
@@ -122,20 +122,26 @@ def test_encoder_program() -> None:
     assert sum(isinstance(layer, FloatLayer) for layer in program.layers) == 7
 
 
-def test_encoder(cfg: VTAConfig) -> None:
-    """``encoder.mlir`` as it is, bit for bit as the reference evaluator computes the file
-    (in its bufferized form, as it evaluates tensors); every product on VTA."""
-    text = (DATA / "encoder.mlir").read_text()
-    module = compile(text, config=cfg, requant="fixed-point")
-    reference = parse(text)
-    run_pipeline(reference, "vta-bufferize")
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS)
+def test_encoder(tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str) -> None:
+    """``vta-run encoder.mlir --check`` as the file is: bit for bit as the reference evaluator
+    computes the file (in its bufferized form, as it evaluates tensors); every product on
+    VTA."""
     x = np.random.default_rng(2).standard_normal((1, 16, 32)).astype(np.float32)
-    (y,) = module(x)
+    np.save(tmp_path / "x.npy", x)
+    status = vta_run.main([str(DATA / "encoder.mlir"), "--config", config, "--input",
+                           str(tmp_path / "x.npy"), "--output", str(tmp_path / "y.npy"),
+                           "--check", "--stats", "-"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "check: PASS" in err
+    stats = json.loads(out)
+    reference = parse((DATA / "encoder.mlir").read_text())
+    run_pipeline(reference, "vta-bufferize")
     (want,) = evaluate(reference, [x])
-    np.testing.assert_array_equal(y, want)
-    stats = module.last_run
-    assert stats.vta_mac_fraction >= 0.99
-    assert all(step.get("macs", 0) == 0 for step in stats.host_steps)
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), want)
+    assert stats["vta_mac_fraction"] >= 0.99
+    assert all(step.get("macs", 0) == 0 for step in stats["host_steps"])
 
 
 def test_encoder_agrees_with_onnxruntime() -> None:
