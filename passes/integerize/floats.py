@@ -306,9 +306,9 @@ class HostCode:
             return name
         if isinstance(meaning, FloatInput):
             if not isinstance(self.lifter.input, FloatTensor):
-                raise Unsupported(op, "float code reads the function's float input, which is "
-                                      "read so only after it is quantized into the rows of a "
-                                      "B×S×K activation")
+                raise Unsupported(op, "float code reads the function's float input: only a "
+                                      "B×S×K input quantized into rows before it is read so "
+                                      "(another is quantized by a vta.quant host step)")
             layer = self.layer()
             if INPUT not in layer.reads:
                 layer.reads.append(INPUT)
