@@ -95,9 +95,11 @@ class _Lifter:
     error_bounds: list[float] = field(default_factory=list)
     product_bounds: dict[str, float] = field(default_factory=dict)
     accumulator_scales: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The float code the host computes (floats.py).
+    host: HostCode = field(init=False)
 
     def __post_init__(self) -> None:
-        self.host = HostCode(self)  # the float code the host computes (floats.py)
+        self.host = HostCode(self)
 
     # -- helpers ---------------------------------------------------------------------------
     def meaning(self, op: Operation, value: SSAValue) -> Meaning:
