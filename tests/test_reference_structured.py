@@ -301,3 +301,35 @@ func.func @copy(%x: memref<4xi32>, %y: memref<4xi32>) {
         evaluate(text, [x])
     with pytest.raises(VTAError, match="no function @nope"):
         evaluate(text, [x], function="nope")
+
+
+def test_maximum_and_its_argmax() -> None:
+    """A reduction of two results whose body reads both accumulators (torch-mlir's maximum of
+    a softmax beside its argmax): folded point by point in the loop's order, the index of the
+    first maximum as a loop keeps it (strictly greater replaces)."""
+    text = """
+func.func @f(%x: memref<3x6xf32>, %m: memref<3xf32>, %i: memref<3xi64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  linalg.fill ins(%ninf : f32) outs(%m : memref<3xf32>)
+  linalg.fill ins(%c0 : i64) outs(%i : memref<3xi64>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x6xf32>) outs(%m, %i : memref<3xf32>, memref<3xi64>) {
+  ^bb0(%in: f32, %top: f32, %at: i64):
+    %k = linalg.index 1 : index
+    %n = arith.index_cast %k : index to i64
+    %big = arith.maximumf %in, %top : f32
+    %gt = arith.cmpf ogt, %in, %top : f32
+    %pos = arith.select %gt, %n, %at : i64
+    linalg.yield %big, %pos : f32, i64
+  }
+  return
+}
+"""
+    x = np.array([[1, 5, 2, 5, 0, -1], [-3, -2, -7, -2, -9, -4], [0, 0, 0, 0, 0, 0]],
+                 np.float32)
+    m, i = evaluate(text, [x, np.zeros(3, np.float32), np.zeros(3, np.int64)])
+    np.testing.assert_array_equal(m, x.max(axis=1))
+    np.testing.assert_array_equal(i, x.argmax(axis=1))

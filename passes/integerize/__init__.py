@@ -35,7 +35,15 @@ dequantized floats between a dequantize and a quantize. The pass reads the funct
   dequantized tensors copied into channel slices (``tensor.concat``) → a Concat (``neck.py``);
 * element-wise float chains on one tensor's reals → ``HardSigmoid``, ``HardSwish`` or a ``Mul``
   by a constant in fixed point (``hard.py``); ``Sigmoid`` and ``Softmax`` bodies → host layers,
-  float code the host computes (``host.py``).
+  float code the host computes (``host.py``);
+* a ``quantized_batch_matmul`` of a ``B×S×K`` activation by a broadcast constant weight → a
+  dense layer on its rows; of two activations' codes (attention's ``Q·Kᵀ``, ``P·V``) → a
+  batched product (``batch.py``);
+* any other float code between dequantizes (or the float input) and quantizes (or the float
+  result) → float layers holding the function's own ops, which the host computes with the
+  reference evaluator's semantics (``floats.py``); a matrix product whose codes only float
+  code reads → its int32 accumulators, which the host requantizes as the program does
+  (``docs/onnx.md`` §4.19).
 
 The fixed-point requantization changes a value by at most one rounding step against the
 float one, so the pass only does it when asked: ``requant=fixed-point``. Without it, a function

@@ -30,7 +30,7 @@ class Lifter(batch.Lifter, Protocol):
 
     def add(self, layer: Layer) -> None: ...
 
-__all__ = ["SEQUENCE_RANK", "float_input", "float_output"]
+__all__ = ["INPUT", "OUTPUT", "SEQUENCE_RANK", "float_input", "float_output"]
 
 #: The rank of the activations stored as rows: ``B×S×K``.
 SEQUENCE_RANK = 3

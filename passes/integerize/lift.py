@@ -25,9 +25,8 @@ from xdsl.ir import Operation, SSAValue
 
 from vta_mlir.ir.upstream_fixes.linalg_pooling import PoolingNchwSumOp
 from vta_mlir.ir.upstream_fixes.linalg_quantized_conv import Conv2DNchwFchwQOp
-from vta_mlir.quant.depthwise import depthwise_conv_layer
-from vta_mlir.quant.product_first import written_codes
-from vta_mlir.quant.product_first_choice import fitted_requant
+from vta_mlir.quant.fuse import layer_sources
+from vta_mlir.quant.host_requant import host_requantized
 from vta_mlir.quant.program import (
     AddLayer,
     ConvLayer,
@@ -38,16 +37,16 @@ from vta_mlir.quant.program import (
     Program,
     QTensor,
     add_layer,
-    conv_layer,
-    dense_layer,
     global_avgpool_layer,
 )
-from vta_mlir.quant.requant import Requant, error_bound
+from vta_mlir.quant.requant import error_bound
 
 from . import batch, bodies, channels, depthwise, edges, gather, hard, host, neck, pools, unsigned
+from .floats import FloatValue, HostCode
 from .fold import fold_generic
 from .meaning import (
     Accumulator,
+    ActivationProduct,
     Added,
     Codes,
     Const,
@@ -65,6 +64,7 @@ from .meaning import (
     channel_bias,
     global_array,
 )
+from .products import accumulator_layer
 from .values import is_result as _is_result
 from .values import reads_channel as _reads_channel
 from .values import requant as _requant
@@ -91,8 +91,15 @@ class _Lifter:
     output: QTensor | FloatTensor | None = None
     counts: dict[str, int] = field(default_factory=dict)
     #: The bound of each layer's fixed-point error against its float requantization, in
-    #: output steps.
+    #: output steps (the products' by output tensor, ``products.py``).
     error_bounds: list[float] = field(default_factory=list)
+    product_bounds: dict[str, float] = field(default_factory=dict)
+    accumulator_scales: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The float code the host computes (floats.py).
+    host: HostCode = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.host = HostCode(self)
 
     # -- helpers ---------------------------------------------------------------------------
     def meaning(self, op: Operation, value: SSAValue) -> Meaning:
@@ -112,8 +119,12 @@ class _Lifter:
         return tensor
 
     def add(self, layer: Layer) -> None:
+        self.host.before_layer(layer)
         self.layers.append(layer)
         self.producer[layer.dst] = layer
+
+    def store(self, op: Operation, tensor: QTensor, shape: tuple[int, ...]) -> None:
+        self.host.store(op, tensor, shape)
 
     def const_int(self, op: Operation, value: SSAValue) -> int:
         found = bodies.scalar(value)
@@ -132,15 +143,22 @@ class _Lifter:
         self.held[floats[0]] = FloatInput(floats[0])
         self.result_arg = results[0]
         for op in self.function.body.block.ops:
+            self.host.before(op)
             self.visit(op)
+            self.host.after(op)
+        self.host.finish(self.function, self.result_arg)
         if self.input is None or self.output is None:
             raise Unsupported(self.function, "the function does not quantize its input and "
                                              "dequantize its result")
         if isinstance(self.output, QTensor) and \
                 self.aliases.get(self.output.name, self.output.name) not in self.producer:
             raise Unsupported(self.function, "the result is computed by no layer")
-        return Program(self.function.sym_name.data, self.input, self.output, self.tensors,
-                       self.layers, self.aliases)
+        # The views a layer reads (a view only float layers read is their own shape).
+        read = {s for layer in self.layers for s in layer_sources(layer)} | {self.output.name}
+        program = Program(self.function.sym_name.data, self.input, self.output, self.tensors,
+                          self.layers, {k: v for k, v in self.aliases.items() if k in read})
+        host_requantized(program, self.accumulator_scales)
+        return program
 
     def visit(self, op: Operation) -> None:
         if isinstance(op, arith.ConstantOp | memref.DeallocOp | func.ReturnOp | arith.TruncFOp
@@ -199,15 +217,18 @@ class _Lifter:
             self.held[op.result] = Const(src.array.reshape(shape))
         elif isinstance(src, DequantizedWeight):
             self.held[op.result] = channels.weight_reshape(op, src, shape)
-        elif isinstance(src, host.HostFloat):
-            self.held[op.result] = src  # a softmax's maximum, broadcast along its axis
-        else:
+        elif isinstance(src, host.HostFloat | ActivationProduct):
+            # A softmax's maximum, broadcast along its axis; an accumulator's batches.
+            self.held[op.result] = src
+        elif not self.host.layout(op):
             raise Unsupported(op, "reshapes something other than codes, reals or a constant")
 
     def constant_layout(self, op: linalg.BroadcastOp | linalg.TransposeOp) -> None:
         # Both ops read their operand 0 and write operand 1.
         src = self.meaning(op, op.operands[0])
         out = op.operands[1]
+        if not isinstance(src, Const | DequantizedWeight) and self.host.layout(op):
+            return  # float values (floats.py)
         if isinstance(op, linalg.TransposeOp) and not isinstance(src, Const) \
                 and not isinstance(src, DequantizedWeight):
             depthwise.transpose(self, op, src)
@@ -242,6 +263,11 @@ class _Lifter:
                                       "evaluate")
             self.held[out] = Const(folded, _dequantized_source(op, ins))
             return
+        if any(isinstance(m, FloatValue) for m in ins) and bodies.quantize(op) is None:
+            if not self.host.compute(op):
+                raise Unsupported(op, "computes on values of float code with operands or "
+                                      "results other than f32")
+            return
         if gather.gather(self, op) or host.step(self, op, ins):
             return
         if (q := bodies.quantize(op)) is not None:
@@ -264,7 +290,7 @@ class _Lifter:
             return
         if pools.divide(self, op, ins[0]):
             return
-        if depthwise.clip(self, op, ins) or hard.step(self, op, ins):
+        if depthwise.clip(self, op, ins) or hard.step(self, op, ins) or self.host.compute(op):
             return
         raise Unsupported(op, "is not a quantize, dequantize, ReLU, add or average of a "
                               "quantized layer, nor a resize, hard activation or host "
@@ -280,6 +306,9 @@ class _Lifter:
                                   "codes in [0, 255]")
         if isinstance(src, depthwise.Clipped):
             depthwise.fold_clip(self, op, src, q.scale, zero_point)
+            return
+        if isinstance(src, FloatValue):  # computed by float code (floats.py)
+            self.held[out] = self.host.quantize(op, q.scale, zero_point, q.unsigned)
             return
         if isinstance(src, FloatInput):
             if self.input is not None:
@@ -298,7 +327,7 @@ class _Lifter:
             return
         y = self.new_tensor(batch.stored_shape(src, shape), q.scale, zero_point)
         if isinstance(src, ScaledAccumulator):
-            layer = self.accumulator_layer(op, src, y)
+            layer = accumulator_layer(self, op, src, y)
         elif isinstance(src, PooledMax):
             if (src.x.scale, src.x.zero_point) != (y.scale, y.zero_point):
                 raise Unsupported(op, "a max-pool keeps its input's quantization")
@@ -330,33 +359,6 @@ class _Lifter:
         self.add(layer)
         self.held[out] = Codes(batch.view(self, y, shape), q.unsigned)
 
-    def accumulator_layer(self, op: Operation, src: ScaledAccumulator, y: QTensor) -> Layer:
-        acc = src.acc
-        bias = acc.bias.astype(np.int64)
-        if src.bias is not None:
-            # A bias added as reals (dequantized on its own): back at the accumulator's scale.
-            bias = bias + np.rint(src.bias.astype(np.float64) / src.scale).astype(np.int64)
-        multipliers = src.scale / y.scale
-        name = self.name("dense" if acc.stride is None else "conv")
-
-        def build(rq: Requant) -> ConvLayer | DenseLayer:
-            try:
-                if acc.stride is None:
-                    return dense_layer(name, acc.x, acc.weight, bias, y, rq)
-                make = depthwise_conv_layer if acc.depthwise else conv_layer
-                return make(name, acc.x, acc.weight, bias, acc.stride, acc.pads, y, rq)
-            except ValueError as exc:
-                raise Unsupported(acc.op, str(exc)) from None
-        layer = build(_requant(op, multipliers))  # then fitted as by the ONNX frontend
-        codes = written_codes(self.producer.get(self.aliases.get(acc.x.name, acc.x.name)))
-        weight = acc.weight.T if acc.stride is None else acc.weight
-        fitted = fitted_requant(layer, weight, codes, np.ravel(multipliers), "fixed")
-        layer = build(fitted) if fitted is not None else layer
-        self.error_bounds.append(error_bound(np.ravel(multipliers).tolist() if
-                                             layer.rq.channel_m else float(np.max(multipliers)),
-                                             layer.rq))
-        return layer
-
     def dequantize(self, op: linalg.GenericOp, src: Meaning, dq: bodies.Dequantize) -> None:
         out = op.outputs[0]
         if isinstance(src, Codes):
@@ -366,15 +368,16 @@ class _Lifter:
                 raise Unsupported(op, "dequantizes codes with other parameters than they "
                                       "were quantized with")
             if out is self.result_arg and isinstance(self.input, FloatTensor):
+                self.host.before_reading([src.tensor.name])
                 edges.float_output(self, src.tensor)
             elif out is self.result_arg:
                 self.output = src.tensor
             self.held[out] = Real(src.tensor)
             return
-        if isinstance(src, Accumulator) and dq.zero_point == 0:
+        if isinstance(src, Accumulator | ActivationProduct) and dq.zero_point == 0:
             # The scale of an accumulator: its f64 value when the program rounds it to f32.
             self.held[out] = ScaledAccumulator(src, dq.wide if dq.wide is not None
-                                               else dq.scale)
+                                               else dq.scale, exact=True)
             return
         raise Unsupported(op, "dequantizes a value this pass does not recognise")
 
@@ -409,6 +412,8 @@ class _Lifter:
                                       "channels")
             self.held[out] = replace(a, bias=vector)
             return
+        if self.host.compute(op):
+            return  # float code (floats.py)
         raise Unsupported(op, "adds values this pass does not recognise (the reals of two "
                               "tensors, or a bias vector to an accumulator)")
 
@@ -487,4 +492,7 @@ def lift_function(module: ModuleOp, function: func.FuncOp) -> tuple[Program, flo
     :class:`Unsupported` at the first op it cannot read."""
     lifter = _Lifter(module, function)
     program = lifter.run()
-    return program, max(lifter.error_bounds, default=0.0)
+    # A product the host requantizes computes as the program does: no error.
+    products = [bound for dst, bound in lifter.product_bounds.items()
+                if dst not in program.host_requant]
+    return program, max([*lifter.error_bounds, *products], default=0.0)

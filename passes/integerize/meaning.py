@@ -25,6 +25,7 @@ from vta_mlir.quant.program import QTensor
 
 __all__ = [
     "Accumulator",
+    "ActivationProduct",
     "Added",
     "Codes",
     "Const",
@@ -113,13 +114,30 @@ class Accumulator:
 
 
 @dataclass(frozen=True)
+class ActivationProduct:
+    """The int32 accumulator ``acc[b] = a[b]·c[b]`` of two int8 activations stored as the
+    batches ``B×M×K`` and ``B×K×N`` (zero points 0), ``B×M×N`` (``batch.py``)."""
+
+    op: Operation
+    a: QTensor
+    b: QTensor
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.a.shape[0], self.a.shape[1], self.b.shape[2])
+
+
+@dataclass(frozen=True)
 class ScaledAccumulator:
     """``scale · acc + bias``: an accumulator as reals; ``bias`` reals per output channel;
-    ``scale`` one per output channel with per-channel weight scales."""
+    ``scale`` one per output channel with per-channel weight scales. ``exact`` when the
+    program computes it as ``float32(acc) · float32(scale)``, one rounding (then the host can
+    requantize the product exactly as the program does, ``docs/onnx.md`` §4.19)."""
 
-    acc: Accumulator
+    acc: Accumulator | ActivationProduct
     scale: float | np.ndarray
     bias: np.ndarray | None = None
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,8 +203,9 @@ class FloatInput:
 #: What a value of the float program is, as this module defines it. The form modules add
 #: meanings of their own (``depthwise.Nhwc`` and ``Clipped``, ``gather.Gathered``,
 #: ``hard.Chain``, ``host.HostFloat``, ...), which import this module and so are not listed.
-Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ScaledAccumulator | PooledMax
-           | Sum | WindowSum | Added | FloatInput | DequantizedWeight)
+Meaning = (Codes | Real | Const | Filled | Padded | Accumulator | ActivationProduct
+           | ScaledAccumulator | PooledMax | Sum | WindowSum | Added | FloatInput
+           | DequantizedWeight)
 
 
 def global_array(module: ModuleOp, op: memref.GetGlobalOp) -> np.ndarray:

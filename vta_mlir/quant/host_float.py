@@ -27,7 +27,8 @@ import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type
 
-from .host_float_ops import OP_EMITTERS, FloatCode, generic, identity_map
+from .host_float_ops import OP_EMITTERS, Emit, FloatCode, generic, identity_map
+from .host_generic import GENERIC, emit_generic
 from .host_requant import emit_host_requant_edge
 from .program import FloatTensor, Program, QTensor
 
@@ -41,6 +42,10 @@ __all__ = ["FLOAT_OPS", "FloatBuffers", "FloatEdge", "FloatLayer", "FloatOp", "F
 #: values is computed by the host in dynamically quantized models only (a QDQ model's matrix
 #: products are integer layers).
 FLOAT_OPS = frozenset(OP_EMITTERS) - {"MatMul"}
+
+#: The emission of every kind of operation a float layer holds: the ONNX operations, and the
+#: float generics of a network written in linalg (``vta-integerize``, :mod:`.host_generic`).
+_EMITTERS: dict[str, Emit] = {**OP_EMITTERS, GENERIC: emit_generic}
 
 
 @dataclass(frozen=True)
@@ -185,7 +190,7 @@ def emit_float_layer(em: Emitter, layer: FloatLayer, edges: dict[str, str],
              "%r = arith.mulf %f, %sx : f32",
              "linalg.yield %r : f32"], ["parallel"] * rank, layer.name)
     for op in layer.ops:
-        OP_EMITTERS[op.op](code, op, None)
+        _EMITTERS[op.op](code, op, None)
     for edge in layer.outputs:
         scale, zero_point = layer.quant[edge.tensor]
         if edge.tensor not in em.names:

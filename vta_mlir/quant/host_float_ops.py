@@ -21,7 +21,8 @@ from vta_mlir.frontend.mlir_text import memref_type
 if TYPE_CHECKING:
     from .host_float import FloatOp
 
-__all__ = ["OP_EMITTERS", "FloatCode", "Symbols", "generic", "identity_map", "reshape_index"]
+__all__ = ["OP_EMITTERS", "Emit", "FloatCode", "Symbols", "generic", "identity_map",
+           "reshape_index"]
 
 #: (SSA value, memref type, map results, element type) of a linalg.generic operand.
 Operand = tuple[str, str, Sequence[str], str]

@@ -5,6 +5,7 @@ whole iteration space with numpy broadcasting, and integer reductions (float red
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -190,24 +191,71 @@ def run_structured(
     terminator = block.last_op
     if terminator is None or len(terminator.operands) != len(outs):
         report_error(op, "body must end in a yield of one value per output")
-    results = []
+    dtypes = []
     for k, out in enumerate(outs):
-        acc = block.args[len(ins) + k]
-        yielded = terminator.operands[k]
-        dtype = storage_type(op, out.type)
-        if is_float(op, yielded.type) != np.issubdtype(dtype, np.floating):
+        dtypes.append(storage_type(op, out.type))
+        if is_float(op, terminator.operands[k].type) != np.issubdtype(dtypes[k], np.floating):
             assert isinstance(out.type, MemRefType)
-            report_error(op, f"yields {yielded.type} into output #{k}, a memref of "
-                             f"{out.type.element_type}")
-        if reduced:
-            value = _reduction(op, body, yielded, acc, sizes, reduced)
-        else:
-            value = body.get(yielded)
-        results.append(_stored(value, dtype))
+            report_error(op, f"yields {terminator.operands[k].type} into output #{k}, a memref "
+                             f"of {out.type.element_type}")
+    accs = [block.args[len(ins) + k] for k in range(len(outs))]
+    if reduced and len(outs) > 1 and any(_combiner(body, v, acc) is None for v, acc in zip(
+            terminator.operands, accs, strict=True)):
+        results = _fold_in_order(body, arg_value, len(ins), terminator.operands, dtypes,
+                                 reduced)
+    else:
+        results = []
+        for k, (yielded, acc) in enumerate(zip(terminator.operands, accs, strict=True)):
+            if reduced:
+                value = _reduction(op, body, yielded, acc, sizes, reduced)
+            else:
+                value = body.get(yielded)
+            results.append(_stored(value, dtypes[k]))
     # Every result is computed before any output is written: an output that is also an
     # input is read with its old values.
     for k, value in enumerate(results):
         scatter(op, arrays[len(ins) + k], maps[len(ins) + k], value, sizes, reduced)
+
+
+def _combiner(body: Body, yielded: SSAValue, acc: BlockArgument) -> Operation | None:
+    """The op combining the accumulator ``acc`` once with a value into ``yielded``, if the
+    body computes that output so."""
+    combine = body.local(yielded)
+    if (
+        combine is None
+        or type(combine) not in {*COMBINERS, *FOLDED_COMBINERS, *ORDER_FREE_COMBINERS}
+        or not acc.has_one_use()
+        or acc not in combine.operands
+        or combine.operands[0] is combine.operands[1]
+    ):
+        return None
+    return combine
+
+
+def _fold_in_order(body: Body, arg_value: Callable[[int], np.ndarray], first: int,
+                   yielded: Sequence[SSAValue], dtypes: Sequence[type[np.generic]],
+                   reduced: Sequence[int]) -> list[np.ndarray]:
+    """The outputs of a reduction of several results whose body is not one combiner per
+    result (a maximum beside the index where it is reached, as torch-mlir writes an argmax):
+    the whole body evaluated once per point of the reduction dimensions, in the loops' order,
+    vectorised over the parallel points, each output's accumulator the value the previous
+    point yielded."""
+    sizes = body.full_sizes
+    n = len(sizes)
+    keep = [1 if d in reduced else s for d, s in enumerate(sizes)]
+    accs = [_stored(np.broadcast_to(full_rank(arg_value(first + k), n), keep), dtype)
+            for k, dtype in enumerate(dtypes)]
+    for point in itertools.product(*(range(sizes[d]) for d in reduced)):
+        window = [range(s) for s in sizes]
+        for d, i in zip(reduced, point, strict=True):
+            window[d] = range(i, i + 1)
+
+        def args(i: int, held: list[np.ndarray] = accs) -> np.ndarray:
+            return held[i - first] if i >= first else arg_value(i)
+        step = Body(body.machine, body.op, body.block, args, sizes, window)
+        accs = [_stored(np.broadcast_to(full_rank(step.get(v), n), keep), dtype)
+                for v, dtype in zip(yielded, dtypes, strict=True)]
+    return accs
 
 
 def _reduction(
@@ -220,17 +268,11 @@ def _reduction(
 ) -> np.ndarray:
     """The output values of a reduction ``acc = combine(acc, term)``: n-dimensional, extent
     1 along the reduced dimensions."""
-    combine = body.local(yielded)
-    if (
-        combine is None
-        or type(combine) not in {*COMBINERS, *FOLDED_COMBINERS, *ORDER_FREE_COMBINERS}
-        or not acc.has_one_use()
-        or acc not in combine.operands
-        or combine.operands[0] is combine.operands[1]
-    ):
+    combine = _combiner(body, yielded, acc)
+    if combine is None:
         report_error(op, "the reference evaluator supports reductions whose body combines "
                          f"the accumulator once with a value ({COMBINER_NAMES}) and yields "
-                         "the result")
+                         "the result, or several results folded point by point")
     acc_first = combine.operands[0] is acc
     term = combine.operands[1] if acc_first else combine.operands[0]
     if type(combine) not in COMBINERS:

@@ -3,7 +3,9 @@
 // a generic. It is the dense layer on the activation's rows (4×8 · 8×4), as the ONNX route
 // stores such tensors (docs/onnx.md §4.16): the host quantizes the float input into the rows
 // and dequantizes the result from them (float layers on the 1×4×8 and 1×4×4 float arguments,
-// which stay float). Refused with one error at the op: a weight zero point other than 0.
+// which stay float). Only that float layer reads the product's codes: the product leaves VTA as
+// its int32 accumulators, which the host requantizes as the program does (docs/onnx.md §4.19).
+// Refused with one error at the op: a weight zero point other than 0.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p 'vta-bufferize,vta-integerize{requant=fixed-point}' | filecheck %s
 
@@ -12,9 +14,12 @@
 // CHECK:        %t0 = memref.alloc() : memref<4x8xi8>
 // CHECK:        linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>], {{.*}} ins(%input_host : memref<1x4x8xf32>) outs(%t0 : memref<4x8xi8>)
 // CHECK:          math.roundeven
-// CHECK:        linalg.matmul ins(%t0, %dense0_w : memref<4x8xi8>, memref<8x4xi8>) outs(%dense0_acc : memref<4x4xi32>)
-// CHECK:          arith.shrsi
-// CHECK:        linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], {{.*}} ins(%t3 : memref<4x4xi8>) outs(%dequantize0 : memref<1x4x4xf32>)
+// CHECK:        linalg.matmul ins(%t0, %dense0_w : memref<4x8xi8>, memref<8x4xi8>) outs(%t3 : memref<4x4xi32>)
+// CHECK-NOT:      arith.shrsi
+// CHECK:        linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], {{.*}} ins(%t3 : memref<4x4xi32>) outs(%dequantize0 : memref<1x4x4xf32>)
+// CHECK:          arith.sitofp %{{.*}} : i32 to f32
+// CHECK:          arith.constant 5.000000e-04 : f32
+// CHECK:          math.roundeven
 // CHECK:        outs(%output : memref<1x4x4xf32>)
 // CHECK-NOT:  linalg.quantized_batch_matmul
 // CHECK:        func.return
