@@ -28,9 +28,12 @@ a failing configuration one line; the exit status is then 1.
 Usage::
 
     python benchmarks/bert_encoder.py [--config default|block32|batch2|all] [--layers 2]
-        [--seq 64] [--hidden 128] [--heads 2] [--ffn 512] [--seed 0] [--json FILE]
-        [--no-progress]
+        [--seq 64] [--hidden 128] [--heads 2] [--ffn 512] [--seed 0] [--torch-mlir FILE]
+        [--json FILE] [--no-progress]
 
+``--torch-mlir FILE`` also runs torch-mlir's linalg-on-tensors lowering of the same static
+model (``tests/data/torch_mlir/regenerate.py --encoder DIR`` writes it, with torch-mlir
+installed apart) through ``vta-integerize``, and prints its rows beside the imported model's.
 ``--json FILE`` writes the figures all at once (``vta_mlir.atomic_write``): a reader of
 ``FILE`` sees its old contents or the complete new ones.
 """
@@ -233,6 +236,8 @@ class Report:
     dynamic_error: str | None
     bounds: dict[str, EncoderBound] = field(default_factory=dict)
     dynamic: list[DynamicRow] = field(default_factory=list)
+    #: The same model as torch-mlir lowers it (``--torch-mlir FILE``), per configuration.
+    torch_mlir: list[Measurement] = field(default_factory=list)
 
 
 def device_seconds(m: Measurement, cfg: VTAConfig) -> float | None:
@@ -242,8 +247,33 @@ def device_seconds(m: Measurement, cfg: VTAConfig) -> float | None:
 def format_report(report: Report) -> list[str]:
     from vta_mlir.config import VTAConfig
 
+    out = _static_table("static QDQ", report.results, report)
+    if report.torch_mlir:
+        out += _static_table("torch-mlir", report.torch_mlir, report)
+    if report.dynamic_error is not None:
+        out.append(f"dynamic (MatMulInteger): not run: {report.dynamic_error}")
+        return out
     rows: list[list[str]] = []
-    for m in report.results:
+    for d in report.dynamic:
+        cfg = VTAConfig.load(d.config)
+        if d.error is not None or d.cycles is None:
+            rows.append([d.config, f"failed: {d.error}"] + ["-"] * 4)
+            continue
+        rows.append([d.config, f"{d.relative_error:.1e}", f"{d.vta_mac_fraction:.4f}",
+                     format_int(d.cycles),
+                     f"{1e3 * d.cycles / (cfg.timing.clock_mhz * 1e6):.3f}",
+                     f"{1e3 * (d.host_seconds or 0):.1f}"])
+    out += format_table(["dynamic", "max |Δ| / max |y|", "vta_mac_fraction", "cycles",
+                         "device ms", "host steps ms"], rows)
+    return out
+
+
+def _static_table(title: str, results: list[Measurement], report: Report) -> list[str]:
+    """The statically quantized encoder's rows (the imported model's, or torch-mlir's)."""
+    from vta_mlir.config import VTAConfig
+
+    rows: list[list[str]] = []
+    for m in results:
         cfg = VTAConfig.load(m.config)
         b = report.bounds[m.config]
         if m.error is not None:
@@ -259,25 +289,9 @@ def format_report(report: Report) -> list[str]:
             f"{format_int(b.dram_bound)}",
             "-" if seconds is None else f"{1e3 * seconds:.3f}",
             f"{1e3 * (m.host_seconds or 0):.1f}"])
-    out = format_table(["static QDQ", "within 1 step / worst", "vta_mac_fraction", "cycles",
-                        "bound", "x bound", "GEMM + epilogue | DRAM", "device ms",
-                        "host steps ms"], rows)
-    if report.dynamic_error is not None:
-        out.append(f"dynamic (MatMulInteger): not run: {report.dynamic_error}")
-        return out
-    rows = []
-    for d in report.dynamic:
-        cfg = VTAConfig.load(d.config)
-        if d.error is not None or d.cycles is None:
-            rows.append([d.config, f"failed: {d.error}"] + ["-"] * 4)
-            continue
-        rows.append([d.config, f"{d.relative_error:.1e}", f"{d.vta_mac_fraction:.4f}",
-                     format_int(d.cycles),
-                     f"{1e3 * d.cycles / (cfg.timing.clock_mhz * 1e6):.3f}",
-                     f"{1e3 * (d.host_seconds or 0):.1f}"])
-    out += format_table(["dynamic", "max |Δ| / max |y|", "vta_mac_fraction", "cycles",
-                         "device ms", "host steps ms"], rows)
-    return out
+    return format_table([title, "within 1 step / worst", "vta_mac_fraction", "cycles",
+                         "bound", "x bound", "GEMM + epilogue | DRAM", "device ms",
+                         "host steps ms"], rows)
 
 
 def run(args: argparse.Namespace, configs: list[str]) -> Report | None:
@@ -296,14 +310,19 @@ def run(args: argparse.Namespace, configs: list[str]) -> Report | None:
         step = residual_step(model.path)
         results = [measure_encoder(model, config, reference, step) for config in configs]
         dynamic, dynamic_error = measure_dynamic(args, folder, configs)
+        torch_mlir = [] if args.torch_mlir is None else [
+            measure_encoder(model, config, reference, step, args.torch_mlir.read_text())
+            for config in configs]
     bounds = {c: encoder_bound(model.program, VTAConfig.load(c)) for c in configs}
-    return Report(model, results, step, dynamic_error, bounds, dynamic)
+    return Report(model, results, step, dynamic_error, bounds, dynamic, torch_mlir)
 
 
-def measure_encoder(model: Model, config: str, reference: np.ndarray,
-                    step: float) -> Measurement:
+def measure_encoder(model: Model, config: str, reference: np.ndarray, step: float,
+                    text: str | None = None) -> Measurement:
     """Compile, run and compare on ``config`` as ``onnx_resnet18.measure`` does, the agreement
-    in steps of ``step`` (the output is float: it has no scale of its own)."""
+    in steps of ``step`` (the output is float: it has no scale of its own); ``text``: another
+    form of the same model (torch-mlir's linalg on tensors, its float requantization read by
+    ``vta-integerize``) instead of the imported one."""
     from vta_mlir import lower, parse
     from vta_mlir.config import VTAConfig
     from vta_mlir.runtime.device import Device
@@ -313,7 +332,9 @@ def measure_encoder(model: Model, config: str, reference: np.ndarray,
     stage = "compile"
     try:
         start = time.perf_counter()
-        binary = lower(parse(model.text, filename=f"{model.name}.mlir", config=cfg))
+        source = parse(model.text if text is None else text,
+                       filename=f"{model.name}.mlir", config=cfg)
+        binary = lower(source) if text is None else lower(source, requant="fixed-point")
         m.compile_seconds = time.perf_counter() - start
         stage = "run"
         loaded = Device(cfg).load_module(binary)
@@ -344,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ffn", type=int, default=512, help="feed-forward width")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the weights, the calibration data and the input")
+    parser.add_argument("--torch-mlir", metavar="FILE", type=Path,
+                        help="also run torch-mlir's linalg-on-tensors lowering of the same "
+                        "static model (tests/data/torch_mlir/regenerate.py --encoder writes it)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress output (the steps print nothing while they run)")
@@ -351,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     if min(args.layers, args.seq, args.hidden, args.heads, args.ffn) < 1 or \
             args.hidden % args.heads:
         parser.error("every dimension is positive and --heads divides --hidden")
+    if args.torch_mlir is not None and not args.torch_mlir.is_file():
+        parser.error(f"--torch-mlir {args.torch_mlir}: no such file")
     configs = list(CONFIGS) if args.config == "all" else [args.config]
     report = run(args, configs)
     if report is None:
@@ -374,12 +400,14 @@ def main(argv: list[str] | None = None) -> int:
             "results": [{**vars(m), "bound": report.bounds[m.config].bound,
                          **{k: v for k, v in vars(report.bounds[m.config]).items()}}
                         for m in report.results],
-            "dynamic": [vars(d) for d in report.dynamic]}
+            "dynamic": [vars(d) for d in report.dynamic],
+            "torch_mlir": [vars(m) for m in report.torch_mlir]}
         # Written to a temporary file in the same folder and renamed into place: a reader (or an
         # interrupted run) never sees a truncated file.
         write_text(args.json, json.dumps(payload, indent=2, default=str) + "\n")
     failed = report.dynamic_error is not None or any(
-        d.error is not None for d in report.dynamic)
+        d.error is not None for d in report.dynamic) or any(
+        m.error is not None for m in report.torch_mlir)
     return 1 if failed or any(m.error is not None for m in report.results) else 0
 
 

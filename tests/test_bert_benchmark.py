@@ -76,3 +76,25 @@ def test_bad_shape_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         bench.main(["--hidden", "30", "--heads", "4"])
     assert "--heads divides --hidden" in capsys.readouterr().err
+
+
+def test_torch_mlir_form(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--torch-mlir FILE``: torch-mlir's lowering of the same model (the committed
+    ``encoder.mlir`` is the benchmark's encoder at this shape and seed) beside the imported
+    one, with the same bound, on VTA and as close to onnxruntime."""
+    data = Path(__file__).parent / "data" / "torch_mlir" / "encoder.mlir"
+    shape = ["--layers", "1", "--seq", "16", "--hidden", "32", "--heads", "2", "--ffn", "64"]
+    assert bench.main([*shape, "--no-progress", "--torch-mlir", str(data)]) == 0
+    out = capsys.readouterr().out
+    static, torch = (re.search(r"^default\s+([\d.]+) % / ([\d.]+)\s+([\d.]+)\s+([\d,]+)\s+"
+                               r"([\d,]+)\s+", part, re.M)
+                     for part in out.split("torch-mlir")[:2])
+    assert static and torch, out
+    assert float(torch[1]) >= 99 and float(torch[2]) <= 2 and float(torch[3]) >= 0.97, out
+    assert torch[5] == static[5], out  # the same model, the same bound
+
+
+def test_missing_torch_mlir_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        bench.main(["--torch-mlir", str(tmp_path / "absent.mlir")])
+    assert "no such file" in capsys.readouterr().err

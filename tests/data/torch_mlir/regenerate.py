@@ -239,8 +239,19 @@ def main() -> None:
                         help="the network with asymmetric activations")
     parser.add_argument("--per-channel", action="store_true",
                         help="the network with per-channel weight scales")
+    parser.add_argument("--encoder", metavar="OUT_DIR", type=Path,
+                        help="write bert_encoder.onnx and bert_encoder.mlir, the static encoder "
+                        "of benchmarks/bert_encoder.py (--encoder-shape, seed 0), into OUT_DIR "
+                        "instead (its --torch-mlir input)")
+    parser.add_argument("--encoder-shape", type=int, nargs=5, default=[2, 64, 128, 2, 512],
+                        metavar=("LAYERS", "SEQ", "HIDDEN", "HEADS", "FFN"),
+                        help="the encoder's shape (default: the benchmark's, 2 64 128 2 512)")
     parser.add_argument("stems", nargs="*", help="write only these files (default: all)")
     args = parser.parse_args()
+    if args.encoder is not None:
+        args.encoder.mkdir(parents=True, exist_ok=True)
+        write_encoder("bert_encoder", tuple(args.encoder_shape), args.encoder)
+        return
     models = load_models()
     if args.network is not None:
         name, folder = args.network[0], Path(args.network[1])
