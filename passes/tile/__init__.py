@@ -104,6 +104,7 @@ from .conv_pool_emit import describe, emit_conv_pool
 from .conv_region import ConvRegion
 from .cost import Budget, NoFit
 from .emit import RegionEmitter
+from .plane_pipeline import PlanePipelineEmitter
 from .pool import choose_pool_plan, emit_pool
 from .pool_region import PoolRegion
 from .region import find_regions
@@ -192,7 +193,8 @@ class TilePass(ModulePass):
                                 f"vta-tile: {plan.describe()}; estimated {est.cycles} cycles, "
                                 f"DRAM bytes inp {est.inp_bytes}, wgt {est.wgt_bytes}, acc "
                                 f"{est.acc_bytes}, out {est.out_bytes}")
-                emitter = RegionEmitter(region, plan)
+                emitter = (PlanePipelineEmitter if plan.plane_pipeline else RegionEmitter)(
+                    region, plan)
                 emitter.emit()
                 place_region_buffers([buf for buf, _ in emitter.bufs.values()], held, cfg,
                                      after)

@@ -45,15 +45,18 @@ class RegionEmitter(TileBuilder):
         self.r, self.plan = region, plan
         s = region.shape
         self.ni = s.i // plan.ti if s.i else 1
-        self.bufs: dict[str, tuple[SSAValue, bool]] = {}
+        #: Each SRAM buffer and its copies (1: a buffer without a leading copy dimension).
+        self.bufs: dict[str, tuple[SSAValue, int]] = {}
 
-    def parity(self, copy: Index) -> Index:
+    def copy_index(self, copy: Index, copies: int) -> Index:
+        """Which of ``copies`` copies of a buffer ``copy`` (a count of loads or tiles) uses:
+        ``copy mod copies``."""
         if isinstance(copy, int):
-            return copy % 2
-        found = self.cached(("parity", copy))
+            return copy % copies
+        found = self.cached(("copy", copies, copy))
         if found is None:
-            found = self.apply(copy, AffineExpr.dimension(0) % 2, "copy")
-            self.cache[-1][("parity", copy)] = found
+            found = self.apply(copy, AffineExpr.dimension(0) % copies, "copy")
+            self.cache[-1][("copy", copies, copy)] = found
         return found
 
     # ---- buffers and views ----------------------------------------------------------------
@@ -61,21 +64,21 @@ class RegionEmitter(TileBuilder):
     def sram_view(self, which: str, start: Sequence[Index], size: Sequence[int],
                   copy: Index = 0) -> SSAValue:
         """Rows ``start[0]`` + ``size[0]`` and columns ``start[1]`` + ``size[1]`` of buffer
-        ``which`` (its copy ``copy`` when double-buffered); the buffer itself when that is
-        all of it."""
-        buf, doubled = self.bufs[which]
+        ``which`` (the copy ``copy`` picks when it has several); the buffer itself when that
+        is all of it."""
+        buf, copies = self.bufs[which]
         t = buf.type
         assert isinstance(t, MemRefType)
-        shape = t.get_shape()[1:] if doubled else t.get_shape()
-        if not doubled and list(size) == list(shape[:2]) and all(s == 0 for s in start):
+        shape = t.get_shape()[1:] if copies > 1 else t.get_shape()
+        if copies == 1 and list(size) == list(shape[:2]) and all(s == 0 for s in start):
             return buf
         elem = list(shape[2:])
-        key = (which, *start, *size, copy if doubled else 0)
+        key = (which, *start, *size, copy if copies > 1 else 0)
         found = self.cached(key)
         if found is None:
-            if doubled:
-                found = self.subview(buf, [self.parity(copy), *start, 0, 0], [1, *size, *elem],
-                                     f"{which[:3]}_view", drop_first=True)
+            if copies > 1:
+                found = self.subview(buf, [self.copy_index(copy, copies), *start, 0, 0],
+                                     [1, *size, *elem], f"{which[:3]}_view", drop_first=True)
             else:
                 found = self.subview(buf, [*start, 0, 0], [*size, *elem], f"{which[:3]}_view")
             self.cache[-1][key] = found
@@ -90,10 +93,16 @@ class RegionEmitter(TileBuilder):
     # ---- the nest -------------------------------------------------------------------------
 
     def emit(self) -> None:
+        self.alloc_buffers()
+        self.load_resident()
+        dims = ["b", "o"] if self.plan.b_outer else ["o", "b"]
+        self.level(dims, {})
+
+    def alloc_buffers(self, acc_copies: int = 1) -> None:
+        """The input and weight buffers of the plan's residencies (two copies of those loaded
+        more than once when it double-buffers), and one tile of every accumulator
+        (``acc_copies`` copies of the output's)."""
         r, p, s = self.r, self.plan, self.r.shape
-        out_t = r.accs[0].type
-        assert isinstance(out_t, MemRefType)
-        elem_acc = list(out_t.get_shape()[2:])
         if r.contraction is not None:
             x, w = r.contraction.inputs
             for which, src, rows, full, res in (("inp", x, p.tb, s.b, p.inp),
@@ -102,20 +111,24 @@ class RegionEmitter(TileBuilder):
                 assert isinstance(src_t, MemRefType)
                 size = {Residency.TILE: [rows, p.ti], Residency.ROW: [rows, s.i],
                         Residency.ALL: [full, s.i]}[res]
-                doubled = double_buffered(s, p, which)
-                shape = ([2] if doubled else []) + size + list(src_t.get_shape()[2:])
+                copies = 2 if double_buffered(s, p, which) else 1
+                shape = ([copies] if copies > 1 else []) + size + list(src_t.get_shape()[2:])
                 space = Sram.INP if which == "inp" else Sram.WGT
-                self.bufs[which] = (self.alloc(space, shape, src_t), doubled)
+                self.bufs[which] = (self.alloc(space, shape, src_t), copies)
         for k, acc in enumerate(r.accs):
             t = acc.type
             assert isinstance(t, MemRefType)
-            self.bufs[f"acc{k}"] = (self.alloc(Sram.ACC, [p.tb, p.to, *elem_acc], t), False)
+            copies = acc_copies if k == 0 else 1
+            shape = ([copies] if copies > 1 else []) + [p.tb, p.to, *t.get_shape()[2:]]
+            self.bufs[f"acc{k}"] = (self.alloc(Sram.ACC, shape, t), copies)
+
+    def load_resident(self) -> None:
+        """Load the operands the plan holds whole, before the tile loops."""
+        r, p, s = self.r, self.plan, self.r.shape
         for which, res in (("inp", p.inp), ("wgt", p.wgt)):
             if r.contraction is not None and res is Residency.ALL:
                 self.load(which, Span(0, s.b if which == "inp" else s.o, 0),
                           Span(0, s.i, 0), 0)
-        dims = ["b", "o"] if p.b_outer else ["o", "b"]
-        self.level(dims, {})
 
     def spans(self, n: int, t: int) -> Iterator[tuple[int, int, int]]:
         """``(trip, size, first element)`` of each part of a dimension of ``n`` in tiles of
@@ -161,10 +174,20 @@ class RegionEmitter(TileBuilder):
         return sram
 
     def tile_body(self, env: dict[str, Span]) -> None:
+        self.emit_ops(self.r.ops, env, self.acc_views(env))
+
+    def acc_views(self, env: dict[str, Span], copy: Index = 0) -> dict[SSAValue, SSAValue]:
+        """The SRAM tile of each accumulator for the tile ``env`` (``copy`` picks the copy of
+        an accumulator that has several)."""
         b, o = env["b"], env["o"]
-        acc_of = {acc: self.sram_view(f"acc{k}", [0, 0], [b.size, o.size])
-                  for k, acc in enumerate(self.r.accs)}
-        for op in self.r.ops:
+        return {acc: self.sram_view(f"acc{k}", [0, 0], [b.size, o.size], copy)
+                for k, acc in enumerate(self.r.accs)}
+
+    def emit_ops(self, ops: Sequence[Operation], env: dict[str, Span],
+                 acc_of: dict[SSAValue, SSAValue]) -> None:
+        """The region's ``ops`` for the tile ``env``, on its accumulator tiles ``acc_of``."""
+        b, o = env["b"], env["o"]
+        for op in ops:
             if op is self.r.contraction:
                 self.contraction(op, env, acc_of)
                 continue
