@@ -32,7 +32,8 @@ distinct micro-kernel).  Two estimates combine them:
   simulator on ``matrix_multiply_opt`` and on a 256×512×512 GEMM, and within about 10 % on
   small latency-bound regions.
 
-The search over plans is :mod:`.search`.
+The search over plans is :mod:`.search`; the plans that pipeline the byte planes of an i32
+result (``Plan.plane_pipeline``) are costed by :mod:`.plane_cost`.
 """
 
 from __future__ import annotations

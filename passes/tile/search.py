@@ -9,7 +9,10 @@ spellings of one schedule are costed once (:func:`_normalise`).  Plans are ranke
 ``(DRAM bytes, cycles)``: every plan by the closed-form estimate, then the
 :data:`REFINED` best with fewest bytes by replaying their commands
 (:func:`~.cost.replay`).  A plan with a remainder tile must be faster by more than
-:data:`REMAINDER_MARGIN` to be preferred to one whose tiles divide the dimensions.
+:data:`REMAINDER_MARGIN` to be preferred to one whose tiles divide the dimensions.  For a
+region whose i32 result is stored as byte planes, the plans pipelining those stores over the
+tiles (:mod:`.plane_pipeline`) are candidates too, costed by :mod:`.plane_cost`, unless
+``double-buffer=false``.
 
 The regions of one function (the layers of a network) run one after the other, so each may
 use the whole of every SRAM the function does not already hold (:func:`sram_budget`); its
