@@ -40,7 +40,8 @@ naming the SRAM; for a convolution the ``o`` and ``i`` entries fix the output an
 channel tiles, in blocks, and must divide the channel blocks.  ``double-buffer=true|false``
 forces the choice (default: the cost model's); for a convolution ``false`` keeps the tiles and
 the alternating accumulator tiles the default would choose, with one copy of the input and
-weight buffers (and ``vta-coproc-sync`` then keeps every token one deep).
+weight buffers (and ``vta-coproc-sync`` then keeps every token one deep); for an i32 result
+stored as byte planes ``false`` also keeps one accumulator tile (no pipeline of planes).
 ``verbose=true`` reports the chosen tiling as a remark at each region's output.
 
 **Double buffering.**  An input or weight buffer loaded more than once is one alloc with a
