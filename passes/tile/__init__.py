@@ -16,7 +16,9 @@ tiled by :mod:`.pool`: channel and row tiles, the data tile in the accumulator S
 operation per window offset.
 A convolution region followed by a max-pool region that alone reads its int8 output, with a
 monotone epilogue, is tiled as one (:mod:`.conv_pool`, :mod:`.conv_pool_emit`): the pool on
-the convolution's accumulator tiles, the epilogue on the pooled tile.
+the convolution's accumulator tiles, the epilogue on the pooled tile.  A contraction region is
+emitted by :mod:`.emit`; one whose i32 result leaves as byte planes may have its plane stores
+pipelined over its tiles instead (:mod:`.plane_pipeline`), so that they overlap the compute.
 
 **Choice.**  :mod:`.search` enumerates tilings (tile sizes, order of the ``b``/``o``
 loops, whether the input and weights are held per tile, per row of tiles or whole, double
@@ -38,7 +40,8 @@ naming the SRAM; for a convolution the ``o`` and ``i`` entries fix the output an
 channel tiles, in blocks, and must divide the channel blocks.  ``double-buffer=true|false``
 forces the choice (default: the cost model's); for a convolution ``false`` keeps the tiles and
 the alternating accumulator tiles the default would choose, with one copy of the input and
-weight buffers (and ``vta-coproc-sync`` then keeps every token one deep).
+weight buffers (and ``vta-coproc-sync`` then keeps every token one deep); for an i32 result
+stored as byte planes ``false`` also keeps one accumulator tile (no pipeline of planes).
 ``carry-rows=true|false`` forces whether a convolution with its max-pool fused carries the rows
 two row tiles' windows share from one tile to the next (:mod:`.conv_pool`; default: when the
 cost model says it saves :data:`.conv_pool.CARRY_MIN_SAVING` cycles); ``true`` takes it
@@ -85,37 +88,33 @@ After::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import NoReturn
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import (
-    MemRefType,
-    ModuleOp,
-)
-from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
-from vta_mlir.dialects.vta_positions import Sram
 from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
-from vta_mlir.ir.locations import copy_location, given_layer_name
+from vta_mlir.ir.locations import given_layer_name
 
-from .builder import DOUBLE_BUFFER_ATTR, Index, TileBuilder
+from .builder import DOUBLE_BUFFER_ATTR
 from .conv import emit_conv
 from .conv_plan import choose_conv_plan
 from .conv_pool import ConvPoolRegion, fuse_conv_pools
 from .conv_pool_emit import describe, emit_conv_pool
 from .conv_region import ConvRegion
-from .cost import Budget, NoFit, Plan, Residency, double_buffered, pieces
+from .cost import Budget, NoFit
+from .emit import RegionEmitter
+from .plane_pipeline import PlanePipelineEmitter
 from .pool import choose_pool_plan, emit_pool
 from .pool_region import PoolRegion
-from .region import VtaRegion, find_regions
+from .region import find_regions
 from .resize import ResizeRegion, tile_resize
 from .search import (
     check_dram_sizes,
@@ -124,222 +123,8 @@ from .search import (
     sram_budget,
     sram_in_use,
 )
-from .weight_store import store_weight_tiles
 
 __all__ = ["DOUBLE_BUFFER_ATTR", "TilePass"]
-
-@dataclass(frozen=True)
-class _Span:
-    """The tile of one dimension in the current loop body: its first element, its size, and
-    what picks the copy of a double-buffered buffer loaded here (a loop variable, whose parity
-    is the copy, or the number of tiles before this one)."""
-
-    start: Index
-    size: int
-    copy: Index
-
-
-class _Emitter(TileBuilder):
-    """Builds the loop nest of one region before its output op."""
-
-    def __init__(self, region: VtaRegion, plan: Plan) -> None:
-        super().__init__(region.output, plan.double_buffer)
-        self.r, self.plan = region, plan
-        s = region.shape
-        self.ni = s.i // plan.ti if s.i else 1
-        self.bufs: dict[str, tuple[SSAValue, bool]] = {}
-
-    def parity(self, copy: Index) -> Index:
-        if isinstance(copy, int):
-            return copy % 2
-        found = self.cached(("parity", copy))
-        if found is None:
-            found = self.apply(copy, AffineExpr.dimension(0) % 2, "copy")
-            self.cache[-1][("parity", copy)] = found
-        return found
-
-    # ---- buffers and views ----------------------------------------------------------------
-
-    def sram_view(self, which: str, start: Sequence[Index], size: Sequence[int],
-                  copy: Index = 0) -> SSAValue:
-        """Rows ``start[0]`` + ``size[0]`` and columns ``start[1]`` + ``size[1]`` of buffer
-        ``which`` (its copy ``copy`` when double-buffered); the buffer itself when that is
-        all of it."""
-        buf, doubled = self.bufs[which]
-        t = buf.type
-        assert isinstance(t, MemRefType)
-        shape = t.get_shape()[1:] if doubled else t.get_shape()
-        if not doubled and list(size) == list(shape[:2]) and all(s == 0 for s in start):
-            return buf
-        elem = list(shape[2:])
-        key = (which, *start, *size, copy if doubled else 0)
-        found = self.cached(key)
-        if found is None:
-            if doubled:
-                found = self.subview(buf, [self.parity(copy), *start, 0, 0], [1, *size, *elem],
-                                     f"{which[:3]}_view", drop_first=True)
-            else:
-                found = self.subview(buf, [*start, 0, 0], [*size, *elem], f"{which[:3]}_view")
-            self.cache[-1][key] = found
-        return found
-
-    def dram_view(self, src: SSAValue, start: Sequence[Index], size: Sequence[int]) -> SSAValue:
-        t = src.type
-        assert isinstance(t, MemRefType)
-        return self.subview(src, [*start, 0, 0], [*size, *t.get_shape()[2:]],
-                            f"{src.name_hint or 'dram'}_tile")
-
-    # ---- the nest -------------------------------------------------------------------------
-
-    def emit(self) -> None:
-        r, p, s = self.r, self.plan, self.r.shape
-        out_t = r.accs[0].type
-        assert isinstance(out_t, MemRefType)
-        elem_acc = list(out_t.get_shape()[2:])
-        if r.contraction is not None:
-            x, w = r.contraction.inputs
-            for which, src, rows, full, res in (("inp", x, p.tb, s.b, p.inp),
-                                                ("wgt", w, p.to, s.o, p.wgt)):
-                src_t = src.type
-                assert isinstance(src_t, MemRefType)
-                size = {Residency.TILE: [rows, p.ti], Residency.ROW: [rows, s.i],
-                        Residency.ALL: [full, s.i]}[res]
-                doubled = double_buffered(s, p, which)
-                shape = ([2] if doubled else []) + size + list(src_t.get_shape()[2:])
-                space = Sram.INP if which == "inp" else Sram.WGT
-                self.bufs[which] = (self.alloc(space, shape, src_t), doubled)
-        for k, acc in enumerate(r.accs):
-            t = acc.type
-            assert isinstance(t, MemRefType)
-            self.bufs[f"acc{k}"] = (self.alloc(Sram.ACC, [p.tb, p.to, *elem_acc], t), False)
-        for which, res in (("inp", p.inp), ("wgt", p.wgt)):
-            if r.contraction is not None and res is Residency.ALL:
-                self.load(which, _Span(0, s.b if which == "inp" else s.o, 0),
-                          _Span(0, s.i, 0), 0)
-        dims = ["b", "o"] if p.b_outer else ["o", "b"]
-        self.level(dims, {})
-
-    def spans(self, n: int, t: int) -> Iterator[tuple[int, int, int]]:
-        """``(trip, size, first element)`` of each part of a dimension of ``n`` in tiles of
-        ``t``: the tiles that divide, then the remainder."""
-        first = 0
-        for size, count in pieces(n, t):
-            yield count, size, first
-            first += size * count
-
-    def level(self, dims: list[str], env: dict[str, _Span]) -> None:
-        if not dims:
-            self.tile_body(env)
-            return
-        dim, rest = dims[0], dims[1:]
-        n, t = (self.r.shape.b, self.plan.tb) if dim == "b" else (self.r.shape.o, self.plan.to)
-        done = 0
-        for trip, size, first in self.spans(n, t):
-            if trip > 1:
-                with self.loop(trip, dim) as iv:
-                    start = self.apply(iv, AffineExpr.dimension(0) * size + first, f"{dim}0")
-                    self.level_body(dim, rest, env, _Span(start, size, iv))
-            else:
-                self.level_body(dim, rest, env, _Span(first, size, done))
-            done += trip
-
-    def level_body(self, dim: str, rest: list[str], env: dict[str, _Span], span: _Span) -> None:
-        env = {**env, dim: span}
-        which = "inp" if dim == "b" else "wgt"
-        res = self.plan.inp if dim == "b" else self.plan.wgt
-        if self.r.contraction is not None and res is Residency.ROW:
-            self.load(which, span, _Span(0, self.r.shape.i, 0), span.copy)
-        self.level(rest, env)
-
-    def load(self, which: str, rows: _Span, cols: _Span, copy: Index) -> SSAValue:
-        """Copy rows × cols of the input or weights into their buffer; returns the view."""
-        assert self.r.contraction is not None
-        src = self.r.contraction.inputs[0 if which == "inp" else 1]
-        dram = self.dram_view(src, [rows.start, cols.start], [rows.size, cols.size])
-        res = self.plan.inp if which == "inp" else self.plan.wgt
-        at = [0, 0] if res is not Residency.ALL else [rows.start, cols.start]
-        sram = self.sram_view(which, at, [rows.size, cols.size], copy)
-        self.insert(memref.CopyOp(dram, sram))
-        return sram
-
-    def tile_body(self, env: dict[str, _Span]) -> None:
-        b, o = env["b"], env["o"]
-        acc_of = {acc: self.sram_view(f"acc{k}", [0, 0], [b.size, o.size])
-                  for k, acc in enumerate(self.r.accs)}
-        for op in self.r.ops:
-            if op is self.r.contraction:
-                self.contraction(op, env, acc_of)
-                continue
-            if op is self.r.output and self.r.weight_rows:
-                store_weight_tiles(self, op, self.r.weight_rows, b, o, acc_of[op.inputs[0]])
-                continue
-            operands: list[SSAValue] = []
-            for v, m in zip(op.operands, _maps(op), strict=True):
-                if v in acc_of:
-                    operands.append(acc_of[v])
-                elif isinstance(v.type, MemRefType):
-                    assert m is not None
-                    operands.append(self.dram_view(v, *self.dram_range(m, env, v.type)))
-                else:
-                    operands.append(v)
-            if op in self.r.plain_copies:
-                new: Operation = memref.CopyOp(operands[0], operands[1])
-            else:
-                new = op.clone()
-                new.operands = operands
-            self.insert(new)
-            copy_location(op, new)
-
-    @staticmethod
-    def dram_range(m: AffineMap, env: dict[str, _Span],
-                   t: MemRefType) -> tuple[list[Index], list[int]]:
-        """Offsets and sizes of the two leading dims of a DRAM operand of an element-wise op:
-        the b and o tiles (map results ``d0``, ``d1``), or the whole dimension where the map
-        broadcasts (result ``0``)."""
-        starts: list[Index] = []
-        sizes: list[int] = []
-        for k, dim in enumerate(("b", "o")):
-            if m.results[k] == AffineExpr.constant(0):
-                starts.append(0)
-                sizes.append(t.get_shape()[k])
-            else:
-                starts.append(env[dim].start)
-                sizes.append(env[dim].size)
-        return starts, sizes
-
-    def contraction(self, op: linalg.GenericOp, env: dict[str, _Span],
-                    acc_of: dict[SSAValue, SSAValue]) -> None:
-        p, s = self.plan, self.r.shape
-        if self.ni > 1:
-            with self.loop(self.ni, "i") as iv:
-                start = self.apply(iv, AffineExpr.dimension(0) * p.ti, "i0")
-                self.contraction_step(op, env, acc_of, _Span(start, p.ti, iv))
-        else:
-            self.contraction_step(op, env, acc_of, _Span(0, s.i, 0))
-
-    def contraction_step(self, op: linalg.GenericOp, env: dict[str, _Span],
-                         acc_of: dict[SSAValue, SSAValue], i: _Span) -> None:
-        views: list[SSAValue] = []
-        for which, span, res in (("inp", env["b"], self.plan.inp),
-                                 ("wgt", env["o"], self.plan.wgt)):
-            if res is Residency.TILE:
-                views.append(self.load(which, span, i, i.copy))
-            elif res is Residency.ROW:
-                views.append(self.sram_view(which, [0, i.start], [span.size, i.size],
-                                            span.copy))
-            else:
-                views.append(self.sram_view(which, [span.start, i.start],
-                                            [span.size, i.size]))
-        new = op.clone()
-        new.operands = [*views, acc_of[op.outputs[0]]]
-        self.insert(new)
-        copy_location(op, new)
-
-
-def _maps(op: Operation) -> list[AffineMap | None]:
-    if isinstance(op, linalg.GenericOp):
-        return [m.data for m in op.indexing_maps.data]
-    return [None] * len(op.operands)
 
 
 def _parse_tile(values: tuple[int, ...]) -> tuple[int, int, int] | str:
@@ -417,7 +202,8 @@ class TilePass(ModulePass):
                                 f"vta-tile: {plan.describe()}; estimated {est.cycles} cycles, "
                                 f"DRAM bytes inp {est.inp_bytes}, wgt {est.wgt_bytes}, acc "
                                 f"{est.acc_bytes}, out {est.out_bytes}")
-                emitter = _Emitter(region, plan)
+                emitter = (PlanePipelineEmitter if plan.plane_pipeline else RegionEmitter)(
+                    region, plan)
                 emitter.emit()
                 place_region_buffers([buf for buf, _ in emitter.bufs.values()], held, cfg,
                                      after)

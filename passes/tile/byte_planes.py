@@ -8,13 +8,13 @@ operations, tiled with them: per tile, store, shift, store, ... on the tile's SR
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation
 
-__all__ = ["final_store", "is_plane_store"]
+__all__ = ["final_store", "is_plane_store", "plane_segments"]
 
 
 def final_store(output: Operation, is_output: Callable[[Operation], bool]) -> Operation:
@@ -40,3 +40,16 @@ def is_plane_store(op: Operation, output: Operation) -> bool:
         return False
     body = list(op.body.block.ops)
     return len(body) == 2 and isinstance(body[0], arith.TruncIOp)
+
+
+def plane_segments(ops: Sequence[Operation], output: Operation) -> list[list[Operation]]:
+    """The region's ``ops`` (program order, ``output`` last) cut after each of its stores:
+    segment 0 computes the value and stores plane 0, segment ``p`` shifts it and stores plane
+    ``p``."""
+    segments: list[list[Operation]] = [[]]
+    for op in ops:
+        segments[-1].append(op)
+        if op is output or is_plane_store(op, output):
+            segments.append([])
+    assert not segments[-1], "the region ends at its last store"
+    return segments[:-1]

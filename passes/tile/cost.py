@@ -32,7 +32,8 @@ distinct micro-kernel).  Two estimates combine them:
   simulator on ``matrix_multiply_opt`` and on a 256×512×512 GEMM, and within about 10 % on
   small latency-bound regions.
 
-The search over plans is :mod:`.search`.
+The search over plans is :mod:`.search`; the plans that pipeline the byte planes of an i32
+result (``Plan.plane_pipeline``) are costed by :mod:`.plane_cost`.
 """
 
 from __future__ import annotations
@@ -56,8 +57,11 @@ __all__ = [
     "RegionShape",
     "Residency",
     "double_buffered",
+    "epilogue_cost",
     "estimate",
     "footprint",
+    "init_cost",
+    "operand_loads",
     "pieces",
     "replay",
 ]
@@ -121,12 +125,17 @@ class Plan:
     inp: Residency = Residency.TILE
     wgt: Residency = Residency.TILE
     double_buffer: bool = False
+    #: The byte planes of an i32 result stored in a software pipeline over the tiles
+    #: (:mod:`.plane_pipeline`): one flat tile loop, the output accumulator in one more copy
+    #: than there are planes.
+    plane_pipeline: bool = False
 
     def describe(self) -> str:
         order = "b, o, i" if self.b_outer else "o, b, i"
         db = "double-buffered" if self.double_buffer else "single-buffered"
+        planes = ", byte planes pipelined over the tiles" if self.plane_pipeline else ""
         return (f"tile {self.tb}x{self.to}x{self.ti} (b x o x i elements), loops {order}, "
-                f"input {self.inp.value}, weights {self.wgt.value}, {db}")
+                f"input {self.inp.value}, weights {self.wgt.value}, {db}{planes}")
 
 
 @dataclass(frozen=True)
@@ -198,7 +207,7 @@ class InsnCosts:
 _INIT_MEM = {"load": "ACC", "bcast": "ACC", "load8": "ACC_8BIT"}
 
 
-def _loads(shape: RegionShape, plan: Plan, which: str) -> list[tuple[int, int]]:
+def operand_loads(shape: RegionShape, plan: Plan, which: str) -> list[tuple[int, int]]:
     """The loads of the input (``which == "inp"``) or weight buffer: ``(count, elements)``."""
     own, other = (shape.b, shape.o) if which == "inp" else (shape.o, shape.b)
     t_own, t_other = (plan.tb, plan.to) if which == "inp" else (plan.to, plan.tb)
@@ -214,8 +223,10 @@ def _loads(shape: RegionShape, plan: Plan, which: str) -> list[tuple[int, int]]:
 
 
 def footprint(shape: RegionShape, plan: Plan) -> dict[str, int]:
-    """SRAM elements the plan allocates (doubled buffers counted twice)."""
-    use = {"inp": 0, "wgt": 0, "acc": shape.accs * plan.tb * plan.to}
+    """SRAM elements the plan allocates (doubled buffers counted twice; a pipeline of byte
+    planes holds ``stores + 1`` output accumulator tiles)."""
+    acc_tiles = shape.accs + (shape.stores if plan.plane_pipeline else 0)
+    use = {"inp": 0, "wgt": 0, "acc": acc_tiles * plan.tb * plan.to}
     if not shape.i:
         return use
     for which, rows, full in (("inp", plan.tb, shape.b), ("wgt", plan.to, shape.o)):
@@ -227,7 +238,7 @@ def footprint(shape: RegionShape, plan: Plan) -> dict[str, int]:
 
 
 def loaded_repeatedly(shape: RegionShape, plan: Plan, which: str) -> bool:
-    return sum(c for c, _ in _loads(shape, plan, which)) > 1
+    return sum(c for c, _ in operand_loads(shape, plan, which)) > 1
 
 
 def double_buffered(shape: RegionShape, plan: Plan, which: str) -> bool:
@@ -247,7 +258,7 @@ def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
     first_load = 0
     if shape.i:
         for which, mem in (("inp", "INP"), ("wgt", "WGT")):
-            loads = _loads(shape, plan, which)
+            loads = operand_loads(shape, plan, which)
             load += sum(c * costs.load(mem, e) for c, e in loads)
             total = sum(c * e for c, e in loads)
             if which == "inp":
@@ -260,7 +271,7 @@ def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
     for sb, cb in pieces(shape.b, plan.tb):
         for so, co in pieces(shape.o, plan.to):
             n, area = cb * co, sb * so
-            init = _init_cost(shape, costs, area)
+            init = init_cost(shape, costs, area)
             for kind in shape.inits:
                 if kind == "load8":
                     acc8_el += n * area
@@ -272,7 +283,7 @@ def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
                 insns = sb if min(sb, so, plan.ti) > 1 else 1
                 gemm_step = insns * costs.gemm(area * plan.ti // insns)
                 gemm += n * ni * gemm_step
-            epilogue = _epilogue_cost(shape, costs, area)
+            epilogue = epilogue_cost(shape, costs, area)
             compute += n * (init + epilogue)
             store += n * shape.stores * costs.store(area)
             epilogue += shape.stores * costs.store(area)
@@ -306,7 +317,7 @@ def estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig,
     )
 
 
-def _init_cost(shape: RegionShape, costs: InsnCosts, area: int) -> int:
+def init_cost(shape: RegionShape, costs: InsnCosts, area: int) -> int:
     """Compute cycles initialising the accumulator tiles of ``area`` elements."""
     cycles = 0
     for kind in shape.inits:
@@ -317,7 +328,7 @@ def _init_cost(shape: RegionShape, costs: InsnCosts, area: int) -> int:
     return cycles
 
 
-def _epilogue_cost(shape: RegionShape, costs: InsnCosts, area: int) -> int:
+def epilogue_cost(shape: RegionShape, costs: InsnCosts, area: int) -> int:
     """Compute cycles of the element-wise ops on a tile of ``area`` elements."""
     return shape.alu_imm * costs.alu(area, False) + shape.alu_tensor * costs.alu(area, True)
 
@@ -378,7 +389,7 @@ class _Replay:
     def tile(self, sb: int, so: int, ni: int) -> None:
         s, p, costs = self.shape, self.plan, self.costs
         area = sb * so
-        self.compute_t = max(self.compute_t, self.acc_free) + _init_cost(s, costs, area)
+        self.compute_t = max(self.compute_t, self.acc_free) + init_cost(s, costs, area)
         insns = sb if min(sb, so, p.ti) > 1 else 1
         step = insns * costs.gemm(area * p.ti // insns) if s.i else 0
         if s.i and Residency.TILE in (p.inp, p.wgt):
@@ -392,7 +403,7 @@ class _Replay:
             self.compute_t = max(self.compute_t, self.ready["inp"], self.ready["wgt"]) + step
             for w in ("inp", "wgt"):
                 self.released[(w, self.current[w])] = self.compute_t
-        self.compute_t += _epilogue_cost(s, costs, area)
+        self.compute_t += epilogue_cost(s, costs, area)
         self.store_t = max(self.store_t, self.compute_t) + s.stores * costs.store(area)
         self.acc_free = self.store_t
 

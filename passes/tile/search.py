@@ -9,7 +9,10 @@ spellings of one schedule are costed once (:func:`_normalise`).  Plans are ranke
 ``(DRAM bytes, cycles)``: every plan by the closed-form estimate, then the
 :data:`REFINED` best with fewest bytes by replaying their commands
 (:func:`~.cost.replay`).  A plan with a remainder tile must be faster by more than
-:data:`REMAINDER_MARGIN` to be preferred to one whose tiles divide the dimensions.
+:data:`REMAINDER_MARGIN` to be preferred to one whose tiles divide the dimensions.  For a
+region whose i32 result is stored as byte planes, the plans pipelining those stores over the
+tiles (:mod:`.plane_pipeline`) are candidates too, costed by :mod:`.plane_cost`, unless
+``double-buffer=false``.
 
 The regions of one function (the layers of a network) run one after the other, so each may
 use the whole of every SRAM the function does not already hold (:func:`sram_budget`); its
@@ -49,6 +52,7 @@ from .cost import (
     replay,
     tile_count,
 )
+from .plane_cost import plane_estimate, plane_replay
 
 __all__ = [
     "MAX_SPLITS",
@@ -152,7 +156,8 @@ def _fits(use: dict[str, int], budget: Budget) -> str | None:
 
 def candidates(shape: RegionShape, budget: Budget, tile: tuple[int, int, int] = (0, 0, 0),
                double_buffer: bool | None = None) -> Iterator[Plan]:
-    """Every distinct plan that fits ``budget`` (``tile`` entries of 0 are free)."""
+    """Every distinct plan that fits ``budget`` (``tile`` entries of 0 are free); for an i32
+    result, its plans pipelining the byte planes too (unless ``double_buffer`` is false)."""
     sizes_b = [tile[0]] if tile[0] else _sizes(shape.b, True)
     sizes_o = [tile[1]] if tile[1] else _sizes(shape.o, True)
     sizes_i = [tile[2]] if tile[2] and shape.i else _sizes(shape.i, False) if shape.i else [1]
@@ -169,13 +174,37 @@ def candidates(shape: RegionShape, budget: Budget, tile: tuple[int, int, int] = 
                         for wgt in res:
                             for db in dbs:
                                 plan = Plan(tb, to, ti, b_outer, inp, wgt, db)
-                                norm = _normalise(shape, plan, bool(tile[2]))
-                                if norm in seen:
-                                    continue
-                                seen.add(norm)
-                                if (_fits(footprint(shape, norm), budget) is None
-                                        and _contiguous(norm, shape)):
-                                    yield norm
+                                forms = [_normalise(shape, plan, bool(tile[2]))]
+                                if double_buffer is not False:
+                                    forms.append(_pipelined(shape, plan))
+                                for norm in forms:
+                                    if norm is None or norm in seen:
+                                        continue
+                                    seen.add(norm)
+                                    if (_fits(footprint(shape, norm), budget) is None
+                                            and _contiguous(norm, shape)):
+                                        yield norm
+
+
+def _pipelined(shape: RegionShape, plan: Plan) -> Plan | None:
+    """``plan`` pipelining the byte planes of an i32 result over its tiles
+    (:mod:`.plane_pipeline`), in one canonical spelling, when it can: the region stores
+    several planes, its tiles divide the dimensions and are at least two, and no operand is
+    held per row of tiles (one flat loop has no rows)."""
+    if shape.stores < 2 or shape.b % plan.tb or shape.o % plan.to \
+            or Residency.ROW in (plan.inp, plan.wgt):
+        return None
+    nb, no = shape.b // plan.tb, shape.o // plan.to
+    if nb * no < 2:
+        return None
+    if not shape.i:
+        return Plan(plan.tb, plan.to, 1, True, Residency.ALL, Residency.ALL, False, True)
+    plan = replace(plan, b_outer=plan.b_outer if nb > 1 and no > 1 else True,
+                   plane_pipeline=True)
+    if plan.double_buffer and not (loaded_repeatedly(shape, plan, "inp")
+                                   or loaded_repeatedly(shape, plan, "wgt")):
+        plan = replace(plan, double_buffer=False)
+    return plan
 
 
 def _key(shape: RegionShape, plan: Plan, est: Estimate) -> tuple[float, ...]:
@@ -205,7 +234,7 @@ def _search(shape: RegionShape, cfg: VTAConfig, budget: Budget, tile: tuple[int,
     _check_request(shape, budget, tile, double_buffer)
     ranked = sorted(((_key(shape, p, e), p, e) for p in candidates(shape, budget, tile,
                                                                      double_buffer)
-                     for e in [estimate(shape, p, cfg, costs)]), key=lambda t: t[0])
+                     for e in [_estimate(shape, p, cfg, costs)]), key=lambda t: t[0])
     if not ranked:
         raise NoFit("no tiling fits the SRAMs available to this region (inp "
                     f"{budget.inp}, wgt {budget.wgt}, acc {budget.acc} elements)")
@@ -213,13 +242,17 @@ def _search(shape: RegionShape, cfg: VTAConfig, budget: Budget, tile: tuple[int,
     for _, plan, est in ranked[:REFINED]:
         if est.dram_bytes > ranked[0][2].dram_bytes:
             break
-        cycles = replay(shape, plan, cfg, costs)
+        cycles = (plane_replay if plan.plane_pipeline else replay)(shape, plan, cfg, costs)
         refined = replace(est, cycles=cycles) if cycles is not None else est
         key = _key(shape, plan, refined)
         if best is None or key < best[0]:
             best = (key, plan, refined)
     assert best is not None
     return best[1], best[2]
+
+
+def _estimate(shape: RegionShape, plan: Plan, cfg: VTAConfig, costs: InsnCosts) -> Estimate:
+    return (plane_estimate if plan.plane_pipeline else estimate)(shape, plan, cfg, costs)
 
 
 def _check_request(shape: RegionShape, budget: Budget, tile: tuple[int, int, int],
