@@ -23,6 +23,9 @@ itemsize(packed_dtype)`` little-endian parts, a new last axis of the padded arra
 ``split_shape`` and ``perm`` then place like any other axis (the byte planes of an ``int32``
 matrix: ``split_shape`` ``(N/B, B, C/BO, BO, 4)``, ``perm`` ``(4, 0, 2, 1, 3)``, each plane one
 packed matrix).  The split is exact: unpacking reassembles the parts, the last one signed.
+There may be fewer parts than that ratio, at least two (a result whose range needs only
+three bytes: ``(N/B, B, C/BO, BO, 3)``): each element is then its low parts, which must hold
+the value, and unpacking extends the last part's sign.
 
 This expresses every packed layout of ``docs/isa.md`` §1.6, for example NCHW data
 ``reshape(N/B, B, C/BI, BI, H, W).transpose(0, 2, 4, 5, 1, 3)``, 2-D matrices
@@ -76,6 +79,7 @@ from vta_mlir.abi_packing import (
     join_parts,
     layout_tiles,
     part_ratio,
+    parts_range,
     split_parts,
     tiled_packing,
     window_patches,
@@ -197,12 +201,12 @@ class ArgSpec:
             )
         elements = math.prod(repeat) * math.prod(padded)
         ratio = part_ratio(self.dtype, self.packed_dtype)
-        if math.prod(split) != elements and not (
-                ratio > 1 and math.prod(split) == elements * ratio):
+        parts, leftover = divmod(math.prod(split), elements)
+        if leftover or not (parts == 1 or 1 < parts <= ratio):
             source = f"repeat {repeat} x padded shape" if repeat else "padded shape"
-            parts = f" (or its {ratio} parts per element)" if ratio > 1 else ""
+            hint = f" (or 2 to {ratio} parts per element)" if ratio > 1 else ""
             raise BinaryFormatError(
-                f"{what}: split shape {split} does not reshape {source} {padded}{parts}"
+                f"{what}: split shape {split} does not reshape {source} {padded}{hint}"
             )
         if math.prod(split) != elements and (repeat or window or self.quant is not None):
             raise BinaryFormatError(
@@ -322,8 +326,8 @@ class ArgSpec:
 
     @property
     def parts(self) -> int:
-        """How many packed elements each logical element is split into (module doc): 1, or
-        ``itemsize(dtype) / itemsize(packed_dtype)`` for an argument split into parts."""
+        """How many packed elements each logical element is split into (module doc): 1, or 2
+        to ``itemsize(dtype) / itemsize(packed_dtype)`` for an argument split into parts."""
         elements = math.prod(self.repeat) * math.prod(self.padded_shape)
         return math.prod(self.split_shape) // elements
 
@@ -443,7 +447,12 @@ class ArgSpec:
         where = (slice(None),) * len(self.repeat) + tuple(slice(0, s) for s in arr.shape)
         padded[where] = arr
         if self.parts > 1:
-            padded = split_parts(padded, self.packed_dtype)
+            lo, hi = parts_range(self.dtype, self.packed_dtype, self.parts)
+            if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
+                raise ArgumentError(
+                    f"argument '{self.name}': values in [{int(arr.min())}, {int(arr.max())}] "
+                    f"do not fit its {self.parts} parts of {self.packed_dtype} ([{lo}, {hi}])")
+            padded = split_parts(padded, self.packed_dtype, self.parts)
         packed = padded.reshape(self.split_shape).transpose(self.perm)
         packed = _convert(packed, self.packed_dtype, f"argument '{self.name}'")
         return np.ascontiguousarray(packed, dtype=np.dtype(self.packed_dtype).newbyteorder("<")) \

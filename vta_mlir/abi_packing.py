@@ -23,6 +23,7 @@ __all__ = [
     "join_parts",
     "layout_tiles",
     "part_ratio",
+    "parts_range",
     "split_parts",
     "tiled_packing",
     "window_patches",
@@ -190,15 +191,38 @@ def part_ratio(dtype: str, packed_dtype: str) -> int:
     return logical.itemsize // packed.itemsize
 
 
-def split_parts(array: np.ndarray, packed_dtype: str) -> np.ndarray:
-    """Each integer of ``array`` as its little-endian ``packed_dtype`` parts, a new last axis."""
+def split_parts(array: np.ndarray, packed_dtype: str, parts: int | None = None) -> np.ndarray:
+    """Each integer of ``array`` as its low ``parts`` little-endian ``packed_dtype`` parts (all
+    of them by default), a new last axis.  Fewer parts than the ratio of the itemsizes drop
+    the high ones: they are exact for values that fit the kept parts as a two's complement
+    integer of ``dtype``'s signedness (the caller checks, :func:`parts_range`)."""
     little = array.astype(array.dtype.newbyteorder("<"))
-    parts = little.view(np.dtype(packed_dtype).newbyteorder("<"))
-    return parts.reshape(*array.shape, array.dtype.itemsize // parts.dtype.itemsize)
+    split = little.view(np.dtype(packed_dtype).newbyteorder("<"))
+    split = split.reshape(*array.shape, array.dtype.itemsize // split.dtype.itemsize)
+    return split if parts is None else split[..., :parts]
+
+
+def parts_range(dtype: str, packed_dtype: str, parts: int) -> tuple[int, int]:
+    """The values of ``dtype`` that ``parts`` parts of ``packed_dtype`` hold exactly: a two's
+    complement integer of ``parts`` times the part's width (unsigned for an unsigned
+    ``dtype``), as :func:`join_parts` extends it."""
+    bits = parts * np.dtype(packed_dtype).itemsize * 8
+    if np.dtype(dtype).kind == "u":
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def join_parts(parts: np.ndarray, dtype: str) -> np.ndarray:
     """The integers of ``dtype`` whose little-endian parts are the last axis of ``parts`` (the
-    inverse of :func:`split_parts`: the last part carries the sign)."""
-    contiguous = np.ascontiguousarray(parts)
-    return contiguous.view(np.dtype(dtype).newbyteorder("<"))[..., 0]
+    inverse of :func:`split_parts`: the last part carries the sign).  Fewer parts than the
+    ratio of the itemsizes are extended by the last one's sign (zeros for an unsigned
+    ``dtype``)."""
+    target = np.dtype(dtype).newbyteorder("<")
+    width = parts.dtype.itemsize
+    unsigned = np.ascontiguousarray(parts).view(np.dtype(f"<u{width}"))
+    missing = target.itemsize // width - unsigned.shape[-1]
+    if missing > 0:
+        top = unsigned[..., -1:] >> (8 * width - 1)
+        fill = top * np.iinfo(unsigned.dtype).max if target.kind == "i" else top * 0
+        unsigned = np.concatenate([unsigned, np.repeat(fill, missing, axis=-1)], axis=-1)
+    return np.ascontiguousarray(unsigned).view(target)[..., 0]

@@ -149,7 +149,7 @@ from vta_mlir.ir.diagnostics import DiagnosticError, report_error, verify_op
 from vta_mlir.ir.locations import RegionLayers, copy_location
 from vta_mlir.ir.quant import argument_quantization
 from vta_mlir.passes.pack.concat import rewrite_channel_slices
-from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants
+from vta_mlir.passes.pack.constants import ConstantPool, stand_in_constants, stand_in_values
 from vta_mlir.passes.pack.intermediates import (
     collapse_reassociation,
     intermediate_buffers,
@@ -260,9 +260,9 @@ def _pack_function(f: func.FuncOp, cfg: VTAConfig, constants: ConstantPool | Non
     recognizer = FunctionRecognizer(f)
     recognizer.intermediates = {arg: i.buffer for arg, i in intermediates.items()}
     recognizer.slices = {arg for arg, i in intermediates.items() if i.channels is not None}
-    planner = Planner(cfg, recognizer.run(), intermediates=intermediates)
+    planner = Planner(cfg, recognizer.run(), intermediates=intermediates,
+                      constant_values=stand_in_values(stand_ins))
     planner.plan()
-
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     for op in reversed(list(block.ops)):

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     BytesAttr,
@@ -49,8 +50,9 @@ from vta_mlir.ir.diagnostics import report_error
 from vta_mlir.ir.locations import copy_location
 from vta_mlir.passes.pack.depthwise import block_diagonal
 from vta_mlir.passes.pack.normal_form import Packing
+from vta_mlir.passes.pack.plane_range import ConstantValues
 
-__all__ = ["ConstantPool", "StandIn", "stand_in_constants"]
+__all__ = ["ConstantPool", "StandIn", "stand_in_constants", "stand_in_values"]
 
 #: The suffix of a packed constant's symbol (``@w`` → ``@w_packed``).
 PACKED_SUFFIX = "_packed"
@@ -68,6 +70,27 @@ class StandIn:
     @property
     def symbol(self) -> str:
         return self.glob.sym_name.data
+
+    def values(self) -> np.ndarray | None:
+        """The global's integer values, in its shape; None when they cannot be read (the
+        error comes when the constant is packed)."""
+        value, t = self.glob.initial_value, self.glob.type
+        if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(t, MemRefType):
+            return None
+        try:
+            return dense_int_array(value, t.get_shape())
+        except ValueError:
+            return None
+
+
+def stand_in_values(stand_ins: dict[BlockArgument, StandIn]) -> ConstantValues:
+    """The values of the constants ``stand_ins`` stand for, by stand-in argument."""
+
+    def values(arg: BlockArgument) -> np.ndarray | None:
+        stand_in = stand_ins.get(arg)
+        return None if stand_in is None else stand_in.values()
+
+    return values
 
 
 def _written(op: Operation) -> Sequence[SSAValue]:

@@ -176,7 +176,7 @@ def batched_packing(packing: Packing, batch: int) -> Packing:
     ``passes/pack/wide_outputs.py``), repeated over ``batch`` batches in front."""
     return Packing((batch, *packing.shape), packing.dtype, (batch, *packing.padded_shape),
                    (batch, *packing.split_shape), (0, *(p + 1 for p in packing.perm)),
-                   parts=packing.parts)
+                   parts=packing.parts, part_width=packing.part_width)
 
 
 def is_batched_type(t: Attribute) -> bool:

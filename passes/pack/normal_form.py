@@ -145,9 +145,10 @@ class Packing:
     #: not one): ``padded_shape``, ``split_shape`` and ``perm`` pack the expansion
     #: ``C × BLOCK × KH × KW`` of the kernel of logical ``shape``.
     diagonal: tuple[int, ...] = ()
-    #: How many packed elements each element is split into (``vta_mlir.abi.ArgSpec.parts``):
-    #: an i32 result stored as byte planes (``passes/pack/wide_outputs.py``).
+    #: How many packed elements of ``part_width`` bits each element is split into
+    #: (``vta_mlir.abi.ArgSpec.parts``): an i32 result's byte planes (``wide_outputs.py``).
     parts: int = 1
+    part_width: int = 0
 
     @property
     def packed_shape(self) -> tuple[int, ...]:
@@ -157,7 +158,7 @@ class Packing:
         if self.dtype == "float32":
             element: Attribute = f32
         else:
-            element = IntegerType(int(self.dtype.removeprefix("int")) // self.parts)
+            element = IntegerType(self.part_width or int(self.dtype.removeprefix("int")))
         return MemRefType(element, self.memref_shape or self.packed_shape)
 
     def attr(self) -> DictionaryAttr:

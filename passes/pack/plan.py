@@ -43,6 +43,7 @@ from vta_mlir.passes.pack.match_resize import Resize
 from vta_mlir.passes.pack.normal_form import Role
 from vta_mlir.passes.pack.plan_batch import batch_plan
 from vta_mlir.passes.pack.plan_operands import OperandPlanner
+from vta_mlir.passes.pack.plane_range import result_planes
 from vta_mlir.passes.pack.spatial import spatial_packing
 from vta_mlir.passes.pack.steps import (
     AccBuffer,
@@ -179,11 +180,12 @@ class Planner(OperandPlanner):
             else:
                 packing = self.view_packing(out.arg)
                 if out.wide and self._batch is not None:
-                    dtype = "int32"
-                    packing = self._batch.packing(out.arg, out_role, out.writer, dtype,
-                                                  self.cfg, wide=True)
+                    planes = result_planes(out.value.value, self.cfg, self.constant_values)
+                    packing = self._batch.packing(out.arg, out_role, out.writer, "int32",
+                                                  self.cfg, planes=planes)
                 elif out.wide:
-                    packing = result_packing(out, out_role, packing, self.cfg)
+                    packing = result_packing(out, out_role, packing, self.cfg,
+                                             self.constant_values)
                 out_arg = self.use(out.arg, out_role, out.writer, packing)
             if (whole := slice_source(out.arg, self.intermediates)) is not None:
                 # A concatenation's own layout, or the matrix of a head's columns.

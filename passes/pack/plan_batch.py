@@ -62,20 +62,20 @@ class BatchPlan:
         return (self.batch * rows, cols) if self.collapsed else (rows, cols)
 
     def packing(self, arg: BlockArgument, role: Role, op: Operation, dtype: str,
-                cfg: VTAConfig, wide: bool = False) -> Packing:
-        """The packing of the ``H × ...`` operand ``arg`` in ``role``; ``wide``: an i32
-        result, each batch's byte planes (``passes/pack/wide_outputs.py``)."""
+                cfg: VTAConfig, planes: int = 0) -> Packing:
+        """The packing of the ``H × ...`` operand ``arg`` in ``role``; ``planes`` (not 0):
+        an i32 result, each batch's byte planes (``passes/pack/wide_outputs.py``)."""
         shape = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
         if shape[0] != self.batch:
             report_error(op, f"reads {label(arg)} ({arg.type}) in a region of {self.batch} "
                              "batches: its first dimension is the batch")
-        if wide:
+        if planes:
             if self.collapsed:
                 report_error(op, f"writes {label(arg)}, an i32 result, with one right operand "
                                  "for every batch: byte planes are stored batch by batch "
                                  "(give the product a right operand per batch)")
-            return batched_packing(wide_packing(packing_for(role, shape[1:], dtype, cfg), cfg),
-                                   self.batch)
+            matrix = packing_for(role, shape[1:], dtype, cfg)
+            return batched_packing(wide_packing(matrix, planes, cfg), self.batch)
         if self.collapsed and role != Role.WEIGHT:
             matrix = packing_for(role, (shape[0] * shape[1], *shape[2:]), dtype, cfg)
             return collapsed_packing(matrix, shape)

@@ -25,6 +25,7 @@ from vta_mlir.passes.pack.flatten import MatrixView
 from vta_mlir.passes.pack.layouts import Layouts
 from vta_mlir.passes.pack.normal_form import Packing, Role, packing_for
 from vta_mlir.passes.pack.plan_batch import BatchPlan, batched_arg
+from vta_mlir.passes.pack.plane_range import ConstantValues, no_constant_values
 from vta_mlir.passes.pack.steps import AccBuffer
 
 __all__ = ["OperandPlanner"]
@@ -41,6 +42,9 @@ class OperandPlanner:
     intermediates: Collection[BlockArgument] = ()
     #: The packing of every buffer the steps use (``passes/pack/layouts.py``).
     layouts: Layouts = field(default_factory=Layouts)
+    #: The values of the constants standing in for arguments (``passes/pack/constants.py``),
+    #: which bound the range of an i32 result (``passes/pack/plane_range.py``).
+    constant_values: ConstantValues = no_constant_values
     #: The output of the region being planned.
     _current: Output | None = None
     #: The logical shape of the current region's result, and its matrix view when the region
@@ -102,8 +106,8 @@ class OperandPlanner:
         assert isinstance(t, MemRefType)
         dtype = f"int{t.element_type.width.data}"  # type: ignore[attr-defined]
         if self._batch is not None and batched_arg(arg):
-            packing = self._batch.packing(arg, role, op, dtype, self.cfg,
-                                          packing is not None and packing.parts > 1)
+            planes = packing.parts if packing is not None and packing.parts > 1 else 0
+            packing = self._batch.packing(arg, role, op, dtype, self.cfg, planes)
         elif packing is None:
             packing = packing_for(role, t.get_shape(), dtype, self.cfg)
         return self.layouts.use(arg, role, op, packing)

@@ -15,6 +15,10 @@ The packed buffer is the accumulator's layout with one more, outermost axis of p
 first), so the host reassembles the ``int32`` values (``b0 | b1 << 8 | b2 << 16 | b3 << 24``,
 ``b3`` signed) for ``vta-run``, the Python API and host steps alike.
 
+A result whose range is known needs fewer planes (``passes/pack/plane_range.py``: the
+products of int8 operands onto a zero-filled accumulator): the region stores only those, the
+last one signed, and ``split_shape``'s parts axis holds their number.
+
 An ``i32`` buffer receives a result here when it is a function argument the function writes
 (the function's output) or an ``i32`` buffer that host steps read (a stand-in, as an int8
 intermediate's, ``passes/pack/intermediates.py``).  Its first write must not read what it held
@@ -37,17 +41,13 @@ from vta_mlir.ir.locations import copy_location
 from vta_mlir.isa import AluKind
 from vta_mlir.passes.pack.expr import Expr, Narrow, Output, Value, error_with_note, label
 from vta_mlir.passes.pack.normal_form import Packing, Role, alu_op, packing_for, store_op
+from vta_mlir.passes.pack.plane_range import ConstantValues, result_planes
 
 if TYPE_CHECKING:
     from vta_mlir.passes.pack.match import FunctionRecognizer
 
-__all__ = ["plane_count", "plane_store_ops", "plane_view", "record_wide_write", "result_packing",
-           "wide_packing", "wide_value"]
-
-
-def plane_count(cfg: VTAConfig) -> int:
-    """The planes of an accumulator element: ``ACC_WIDTH / OUT_WIDTH``."""
-    return cfg.acc_width // cfg.out_width
+__all__ = ["plane_store_ops", "plane_view", "record_wide_write", "result_packing", "wide_packing",
+           "wide_value"]
 
 
 def wide_value(rec: FunctionRecognizer, arg: BlockArgument) -> Expr | None:
@@ -77,23 +77,24 @@ def record_wide_write(rec: FunctionRecognizer, op: Operation, dst: BlockArgument
     rec.outputs[dst] = Output(dst, Narrow(value, True, op), op, wide=True)
 
 
-def wide_packing(packing: Packing, cfg: VTAConfig) -> Packing:
+def wide_packing(packing: Packing, planes: int, cfg: VTAConfig) -> Packing:
     """``packing`` (the accumulator's layout of an i32 result) with each element split into
-    its planes, the planes outermost (module doc)."""
-    parts = plane_count(cfg)
+    its ``planes`` planes of ``OUT_WIDTH`` bits, the planes outermost (module doc)."""
     return Packing(packing.shape, packing.dtype, packing.padded_shape,
-                   (*packing.split_shape, parts), (len(packing.split_shape), *packing.perm),
-                   memref_shape=(parts, *packing.memref_shape) if packing.memref_shape else (),
-                   parts=parts)
+                   (*packing.split_shape, planes), (len(packing.split_shape), *packing.perm),
+                   memref_shape=(planes, *packing.memref_shape) if packing.memref_shape else (),
+                   parts=planes, part_width=cfg.out_width)
 
 
-def result_packing(out: Output, role: Role, flattened: Packing | None, cfg: VTAConfig
-                   ) -> Packing:
+def result_packing(out: Output, role: Role, flattened: Packing | None, cfg: VTAConfig,
+                   constants: ConstantValues) -> Packing:
     """The packing of the i32 result ``out``: the accumulator's layout of its region (the
     packing of ``role``, or ``flattened``, the matrix view of an element-wise program of
-    another rank), split into planes."""
+    another rank), split into the planes its range needs (``passes/pack/plane_range.py``;
+    ``constants``: the values of constant operands)."""
     shape = tuple(out.arg.type.get_shape())  # type: ignore[attr-defined]
-    return wide_packing(flattened or packing_for(role, shape, "int32", cfg), cfg)
+    planes = result_planes(out.value.value, cfg, constants)
+    return wide_packing(flattened or packing_for(role, shape, "int32", cfg), planes, cfg)
 
 
 def plane_view(out: SSAValue, plane: int) -> memref.SubviewOp:
