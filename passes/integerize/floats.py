@@ -37,7 +37,8 @@ from xdsl.ir import Operation, SSAValue
 
 from vta_mlir.quant.fuse import layer_sources
 from vta_mlir.quant.host_float import FloatEdge, FloatLayer, FloatOp
-from vta_mlir.quant.host_generic import GENERIC, f32_literal
+from vta_mlir.quant.host_float_ops import quantize_lines
+from vta_mlir.quant.host_generic import GENERIC
 from vta_mlir.quant.program import FloatTensor, Layer, QTensor
 
 from .edges import INPUT, OUTPUT
@@ -343,15 +344,11 @@ class HostCode:
         layer = self.layer()
         edge = next(e for e in layer.outputs if e.tensor == root)
         scale, zero_point = layer.quant[root]
-        body = (f"%sy = arith.constant {f32_literal(scale)} : f32",
-                f"%zy = arith.constant {float(zero_point)!r} : f32",
+        body = (*quantize_lines("%a", scale, zero_point),
                 f"%zx = arith.constant {zero_point} : i32",
-                "%lo = arith.constant -128.0 : f32", "%hi = arith.constant 127.0 : f32",
-                "%v0 = arith.divf %a, %sy : f32", "%v1 = math.roundeven %v0 : f32",
-                "%v2 = arith.addf %v1, %zy : f32", "%v3 = arith.maximumf %v2, %lo : f32",
-                "%v4 = arith.minimumf %v3, %hi : f32", "%v5 = arith.fptosi %v4 : f32 to i32",
+                "%v5 = arith.fptosi %q_clip : f32 to i32",
                 "%v6 = arith.subi %v5, %zx : i32", "%v7 = arith.sitofp %v6 : i32 to f32",
-                "%v8 = arith.mulf %v7, %sy : f32", "linalg.yield %v8 : f32")
+                "%v8 = arith.mulf %v7, %q_sy : f32", "linalg.yield %v8 : f32")
         identity = tuple(f"d{d}" for d in range(len(edge.shape)))
         name = self._add(FloatOp(GENERIC, (edge.value,), f"f{self._count()}", edge.shape, {
             "maps": (identity, identity), "iterators": ("parallel",) * len(identity),

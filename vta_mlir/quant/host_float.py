@@ -27,7 +27,7 @@ import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type
 
-from .host_float_ops import OP_EMITTERS, Emit, FloatCode, generic, identity_map
+from .host_float_ops import OP_EMITTERS, Emit, FloatCode, generic, identity_map, quantize_lines
 from .host_generic import GENERIC, emit_generic
 from .host_requant import emit_host_requant_edge
 from .program import FloatTensor, Program, QTensor
@@ -191,29 +191,17 @@ def emit_float_layer(em: Emitter, layer: FloatLayer, edges: dict[str, str],
              "linalg.yield %r : f32"], ["parallel"] * rank, layer.name)
     for op in layer.ops:
         _EMITTERS[op.op](code, op, None)
+    allocate_float_outputs(em, layer)
     for edge in layer.outputs:
         scale, zero_point = layer.quant[edge.tensor]
-        if edge.tensor not in em.names:
-            name = "%" + em.unique(edge.tensor)
-            em.names[edge.tensor] = name
-            em.lines.append(f"  {name} = memref.alloc() : "
-                            f"{memref_type(em.program.tensors[edge.tensor].shape, 'i8')}")
         stored = em.shape(edge.tensor)
         src, src_t = code.values[edge.value], code.types[edge.value]
         rank = len(edge.shape)
         code.lines += generic(
             [(src, src_t, identity_map(rank), "f32")],
             (em.buffer(edge.tensor), memref_type(stored, "i8"), view_index(edge, stored), "i8"),
-            [f"%sy = arith.constant {scale!r} : f32",
-             f"%zy = arith.constant {float(zero_point)!r} : f32",
-             "%lo = arith.constant -128.0 : f32",
-             "%hi = arith.constant 127.0 : f32",
-             "%v = arith.divf %a, %sy : f32",
-             "%r = math.roundeven %v : f32",
-             "%z = arith.addf %r, %zy : f32",
-             "%c = arith.maximumf %z, %lo : f32",
-             "%k = arith.minimumf %c, %hi : f32",
-             "%q = arith.fptosi %k : f32 to i8",
+            [*quantize_lines("%a", scale, zero_point),
+             "%q = arith.fptosi %q_clip : f32 to i8",
              "linalg.yield %q : i8"], ["parallel"] * rank, layer.name)
     for value in layer.writes:
         # The program's float output, written once at the end (the operations read their

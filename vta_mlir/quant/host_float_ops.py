@@ -22,13 +22,30 @@ if TYPE_CHECKING:
     from .host_float import FloatOp
 
 __all__ = ["OP_EMITTERS", "Emit", "FloatCode", "Symbols", "generic", "identity_map",
-           "reshape_index"]
+           "quantize_lines", "reshape_index"]
 
 #: (SSA value, memref type, map results, element type) of a linalg.generic operand.
 Operand = tuple[str, str, Sequence[str], str]
 #: The code of one operation: written into the layer's code, into a buffer of its own (or the
 #: one given).
 Emit = Callable[["FloatCode", "FloatOp", "str | None"], None]
+
+
+def quantize_lines(value: str, scale: float, zero_point: int, lo: int = -128,
+                   hi: int = 127) -> list[str]:
+    """The body lines of ``QuantizeLinear`` on the f32 ``value``: ``roundeven(value / scale) +
+    zero_point`` clipped to ``[lo, hi]``, every operation in f32, into ``%q_clip`` (an f32
+    holding the code). ``%q_sy`` and ``%q_zy`` hold the scale and the zero point (for a
+    dequantize after it); the names do not collide with a generic's block arguments."""
+    return [f"%q_sy = arith.constant {float(np.float32(scale))!r} : f32",
+            f"%q_zy = arith.constant {float(zero_point)!r} : f32",
+            f"%q_lo = arith.constant {float(lo)!r} : f32",
+            f"%q_hi = arith.constant {float(hi)!r} : f32",
+            f"%q_div = arith.divf {value}, %q_sy : f32",
+            "%q_near = math.roundeven %q_div : f32",
+            "%q_code = arith.addf %q_near, %q_zy : f32",
+            "%q_above = arith.maximumf %q_code, %q_lo : f32",
+            "%q_clip = arith.minimumf %q_above, %q_hi : f32"]
 
 
 def identity_map(rank: int) -> list[str]:

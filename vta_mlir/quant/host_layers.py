@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from vta_mlir.frontend.mlir_text import memref_type
 
+from .host_float_ops import quantize_lines
 from .program import QTensor
 
 __all__ = ["HOST_KINDS", "HostLayer", "host_layer_lines"]
@@ -122,16 +123,8 @@ def host_layer_lines(layer: HostLayer, src: str, x: QTensor, out: str, y: QTenso
             "%s = arith.divf %one, %p : f32",
             "linalg.yield %s : f32"], par, layer.name)
     lines += _generic([(real, f32_t, full)], (out, i8_t, full), [
-        f"%sy = arith.constant {y.scale!r} : f32",
-        f"%zy = arith.constant {float(y.zero_point)!r} : f32",
-        "%lo = arith.constant -128.0 : f32",
-        "%hi = arith.constant 127.0 : f32",
-        "%v = arith.divf %a, %sy : f32",
-        "%r = math.roundeven %v : f32",
-        "%z = arith.addf %r, %zy : f32",
-        "%c = arith.maximumf %z, %lo : f32",
-        "%k = arith.minimumf %c, %hi : f32",
-        "%q = arith.fptosi %k : f32 to i8",
+        *quantize_lines("%a", y.scale, y.zero_point),
+        "%q = arith.fptosi %q_clip : f32 to i8",
         "linalg.yield %q : i8"], par, layer.name)
     lines.append(f"  memref.dealloc {real} : {f32_t}")
     return lines

@@ -29,7 +29,7 @@ import numpy as np
 from vta_mlir.frontend.mlir_text import memref_type
 
 from .batch_product import BatchProductLayer
-from .host_float_ops import generic, identity_map
+from .host_float_ops import generic, identity_map, quantize_lines
 
 if TYPE_CHECKING:
     from .emit import Emitter
@@ -123,17 +123,9 @@ def emit_host_requant_edge(code: FloatCode, edge: FloatEdge, buffer: str,
         factor = f"%{chr(ord('a') + len(ins) - 1)}"
     buf, buf_t = code.alloc(edge.value, edge.shape)
     body += [f"%prod = arith.mulf %fl, {factor} : f32",
-             f"%sy = arith.constant {float(np.float32(scale))!r} : f32",
-             f"%zy = arith.constant {float(hr.zero_point)!r} : f32",
-             f"%lo = arith.constant {float(hr.lo)!r} : f32",
-             f"%hi = arith.constant {float(hr.hi)!r} : f32",
-             "%quot = arith.divf %prod, %sy : f32",
-             "%near = math.roundeven %quot : f32",
-             "%code = arith.addf %near, %zy : f32",
-             "%above = arith.maximumf %code, %lo : f32",
-             "%clip = arith.minimumf %above, %hi : f32",
-             "%diff = arith.subf %clip, %zy : f32",
-             "%real = arith.mulf %diff, %sy : f32",
+             *quantize_lines("%prod", scale, hr.zero_point, hr.lo, hr.hi),
+             "%diff = arith.subf %q_clip, %q_zy : f32",
+             "%real = arith.mulf %diff, %q_sy : f32",
              "linalg.yield %real : f32"]
     code.lines += generic(ins, (buf, buf_t, identity_map(rank), "f32"), body,
                           ["parallel"] * rank, name)

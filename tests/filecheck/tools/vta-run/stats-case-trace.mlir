@@ -35,6 +35,7 @@
 // STATS-NEXT:   "layers": [],
 // STATS-NEXT:   "temporaries_bytes": 0,
 // STATS-NEXT:   "host_steps": [],
+// STATS-NEXT:   "vta_mac_fraction": 1.0,
 // STATS-NEXT:   "requant": null
 // STATS-NEXT: }
 // STATS-NOT:  {{.}}

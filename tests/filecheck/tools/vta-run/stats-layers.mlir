@@ -29,10 +29,16 @@
 // STATS-NEXT:         "read": 0,
 // STATS-NEXT:         "written": 32
 // STATS-NEXT:       }
+// STATS-NEXT:     },
+// STATS-NEXT:     "compute_work": {
+// STATS-NEXT:       "gemm": 0,
+// STATS-NEXT:       "reset": 0,
+// STATS-NEXT:       "alu": {{[1-9][0-9]*}},
+// STATS-NEXT:       "loads": {{[1-9][0-9]*}}
 // STATS-NEXT:     }
 // STATS-NEXT:   },
 // STATS-NEXT:   {
-// STATS-NEXT:     "name": "elementwise@65",
+// STATS-NEXT:     "name": "elementwise@72",
 // STATS:            "c": {
 // STATS-NEXT:         "read": 128,
 // STATS:            "z": {
@@ -41,13 +47,14 @@
 // STATS:        ],
 // STATS-NEXT:   "temporaries_bytes": 0,
 // STATS-NEXT:   "host_steps": [],
+// STATS-NEXT:   "vta_mac_fraction": 1.0,
 // STATS-NEXT:   "requant": null
 
-// TRACE: ['add1', 'elementwise@65']
+// TRACE: ['add1', 'elementwise@72']
 
 // ISA:      vtaisa.run
 // ISA:        vtaisa.layer "add1"
-// ISA:        vtaisa.layer "elementwise@65"
+// ISA:        vtaisa.layer "elementwise@72"
 // ISA-NOT:    vtaisa.layer
 // ISA:        vtaisa.finish
 
