@@ -33,6 +33,7 @@ BUILTIN_PASSES: dict[str, tuple[str, str]] = {
     "vta-pack": ("pack", "PackPass"),
     "vta-tile": ("tile", "TilePass"),
     "vta-bias-gemm": ("bias_gemm", "BiasGemmPass"),
+    "vta-residual-gemm": ("residual_gemm", "ResidualGemmPass"),
     "vta-inject-dma": ("inject_dma", "InjectDmaPass"),
     "vta-tensorize": ("tensorize", "TensorizePass"),
     "vta-fold-uop-loops": ("fold_uop_loops", "FoldUopLoopsPass"),

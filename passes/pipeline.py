@@ -5,8 +5,8 @@ It runs, in order and verifying the module after each (``docs/pipeline.md``)::
     [vta-bufferize, when the input has tensors,] [vta-narrow-integers, when it has i64
     buffers,] [vta-integerize, when it has float layers,] [vta-raise-loops, when a function holds
     loops,] vta-normalize, vta-outline-host-steps, vta-pack, vta-merge-alu-immediates,
-    vta-tile, vta-bias-gemm, vta-inject-dma, vta-tensorize, vta-fold-uop-loops,
-    vta-coproc-sync, vta-lower-to-isa
+    vta-tile, vta-bias-gemm, vta-residual-gemm, vta-inject-dma, vta-tensorize,
+    vta-fold-uop-loops, vta-coproc-sync, vta-lower-to-isa
 
 with their default options, except the tiling choices, which pass through to ``vta-tile``
 (``tile=``, ``double-buffer=``, ``carry-rows=``).  ``vta-run FILE.mlir``, ``vta-translate
@@ -44,15 +44,15 @@ from vta_mlir.ir.stages import parse_insertions, report_stage
 
 #: The passes that verify the whole module before they return: verifying it again after them
 #: would only double the time (a network's module has tens of thousands of ops).
-SELF_VERIFYING = frozenset({"vta-tile", "vta-bias-gemm", "vta-inject-dma", "vta-tensorize",
-                            "vta-fold-uop-loops", "vta-coproc-sync"})
+SELF_VERIFYING = frozenset({"vta-tile", "vta-bias-gemm", "vta-residual-gemm", "vta-inject-dma",
+                            "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync"})
 #: The stages that run only when the input needs them, in order.
 PREPASSES: tuple[str, ...] = ("vta-bufferize", "vta-narrow-integers", "vta-integerize",
                               "vta-raise-loops")
 #: The stages that always run after them, in order (:meth:`VtaToIsaPass.passes` from vta-pack).
 LOWERING: tuple[str, ...] = ("vta-normalize", "vta-outline-host-steps", "vta-pack",
                              "vta-merge-alu-immediates", "vta-tile", "vta-bias-gemm",
-                             "vta-inject-dma",
+                             "vta-residual-gemm", "vta-inject-dma",
                              "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync",
                              "vta-lower-to-isa")
 #: Every stage, in order: what ``insert-after=STAGE:PASS`` may name.
@@ -94,6 +94,7 @@ class VtaToIsaPass(ModulePass):
         from .lower_to_isa import LowerToIsaPass
         from .merge_alu_immediates import MergeAluImmediatesPass
         from .pack import PackPass
+        from .residual_gemm import ResidualGemmPass
         from .tensorize import TensorizePass
         from .tile import TilePass
 
@@ -103,6 +104,7 @@ class VtaToIsaPass(ModulePass):
             TilePass(tile=self.tile, double_buffer=self.double_buffer,
                      carry_rows=self.carry_rows),
             BiasGemmPass(),
+            ResidualGemmPass(),
             InjectDmaPass(),
             TensorizePass(),
             FoldUopLoopsPass(),

@@ -17,6 +17,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_positions import Sram, sram_space
 from vta_mlir.ir.locations import copy_location
 
+from ..analysis.sram_alloc import elements, place, trips
 from .build import (
     alloc,
     bias_encoding,
@@ -25,10 +26,7 @@ from .build import (
     channel_dim,
     constant_global,
     contraction,
-    elements,
-    place,
     subview_like,
-    trips,
 )
 from .encoding import BiasEncoding
 

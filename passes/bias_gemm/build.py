@@ -3,25 +3,18 @@ bias weights, and the contraction accumulating their product."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
-    BytesAttr,
     DenseIntOrFPElementsAttr,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
-    StringAttr,
-    TensorType,
-    UnitAttr,
     i8,
     i32,
-    i64,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -29,38 +22,17 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.config import VTAConfig
-from vta_mlir.dialects.vta_positions import SRAM_OFFSET_ATTR, Sram, SramAttr, sram_space
-from vta_mlir.ir.locations import copy_location
+from vta_mlir.dialects.vta_positions import Sram
 
+from ..analysis.sram_alloc import alloc as sram_alloc
+from ..analysis.sram_alloc import new_global
 from .encoding import BiasEncoding, encode_bias
 
 __all__ = ["alloc", "bias_encoding", "bias_weights", "broadcast_channel", "channel_dim",
-           "constant_global", "contraction", "elements", "new_global", "place", "sram_end",
-           "subview_like", "trips"]
+           "constant_global", "contraction", "subview_like"]
 
 _PAR = linalg.IteratorTypeAttr.parallel()
 _RED = linalg.IteratorTypeAttr.reduction()
-
-
-def elements(t: MemRefType) -> int:
-    """Tensor elements of an SRAM buffer (its trailing two dimensions are one element)."""
-    return math.prod(t.get_shape()[:-2])
-
-
-def trips(op: Operation, stop: Operation) -> int:
-    """How many times ``op`` runs per run of ``stop`` (the product of the static trip counts of
-    the ``affine.for`` loops between them; 1 for a loop with other bounds)."""
-    n = 1
-    parent = op.parent_op()
-    while parent is not None and parent is not stop:
-        if isinstance(parent, affine.ForOp):
-            lo, hi = parent.lowerBoundMap.data, parent.upperBoundMap.data
-            if lo.num_dims or hi.num_dims or lo.num_symbols or hi.num_symbols:
-                return 1
-            step = parent.step.value.data
-            n *= max(0, -(-(hi.eval([], [])[0] - lo.eval([], [])[0]) // step))
-        parent = parent.parent_op()
-    return n
 
 
 def constant_global(value: SSAValue, module: ModuleOp) -> memref.GlobalOp | None:
@@ -89,46 +61,9 @@ def channel_dim(shape: Sequence[int]) -> int | None:
     return lead[0] if lead else 1
 
 
-def sram_end(f: func.FuncOp, space: Sram) -> int:
-    """The first element of ``space`` after every buffer ``f`` places there."""
-    end = 0
-    for op in f.walk():
-        if isinstance(op, memref.AllocOp) and sram_space(op.memref.type) == space:
-            offset = op.attributes.get(SRAM_OFFSET_ATTR)
-            start = offset.value.data if isinstance(offset, IntegerAttr) else 0
-            t = op.memref.type
-            assert isinstance(t, MemRefType)
-            end = max(end, start + elements(t))
-    return end
-
-
-def new_global(module: ModuleOp, after: memref.GlobalOp, stem: str, data: np.ndarray
-                ) -> memref.GlobalOp:
-    """A private int8 constant global of ``data`` named after ``stem`` (made unique), placed
-    after ``after``."""
-    taken = {op.sym_name.data for op in module.ops if isinstance(op, memref.GlobalOp)}
-    name, n = stem, 1
-    while name in taken:
-        name, n = f"{stem}_{n}", n + 1
-    t = MemRefType(i8, data.shape)
-    glob = memref.GlobalOp.get(
-        StringAttr(name), t,
-        DenseIntOrFPElementsAttr(TensorType(i8, data.shape),
-                                 BytesAttr(data.astype(np.int8).tobytes())),
-        constant=UnitAttr(),
-    )
-    copy_location(after, [glob])
-    Rewriter.insert_op(glob, InsertPoint.after(after))
-    return glob
-
-
 def alloc(shape: Sequence[int], space: Sram, offset: int, before: Operation) -> SSAValue:
     """An int8 buffer of ``space`` at element ``offset``, inserted before ``before``."""
-    op = memref.AllocOp.get(i8, shape=list(shape), memory_space=SramAttr(space))
-    op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(offset, i64)
-    op.memref.name_hint = f"bias_{space.value}"
-    Rewriter.insert_op(op, InsertPoint.before(before))
-    return op.memref
+    return sram_alloc(shape, space, offset, before, f"bias_{space.value}")
 
 
 def subview_like(src: SSAValue, like: memref.SubviewOp, channel: int, sizes: Sequence[int],
@@ -208,50 +143,6 @@ def bias_weights(module: ModuleOp, glob: memref.GlobalOp, encoding: BiasEncoding
     w_glob = new_global(module, glob, f"{stem}_gemm_weights", w_data)
     x_glob = new_global(module, glob, f"{stem}_gemm_input", x_data)
     return w_glob, x_glob
-
-
-def _root(value: SSAValue) -> SSAValue:
-    while isinstance(value.owner, memref.SubviewOp):
-        value = value.owner.source
-    return value
-
-
-def _span(f: func.FuncOp, ops: Sequence[Operation]) -> list[Operation]:
-    """The top-level ops of ``f`` from the first to the last holding one of ``ops``."""
-    top = list(f.body.block.ops)
-    index = {id(op): i for i, op in enumerate(top)}
-    found = []
-    for op in ops:
-        while id(op) not in index:
-            parent = op.parent_op()
-            assert parent is not None
-            op = parent
-        found.append(index[id(op)])
-    return top[min(found): max(found) + 1]
-
-
-def place(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
-          depth: int) -> int | None:
-    """An SRAM offset for ``size`` elements of ``space``: after the buffers the top-level ops
-    around ``ops`` (the region) use, else after every buffer of the function; ``None`` when
-    neither fits.  ``vta-coproc-sync`` orders accesses to the same elements by other
-    regions."""
-    end = 0
-    for top in _span(f, ops):
-        for op in top.walk():
-            for operand in op.operands:
-                root = _root(operand)
-                owner = root.owner
-                if isinstance(owner, memref.AllocOp) and sram_space(root.type) == space:
-                    offset = owner.attributes.get(SRAM_OFFSET_ATTR)
-                    start = offset.value.data if isinstance(offset, IntegerAttr) else 0
-                    t = root.type
-                    assert isinstance(t, MemRefType)
-                    end = max(end, start + elements(t))
-    for start in (end, sram_end(f, space)):
-        if start + size <= depth:
-            return start
-    return None
 
 
 def broadcast_channel(m: AffineMap, rank: int) -> int | None:

@@ -18,6 +18,7 @@ from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_positions import Sram, sram_space
 from vta_mlir.ir.locations import copy_location
 
+from ..analysis.sram_alloc import elements, place
 from .build import (
     alloc,
     bias_encoding,
@@ -25,8 +26,6 @@ from .build import (
     broadcast_channel,
     constant_global,
     contraction,
-    elements,
-    place,
     subview_like,
 )
 from .encoding import BiasEncoding

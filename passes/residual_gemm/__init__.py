@@ -1,0 +1,52 @@
+"""``vta-residual-gemm``: a residual added by the GEMM from the input SRAM, loaded by the load
+module, instead of sign-extended into the accumulator SRAM by the compute module and added by
+the ALU.
+
+Runs after ``vta-bias-gemm`` (stage 2¾ of ``docs/pipeline.md``).  ``vta-tile`` loads a residual
+— an ``i8`` DRAM tensor added to a convolution's accumulators in its epilogue, ResNet's
+shortcut — into an accumulator SRAM buffer (``linalg.generic ins(%dram) outs(%acc) { extsi }``,
+a LOAD ACC_8BIT, which the compute module executes) and adds it with an ALU add of a tensor
+operand (two cycles per output vector).  This pass gives the residual an input SRAM buffer of
+the same tensor elements instead: each load becomes a ``memref.copy`` into it (a LOAD INP, on
+the load module, which overlaps the computation of the tile before), and each add a contraction
+with a constant identity weight tile (one GEMM cycle per output vector).  An int8 ``x`` times a
+weight of 1 accumulated into the int32 element is the sign-extended add, exactly.
+
+A residual stays as it was when the configuration's input and output blocks differ (an
+identity tile adds lane to lane only when they are equal), or when its input buffer or the
+identity tile finds no room in its SRAM beside the buffers the region already uses
+(:func:`~vta_mlir.passes.analysis.sram_alloc.first_fit`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from vta_mlir.dialects.vta_config_attr import get_config
+from vta_mlir.ir.diagnostics import verify_op
+
+from .match import match_residual, qualifies
+from .rewrite import rewrite_residual
+
+__all__ = ["ResidualGemmPass"]
+
+
+@dataclass(frozen=True)
+class ResidualGemmPass(ModulePass):
+    name = "vta-residual-gemm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            cfg = get_config(f)
+            if not qualifies(cfg):
+                continue
+            found = [r for a in f.walk() if isinstance(a, memref.AllocOp)
+                     and (r := match_residual(a)) is not None]
+            for res in found:
+                rewrite_residual(op, f, res, cfg)
+        verify_op(op)

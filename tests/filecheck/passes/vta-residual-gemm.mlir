@@ -1,0 +1,137 @@
+// vta-residual-gemm (stage 2, after vta-bias-gemm): a residual sign-extended from int8 DRAM
+// into an accumulator SRAM buffer (LOAD ACC_8BIT, on the compute module) and added to the
+// output tile by the ALU (two cycles per output vector) gets an input SRAM buffer instead:
+// the load becomes a memref.copy (LOAD INP, on the load module) and the add a contraction
+// with a constant identity weight tile (one GEMM cycle per output vector). The new buffers
+// take the lowest offsets that no buffer of the region uses.
+
+// RUN: vta-opt %s --split-input-file -p vta-residual-gemm | filecheck %s
+
+// A double-buffered residual: the input buffer takes the same tiles, beside the region's own
+// input buffer (elements 0..127).
+
+// CHECK:       memref.global "private" constant @residual_identity_weights : memref<1x1x16x16xi8> = dense<"0x01000000000000000000000000000000000100
+// CHECK-LABEL: func.func @block(
+// CHECK:         %[[ID:.*]] = memref.get_global @residual_identity_weights : memref<1x1x16x16xi8>
+// CHECK-NOT:     {vta.sram_offset = 128 : i64} : memref<2x1x1x8x8x1x16xi32
+// CHECK:         %[[XB:.*]] = memref.alloc() {vta.sram_offset = 128 : i64} : memref<2x1x1x8x8x1x16xi8, #vta.sram<inp>>
+// CHECK-NEXT:    %[[WB:.*]] = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:    memref.copy %[[ID]], %[[WB]] : memref<1x1x16x16xi8> to memref<1x1x16x16xi8, #vta.sram<wgt>>
+// CHECK:         affine.for %[[T:.*]] = 0 to 2 {
+// CHECK:           %[[O:.*]] = affine.apply
+// CHECK:           %[[AV:.*]] = memref.subview %acc[%[[O]], 0, 0, 0, 0, 0, 0]
+// CHECK-NEXT:      %[[RV:.*]] = memref.subview %[[XB]][%[[O]], 0, 0, 0, 0, 0, 0] [1, 1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1, 1] : memref<2x1x1x8x8x1x16xi8, #vta.sram<inp>> to memref<1x1x8x8x1x16xi8, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<inp>>
+// CHECK:           %[[RT:.*]] = memref.subview %{{.*}}[0, %[[T]], 0, 0, 0, 0]
+// CHECK-NEXT:      memref.copy %[[RT]], %[[RV]]
+// CHECK-NEXT:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (0, 0, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[RV]], %[[WB]] : {{.*}}) outs(%[[AV]] : {{.*}}) {
+// CHECK-NEXT:      ^{{.*}}(%[[A:.*]]: i8, %[[B:.*]]: i8, %[[C:.*]]: i32):
+// CHECK-NEXT:        %[[AE:.*]] = arith.extsi %[[A]] : i8 to i32
+// CHECK-NEXT:        %[[BE:.*]] = arith.extsi %[[B]] : i8 to i32
+// CHECK-NEXT:        %[[P:.*]] = arith.muli %[[AE]], %[[BE]] : i32
+// CHECK-NEXT:        %[[S:.*]] = arith.addi %[[C]], %[[P]] : i32
+// CHECK-NEXT:        linalg.yield %[[S]] : i32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.subview
+// CHECK-NEXT:      linalg.generic
+// CHECK-NEXT:      ^{{.*}}
+// CHECK-NEXT:        arith.trunci
+
+#id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+func.func @block(%x: memref<1x2x8x8x1x16xi8>, %r: memref<1x2x8x8x1x16xi8>, %y: memref<1x2x8x8x1x16xi8>) {
+  %c0 = arith.constant 0 : i32
+  %inp = memref.alloc() {vta.sram_offset = 0 : i64} : memref<2x1x1x8x8x1x16xi8, #vta.sram<inp>>
+  %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<2x1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %racc = memref.alloc() {vta.sram_offset = 128 : i64} : memref<2x1x1x8x8x1x16xi32, #vta.sram<acc>>
+  affine.for %t = 0 to 2 {
+    %o = affine.apply affine_map<(d0) -> (d0 mod 2)> (%t)
+    %xt = memref.subview %x[0, %t, 0, 0, 0, 0] [1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1] : memref<1x2x8x8x1x16xi8> to memref<1x1x8x8x1x16xi8, strided<[2048, 1024, 128, 16, 16, 1], offset: ?>>
+    %iv = memref.subview %inp[%o, 0, 0, 0, 0, 0, 0] [1, 1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1, 1] : memref<2x1x1x8x8x1x16xi8, #vta.sram<inp>> to memref<1x1x8x8x1x16xi8, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<inp>>
+    // (the region's convolution, which reads %iv, elided)
+    memref.copy %xt, %iv : memref<1x1x8x8x1x16xi8, strided<[2048, 1024, 128, 16, 16, 1], offset: ?>> to memref<1x1x8x8x1x16xi8, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<inp>>
+    %av = memref.subview %acc[%o, 0, 0, 0, 0, 0, 0] [1, 1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1, 1] : memref<2x1x1x8x8x1x16xi32, #vta.sram<acc>> to memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>
+    %rv = memref.subview %racc[%o, 0, 0, 0, 0, 0, 0] [1, 1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1, 1] : memref<2x1x1x8x8x1x16xi32, #vta.sram<acc>> to memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>
+    linalg.fill ins(%c0 : i32) outs(%av : memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>)
+    %rt = memref.subview %r[0, %t, 0, 0, 0, 0] [1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1] : memref<1x2x8x8x1x16xi8> to memref<1x1x8x8x1x16xi8, strided<[2048, 1024, 128, 16, 16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%rt : memref<1x1x8x8x1x16xi8, strided<[2048, 1024, 128, 16, 16, 1], offset: ?>>) outs(%rv : memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>) {
+    ^bb0(%in: i8, %out: i32):
+      %e = arith.extsi %in : i8 to i32
+      linalg.yield %e : i32
+    }
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%av, %rv : memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>) outs(%av : memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>) {
+    ^bb0(%a: i32, %b: i32, %out: i32):
+      %s = arith.addi %a, %b : i32
+      linalg.yield %s : i32
+    }
+    %yt = memref.subview %y[0, %t, 0, 0, 0, 0] [1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1] : memref<1x2x8x8x1x16xi8> to memref<1x1x8x8x1x16xi8, strided<[2048, 1024, 128, 16, 16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%av : memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<acc>>) outs(%yt : memref<1x1x8x8x1x16xi8, strided<[2048, 1024, 128, 16, 16, 1], offset: ?>>) {
+    ^bb0(%a: i32, %out: i8):
+      %t8 = arith.trunci %a : i32 to i8
+      linalg.yield %t8 : i8
+    }
+  }
+  return
+}
+
+// -----
+
+// A residual rescaled before the add (the ALU multiplies it) is not a plain add: unchanged.
+
+// CHECK-LABEL: func.func @rescaled(
+// CHECK-NOT:     residual_identity_weights
+// CHECK:         memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+// CHECK:         arith.extsi
+// CHECK:         arith.muli
+// CHECK:         arith.addi
+
+#id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+func.func @rescaled(%r: memref<1x1x8x8x1x16xi8>) {
+  %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %racc = memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%r : memref<1x1x8x8x1x16xi8>) outs(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%in: i8, %out: i32):
+    %e = arith.extsi %in : i8 to i32
+    linalg.yield %e : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %out: i32):
+    %c3 = arith.constant 3 : i32
+    %m = arith.muli %a, %c3 : i32
+    linalg.yield %m : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%acc, %racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %b: i32, %out: i32):
+    %s = arith.addi %a, %b : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// No room in the input SRAM (the region's input buffer fills its 2048 elements): unchanged.
+
+// CHECK-LABEL: func.func @full(
+// CHECK-NOT:     residual_identity_weights
+// CHECK:         memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+
+#id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+func.func @full(%x: memref<1x32x8x8x1x16xi8>, %r: memref<1x1x8x8x1x16xi8>) {
+  %inp = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x32x8x8x1x16xi8, #vta.sram<inp>>
+  %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %racc = memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  memref.copy %x, %inp : memref<1x32x8x8x1x16xi8> to memref<1x32x8x8x1x16xi8, #vta.sram<inp>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%r : memref<1x1x8x8x1x16xi8>) outs(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%in: i8, %out: i32):
+    %e = arith.extsi %in : i8 to i32
+    linalg.yield %e : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%racc, %acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %b: i32, %out: i32):
+    %s = arith.addi %a, %b : i32
+    linalg.yield %s : i32
+  }
+  return
+}
