@@ -4,8 +4,10 @@ and checked bit for bit against the independent numpy model of ``examples/networ
 Steps, for each configuration asked for:
 
 1. generate: ``examples/networks/resnet18.py`` writes the network as one ``func.func`` (weights
-   as ``memref.global`` constants by default, ``--weights args`` as function arguments) and the
-   numpy model (``examples/networks/numpy_model.py``, plain numpy) computes the expected output;
+   as ``memref.global`` constants by default, ``--weights args`` as function arguments; each
+   bias before the shift, ``(acc + b) >> s``, or after it with ``--epilogue shift-bias``) and
+   the numpy model (``examples/networks/numpy_model.py``, plain numpy) computes the expected
+   output;
 2. compile: ``vta_mlir.lower`` — parsing, ``vta-to-isa`` and linking — to one binary module;
 3. run: on a new simulated device through ``vta-run``'s own path (``run_program``: the arrays
    the function reads, in signature order, as its ``--input`` files would be; the output as
@@ -36,6 +38,7 @@ Usage::
 
     python benchmarks/resnet18_network.py [--config default|block32|batch2|all]
                                           [--weights globals|args] [--size 224] [--seed 0]
+                                          [--epilogue bias-shift|shift-bias]
                                           [--network resnet18|small_cnn] [--layers-alone]
                                           [--json FILE] [--no-progress]
 """
@@ -152,11 +155,14 @@ def load_generator(name: str) -> ModuleType:
     return sys.modules[module_name]
 
 
-def generate(network: str, *, size: int, seed: int, weights: str) -> Generated:
-    """The network's MLIR text, its constants and its input (``examples/networks``)."""
+def generate(network: str, *, size: int, seed: int, weights: str,
+             epilogue: str = nm.EPILOGUES[0]) -> Generated:
+    """The network's MLIR text, its constants and its input (``examples/networks``), the bias
+    of its convolutions and fully connected layer added before or after the shift
+    (``epilogue``)."""
     if network == "resnet18":
-        return load_generator("resnet18").generate(size, seed, weights)
-    return load_generator("small_cnn").generate(seed, weights)
+        return load_generator("resnet18").generate(size, seed, weights, epilogue=epilogue)
+    return load_generator("small_cnn").generate(seed, weights, epilogue=epilogue)
 
 
 @dataclass(eq=False)
@@ -458,6 +464,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="weights as memref.global constants or as function arguments")
     parser.add_argument("--size", type=int, default=224, help="ResNet-18 input size")
     parser.add_argument("--seed", type=int, default=0, help="seed of the weights and input")
+    parser.add_argument("--epilogue", default=nm.EPILOGUES[0], choices=nm.EPILOGUES,
+                        help="the bias added before the shift, (acc + b) >> s, or after it, "
+                             "(acc >> s) + b (default: bias-shift)")
     parser.add_argument("--network", default="resnet18", choices=NETWORK_NAMES,
                         help="the network (small_cnn: the small example, for quick runs)")
     parser.add_argument("--layers-alone", action="store_true",
@@ -476,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     bar.set_postfix_str("generate")
     start = time.perf_counter()
     try:
-        generated = generate(args.network, size=args.size, seed=args.seed, weights=args.weights)
+        generated = generate(args.network, size=args.size, seed=args.seed, weights=args.weights,
+                             epilogue=args.epilogue)
     except ValueError as exc:
         bar.close()
         parser.error(str(exc))
@@ -499,8 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     net = generated.network
     print(f"{net.name}: {len(net.layers)} layers, one function, weights as "
           f"{'memref.global constants' if args.weights == 'globals' else 'arguments'}, "
-          f"seed {args.seed}; generated in {generate_seconds:.2f} s; outputs checked against "
-          "examples/networks/numpy_model.py")
+          f"epilogue {args.epilogue}, seed {args.seed}; generated in {generate_seconds:.2f} s; "
+          "outputs checked against examples/networks/numpy_model.py")
     for m in results:
         print()
         print(format_report(net, m))
@@ -508,8 +518,8 @@ def main(argv: list[str] | None = None) -> int:
             print()
             print(format_layers_alone(net, m.config, alone[m.config]))
     if args.json:
-        payload = {"network": net.name, "weights": args.weights, "seed": args.seed,
-                   "results": [as_json(net, m) for m in results],
+        payload = {"network": net.name, "weights": args.weights, "epilogue": args.epilogue,
+                   "seed": args.seed, "results": [as_json(net, m) for m in results],
                    "layers_alone": {c: [vars(m) for m in rows] for c, rows in alone.items()}}
         write_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     return 1 if any(m.failed for m in results) else 0

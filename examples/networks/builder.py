@@ -10,6 +10,9 @@ result:
 * weights uniform in [-127, 127] (seeded), a bias uniform within half the accumulator's
   standard deviation, then the shift ``round(log2(std(acc + bias) / target))`` (target 24 for
   activations, 32 for the logits of the last fully connected layer);
+* with the bias added after the shift (``epilogue="shift-bias"``), the shift
+  ``round(log2(std(acc) / target))`` first, then a bias in output units, uniform within half
+  the standard deviation of ``acc >> shift``;
 * the global average pool's ``m / 2**s`` the reciprocal of ``H·W`` with the largest ``s`` that
   keeps ``m`` an ALU immediate (at most 32767) and ``127 · H·W · m`` within int32.
 """
@@ -20,6 +23,7 @@ import math
 
 import numpy as np
 from numpy_model import (
+    EPILOGUES,
     INPUT,
     Conv,
     Dense,
@@ -60,12 +64,19 @@ def _shift_for(values: np.ndarray, target: float) -> int:
 
 
 class Builder:
-    """A :class:`~numpy_model.Network` grown layer by layer, calibrated on ``x``."""
+    """A :class:`~numpy_model.Network` grown layer by layer, calibrated on ``x``; its
+    convolutions and fully connected layers add their bias before or after the shift
+    (``epilogue``, one of ``numpy_model.EPILOGUES``)."""
 
-    def __init__(self, name: str, x: np.ndarray, rng: np.random.Generator) -> None:
+    def __init__(self, name: str, x: np.ndarray, rng: np.random.Generator,
+                 epilogue: str = EPILOGUES[0]) -> None:
+        if epilogue not in EPILOGUES:
+            raise ValueError(f"epilogue must be one of {', '.join(EPILOGUES)}, "
+                             f"not {epilogue!r}")
         self.network = Network(name, tuple(x.shape))  # type: ignore[arg-type]
         self.buffers: dict[str, np.ndarray] = {INPUT: x}
         self.rng = rng
+        self.epilogue = epilogue
 
     def _add(self, layer: Layer) -> str:
         if layer.name in self.buffers:
@@ -78,11 +89,17 @@ class Builder:
         lo, hi = WEIGHT_RANGE
         return self.rng.integers(lo, hi, size=shape, endpoint=True, dtype=np.int8)
 
+    def _bias_within_half_std(self, values: np.ndarray, channels: int) -> np.ndarray:
+        spread = max(1, int(np.std(values.astype(np.float64)) / 2))
+        return self.rng.integers(-spread, spread, size=channels, endpoint=True, dtype=np.int32)
+
     def _bias_and_shift(self, acc: np.ndarray, channel_axis: int,
                         target: float) -> tuple[np.ndarray, int]:
-        spread = max(1, int(np.std(acc.astype(np.float64)) / 2))
-        bias = self.rng.integers(-spread, spread, size=acc.shape[channel_axis], endpoint=True,
-                                 dtype=np.int32)
+        channels = acc.shape[channel_axis]
+        if self.epilogue == "shift-bias":
+            shift = _shift_for(acc, target)
+            return self._bias_within_half_std(acc >> shift, channels), shift
+        bias = self._bias_within_half_std(acc, channels)
         shape = [1] * acc.ndim
         shape[channel_axis] = -1
         return bias, _shift_for(acc.astype(np.int64) + bias.reshape(shape), target)
@@ -96,7 +113,8 @@ class Builder:
         probe = Conv(name, src, weight, np.zeros(out_channels, np.int32), stride, pad, 0)
         acc = conv_accumulator(probe, self.buffers[src])
         bias, shift = self._bias_and_shift(acc, 1, ACTIVATION_STD)
-        return self._add(Conv(name, src, weight, bias, stride, pad, shift, relu, residual))
+        return self._add(Conv(name, src, weight, bias, stride, pad, shift, relu, residual,
+                              self.epilogue))
 
     def maxpool(self, name: str, src: str, kernel: int, *, stride: int, pad: int = 0,
                 pad_value: int = -128) -> str:
@@ -113,4 +131,4 @@ class Builder:
         probe = Dense(name, src, weight, np.zeros(out_features, np.int32), 0)
         acc = dense_accumulator(probe, self.buffers[src])
         bias, shift = self._bias_and_shift(acc, 1, LOGIT_STD)
-        return self._add(Dense(name, src, weight, bias, shift))
+        return self._add(Dense(name, src, weight, bias, shift, self.epilogue))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from network_mlir import POOL_FORMS, WEIGHT_FORMS, arguments, network_mlir, weight_arrays
-from numpy_model import Network, evaluate
+from numpy_model import EPILOGUES, Network, evaluate
 
 __all__ = ["Generated", "main"]
 
@@ -69,8 +69,8 @@ def write_npy(generated: Generated, directory: Path) -> list[Path]:
 
 def main(description: str, generate: Callable[..., Generated], default_size: int | None,
          argv: list[str] | None = None) -> int:
-    """The command line of a generator: ``-o FILE``, ``--weights``, ``--pool``, ``--seed``,
-    ``--size`` (when the network takes one) and ``--npy-dir``."""
+    """The command line of a generator: ``-o FILE``, ``--weights``, ``--pool``,
+    ``--epilogue``, ``--seed``, ``--size`` (when the network takes one) and ``--npy-dir``."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("-o", "--output", default="-", help="the .mlir file (default: stdout)")
     parser.add_argument("--weights", choices=WEIGHT_FORMS, default="globals",
@@ -79,6 +79,10 @@ def main(description: str, generate: Callable[..., Generated], default_size: int
     parser.add_argument("--pool", choices=POOL_FORMS, default=POOL_FORMS[0],
                         help="the global average pool into N×C×1×1 then collapsed for the "
                              "fully connected layer, or into N×C (default: nchw11)")
+    parser.add_argument("--epilogue", choices=EPILOGUES, default=EPILOGUES[0],
+                        help="the convolutions and the fully connected layer add their bias "
+                             "before the shift, (acc + b) >> s, or after it, (acc >> s) + b "
+                             "with the bias in output units (default: bias-shift)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the weights and the input")
     if default_size is not None:
         parser.add_argument("--size", type=int, default=default_size,
@@ -86,7 +90,8 @@ def main(description: str, generate: Callable[..., Generated], default_size: int
     parser.add_argument("--npy-dir", type=Path, default=None,
                         help="also write the input arrays (signature order) and expected.npy")
     args = parser.parse_args(argv)
-    options = {"seed": args.seed, "weights": args.weights, "pool": args.pool}
+    options = {"seed": args.seed, "weights": args.weights, "pool": args.pool,
+               "epilogue": args.epilogue}
     if default_size is not None:
         options["size"] = args.size
     try:

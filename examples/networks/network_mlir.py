@@ -11,15 +11,17 @@ a ``memref.dealloc`` after its last reader. Each layer is the input form of
 
 * convolution: the padding idiom (``memref.alloc`` of the padded shape, ``linalg.fill`` with 0,
   ``memref.subview`` of the interior, ``memref.copy``), ``linalg.conv_2d_nchw_fchw`` into a
-  zero-filled i32 accumulator, and one epilogue ``linalg.generic``: ``addi`` bias, ``shrsi``,
-  the residual ``addi (extsi r)``, ``minsi``/``maxsi``, ``trunci``;
+  zero-filled i32 accumulator, and one epilogue ``linalg.generic``: ``addi`` bias, ``shrsi``
+  (or ``shrsi`` then ``addi`` bias: the layer's ``epilogue`` ``"shift-bias"``), the residual
+  ``addi (extsi r)``, ``minsi``/``maxsi``, ``trunci``;
 * max-pool: the input padded with the same idiom (filled with the pad value),
   ``linalg.pooling_nchw_max`` into an output filled with -128;
 * global average pool: a reduction ``linalg.generic`` over H and W into an i32 ``N×C×1×1``
   accumulator (or ``N×C``, ``pool="nc"``), then ``muli`` by the multiplier, ``shrsi``, the
   clip and ``trunci``;
 * fully connected: ``memref.collapse_shape`` of an ``N×C×1×1`` input to ``N×C``,
-  ``linalg.matmul`` with K×N weights, the epilogue ``addi`` bias, ``shrsi``, clip, ``trunci``.
+  ``linalg.matmul`` with K×N weights, the epilogue ``addi`` bias, ``shrsi`` (in the layer's
+  ``epilogue`` order), clip, ``trunci``.
 
 The principal op of each layer carries the layer's name as its location (``loc("conv1")``).
 
@@ -88,6 +90,15 @@ def arguments(net: Network, x: np.ndarray, weights: str = "args") -> list[np.nda
     if weights == "globals":
         return [x]
     return [x, *(a for _, a in weight_arrays(net))]
+
+
+def _bias_and_shift(layer: Conv | Dense) -> list[str]:
+    """The epilogue's first steps, ``%v0`` and ``%v1`` from the accumulator ``%a`` and the
+    bias ``%b``: ``addi`` then ``shrsi``, or ``shrsi`` then ``addi`` (``layer.epilogue``)."""
+    shift = f"%s = arith.constant {layer.shift} : i32"
+    if layer.epilogue == "shift-bias":
+        return [shift, "%v0 = arith.shrsi %a, %s : i32", "%v1 = arith.addi %v0, %b : i32"]
+    return ["%v0 = arith.addi %a, %b : i32", shift, "%v1 = arith.shrsi %v0, %s : i32"]
 
 
 class _Emitter:
@@ -173,11 +184,7 @@ class _Emitter:
             f"      ins({data}, {prefix}_w : {data_t}, {memref_type((o, c, k, k), 'i8')})"
             f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
         ]
-        steps = [
-            "%v0 = arith.addi %a, %b : i32",
-            f"%s = arith.constant {layer.shift} : i32",
-            "%v1 = arith.shrsi %v0, %s : i32",
-        ]
+        steps = _bias_and_shift(layer)
         if layer.residual is not None:
             steps += ["%re = arith.extsi %res : i8 to i32", "%v2 = arith.addi %v1, %re : i32"]
         self._epilogue(prefix, shape, out, steps, f"{prefix}_b", layer.residual,
@@ -240,12 +247,7 @@ class _Emitter:
         self.lines.append(
             f"  linalg.matmul ins({data}, {prefix}_w : {memref_type(flat_shape, 'i8')}, "
             f"{memref_type((k, n), 'i8')}) outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")")
-        steps = [
-            "%v0 = arith.addi %a, %b : i32",
-            f"%s = arith.constant {layer.shift} : i32",
-            "%v1 = arith.shrsi %v0, %s : i32",
-        ]
-        self._epilogue(prefix, shape, out, steps, f"{prefix}_b", None, -128)
+        self._epilogue(prefix, shape, out, _bias_and_shift(layer), f"{prefix}_b", None, -128)
         self.lines.append(f"  memref.dealloc {prefix}_acc : {acc_t}")
 
 

@@ -10,12 +10,15 @@ numbers; the semantics below are written here with plain numpy, without any part
 Integer semantics (every ``i32`` step wraps at 32 bits, as the accelerator's ALU does):
 
 * convolution: ``acc = sum(x * w)`` over the zero-padded window (int64 products and sums,
-  then wrapped to int32), ``v = (acc + bias) >> shift`` (arithmetic), ``v += residual`` when
-  the layer has one, then ``clip(v, 0, 127)`` with ReLU or ``clip(v, -128, 127)`` without;
+  then wrapped to int32), ``v = (acc + bias) >> shift`` (arithmetic; the layer's
+  ``epilogue`` ``"bias-shift"``) or ``v = (acc >> shift) + bias`` (``"shift-bias"``: a bias in
+  output units), ``v += residual`` when the layer has one, then ``clip(v, 0, 127)`` with ReLU
+  or ``clip(v, -128, 127)`` without;
 * max-pool: the window maximum over the input padded with ``pad_value`` (0 or -128);
 * global average pool: ``clip((sum over H and W) * multiplier >> shift, -128, 127)``;
 * fully connected: ``clip((x @ w + bias) >> shift, -128, 127)`` with ``w`` given K×N, the
-  input flattened to ``N × (C·H·W)`` first.
+  input flattened to ``N × (C·H·W)`` first (``clip(((x @ w) >> shift) + bias, -128, 127)``
+  with the epilogue ``"shift-bias"``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = [
+    "EPILOGUES",
     "Conv",
     "Dense",
     "GlobalAvgPool",
@@ -36,17 +40,23 @@ __all__ = [
     "conv_accumulator",
     "dense_accumulator",
     "evaluate",
+    "requantize",
     "run_layer",
     "wrap32",
 ]
 
 INPUT = "input"
+#: Where a layer with weights adds its bias: before the shift, ``(acc + bias) >> shift``, or
+#: after it, ``(acc >> shift) + bias`` (a bias in output units, as many hand-written models
+#: have it).
+EPILOGUES = ("bias-shift", "shift-bias")
 
 
 @dataclass(frozen=True, eq=False)
 class Conv:
     """A 2-D convolution (NCHW data, OIHW int8 weights, square kernel) with its
-    requantization ``clip(((acc + bias) >> shift) [+ residual], lo, 127)``."""
+    requantization ``clip(((acc + bias) >> shift) [+ residual], lo, 127)``, or
+    ``clip(((acc >> shift) + bias) [+ residual], lo, 127)`` with ``epilogue="shift-bias"``."""
 
     name: str
     src: str
@@ -57,6 +67,7 @@ class Conv:
     shift: int
     relu: bool = True
     residual: str | None = None
+    epilogue: str = EPILOGUES[0]
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -111,13 +122,15 @@ class GlobalAvgPool:
 @dataclass(frozen=True, eq=False)
 class Dense:
     """A fully connected layer on the flattened input, K×N int8 weights:
-    ``clip((x @ w + bias) >> shift, -128, 127)``."""
+    ``clip((x @ w + bias) >> shift, -128, 127)``, or ``clip(((x @ w) >> shift) + bias, -128,
+    127)`` with ``epilogue="shift-bias"``."""
 
     name: str
     src: str
     weight: np.ndarray
     bias: np.ndarray
     shift: int
+    epilogue: str = EPILOGUES[0]
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -198,12 +211,22 @@ def _clip8(v: np.ndarray, lo: int) -> np.ndarray:
     return np.clip(v, lo, 127).astype(np.int8)
 
 
+def requantize(acc: np.ndarray, bias: np.ndarray, shift: int, epilogue: str) -> np.ndarray:
+    """The int32 accumulator ``acc`` with its bias (broadcast along axis 1) and shift, in the
+    order ``epilogue`` says; every addition wraps at 32 bits."""
+    bias = bias.astype(np.int64).reshape(1, -1, *([1] * (acc.ndim - 2)))
+    if epilogue == "bias-shift":
+        return wrap32(acc.astype(np.int64) + bias) >> shift
+    if epilogue == "shift-bias":
+        return wrap32((acc >> shift).astype(np.int64) + bias)
+    raise ValueError(f"epilogue must be one of {', '.join(EPILOGUES)}, not {epilogue!r}")
+
+
 def run_layer(layer: Layer, buffers: dict[str, np.ndarray]) -> np.ndarray:
     """The int8 output of ``layer`` given the buffers it reads."""
     x = buffers[layer.src]
     if isinstance(layer, Conv):
-        bias = layer.bias.astype(np.int64).reshape(1, -1, 1, 1)
-        v = wrap32(conv_accumulator(layer, x).astype(np.int64) + bias) >> layer.shift
+        v = requantize(conv_accumulator(layer, x), layer.bias, layer.shift, layer.epilogue)
         if layer.residual is not None:
             v = wrap32(v.astype(np.int64) + buffers[layer.residual].astype(np.int64))
         return _clip8(v, 0 if layer.relu else -128)
@@ -215,8 +238,7 @@ def run_layer(layer: Layer, buffers: dict[str, np.ndarray]) -> np.ndarray:
         total = wrap32(x.astype(np.int64).sum(axis=(2, 3), keepdims=True))
         v = wrap32(total.astype(np.int64) * layer.multiplier) >> layer.shift
         return _clip8(v, -128)
-    bias = layer.bias.astype(np.int64).reshape(1, -1)
-    v = wrap32(dense_accumulator(layer, x).astype(np.int64) + bias) >> layer.shift
+    v = requantize(dense_accumulator(layer, x), layer.bias, layer.shift, layer.epilogue)
     return _clip8(v, -128)
 
 

@@ -11,11 +11,13 @@ the second convolution's epilogue before its ReLU; ``avgpool`` (global, ``(sum �
 Usage::
 
     python examples/networks/resnet18.py -o resnet18.mlir [--weights args|globals]
-                                         [--pool nchw11|nc] [--size 224] [--seed N]
-                                         [--npy-dir DIR]
+                                         [--pool nchw11|nc] [--epilogue bias-shift|shift-bias]
+                                         [--size 224] [--seed N] [--npy-dir DIR]
 
 ``--pool nc`` writes ``avgpool`` as a reduction straight into ``1x512`` (maps
 ``(n, c, h, w) -> (n, c)``), which ``fc`` reads without a ``memref.collapse_shape``.
+``--epilogue shift-bias`` adds the bias of every convolution and of ``fc`` after the shift,
+``(acc >> s) + b`` with the bias in output units, as hand-written models often do.
 
 From Python, :func:`generate` returns the text with the network (weights, biases, shifts)
 and the input it was calibrated on; :func:`build` the network alone.
@@ -36,7 +38,7 @@ if str(HERE) not in sys.path:
 
 from builder import Builder  # noqa: E402
 from generated import Generated, main, render  # noqa: E402
-from numpy_model import INPUT, Network  # noqa: E402
+from numpy_model import EPILOGUES, INPUT, Network  # noqa: E402
 
 __all__ = ["CLASSES", "STAGES", "build", "generate"]
 
@@ -45,14 +47,16 @@ STAGES = (64, 128, 256, 512)
 CLASSES = 1000
 
 
-def build(size: int = 224, seed: int = 0) -> tuple[Network, np.ndarray]:
+def build(size: int = 224, seed: int = 0,
+          epilogue: str = EPILOGUES[0]) -> tuple[Network, np.ndarray]:
     """The calibrated network for ``size × size`` inputs and the random input it was
-    calibrated on (both drawn from ``numpy.random.default_rng(seed)``)."""
+    calibrated on (both drawn from ``numpy.random.default_rng(seed)``); its convolutions and
+    ``fc`` add their bias before or after the shift (``epilogue``)."""
     if size < 32:
         raise ValueError(f"ResNet-18 takes inputs of at least 32x32, not {size}x{size}")
     rng = np.random.default_rng(seed)
     x = rng.integers(-128, 127, size=(1, 3, size, size), endpoint=True, dtype=np.int8)
-    b = Builder("resnet18", x, rng)
+    b = Builder("resnet18", x, rng, epilogue)
     act = b.conv("conv1", INPUT, STAGES[0], 7, stride=2, pad=3)
     act = b.maxpool("maxpool", act, 3, stride=2, pad=1, pad_value=-128)
     channels = STAGES[0]
@@ -73,12 +77,14 @@ def build(size: int = 224, seed: int = 0) -> tuple[Network, np.ndarray]:
 
 
 def generate(size: int = 224, seed: int = 0, weights: str = "globals",
-             pool: str = "nchw11") -> Generated:
+             pool: str = "nchw11", epilogue: str = EPILOGUES[0]) -> Generated:
     """The MLIR text (weights as ``"args"`` or ``"globals"``, the global average pool into
-    N×C×1×1 or N×C: ``pool``), the network and its input."""
-    network, x = build(size, seed)
+    N×C×1×1 or N×C: ``pool``, the bias before or after the shift: ``epilogue``), the network
+    and its input."""
+    network, x = build(size, seed, epilogue)
     command = (f"python examples/networks/resnet18.py --weights {weights} --size {size} "
-               f"--seed {seed}" + ("" if pool == "nchw11" else f" --pool {pool}"))
+               f"--seed {seed}" + ("" if pool == "nchw11" else f" --pool {pool}")
+               + ("" if epilogue == EPILOGUES[0] else f" --epilogue {epilogue}"))
     return render(network, x, weights, command, pool)
 
 
