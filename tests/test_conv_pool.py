@@ -16,7 +16,7 @@ from vta_mlir import compile as vta_compile
 from vta_mlir.config import VTAConfig
 from vta_mlir.frontend.mlir_text import padding_idiom
 from vta_mlir.passes.tile import conv_pool as conv_pool_module
-from vta_mlir.passes.tile.conv_pool import ConvPoolRegion
+from vta_mlir.passes.tile.conv_pool import ConvPoolRegion, separable_columns
 from vta_mlir.runtime.device import LoadedModule
 from vta_mlir.sim.hazards import program_hazards
 
@@ -132,18 +132,24 @@ CASES = {
 def run_case(p: ConvPool, cfg: VTAConfig, seed: int, pipeline: str | None = None,
              batches: int = 1) -> LoadedModule:
     """Compile and run ``p`` on ``cfg`` with random data; compare with numpy."""
+    return run_outputs(p, cfg, seed, pipeline, batches)[0]
+
+
+def run_outputs(p: ConvPool, cfg: VTAConfig, seed: int, pipeline: str | None = None,
+                batches: int = 1, bias: int = 0) -> tuple[LoadedModule, np.ndarray]:
+    """:func:`run_case` with biases around ``bias``, and the output it compared."""
     n = cfg.batch * batches
     rng = np.random.default_rng(seed)
     x = rng.integers(-128, 128, size=(n, p.cin, p.h, p.w), dtype=np.int8)
     w = rng.integers(-128, 128, size=(p.cout, p.cin, p.k, p.k), dtype=np.int8)
-    b = rng.integers(-3000, 3000, size=(p.cout,), dtype=np.int32)
+    b = rng.integers(bias - 3000, bias + 3000, size=(p.cout,), dtype=np.int32)
     module = vta_compile(conv_pool_mlir(p, n), config=cfg, pipeline=pipeline)
     (y,) = module(x, w, b)
     # Tokens balance (no deadlock, no token left) and no SRAM race between the modules.
     assert module.last_run.warnings == []
     assert program_hazards(module.module.program, cfg) == []
     np.testing.assert_array_equal(y, conv_pool_reference(p, x, w, b))
-    return module
+    return module, y
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -221,3 +227,45 @@ def test_carry_rows_option(cfg: VTAConfig, carry: str, monkeypatch: pytest.Monke
     (found,) = chosen
     assert found is not None
     assert found.plan.carry_rows == (1 if carry == "true" else 0)
+
+
+def test_separable_columns() -> None:
+    """Columns pool in place first when no other window column is an anchor column."""
+    assert separable_columns(1, 3, 2)  # ResNet's 3×3 / 2, padded by 1
+    assert separable_columns(0, 2, 2)
+    assert separable_columns(2, 5, 3)
+    assert not separable_columns(2, 5, 2)  # window column 0 is the anchor of the output before
+    assert not separable_columns(1, 3, 1)  # stride 1: every column is an anchor
+    assert not separable_columns(0, 1, 2)  # one column: nothing to pool first
+
+
+#: Pools whose windows are clipped at every edge (odd widths and heights), and whether their
+#: columns pool separably.
+SEPARABLE_CASES = {
+    "3x3s2p1": (ConvPool(8, 11, 13, 16, shift=10, lo=-128), True),
+    "5x5s3p2": (ConvPool(8, 14, 13, 16, pk=5, ps=3, pp=2, shift=10, lo=-128), True),
+    # Window column 0 of an output is the anchor column 2 of the output before: not separable.
+    "5x5s2p2": (ConvPool(8, 11, 13, 16, pk=5, ps=2, pp=2, shift=10, lo=-128), False),
+    "3x3s1p1": (ConvPool(8, 9, 11, 16, pk=3, ps=1, pp=1, shift=10, lo=-128), False),
+}
+
+
+@pytest.mark.parametrize("carry", ["true", "false"])
+@pytest.mark.parametrize("case", SEPARABLE_CASES)
+def test_separable_pool_matches_numpy(case: str, carry: str, cfg: VTAConfig,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window columns pooled in place in the accumulator tile, then the rows at the
+    anchor column (``ConvPoolRegion.separable``), or every window offset where no anchor
+    column is free of the others' windows; rows carried or not (``carry-rows=``)."""
+    chosen = recorded_fusions(monkeypatch)
+    p, separable = SEPARABLE_CASES[case]
+    # Accumulators mostly negative (biases around -100,000, no clip at 0, a shift that keeps
+    # their spread): the maximum of each window is taken among negative values.
+    module, y = run_outputs(p, cfg, 3, f"vta-to-isa{{carry-rows={carry}}}", bias=-100_000)
+    assert [layer["name"] for layer in module.last_run.layers] == ["conv2d@12"]
+    assert (y < 0).mean() > 0.5 and len(np.unique(y)) > 20
+    (found,) = chosen
+    assert found is not None
+    assert found.separable == separable
+    carried = p.pk - p.ps if carry == "true" and p.pk - p.ps <= p.pp else 0
+    assert found.plan.carry_rows == carried

@@ -16,7 +16,8 @@ tiled by :mod:`.pool`: channel and row tiles, the data tile in the accumulator S
 operation per window offset.
 A convolution region followed by a max-pool region that alone reads its int8 output, with a
 monotone epilogue, is tiled as one (:mod:`.conv_pool`, :mod:`.conv_pool_emit`): the pool on
-the convolution's accumulator tiles, the epilogue on the pooled tile.  A contraction region is
+the convolution's accumulator tiles (separably where that saves cycles: the window columns in
+place first, then the rows), the epilogue on the pooled tile.  A contraction region is
 emitted by :mod:`.emit`; one whose i32 result leaves as byte planes may have its plane stores
 pipelined over its tiles instead (:mod:`.plane_pipeline`), so that they overlap the compute.
 

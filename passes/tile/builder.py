@@ -112,12 +112,14 @@ class TileBuilder:
         return value, lin.const
 
     def subview(self, src: SSAValue, offsets: Sequence[Index], sizes: Sequence[int],
-                name: str, drop_first: bool = False) -> SSAValue:
-        """A unit-stride subview of ``src``; ``drop_first`` drops the (unit) leading dim."""
+                name: str, drop_first: bool = False,
+                strides: Sequence[int] | None = None) -> SSAValue:
+        """A subview of ``src``, unit-stride unless ``strides`` (steps in elements of ``src``
+        along each dimension) says otherwise; ``drop_first`` drops the (unit) leading dim."""
         t = src.type
         assert isinstance(t, MemRefType)
-        ones = [1] * len(sizes)
-        rt = memref.SubviewOp.infer_result_type(t, list(offsets), list(sizes), ones)
+        steps = [1] * len(sizes) if strides is None else list(strides)
+        rt = memref.SubviewOp.infer_result_type(t, list(offsets), list(sizes), steps)
         if drop_first:
             layout = rt.layout
             assert isinstance(layout, StridedLayoutAttr)
@@ -125,7 +127,7 @@ class TileBuilder:
             offset = layout.offset.data if hasattr(layout.offset, "data") else None
             rt = MemRefType(t.element_type, rt.get_shape()[1:],
                             StridedLayoutAttr(strides[1:], offset), t.memory_space)
-        op = memref.SubviewOp.get(src, list(offsets), list(sizes), ones, rt)
+        op = memref.SubviewOp.get(src, list(offsets), list(sizes), steps, rt)
         op.result.name_hint = name
         self.insert(op)
         return op.result

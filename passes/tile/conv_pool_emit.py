@@ -1,7 +1,8 @@
 """The tiles of a convolution with its max-pool fused (:mod:`.conv_pool`): the convolution's
 loop nest (:func:`.conv.emit_conv`, overlapping row tiles), and after the convolution of each
-tile the pooling of its accumulator tile into the pooled tile, the epilogue on the pooled
-tile and its store."""
+tile the pooling of its accumulator tile into the pooled tile — separably, the window columns
+first in place in the accumulator tile (:meth:`_PoolTail.pool_columns`), when the region says
+so — the epilogue on the pooled tile and its store."""
 
 from __future__ import annotations
 
@@ -29,7 +30,15 @@ from ..analysis.sram_views import LinearForm
 from .builder import Index, TileBuilder
 from .conv import emit_conv
 from .conv_plan import ConvTiles, Run
-from .conv_pool import ConvPoolRegion, carried_rows, edge_rows, init_offset, row_init
+from .conv_pool import (
+    ConvPoolRegion,
+    carried_rows,
+    edge_rows,
+    image_columns,
+    init_offset,
+    row_init,
+    window_span,
+)
 from .conv_region import ConvRegion, erase_region
 
 __all__ = ["describe", "emit_conv_pool"]
@@ -61,13 +70,6 @@ def _alu_op(kind: AluKind, acc: SSAValue, src: SSAValue,
                             [IteratorTypeAttr.parallel()] * 6)
 
 
-def _span(first: int, end: int, k: int, stride: int, outputs: int) -> tuple[int, int]:
-    """The outputs ``[lo, hi)`` whose element ``k`` of the window lies in ``[first, end)``."""
-    lo = max(0, -((k - first) // stride))
-    hi = min(outputs, (end - 1 - k) // stride + 1) if end > k else 0
-    return lo, max(lo, hi)
-
-
 class _PoolTail:
     """The ops after the convolution of each tile (``.conv.ConvTail``)."""
 
@@ -76,6 +78,13 @@ class _PoolTail:
         self.tiles = ConvTiles(region.geo, region.plan)
         self.pooled: SSAValue | None = None
         self.zero: SSAValue | None = None
+        pg = region.pool.geo
+        #: The image's columns in the tile and the anchor column offset: the window element
+        #: every pooled column has in the image.
+        self.cols = image_columns(region.geo, region.pool, region.conv)
+        kw0 = init_offset(*self.cols, pg.sw, pg.ow, pg.kw)
+        assert kw0 is not None  # .conv_pool._fits_edges
+        self.kw0 = kw0
 
     def allocate(self, builder: TileBuilder) -> list[SSAValue]:
         f, cfg, p = self.f, self.cfg, self.f.plan
@@ -112,16 +121,16 @@ class _PoolTail:
         """Pool the window rows ``window_rows`` of the pooled rows ``span``, whose window row
         ``kh`` is tile row ``sh · j + kh − shift`` (in ``rows`` when in the image): the rows
         of ``fresh`` are set first (zeroed, then the element every one of them has added),
-        the others only take the maximum."""
+        the others only take the maximum.  Separably, the anchor column holds the maximum of
+        the window's columns already (:meth:`pool_columns`): only it is read."""
         f, cfg, p = self.f, self.cfg, self.f.plan
-        pg, g = f.pool.geo, f.conv.geo
+        pg = f.pool.geo
         elem = [cfg.batch, cfg.block_out]
         assert self.zero is not None
-        cols = edge_rows(0, 0, f.geo.ow, pg.pads[2], g.ow)
-        kw0 = init_offset(*cols, pg.sw, pg.ow, pg.kw)
-        assert kw0 is not None
+        cols, kw0 = self.cols, self.kw0
         anchor = f.conv.output
-        offsets = [(kh, kw) for kh in window_rows for kw in range(pg.kw)]
+        window_cols = [kw0] if f.separable else range(pg.kw)
+        offsets = [(kh, kw) for kh in window_rows for kw in window_cols]
         if fresh:
             kh0 = row_init(rows[0], rows[1], shift, pg.sh, fresh, pg.kh)
             assert kh0 is not None and kh0 in window_rows
@@ -132,9 +141,9 @@ class _PoolTail:
             builder.insert(fill)
             copy_location(anchor, fill)
         for n, (kh, kw) in enumerate(offsets):
-            r0, r1 = _span(rows[0], rows[1], kh - shift, pg.sh, span.stop)
+            r0, r1 = window_span(rows[0], rows[1], kh - shift, pg.sh, span.stop)
             r0 = max(r0, span.start)
-            c0, c1 = _span(*cols, kw, pg.sw, pg.ow)
+            c0, c1 = window_span(*cols, kw, pg.sw, pg.ow)
             if r1 <= r0 or c1 <= c0:
                 continue
             # The first offset sets the fresh rows; rows set before only take the maximum.
@@ -152,6 +161,30 @@ class _PoolTail:
                 op = _alu_op(kind, dst, src, (pg.sh, pg.sw))
                 builder.insert(op)
                 copy_location(anchor, op)
+
+    def pool_columns(self, builder: TileBuilder, conv_acc: SSAValue,
+                     rows: tuple[int, int]) -> None:
+        """In place in the accumulator tile, on its rows ``rows``: the anchor column
+        ``sw · j + kw0`` of each pooled column ``j`` takes the maximum with its window column
+        ``sw · j + kw`` for every other ``kw``, where that lies in the image.  One ALU ``max``
+        per ``kw``, its destination and source column-strided views of the tile; no source
+        column is an anchor column (:func:`.conv_pool.separable_columns`), so no micro-op reads
+        an element another one writes."""
+        f, cfg, p = self.f, self.cfg, self.f.plan
+        pg = f.pool.geo
+        strides = [1, 1, 1, pg.sw, 1, 1]
+        for kw in range(pg.kw):
+            c0, c1 = window_span(*self.cols, kw, pg.sw, pg.ow)
+            if kw == self.kw0 or c1 <= c0 or rows[1] <= rows[0]:
+                continue
+            sizes = [1, p.to, rows[1] - rows[0], c1 - c0, cfg.batch, cfg.block_out]
+            dst = builder.subview(conv_acc, [0, 0, rows[0], c0 * pg.sw + self.kw0, 0, 0],
+                                  sizes, "anchor_cols", strides=strides)
+            src = builder.subview(conv_acc, [0, 0, rows[0], c0 * pg.sw + kw, 0, 0], sizes,
+                                  "window_cols", strides=strides)
+            op = _alu_op(AluKind.MAX, dst, src, (1, 1))
+            builder.insert(op)
+            copy_location(f.conv.output, op)
 
     def rect(self, builder: TileBuilder, pooled: SSAValue, rows: range, c0: int,
              c1: int) -> SSAValue:
@@ -180,6 +213,9 @@ class _PoolTail:
         # pools all its rows; the others find their first ``jc`` rows set by the tile before.
         first = tile.rt.is_constant and tile.rt.const == 0
         jc = 0 if first or not carry else carried_rows(carry, pg.sh)
+        if f.separable:
+            # Every row either call below reads, this tile's and those it pools ahead.
+            self.pool_columns(builder, conv_acc, rows)
         self.pool_rows(builder, pooled, conv_acc, rows, carry, range(f.tp), range(jc, f.tp),
                        range(pg.kh))
         if carry and not (tile.rt.is_constant and tile.rt.const == self.tiles.n_r - 1):
@@ -253,6 +289,7 @@ def describe(region: ConvPoolRegion) -> str:
     copies = "two pooled tiles" if region.pooled_double else "one pooled tile"
     carry = (f", the last {region.plan.carry_rows} pooled ahead into the next tile"
              if region.plan.carry_rows else "")
+    columns = ", window columns first" if region.separable else ""
     return (f"{region.plan.describe()}, every {region.plan.row_pitch} rows{carry}; max-pool fused: "
-            f"{region.tp} pooled rows per tile, {copies}")
+            f"{region.tp} pooled rows per tile, {copies}{columns}")
 

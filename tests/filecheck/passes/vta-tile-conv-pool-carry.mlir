@@ -6,12 +6,15 @@
 // row tiles: two row tiles of 4 convolution rows (2 pooled rows each, every 4 rows; without
 // the carry a tile would hold 2·(2 − 1) + 3 = 5 rows), the pool's top padding row left out of
 // the convolution (the first input DMA pads one row on top, not two). Two pooled tiles
-// alternate. The first tile sets its whole pooled tile (copy 0) and pools all its rows; then
-// it pools its last row (window row 0 of the next tile's pooled row 0) ahead into copy 1: it
-// sets pooled row 0 of copy 1 to it (ALU add after a fill of that row), then takes the maximum
-// with its other columns. The second tile resets and sets only its pooled row 1 (row 0 holds
-// the carried row already) and takes the maximum of row 0 with its own two window rows. Each
-// tile then runs the epilogue on its pooled tile and stores its 2 pooled rows.
+// alternate. Each tile first pools the window columns of all its rows in place into the
+// anchor columns 1, 3, 5, 7 (window column 1), before either pooling below reads them. The
+// first tile sets its whole pooled tile (copy 0) and pools all its rows at the anchor
+// columns; then it pools its last row (window row 0 of the next tile's pooled row 0) ahead
+// into copy 1: it sets pooled row 0 of copy 1 to that row's anchor columns (ALU add after a
+// fill of that row), which hold its three window columns already. The second tile resets and
+// sets only its pooled row 1 (row 0 holds the carried row already) and takes the maximum of
+// row 0 with its own two window rows. Each tile then runs the epilogue on its pooled tile and
+// stores its 2 pooled rows.
 
 // RUN: vta-opt %s -p 'vta-pack,vta-merge-alu-immediates,vta-tile{carry-rows=true}' | filecheck %s
 // RUN: vta-opt %s -p 'vta-pack,vta-merge-alu-immediates,vta-tile{carry-rows=true verbose=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
@@ -19,7 +22,7 @@
 // small a layer, docs/pipeline.md): one tile of the pool's padded 9×9.
 // RUN: vta-opt %s -p 'vta-pack,vta-merge-alu-immediates,vta-tile' | filecheck %s --check-prefix=MODEL
 
-// REMARK: remark: {{.*}} vta-tile: convolution tile 1 output blocks x 4 rows x 1 input blocks, {{.*}}, every 4 rows, the last 1 pooled ahead into the next tile; max-pool fused: 2 pooled rows per tile, two pooled tiles
+// REMARK: remark: {{.*}} vta-tile: convolution tile 1 output blocks x 4 rows x 1 input blocks, {{.*}}, every 4 rows, the last 1 pooled ahead into the next tile; max-pool fused: 2 pooled rows per tile, two pooled tiles, window columns first
 
 // MODEL:      memref.alloc() {{.*}} : memref<1x1x9x9x1x16xi32, #vta.sram<acc>>
 // MODEL-NEXT: memref.alloc() {{.*}} : memref<1x1x1x1x1x16xi32, #vta.sram<acc>>
@@ -38,13 +41,30 @@
 // CHECK:         %[[A0:.*]] = memref.subview %[[ACC]][0, 0, 0, 0, 0, 0, 0] [1, 1, 1, 4, 9, 1, 16]
 // CHECK:         vta.dma_copy %[[X]][0] -> %{{.*}}[0] y 5 x 8 stride 8 pad [1, 0, 2, 1]
 // CHECK:         linalg.generic {{.*}} outs(%[[A0]] : {{.*}}) {
-// Its pooled tile (copy 0), every row set: window element (1, 1) is convolution rows 0, 2.
 // CHECK:         %[[P0:.*]] = memref.subview %[[POOLED]][0, 0, 0, 0, 0, 0, 0] [1, 1, 1, 2, 4, 1, 16]
-// CHECK-NEXT:    linalg.fill ins(%{{.*}} : i32) outs(%[[P0]] : {{.*}})
+// Its window columns, in place on its rows 0 .. 3 (and so on the row pooled ahead): window
+// column 0 into the anchor columns 3, 5, 7, window column 2 into 1, 3, 5, 7.
+// CHECK-NEXT:    %[[H0:.*]] = memref.subview %[[A0]][0, 0, 0, 3, 0, 0] [1, 1, 4, 3, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    %[[S0:.*]] = memref.subview %[[A0]][0, 0, 0, 2, 0, 0] [1, 1, 4, 3, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[H0]], %[[S0]] : {{.*}}) outs(%[[H0]] : {{.*}}) {
+// CHECK:           arith.maxsi
+// CHECK:         %[[H2:.*]] = memref.subview %[[A0]][0, 0, 0, 1, 0, 0] [1, 1, 4, 4, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    %[[S2:.*]] = memref.subview %[[A0]][0, 0, 0, 2, 0, 0] [1, 1, 4, 4, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[H2]], %[[S2]] : {{.*}}) outs(%[[H2]] : {{.*}}) {
+// CHECK:           arith.maxsi
+// Its pooled tile (copy 0), every row set: window element (1, 1) is convolution rows 0, 2.
+// CHECK:         linalg.fill ins(%{{.*}} : i32) outs(%[[P0]] : {{.*}})
 // CHECK-NEXT:    %[[W0:.*]] = memref.subview %[[A0]][0, 0, 0, 1, 0, 0] [1, 1, 3, 7, 1, 16]
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%[[P0]], %[[W0]] : {{.*}}) outs(%[[P0]] : {{.*}}) {
 // CHECK:           arith.addi
-// CHECK-COUNT-8:   arith.maxsi
+// Window element (0, 1) of pooled row 1 (row 0's is the padding), (2, 1) of both.
+// CHECK:         %[[P0R1:.*]] = memref.subview %[[P0]][0, 0, 1, 0, 0, 0] [1, 1, 1, 4, 1, 16]
+// CHECK-NEXT:    %[[W1:.*]] = memref.subview %[[A0]][0, 0, 1, 1, 0, 0] [1, 1, 1, 7, 1, 16]
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[P0R1]], %[[W1]] : {{.*}}) outs(%[[P0R1]] : {{.*}}) {
+// CHECK:           arith.maxsi
+// CHECK:         %[[W2:.*]] = memref.subview %[[A0]][0, 0, 1, 1, 0, 0] [1, 1, 3, 7, 1, 16]
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[P0]], %[[W2]] : {{.*}}) outs(%[[P0]] : {{.*}}) {
+// CHECK:           arith.maxsi
 // Ahead: its last row (3) into pooled row 0 of the next tile's pooled tile (copy 1).
 // CHECK:         %[[P1:.*]] = memref.subview %[[POOLED]][1, 0, 0, 0, 0, 0, 0] [1, 1, 1, 2, 4, 1, 16]
 // CHECK-NEXT:    %[[P1R0:.*]] = memref.subview %[[P1]][0, 0, 0, 0, 0, 0] [1, 1, 1, 4, 1, 16]
@@ -53,10 +73,7 @@
 // CHECK-NEXT:    %[[W3:.*]] = memref.subview %[[A0]][0, 0, 3, 1, 0, 0] [1, 1, 1, 7, 1, 16]
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%[[P1R0B]], %[[W3]] : {{.*}}) outs(%[[P1R0B]] : {{.*}}) {
 // CHECK:           arith.addi
-// CHECK:         memref.subview %[[A0]][0, 0, 3, 2, 0, 0] [1, 1, 1, 5, 1, 16]
-// CHECK:           arith.maxsi
-// CHECK:         memref.subview %[[A0]][0, 0, 3, 2, 0, 0] [1, 1, 1, 7, 1, 16]
-// CHECK:           arith.maxsi
+// CHECK-NOT:     memref.subview %[[A0]]
 // The epilogue on copy 0, then its store: pooled rows 0, 1.
 // CHECK:         linalg.generic {{.*}} ins(%[[P0]], %[[BIAS]] : {{.*}}) outs(%[[P0]] : {{.*}}) {
 // CHECK:           arith.addi
@@ -68,10 +85,19 @@
 // CHECK:         %[[A1:.*]] = memref.subview %[[ACC]][1, 0, 0, 0, 0, 0, 0] [1, 1, 1, 4, 9, 1, 16]
 // CHECK:         vta.dma_copy %[[X]][24] -> %{{.*}} y 5 x 8 stride 8 pad [0, 1, 2, 1]
 // CHECK:         linalg.generic {{.*}} outs(%[[A1]] : {{.*}}) {
+// CHECK:         %[[Q1:.*]] = memref.subview %[[POOLED]][1, 0, 0, 0, 0, 0, 0] [1, 1, 1, 2, 4, 1, 16]
+// Its window columns, in place on its rows 0 .. 3.
+// CHECK-NEXT:    %[[K0:.*]] = memref.subview %[[A1]][0, 0, 0, 3, 0, 0] [1, 1, 4, 3, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    %[[T0:.*]] = memref.subview %[[A1]][0, 0, 0, 2, 0, 0] [1, 1, 4, 3, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[K0]], %[[T0]] : {{.*}}) outs(%[[K0]] : {{.*}}) {
+// CHECK:           arith.maxsi
+// CHECK:         %[[K2:.*]] = memref.subview %[[A1]][0, 0, 0, 1, 0, 0] [1, 1, 4, 4, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    %[[T2:.*]] = memref.subview %[[A1]][0, 0, 0, 2, 0, 0] [1, 1, 4, 4, 1, 16] [1, 1, 1, 2, 1, 1]
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[K2]], %[[T2]] : {{.*}}) outs(%[[K2]] : {{.*}}) {
+// CHECK:           arith.maxsi
 // Only pooled row 1 of copy 1 is reset and set (window element (0, 1): convolution row 1);
 // row 0 holds the carried row and only takes the maximum.
-// CHECK:         %[[Q1:.*]] = memref.subview %[[POOLED]][1, 0, 0, 0, 0, 0, 0] [1, 1, 1, 2, 4, 1, 16]
-// CHECK-NEXT:    %[[Q1R1:.*]] = memref.subview %[[Q1]][0, 0, 1, 0, 0, 0] [1, 1, 1, 4, 1, 16]
+// CHECK:         %[[Q1R1:.*]] = memref.subview %[[Q1]][0, 0, 1, 0, 0, 0] [1, 1, 1, 4, 1, 16]
 // CHECK-NEXT:    linalg.fill ins(%{{.*}} : i32) outs(%[[Q1R1]] : {{.*}})
 // CHECK-NEXT:    %[[Q1R1B:.*]] = memref.subview %[[Q1]][0, 0, 1, 0, 0, 0] [1, 1, 1, 4, 1, 16]
 // CHECK-NEXT:    %[[V1:.*]] = memref.subview %[[A1]][0, 0, 1, 1, 0, 0] [1, 1, 1, 7, 1, 16]
@@ -85,6 +111,7 @@
 // CHECK:         %[[V11:.*]] = memref.subview %[[A1]][0, 0, 1, 1, 0, 0] [1, 1, 3, 7, 1, 16]
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%[[Q1]], %[[V11]] : {{.*}}) outs(%[[Q1]] : {{.*}}) {
 // CHECK:           arith.maxsi
+// CHECK-NOT:     memref.subview %[[A1]]
 // The epilogue on copy 1, then its store: pooled rows 2, 3.
 // CHECK:         linalg.generic {{.*}} ins(%[[Q1]], %[[BIAS]] : {{.*}}) outs(%[[Q1]] : {{.*}}) {
 // CHECK:           arith.addi
