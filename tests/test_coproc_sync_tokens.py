@@ -3,7 +3,7 @@
 * double buffering (a ``vta.double_buffer`` loop whose buffers alternate with the parity)
   primes two tokens and takes fewer cycles than ``double-buffer=false``, with the same result;
 * disjoint ranges need no token, the uses of one global are one buffer, primes stay below a
-  loop using their queue;
+  loop using their queue and follow the last read before their loop that needs them;
 * input that is already synchronised is left alone, the pass is idempotent, and the protocol
   check finds a missing token."""
 
@@ -12,10 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vta_mlir import lower, print_ir, run_pipeline
+from vta_mlir import parse as parse_program
 from vta_mlir.config import VTAConfig
 from vta_mlir.host import lower_to_binary
 from vta_mlir.ir.context import make_context, print_module
 from vta_mlir.passes.coproc_sync import CoprocSyncPass
+from vta_mlir.runtime.device import Device
 
 from .coproc_sync_helpers import (
     EXAMPLES,
@@ -28,7 +31,8 @@ from .coproc_sync_helpers import (
     stage_ops,
     sync,
 )
-from .numerics import random_args, within
+from .depthwise_programs import Depthwise, depthwise_program, depthwise_reference
+from .numerics import random_args, run_and_compare, within
 
 # ---------------------------------------------------------------------------------------------
 # Double buffering
@@ -243,3 +247,36 @@ def test_the_protocol_check_finds_a_missing_token(default_cfg: VTAConfig) -> Non
     inner.events = protocol.slot_events(inner)
     missed = protocol.verify_protocol(root)
     assert missed is not None and (missed.x, missed.y) == (deps.LOAD, deps.COMPUTE)
+
+
+def test_primes_follow_the_last_read_before_their_loop(default_cfg: VTAConfig) -> None:
+    """A depthwise layer tiled into row runs whose first column tile is written out before the
+    loop over the others: the two compute -> load primes of that loop come right after the
+    written-out tile's convolution, not after its epilogue and store, so the loop's first
+    input load overlaps them; the result stays bit-exact."""
+    cfg = default_cfg
+    layer = Depthwise(6 * cfg.block_out, 112, stride=2, shift=8, lo=0, hi=127)
+    rng = np.random.default_rng(3)
+    w = rng.integers(-128, 128, layer.kernel_shape).astype(np.int8)
+    bias = rng.integers(-1000, 1000, layer.channels).astype(np.int32)
+    text = depthwise_program(layer, w, bias)
+    module = parse_program(text, config=cfg)
+    run_pipeline(module, "vta-normalize,vta-outline-host-steps,vta-pack,vta-merge-alu-immediates,"
+                         "vta-tile,vta-bias-gemm,vta-inject-dma,vta-tensorize,vta-fold-uop-loops,"
+                         "vta-coproc-sync")
+    lines = [line.strip() for line in print_ir(module).splitlines()]
+    inner = [i for i, line in enumerate(lines)
+             if line.startswith("affine.for") and lines[i - 1].startswith("vta.dep_push store")]
+    assert inner, "no loop primed after a written-out tile"
+    for at in inner:
+        before = lines[:at]
+        primes = [i for i, line in enumerate(before) if line == "vta.dep_push compute -> load"][-2:]
+        conv = max(i for i, line in enumerate(before) if line.startswith("vta.gemm %acc")
+                   and "%inp[" in line and "bias" not in line)
+        epilogue = min(i for i, line in enumerate(before) if i > conv and
+                       line.startswith(("vta.alu", "vta.gemm %acc")))
+        assert conv < primes[0] < primes[1] < epilogue
+    x = rng.integers(-128, 128, (1, layer.channels, layer.size, layer.size)).astype(np.int8)
+    binary = lower(text, config=cfg)
+    run_and_compare(Device(cfg).load_module(binary), {binary.args[0].name: x},
+                    depthwise_reference(layer, x, w, bias))

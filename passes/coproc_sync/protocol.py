@@ -24,7 +24,7 @@ Tokens are placed in the *slots* of a node (:class:`~.deps.Node`):
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vta_mlir.dialects.vta import Module
@@ -121,7 +121,10 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
         if item.node is not None:
             for q, n in _primes(item.node):
                 at = node.prime_at.get((item.index, q), _pre(item.index))
-                ranked[at].append((5, _QI[q], "push", q, n))
+                early, k = node.prime_early.get((item.index, q), (at, 0))
+                if k:
+                    ranked[early].append((5, _QI[q], "push", q, k))
+                ranked[at].append((5, _QI[q], "push", q, n - k))
                 ranked[_post(item.index)].append((0, _QI[q], "pop", q, n))
     return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
             for slot, evs in ranked.items()}
@@ -344,6 +347,9 @@ def _hoist_primes(node: Node) -> None:
     for nothing: the store of an earlier tile before the first reset of the next loop, or the
     reset of a tile before the first input load of its step loop.
 
+    Each queue's primes go to the earliest such slot where every requirement holds
+    (:func:`_place_primes`).
+
     A prime moved above an earlier loop that uses its queue inside (with primes of a loop
     nested in it, or forward tokens) would take that loop's place in the FIFO: the loop's
     pops would each receive the token pushed before the one meant for them, and a
@@ -367,12 +373,64 @@ def _hoist_primes(node: Node) -> None:
                 slot = s
             if slot == target:
                 continue
-            node.prime_at[(item.index, q)] = slot
-            node.events = slot_events(node)
-            if (not replay.converges(_primes(node), item.index) if replay is not None
-                    else _first_violation(node, deep=True) is not None):
-                del node.prime_at[(item.index, q)]
-                node.events = slot_events(node)
+            _place_primes(node, replay, item, q, slot, target)
+
+
+def _holds(node: Node, replay: Replay | None, index: int) -> bool:
+    """Whether every requirement still holds with ``node``'s events (those of the loops inside
+    it included), replayed from item ``index`` when ``replay`` is given."""
+    node.events = slot_events(node)
+    if replay is not None:
+        return replay.converges(_primes(node), index)
+    return _first_violation(node, deep=True) is None
+
+
+def _earliest(node: Node, replay: Replay | None, index: int, lo: int, hi: int,
+              move: Callable[[int], None]) -> int:
+    """The earliest slot in ``[lo, hi]`` where every requirement holds once ``move`` puts
+    primes there (``hi``, the primes' own place, always does): a requirement a prime moved up
+    breaks is that of an item between the slot and the loop, which holds again from the slot
+    after that item on."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        move(mid)
+        if _holds(node, replay, index):
+            hi = mid
+        else:
+            lo = mid + 1
+    move(hi)
+    return hi
+
+
+def _place_primes(node: Node, replay: Replay | None, item: Item, q: Queue, earliest: int,
+                  target: int) -> None:
+    """Push the primes of ``q`` for the loop ``item`` at the earliest slot from ``earliest`` on
+    where every requirement holds, and its first ones alone earlier still when they can go
+    further up: a two-deep token's first input load then overlaps the tile the body computes
+    before the loop, its second waits only for that tile's reads."""
+    assert item.node is not None
+    key = (item.index, q)
+
+    def move_all(slot: int) -> None:
+        if slot == target:
+            node.prime_at.pop(key, None)
+        else:
+            node.prime_at[key] = slot
+
+    at = _earliest(node, replay, item.index, earliest, target, move_all)
+    n = dict(_primes(item.node))[q]
+    if n < 2 or at == earliest:
+        node.events = slot_events(node)
+        return
+
+    def move_first(slot: int) -> None:
+        if slot == at:
+            node.prime_early.pop(key, None)
+        else:
+            node.prime_early[key] = (slot, 1)
+
+    _earliest(node, replay, item.index, earliest, at, move_first)
+    node.events = slot_events(node)
 
 
 #: Bound on the tokens one loop body may need (a safeguard: each step adds or moves one).

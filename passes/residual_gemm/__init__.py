@@ -12,6 +12,13 @@ the load module, which overlaps the computation of the tile before), and each ad
 with a constant identity weight tile (one GEMM cycle per output vector).  An int8 ``x`` times a
 weight of 1 accumulated into the int32 element is the sign-extended add, exactly.
 
+A residual the epilogue rescales in place before adding it (the ONNX route's ``Add``,
+``docs/onnx.md`` §4.5: each load followed first by a multiplication by an immediate ``c``
+with ``-128 ≤ c ≤ 127``, ``c ≠ 0``) keeps its accumulator buffer: each load becomes the LOAD
+INP, a reset of the accumulator view and a contraction with ``c`` times the identity weight
+tile, and the multiplication goes: two compute cycles per output vector instead of the LOAD
+ACC_8BIT's two and the multiplication's one.
+
 A residual stays as it was when the configuration's input and output blocks differ (an
 identity tile adds lane to lane only when they are equal), or when its input buffer or the
 identity tile finds no room in its SRAM beside the buffers the region already uses
@@ -30,8 +37,8 @@ from xdsl.passes import ModulePass
 from vta_mlir.dialects.vta_config_attr import get_config
 from vta_mlir.ir.diagnostics import verify_op
 
-from .match import match_residual, qualifies
-from .rewrite import rewrite_residual
+from .match import match_rescaled, match_residual, qualifies
+from .rewrite import rewrite_rescaled, rewrite_residual
 
 __all__ = ["ResidualGemmPass"]
 
@@ -45,8 +52,10 @@ class ResidualGemmPass(ModulePass):
             cfg = get_config(f)
             if not qualifies(cfg):
                 continue
-            found = [r for a in f.walk() if isinstance(a, memref.AllocOp)
-                     and (r := match_residual(a)) is not None]
-            for res in found:
-                rewrite_residual(op, f, res, cfg)
+            allocs = [a for a in f.walk() if isinstance(a, memref.AllocOp)]
+            for alloc in allocs:
+                if (res := match_residual(alloc)) is not None:
+                    rewrite_residual(op, f, res, cfg)
+                elif (rescaled := match_rescaled(alloc)) is not None:
+                    rewrite_rescaled(op, f, rescaled, cfg)
         verify_op(op)

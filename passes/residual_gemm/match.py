@@ -1,13 +1,14 @@
-"""The residual adds ``vta-residual-gemm`` rewrites: an ``i8`` DRAM tensor sign-extended into
-an accumulator SRAM buffer (LOAD ACC_8BIT) and added element by element to another accumulator
-tile (an ALU add with a tensor operand)."""
+"""The residuals ``vta-residual-gemm`` rewrites: an ``i8`` DRAM tensor sign-extended into an
+accumulator SRAM buffer (LOAD ACC_8BIT) and added element by element to another accumulator
+tile (an ALU add with a tensor operand) — as it is, or rescaled first by ALU operations in place
+whose first multiplies it by an int8 immediate."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import MemRefType, i8, i32
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, i8, i32
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -15,7 +16,7 @@ from xdsl.ir.affine import AffineMap
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_positions import Sram, sram_space
 
-__all__ = ["ResidualLoad", "match_residual", "qualifies"]
+__all__ = ["RescaledResidual", "ResidualLoad", "match_rescaled", "match_residual", "qualifies"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,20 @@ class ResidualLoad:
     buffer: memref.AllocOp
     loads: tuple[linalg.GenericOp, ...]
     adds: tuple[linalg.GenericOp, ...]
+    views: tuple[memref.SubviewOp, ...]
+
+
+@dataclass(frozen=True)
+class RescaledResidual:
+    """The accumulator buffer ``buffer`` holds a residual that ALU operations rescale in place
+    before it is added: each load of ``loads`` (into ``targets[k]``, the buffer or a subview)
+    is followed by ``scales[k]``, an in-place multiplication of the same view by the int8
+    immediate ``factors[k]``."""
+
+    buffer: memref.AllocOp
+    loads: tuple[linalg.GenericOp, ...]
+    scales: tuple[linalg.GenericOp, ...]
+    factors: tuple[int, ...]
     views: tuple[memref.SubviewOp, ...]
 
 
@@ -108,3 +123,75 @@ def match_residual(buffer: memref.AllocOp) -> ResidualLoad | None:
     if not loads or not adds:
         return None
     return ResidualLoad(buffer, tuple(loads), tuple(adds), tuple(views))
+
+
+def _int8_factor(op: Operation, view: SSAValue) -> int | None:
+    """The immediate of ``linalg.generic ins(view) outs(view) { muli %in, c }`` when it is an
+    int8 value other than 0 (an identity weight tile times it is exact), else ``None``."""
+    if not isinstance(op, linalg.GenericOp) or tuple(op.inputs) != (view,) or tuple(
+            op.outputs) != (view,) or not _identity_maps(op):
+        return None
+    body = list(op.body.block.ops)
+    args = op.body.block.args
+    mul = next((o for o in body if isinstance(o, arith.MuliOp)), None)
+    if mul is None or len([o for o in body if not isinstance(o, arith.ConstantOp)]) != 2:
+        return None
+    other = mul.rhs if mul.lhs is args[0] else mul.lhs if mul.rhs is args[0] else None
+    if other is None or not isinstance(other.owner, arith.ConstantOp):
+        return None
+    value = other.owner.value
+    if not isinstance(value, IntegerAttr):
+        return None
+    c = value.value.data
+    y = body[-1]
+    if not isinstance(y, linalg.YieldOp) or tuple(y.operands) != (mul.result,):
+        return None
+    return c if -128 <= c <= 127 and c != 0 else None
+
+
+def _next_user(op: Operation, value: SSAValue) -> Operation | None:
+    """The first op after ``op`` in its block that uses ``value``."""
+    nxt = op.next_op
+    while nxt is not None:
+        if value in nxt.operands:
+            return nxt
+        nxt = nxt.next_op
+    return None
+
+
+def match_rescaled(buffer: memref.AllocOp) -> RescaledResidual | None:
+    """The residual of the accumulator buffer ``buffer`` when every use of it (directly or
+    through one subview each) is a load, an operation in place or an operand of another op,
+    and every load is followed first by a multiplication in place by an int8 immediate."""
+    t = buffer.memref.type
+    if sram_space(t) != Sram.ACC or not isinstance(t, MemRefType) or t.element_type != i32:
+        return None
+    values: list[SSAValue] = [buffer.memref]
+    views: list[memref.SubviewOp] = []
+    for use in buffer.memref.uses:
+        user = use.operation
+        if isinstance(user, memref.SubviewOp) and user.source is buffer.memref:
+            views.append(user)
+            values.append(user.result)
+    loads: list[linalg.GenericOp] = []
+    scales: list[linalg.GenericOp] = []
+    factors: list[int] = []
+    for value in values:
+        for use in value.uses:
+            user = use.operation
+            if isinstance(user, memref.SubviewOp) and value is buffer.memref:
+                continue
+            if not _is_load(user, value):
+                continue
+            assert isinstance(user, linalg.GenericOp)
+            scale = _next_user(user, value)
+            factor = _int8_factor(scale, value) if scale is not None else None
+            if factor is None:
+                return None
+            assert isinstance(scale, linalg.GenericOp)
+            loads.append(user)
+            scales.append(scale)
+            factors.append(factor)
+    if not loads:
+        return None
+    return RescaledResidual(buffer, tuple(loads), tuple(scales), tuple(factors), tuple(views))

@@ -17,9 +17,9 @@ from vta_mlir.dialects.vta_positions import Sram, SramAttr
 from vta_mlir.ir.locations import copy_location
 
 from ..analysis.sram_alloc import alloc, elements, first_fit, new_global
-from .match import ResidualLoad
+from .match import RescaledResidual, ResidualLoad
 
-__all__ = ["IDENTITY_GLOBAL", "identity_contraction", "rewrite_residual"]
+__all__ = ["IDENTITY_GLOBAL", "identity_contraction", "rewrite_rescaled", "rewrite_residual"]
 
 #: The name of the constant identity weight tile every rewritten residual reads.
 IDENTITY_GLOBAL = "residual_identity_weights"
@@ -54,17 +54,20 @@ def identity_contraction(x: SSAValue, w: SSAValue, acc: SSAValue) -> linalg.Gene
     )
 
 
-def _identity_global(module: ModuleOp, f: func.FuncOp, cfg: VTAConfig) -> memref.GlobalOp:
-    """The module's identity weight tile ``(1, 1, BLOCK_OUT, BLOCK_IN)``, made once."""
+def _identity_global(module: ModuleOp, f: func.FuncOp, cfg: VTAConfig,
+                     factor: int = 1) -> memref.GlobalOp:
+    """The module's identity weight tile ``(1, 1, BLOCK_OUT, BLOCK_IN)`` times ``factor``, made
+    once."""
+    name = IDENTITY_GLOBAL if factor == 1 else f"{IDENTITY_GLOBAL}_x{factor}".replace("-", "m")
     for op in module.ops:
-        if isinstance(op, memref.GlobalOp) and op.sym_name.data == IDENTITY_GLOBAL:
+        if isinstance(op, memref.GlobalOp) and op.sym_name.data == name:
             return op
     globs = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
-    data = np.eye(cfg.block_out, cfg.block_in, dtype=np.int8).reshape(
+    data = (factor * np.eye(cfg.block_out, cfg.block_in, dtype=np.int64)).astype(np.int8).reshape(
         1, 1, cfg.block_out, cfg.block_in)
     if globs:
-        return new_global(module, globs[-1], IDENTITY_GLOBAL, data)
-    glob = new_global(module, f, IDENTITY_GLOBAL, data)
+        return new_global(module, globs[-1], name, data)
+    glob = new_global(module, f, name, data)
     # Globals come before the functions that read them.
     glob.detach()
     Rewriter.insert_op(glob, InsertPoint.before(f))
@@ -128,3 +131,70 @@ def rewrite_residual(module: ModuleOp, f: func.FuncOp, res: ResidualLoad,
         Rewriter.erase_op(view)
     Rewriter.erase_op(res.buffer)
     return True
+
+
+def rewrite_rescaled(module: ModuleOp, f: func.FuncOp, res: RescaledResidual,
+                     cfg: VTAConfig) -> bool:
+    """Load the residual of ``res`` into an input SRAM buffer instead (the load module's LOAD
+    INP), and make each load and the multiplication after it a reset of the accumulator view
+    and a contraction with the identity weight tile times the factor: two compute cycles per
+    output vector instead of a LOAD ACC_8BIT's two and the multiplication's one.  ``False``
+    (nothing changed) when the buffers find no place."""
+    bt = res.buffer.memref.type
+    assert isinstance(bt, MemRefType)
+    region = [res.buffer, *res.loads, *res.scales]
+    inp_at = first_fit(f, region, Sram.INP, elements(bt), cfg.sram_depth("inp"))
+    factors = sorted(set(res.factors))
+    wgt_at = first_fit(f, region, Sram.WGT, len(factors), cfg.sram_depth("wgt"))
+    if inp_at is None or wgt_at is None:
+        return False
+    first = f.body.block.first_op
+    assert first is not None
+    anchor = res.buffer
+    x_buffer = alloc(bt.get_shape(), Sram.INP, inp_at, anchor, "residual_inp")
+    w_buffer = alloc((len(factors), 1, cfg.block_out, cfg.block_in), Sram.WGT, wgt_at, anchor,
+                     "identity_wgt")
+    tiles: dict[int, SSAValue] = {}
+    for k, factor in enumerate(factors):
+        glob = _identity_global(module, f, cfg, factor)
+        read = memref.GetGlobalOp(glob.sym_name.data, glob.type)
+        Rewriter.insert_op(read, InsertPoint.before(first))
+        tile = memref.SubviewOp.get(w_buffer, [k, 0, 0, 0],
+                                    [1, 1, cfg.block_out, cfg.block_in], [1, 1, 1, 1],
+                                    _tile_type(w_buffer, k, cfg))
+        Rewriter.insert_op(tile, InsertPoint.before(anchor))
+        load_w = memref.CopyOp(read.memref, tile.result)
+        copy_location(res.loads[0], [load_w])
+        Rewriter.insert_op(load_w, InsertPoint.before(anchor))
+        tiles[factor] = tile.result
+    retyped: dict[SSAValue, SSAValue] = {res.buffer.memref: x_buffer}
+    for view in res.views:
+        vt = view.result.type
+        assert isinstance(vt, MemRefType)
+        new = memref.SubviewOp(x_buffer, view.offsets, view.sizes, view.strides,
+                               view.static_offsets, view.static_sizes, view.static_strides,
+                               _retyped(vt))
+        new.result.name_hint = "residual_view"
+        Rewriter.insert_op(new, InsertPoint.after(view))
+        retyped[view.result] = new.result
+    for load, scale, factor in zip(res.loads, res.scales, res.factors, strict=True):
+        acc = load.outputs[0]
+        x = retyped[acc]
+        copy = memref.CopyOp(load.inputs[0], x)
+        zero = arith.ConstantOp.from_int_and_width(0, 32)
+        reset = linalg.FillOp((zero.result,), (acc,), ())
+        gemm = identity_contraction(x, tiles[factor], acc)
+        copy_location(load, [copy, zero, reset])
+        copy_location(scale, [gemm])
+        Rewriter.replace_op(load, [copy, zero, reset, gemm])
+        Rewriter.erase_op(scale)
+    return True
+
+
+def _tile_type(w_buffer: SSAValue, k: int, cfg: VTAConfig) -> MemRefType:
+    """The type of tile ``k`` of the weight buffer ``w_buffer``."""
+    t = w_buffer.type
+    assert isinstance(t, MemRefType)
+    return memref.SubviewOp.infer_result_type(t, [k, 0, 0, 0],
+                                              [1, 1, cfg.block_out, cfg.block_in],
+                                              [1, 1, 1, 1])

@@ -3,7 +3,9 @@
 // output tile by the ALU (two cycles per output vector) gets an input SRAM buffer instead:
 // the load becomes a memref.copy (LOAD INP, on the load module) and the add a contraction
 // with a constant identity weight tile (one GEMM cycle per output vector). The new buffers
-// take the lowest offsets that no buffer of the region uses.
+// take the lowest offsets that no buffer of the region uses. A residual the ALU rescales in
+// place before the add, first by an int8 immediate, keeps its accumulator buffer: the load and
+// that multiplication become a reset and a contraction with the identity times the immediate.
 
 // RUN: vta-opt %s --split-input-file -p vta-residual-gemm | filecheck %s
 
@@ -75,14 +77,25 @@ func.func @block(%x: memref<1x2x8x8x1x16xi8>, %r: memref<1x2x8x8x1x16xi8>, %y: m
 
 // -----
 
-// A residual rescaled before the add (the ALU multiplies it) is not a plain add: unchanged.
+// A residual rescaled before the add, first by an int8 immediate (3): its accumulator buffer
+// stays, the load and the multiplication become a reset and a contraction with 3 × the
+// identity; the add is unchanged.
 
+// CHECK:       memref.global "private" constant @residual_identity_weights_x3 : memref<1x1x16x16xi8> = dense<"0x03000000000000000000000000000000000300
 // CHECK-LABEL: func.func @rescaled(
-// CHECK-NOT:     residual_identity_weights
-// CHECK:         memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
-// CHECK:         arith.extsi
-// CHECK:         arith.muli
-// CHECK:         arith.addi
+// CHECK:         %[[ID:.*]] = memref.get_global @residual_identity_weights_x3
+// CHECK:         %[[XB:.*]] = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x8x8x1x16xi8, #vta.sram<inp>>
+// CHECK-NEXT:    %[[WB:.*]] = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:    %[[WT:.*]] = memref.subview %[[WB]][0, 0, 0, 0] [1, 1, 16, 16] [1, 1, 1, 1]
+// CHECK-NEXT:    memref.copy %[[ID]], %[[WT]]
+// CHECK-NEXT:    %[[R:.*]] = memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    memref.copy %{{.*}}, %[[XB]]
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    linalg.fill ins(%[[Z]] : i32) outs(%[[R]] : {{.*}})
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[XB]], %[[WT]] : {{.*}}) outs(%[[R]] : {{.*}})
+// CHECK-NOT:     arith.muli %{{.*}}, %c3
+// CHECK:         arith.addi %[[A:.*]], %[[B:.*]] : i32
+// CHECK-NEXT:    linalg.yield
 
 #id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 #par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
@@ -129,6 +142,40 @@ func.func @full(%x: memref<1x32x8x8x1x16xi8>, %r: memref<1x1x8x8x1x16xi8>) {
     linalg.yield %e : i32
   }
   linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%racc, %acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %b: i32, %out: i32):
+    %s = arith.addi %a, %b : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// A first factor beyond int8 (300) cannot be an identity tile's weight: unchanged.
+
+// CHECK-LABEL: func.func @wide_factor(
+// CHECK-NOT:     residual_identity_weights
+// CHECK:         memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+// CHECK:         arith.extsi
+// CHECK:         arith.muli
+
+#id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+func.func @wide_factor(%r: memref<1x1x8x8x1x16xi8>) {
+  %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %racc = memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%r : memref<1x1x8x8x1x16xi8>) outs(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%in: i8, %out: i32):
+    %e = arith.extsi %in : i8 to i32
+    linalg.yield %e : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %out: i32):
+    %c300 = arith.constant 300 : i32
+    %m = arith.muli %a, %c300 : i32
+    linalg.yield %m : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%acc, %racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
   ^bb0(%a: i32, %b: i32, %out: i32):
     %s = arith.addi %a, %b : i32
     linalg.yield %s : i32

@@ -76,12 +76,16 @@
 // the token of the store before it (the previous step's), and the stores of planes 0, 1 and 2
 // push them; the store of plane 3 pushes none (the next reuse of its copy waits behind plane 2).
 // The loop as a whole waits for the stores of the steps before it (one token, popped before it).
+// The loop's two compute -> load primes come right after the GEMM of the tile before the
+// loop whose weight copy the loop's second load overwrites (not after that tile's stores).
+// SYNC:          vta.gemm %acc[32] += %inp[0] * %wgt[0]
+// SYNC:          vta.dep_push compute -> store
+// SYNC-NEXT:     vta.dep_push compute -> load
+// SYNC-NEXT:     vta.dep_push compute -> load
 // SYNC:          vta.dma_copy %acc[0] -> %y[192]
 // SYNC-NEXT:     vta.dep_push store -> compute
 // SYNC-NEXT:   }
 // SYNC-NEXT:   vta.dep_pop store -> compute
-// SYNC-NEXT:   vta.dep_push compute -> load
-// SYNC-NEXT:   vta.dep_push compute -> load
 // SYNC-NEXT:   vta.dep_push store -> compute
 // SYNC-NEXT:   vta.dep_push store -> compute
 // SYNC-NEXT:     vta.dep_push store -> compute
