@@ -47,6 +47,9 @@ class RegionEmitter(TileBuilder):
         self.ni = s.i // plan.ti if s.i else 1
         #: Each SRAM buffer and its copies (1: a buffer without a leading copy dimension).
         self.bufs: dict[str, tuple[SSAValue, int]] = {}
+        #: The whole input is loaded after the first output tile's weights
+        #: (:meth:`weights_before_input`).
+        self.defer_inp = False
 
     def copy_index(self, copy: Index, copies: int) -> Index:
         """Which of ``copies`` copies of a buffer ``copy`` (a count of loads or tiles) uses:
@@ -94,9 +97,29 @@ class RegionEmitter(TileBuilder):
 
     def emit(self) -> None:
         self.alloc_buffers()
-        self.load_resident()
         dims = ["b", "o"] if self.plan.b_outer else ["o", "b"]
+        self.defer_inp = self.weights_before_input(dims)
+        self.load_resident()
         self.level(dims, {})
+
+    def weights_before_input(self, dims: list[str]) -> bool:
+        """Whether the whole input waits for the first output tile's weights: when it is
+        computed by an earlier region (its load then waits for that region's store, and the
+        load module fetches the weights meanwhile), the weights are loaded per output tile
+        and the first output tile is the first tile of the nest.  The first tile is then
+        written out before the loop over the others, its weights loaded before the input."""
+        r, p, s = self.r, self.plan, self.r.shape
+        if r.contraction is None or p.inp is not Residency.ALL or p.wgt is not Residency.ROW:
+            return False
+        if dims[0] != "o" and s.b > p.tb:
+            return False
+        if s.o <= p.to:
+            return False
+        root = r.contraction.inputs[0]
+        while isinstance(root.owner, memref.SubviewOp | memref.CollapseShapeOp
+                         | memref.ExpandShapeOp):
+            root = root.owner.operands[0]
+        return isinstance(root.owner, memref.AllocOp)
 
     def alloc_buffers(self, acc_copies: int = 1) -> None:
         """The input and weight buffers of the plan's residencies (two copies of those loaded
@@ -126,6 +149,8 @@ class RegionEmitter(TileBuilder):
         """Load the operands the plan holds whole, before the tile loops."""
         r, p, s = self.r, self.plan, self.r.shape
         for which, res in (("inp", p.inp), ("wgt", p.wgt)):
+            if which == "inp" and self.defer_inp:
+                continue
             if r.contraction is not None and res is Residency.ALL:
                 self.load(which, Span(0, s.b if which == "inp" else s.o, 0),
                           Span(0, s.i, 0), 0)
@@ -146,20 +171,31 @@ class RegionEmitter(TileBuilder):
         n, t = (self.r.shape.b, self.plan.tb) if dim == "b" else (self.r.shape.o, self.plan.to)
         done = 0
         for trip, size, first in self.spans(n, t):
+            if dim == "o" and done == 0 and self.defer_inp and trip > 1:
+                # The first output tile, written out: its weights, then the whole input.
+                self.level_body(dim, rest, env, Span(first, size, 0), load_inp=True)
+                trip, first, done = trip - 1, first + size, 1
             if trip > 1:
                 with self.loop(trip, dim) as iv:
                     start = self.apply(iv, AffineExpr.dimension(0) * size + first, f"{dim}0")
-                    self.level_body(dim, rest, env, Span(start, size, iv))
+                    count = iv if done == 0 else self.apply(
+                        iv, AffineExpr.dimension(0) + done, f"{dim}_count")
+                    self.level_body(dim, rest, env, Span(start, size, count))
             else:
-                self.level_body(dim, rest, env, Span(first, size, done))
+                self.level_body(dim, rest, env, Span(first, size, done),
+                                load_inp=self.defer_inp and dim == "o" and done == 0)
             done += trip
 
-    def level_body(self, dim: str, rest: list[str], env: dict[str, Span], span: Span) -> None:
+    def level_body(self, dim: str, rest: list[str], env: dict[str, Span], span: Span,
+                   load_inp: bool = False) -> None:
         env = {**env, dim: span}
         which = "inp" if dim == "b" else "wgt"
         res = self.plan.inp if dim == "b" else self.plan.wgt
+        s = self.r.shape
         if self.r.contraction is not None and res is Residency.ROW:
-            self.load(which, span, Span(0, self.r.shape.i, 0), span.copy)
+            self.load(which, span, Span(0, s.i, 0), span.copy)
+        if load_inp:
+            self.load("inp", Span(0, s.b, 0), Span(0, s.i, 0), 0)
         self.level(rest, env)
 
     def load(self, which: str, rows: Span, cols: Span, copy: Index) -> SSAValue:
