@@ -133,10 +133,6 @@ class Node:
     events: dict[int, list[tuple[str, Queue, int]]] = field(default_factory=dict)
     #: (item index, queue) → the slot the primes of that nested loop moved up to.
     prime_at: dict[tuple[int, Queue], int] = field(default_factory=dict)
-    #: (item index, queue) → (slot, count): the first ``count`` of those primes, pushed earlier
-    #: still (the loop's first pops may come before a later item of the body the others wait
-    #: for).
-    prime_early: dict[tuple[int, Queue], tuple[int, int]] = field(default_factory=dict)
 
     @property
     def trip(self) -> int:

@@ -121,10 +121,7 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
         if item.node is not None:
             for q, n in _primes(item.node):
                 at = node.prime_at.get((item.index, q), _pre(item.index))
-                early, k = node.prime_early.get((item.index, q), (at, 0))
-                if k:
-                    ranked[early].append((5, _QI[q], "push", q, k))
-                ranked[at].append((5, _QI[q], "push", q, n - k))
+                ranked[at].append((5, _QI[q], "push", q, n))
                 ranked[_post(item.index)].append((0, _QI[q], "pop", q, n))
     return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
             for slot, evs in ranked.items()}
@@ -405,31 +402,17 @@ def _earliest(node: Node, replay: Replay | None, index: int, lo: int, hi: int,
 def _place_primes(node: Node, replay: Replay | None, item: Item, q: Queue, earliest: int,
                   target: int) -> None:
     """Push the primes of ``q`` for the loop ``item`` at the earliest slot from ``earliest`` on
-    where every requirement holds, and its first ones alone earlier still when they can go
-    further up: a two-deep token's first input load then overlaps the tile the body computes
-    before the loop, its second waits only for that tile's reads."""
-    assert item.node is not None
+    where every requirement holds: a two-deep token's first input loads then overlap what the
+    body computes after the last read they wait for (a written-out tile's epilogue and store)."""
     key = (item.index, q)
 
-    def move_all(slot: int) -> None:
+    def move(slot: int) -> None:
         if slot == target:
             node.prime_at.pop(key, None)
         else:
             node.prime_at[key] = slot
 
-    at = _earliest(node, replay, item.index, earliest, target, move_all)
-    n = dict(_primes(item.node))[q]
-    if n < 2 or at == earliest:
-        node.events = slot_events(node)
-        return
-
-    def move_first(slot: int) -> None:
-        if slot == at:
-            node.prime_early.pop(key, None)
-        else:
-            node.prime_early[key] = (slot, 1)
-
-    _earliest(node, replay, item.index, earliest, at, move_first)
+    _earliest(node, replay, item.index, earliest, target, move)
     node.events = slot_events(node)
 
 
