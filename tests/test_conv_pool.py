@@ -244,6 +244,8 @@ def test_separable_columns() -> None:
 SEPARABLE_CASES = {
     "3x3s2p1": (ConvPool(8, 11, 13, 16, shift=10, lo=-128), True),
     "5x5s3p2": (ConvPool(8, 14, 13, 16, pk=5, ps=3, pp=2, shift=10, lo=-128), True),
+    # Unpadded: every window column is in the image; the middle one is the anchor.
+    "3x3s2p0": (ConvPool(8, 11, 13, 16, pk=3, ps=2, pp=0, shift=10, lo=-128), True),
     # Window column 0 of an output is the anchor column 2 of the output before: not separable.
     "5x5s2p2": (ConvPool(8, 11, 13, 16, pk=5, ps=2, pp=2, shift=10, lo=-128), False),
     "3x3s1p1": (ConvPool(8, 9, 11, 16, pk=3, ps=1, pp=1, shift=10, lo=-128), False),

@@ -215,10 +215,13 @@ def edge_rows(k: int, pitch: int, span: int, lead: int, real: int) -> tuple[int,
 
 def init_offset(first: int, end: int, stride: int, outputs: int, kernel: int) -> int | None:
     """A window offset whose element lies in ``[first, end)`` for every one of ``outputs``
-    outputs ``stride`` apart, or ``None``."""
-    if first < kernel and (outputs - 1) * stride + first < end:
-        return first
-    return None
+    outputs ``stride`` apart, or ``None``: one whose column is no other output's window
+    column when there is one (:func:`separable_columns`; the middle one of an unpadded 3×3 /
+    2 window), else the first."""
+    valid = [k for k in range(first, kernel) if (outputs - 1) * stride + k < end]
+    if not valid or valid[0] != first:
+        return None
+    return next((k for k in valid if separable_columns(k, kernel, stride)), valid[0])
 
 
 def row_init(first: int, end: int, carry: int, stride: int, rows: range,
