@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, i8, i32
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from vta_mlir.config import VTAConfig
@@ -50,6 +50,13 @@ def qualifies(cfg: VTAConfig) -> bool:
     lane when the two have the same lanes, and its int8 ``1`` is exact."""
     return cfg.block_in == cfg.block_out and cfg.inp_width == 8 and cfg.wgt_width == 8 \
         and cfg.acc_width == 32
+
+
+def _static_acc(t: Attribute) -> bool:
+    """An i32 accumulator SRAM buffer of static shape (an input buffer of the same shape can
+    replace it)."""
+    return (sram_space(t) == Sram.ACC and isinstance(t, MemRefType) and t.element_type == i32
+            and all(d >= 0 for d in t.get_shape()))
 
 
 def _identity_maps(op: linalg.GenericOp) -> bool:
@@ -95,7 +102,7 @@ def match_residual(buffer: memref.AllocOp) -> ResidualLoad | None:
     or through one subview) is such a load or such an add, and there is at least one of
     each."""
     t = buffer.memref.type
-    if sram_space(t) != Sram.ACC or not isinstance(t, MemRefType) or t.element_type != i32:
+    if not _static_acc(t):
         return None
     loads: list[linalg.GenericOp] = []
     adds: list[linalg.GenericOp] = []
@@ -163,8 +170,7 @@ def match_rescaled(buffer: memref.AllocOp) -> RescaledResidual | None:
     """The residual of the accumulator buffer ``buffer`` when every use of it (directly or
     through one subview each) is a load, an operation in place or an operand of another op,
     and every load is followed first by a multiplication in place by an int8 immediate."""
-    t = buffer.memref.type
-    if sram_space(t) != Sram.ACC or not isinstance(t, MemRefType) or t.element_type != i32:
+    if not _static_acc(buffer.memref.type):
         return None
     values: list[SSAValue] = [buffer.memref]
     views: list[memref.SubviewOp] = []

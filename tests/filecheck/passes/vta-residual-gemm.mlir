@@ -182,3 +182,33 @@ func.func @wide_factor(%r: memref<1x1x8x8x1x16xi8>) {
   }
   return
 }
+
+// -----
+
+// A residual buffer of dynamic shape (no input buffer of the same static shape can replace
+// it): unchanged.
+
+// CHECK-LABEL: func.func @dyn(
+// CHECK-NOT:     residual_identity_weights
+// CHECK:         memref.alloc(%{{.*}}) {vta.sram_offset = 64 : i64} : memref<?x1x8x8x1x16xi32, #vta.sram<acc>>
+// CHECK:         arith.extsi
+// CHECK:         arith.addi
+
+#id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+func.func @dyn(%r: memref<1x1x8x8x1x16xi8>, %n: index) {
+  %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %racc = memref.alloc(%n) {vta.sram_offset = 64 : i64} : memref<?x1x8x8x1x16xi32, #vta.sram<acc>>
+  %rv = memref.subview %racc[0, 0, 0, 0, 0, 0] [1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1] : memref<?x1x8x8x1x16xi32, #vta.sram<acc>> to memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1]>, #vta.sram<acc>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%r : memref<1x1x8x8x1x16xi8>) outs(%rv : memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1]>, #vta.sram<acc>>) {
+  ^bb0(%in: i8, %out: i32):
+    %e = arith.extsi %in : i8 to i32
+    linalg.yield %e : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%acc, %rv : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, strided<[1024, 1024, 128, 16, 16, 1]>, #vta.sram<acc>>) outs(%acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %b: i32, %out: i32):
+    %s = arith.addi %a, %b : i32
+    linalg.yield %s : i32
+  }
+  return
+}
