@@ -107,6 +107,20 @@ def clip(lo: int, hi: int) -> list[Step]:
     return [("maxsi", lo), ("minsi", hi)]
 
 
+def i32_product(m: int, k: int, n: int) -> str:
+    """``@mm``: ``y = x · w`` with ``linalg.matmul``, an ``m×k`` times a ``k×n`` i8 matrix into
+    the ``m×n`` i32 output (its accumulators leave the device whole)."""
+    return f"""func.func @mm(%x: memref<{m}x{k}xi8>, %w: memref<{k}x{n}xi8>,
+               %y: memref<{m}x{n}xi32>) {{
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%y : memref<{m}x{n}xi32>)
+  linalg.matmul ins(%x, %w : memref<{m}x{k}xi8>, memref<{k}x{n}xi8>)
+      outs(%y : memref<{m}x{n}xi32>)
+  return
+}}
+"""
+
+
 def matmul_nk(m: int, k: int, n: int, x: str = "%x", w: str = "%w", acc: str = "%acc") -> str:
     """``acc[i, j] += Σ x[i, l] · w[j, l]``: an ``m×k`` i8 matrix times the transpose of an
     ``n×k`` one (weights output-major) into an ``m×n`` i32 buffer, as a ``linalg.generic``."""

@@ -25,18 +25,8 @@ from vta_mlir import compile
 from vta_mlir.config import VTAConfig
 from vta_mlir.reference import evaluate
 
-ROOT = Path(__file__).resolve().parent.parent
-NETWORKS = ROOT / "examples" / "networks"
-if str(ROOT / "benchmarks") not in sys.path:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-if str(NETWORKS) not in sys.path:  # after benchmarks/, whose resnet18.py is `resnet18`
-    sys.path.append(str(NETWORKS))
+from .network_modules import NETWORKS, Builder, bench, nm, small_cnn
 
-import numpy_model as nm  # noqa: E402
-import resnet18_network as bench  # noqa: E402
-from builder import Builder  # noqa: E402
-
-small_cnn = bench.load_generator("small_cnn")
 SHIFT_BIAS = small_cnn.generate(0, "args", epilogue="shift-bias")
 
 

@@ -14,17 +14,7 @@ from vta_mlir.abi import ArgSpec, ArgumentError
 from vta_mlir.config import VTAConfig
 from vta_mlir.passes.pack.plane_range import planes_for_bound
 
-
-def _product(m: int, k: int, n: int) -> str:
-    return f"""func.func @mm(%x: memref<{m}x{k}xi8>, %w: memref<{k}x{n}xi8>,
-               %y: memref<{m}x{n}xi32>) {{
-  %c0 = arith.constant 0 : i32
-  linalg.fill ins(%c0 : i32) outs(%y : memref<{m}x{n}xi32>)
-  linalg.matmul ins(%x, %w : memref<{m}x{k}xi8>, memref<{k}x{n}xi8>)
-      outs(%y : memref<{m}x{n}xi32>)
-  return
-}}
-"""
+from .mlir_programs import i32_product
 
 
 def _extremes(m: int, k: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -43,7 +33,7 @@ def _extremes(m: int, k: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray
 def test_a_product_stores_the_planes_of_its_depth(cfg: VTAConfig, k: int, planes: int) -> None:
     m, n = 2, 20
     x, w = _extremes(m, k, n, seed=k)
-    module = compile(_product(m, k, n), config=cfg)
+    module = compile(i32_product(m, k, n), config=cfg)
     assert module.args[2].parts == planes
     (y,) = module(x, w)
     expected = x.astype(np.int64) @ w.astype(np.int64)

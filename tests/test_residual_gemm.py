@@ -28,8 +28,10 @@ WITHOUT = ("vta-normalize,vta-outline-host-steps,vta-pack,vta-merge-alu-immediat
            "vta-lower-to-isa")
 
 
-def residual_program(c: int, o: int, size: int, stride: int, lo: int) -> str:
-    """``y = clip((conv2d(x, w) >> SHIFT) + r, lo, 127)``, 3×3, zero padding 1."""
+def block_program(c: int, o: int, size: int, stride: int, epilogue: str) -> str:
+    """A 3×3 convolution, zero padding 1, whose epilogue generic reads its accumulator ``%v``
+    and the int8 residual ``%res`` and computes ``epilogue`` (body lines ending in ``%q``, the
+    int8 output)."""
     p = size + 2
     out = (p - 3) // stride + 1
     x_t, p_t = memref((1, c, size, size), "i8"), memref((1, c, p, p), "i8")
@@ -54,7 +56,17 @@ def residual_program(c: int, o: int, size: int, stride: int, lo: int) -> str:
                   iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
       ins(%acc, %r : {acc_t}, {y_t}) outs(%y : {y_t}) {{
   ^bb0(%v: i32, %res: i8, %out: i8):
-    %s = arith.constant {SHIFT} : i32
+{epilogue}
+    linalg.yield %q : i8
+  }}
+  return
+}}
+"""
+
+
+def residual_program(c: int, o: int, size: int, stride: int, lo: int) -> str:
+    """``y = clip((conv2d(x, w) >> SHIFT) + r, lo, 127)``."""
+    return block_program(c, o, size, stride, f"""    %s = arith.constant {SHIFT} : i32
     %lo = arith.constant {lo} : i32
     %hi = arith.constant 127 : i32
     %sh = arith.shrsi %v, %s : i32
@@ -62,15 +74,11 @@ def residual_program(c: int, o: int, size: int, stride: int, lo: int) -> str:
     %sum = arith.addi %sh, %re : i32
     %a = arith.minsi %sum, %hi : i32
     %b = arith.maxsi %a, %lo : i32
-    %t = arith.trunci %b : i32 to i8
-    linalg.yield %t : i8
-  }}
-  return
-}}
-"""
+    %q = arith.trunci %b : i32 to i8""")
 
 
-def reference(x: np.ndarray, w: np.ndarray, r: np.ndarray, stride: int, lo: int) -> np.ndarray:
+def conv_acc(x: np.ndarray, w: np.ndarray, stride: int) -> np.ndarray:
+    """The int64 accumulators of a 3×3 convolution with zero padding 1."""
     xp = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (1, 1), (1, 1)))
     out = (xp.shape[2] - 3) // stride + 1
     acc = np.zeros((1, w.shape[0], out, out), np.int64)
@@ -78,6 +86,11 @@ def reference(x: np.ndarray, w: np.ndarray, r: np.ndarray, stride: int, lo: int)
         for kw in range(3):
             patch = xp[:, :, kh: kh + stride * out: stride, kw: kw + stride * out: stride]
             acc += np.einsum("nchw,oc->nohw", patch, w[:, :, kh, kw].astype(np.int64))
+    return acc
+
+
+def reference(x: np.ndarray, w: np.ndarray, r: np.ndarray, stride: int, lo: int) -> np.ndarray:
+    acc = conv_acc(x, w, stride)
     return np.clip((acc >> SHIFT) + r.astype(np.int64), lo, 127).astype(np.int8)
 
 
@@ -135,33 +148,10 @@ def test_residual_gemm_saves_cycles(cfg: VTAConfig) -> None:
 
 
 def rescaled_program(c: int, o: int, size: int, factor: int, second: int) -> str:
-    """``y = clip((((conv2d(x, w) >> SHIFT) · 3 + r · factor · second) >> 10), -128, 127)``,
-    3×3, zero padding 1: the ONNX route's residual Add, whose operand is rescaled by two
-    multiplications before the add."""
-    p = size + 2
-    x_t, p_t = memref((1, c, size, size), "i8"), memref((1, c, p, p), "i8")
-    w_t, acc_t = memref((o, c, 3, 3), "i8"), memref((1, o, size, size), "i32")
-    y_t = memref((1, o, size, size), "i8")
-    view_t = (f"memref<1x{c}x{size}x{size}xi8, strided<[{c * p * p}, {p * p}, {p}, 1], "
-              f"offset: {p + 1}>>")
-    ident = "affine_map<(n, c, h, w) -> (n, c, h, w)>"
-    return f"""func.func @block(%x: {x_t}, %w: {w_t}, %r: {y_t}, %y: {y_t}) {{
-  %c0 = arith.constant 0 : i32
-  %c0_i8 = arith.constant 0 : i8
-  %xp = memref.alloc() : {p_t}
-  linalg.fill ins(%c0_i8 : i8) outs(%xp : {p_t})
-  %xi = memref.subview %xp[0, 0, 1, 1] [1, {c}, {size}, {size}] [1, 1, 1, 1] : {p_t} to {view_t}
-  memref.copy %x, %xi : {x_t} to {view_t}
-  %acc = memref.alloc() : {acc_t}
-  linalg.fill ins(%c0 : i32) outs(%acc : {acc_t})
-  linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>,
-                            strides = dense<1> : tensor<2xi64>}}
-      ins(%xp, %w : {p_t}, {w_t}) outs(%acc : {acc_t})
-  linalg.generic {{indexing_maps = [{ident}, {ident}, {ident}],
-                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
-      ins(%acc, %r : {acc_t}, {y_t}) outs(%y : {y_t}) {{
-  ^bb0(%v: i32, %res: i8, %out: i8):
-    %s = arith.constant {SHIFT} : i32
+    """``y = clip((((conv2d(x, w) >> SHIFT) · 3 + r · factor · second) >> 10), -128, 127)``:
+    the ONNX route's residual Add, whose operand is rescaled by two multiplications before
+    the add."""
+    return block_program(c, o, size, 1, f"""    %s = arith.constant {SHIFT} : i32
     %k3 = arith.constant 3 : i32
     %kf = arith.constant {factor} : i32
     %ks = arith.constant {second} : i32
@@ -177,24 +167,12 @@ def rescaled_program(c: int, o: int, size: int, factor: int, second: int) -> str
     %t = arith.shrsi %sum, %s10 : i32
     %m = arith.minsi %t, %hi : i32
     %n = arith.maxsi %m, %lo : i32
-    %q = arith.trunci %n : i32 to i8
-    linalg.yield %q : i8
-  }}
-  return
-}}
-"""
+    %q = arith.trunci %n : i32 to i8""")
 
 
 def rescaled_reference(x: np.ndarray, w: np.ndarray, r: np.ndarray, factor: int,
                        second: int) -> np.ndarray:
-    xp = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    size = x.shape[2]
-    acc = np.zeros((1, w.shape[0], size, size), np.int64)
-    for kh in range(3):
-        for kw in range(3):
-            patch = xp[:, :, kh: kh + size, kw: kw + size]
-            acc += np.einsum("nchw,oc->nohw", patch, w[:, :, kh, kw].astype(np.int64))
-    t = ((acc >> SHIFT) * 3 + r.astype(np.int64) * factor * second) >> 10
+    t = ((conv_acc(x, w, 1) >> SHIFT) * 3 + r.astype(np.int64) * factor * second) >> 10
     return np.clip(t, -128, 127).astype(np.int8)
 
 

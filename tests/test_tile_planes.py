@@ -25,6 +25,7 @@ from vta_mlir.passes.tile.cost import Budget, Plan, RegionShape, Residency
 from vta_mlir.passes.tile.plane_cost import plane_estimate, plane_replay
 from vta_mlir.passes.tile.search import candidates
 
+from .mlir_programs import i32_product
 from .tile_helpers import (
     CONFIGS,
     logical_inputs,
@@ -34,19 +35,6 @@ from .tile_helpers import (
     sram_allocs,
     tiled,
 )
-
-
-def _product(m: int, k: int, n: int) -> str:
-    return f"""func.func @mm(%x: memref<{m}x{k}xi8>, %w: memref<{k}x{n}xi8>,
-               %y: memref<{m}x{n}xi32>) {{
-  %c0 = arith.constant 0 : i32
-  linalg.fill ins(%c0 : i32) outs(%y : memref<{m}x{n}xi32>)
-  linalg.matmul ins(%x, %w : memref<{m}x{k}xi8>, memref<{k}x{n}xi8>)
-      outs(%y : memref<{m}x{n}xi32>)
-  return
-}}
-"""
-
 
 #: An element-wise program with an i32 result: a second accumulator (``b``) and a bias row.
 ELEMENTWISE = """func.func @ew(%a: memref<6x64xi32>, %b: memref<6x64xi32>, %c: memref<64xi32>,
@@ -86,7 +74,7 @@ def _pipelined(module: ModuleOp, planes: int) -> bool:
 def test_a_product_pipelines_its_planes(cfg: VTAConfig) -> None:
     """32x32 . 32x96: six (default, batch2) or three (block32) tiles of one column block, the
     stores overlapping the compute; every byte of the result exact."""
-    text = _product(32, 32, 96)
+    text = i32_product(32, 32, 96)
     assert _pipelined(tiled(_stage1(text, cfg)), 3)  # depth 32: 21 bits with the sign
     rng = np.random.default_rng(7)
     x = rng.integers(-128, 128, size=(32, 32), dtype=np.int8)
@@ -129,14 +117,14 @@ def test_a_biased_product_pipelines_its_planes(cfg: VTAConfig) -> None:
 
 def test_double_buffer_false_keeps_one_accumulator_tile() -> None:
     cfg = CONFIGS["default"]
-    stage1 = _stage1(_product(32, 32, 96), cfg)
+    stage1 = _stage1(i32_product(32, 32, 96), cfg)
     assert _pipelined(tiled(stage1), 3)
     assert not _pipelined(tiled(stage1, double_buffer=False), 3)
 
 
 #: The regions of the sample: the shape vta-pack gives them on the default configuration.
 REGIONS = {
-    "product": (_product(6, 48, 64), RegionShape(6, 4, 3, ("fill",), 2, 0, 3)),
+    "product": (i32_product(6, 48, 64), RegionShape(6, 4, 3, ("fill",), 2, 0, 3)),
     "elementwise": (ELEMENTWISE, RegionShape(6, 4, 0, ("load", "load", "bcast"), 4, 2, 4)),
 }
 #: The same regions with every result stored as all its planes (the product's four).

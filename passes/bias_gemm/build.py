@@ -6,24 +6,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import arith, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     DenseIntOrFPElementsAttr,
     MemRefType,
     ModuleOp,
-    i8,
-    i32,
 )
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_positions import Sram
 
+from ..analysis.contraction import mac_region
 from ..analysis.sram_alloc import alloc as sram_alloc
 from ..analysis.sram_alloc import new_global
 from .encoding import BiasEncoding, encode_bias
@@ -100,14 +99,8 @@ def contraction(x: SSAValue, w: SSAValue, acc: SSAValue, channel: int) -> linalg
     w_lead: list[AffineExpr] = [d[1 + channel], d[0], *([zero] * (lead - 2))]
     w_map = AffineMap(n, 0, (*w_lead, oo, ii))
     acc_map = AffineMap(n, 0, (*d[1 : lead + 1], bb, oo))
-    block = Block(arg_types=[i8, i8, i32])
-    xe = arith.ExtSIOp(block.args[0], i32)
-    we = arith.ExtSIOp(block.args[1], i32)
-    p = arith.MuliOp(xe, we)
-    s = arith.AddiOp(block.args[2], p)
-    block.add_ops([xe, we, p, s, linalg.YieldOp(s)])
     return linalg.GenericOp(
-        [x, w], [acc], Region(block),
+        [x, w], [acc], mac_region(),
         [AffineMapAttr(x_map), AffineMapAttr(w_map), AffineMapAttr(acc_map)],
         [_RED, *([_PAR] * (lead + 2)), _RED],
     )

@@ -18,14 +18,15 @@
 // CHECK-NOT:     {vta.sram_offset = 128 : i64} : memref<2x1x1x8x8x1x16xi32
 // CHECK:         %[[XB:.*]] = memref.alloc() {vta.sram_offset = 128 : i64} : memref<2x1x1x8x8x1x16xi8, #vta.sram<inp>>
 // CHECK-NEXT:    %[[WB:.*]] = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x16x16xi8, #vta.sram<wgt>>
-// CHECK-NEXT:    memref.copy %[[ID]], %[[WB]] : memref<1x1x16x16xi8> to memref<1x1x16x16xi8, #vta.sram<wgt>>
+// CHECK-NEXT:    %[[WT:.*]] = memref.subview %[[WB]][0, 0, 0, 0] [1, 1, 16, 16] [1, 1, 1, 1]
+// CHECK-NEXT:    memref.copy %[[ID]], %[[WT]] : memref<1x1x16x16xi8> to
 // CHECK:         affine.for %[[T:.*]] = 0 to 2 {
 // CHECK:           %[[O:.*]] = affine.apply
 // CHECK:           %[[AV:.*]] = memref.subview %acc[%[[O]], 0, 0, 0, 0, 0, 0]
 // CHECK-NEXT:      %[[RV:.*]] = memref.subview %[[XB]][%[[O]], 0, 0, 0, 0, 0, 0] [1, 1, 1, 8, 8, 1, 16] [1, 1, 1, 1, 1, 1, 1] : memref<2x1x1x8x8x1x16xi8, #vta.sram<inp>> to memref<1x1x8x8x1x16xi8, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<inp>>
 // CHECK:           %[[RT:.*]] = memref.subview %{{.*}}[0, %[[T]], 0, 0, 0, 0]
 // CHECK-NEXT:      memref.copy %[[RT]], %[[RV]]
-// CHECK-NEXT:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (0, 0, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[RV]], %[[WB]] : {{.*}}) outs(%[[AV]] : {{.*}}) {
+// CHECK-NEXT:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (0, 0, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[RV]], %[[WT]] : {{.*}}) outs(%[[AV]] : {{.*}}) {
 // CHECK-NEXT:      ^{{.*}}(%[[A:.*]]: i8, %[[B:.*]]: i8, %[[C:.*]]: i32):
 // CHECK-NEXT:        %[[AE:.*]] = arith.extsi %[[A]] : i8 to i32
 // CHECK-NEXT:        %[[BE:.*]] = arith.extsi %[[B]] : i8 to i32
