@@ -405,15 +405,17 @@ def random_program(cfg: VTAConfig, seed: int) -> str:
 
 #: The protocol of docs/pipeline.md §6 (matrix_multiply_opt), as stage_ops() lists it.
 WALKTHROUGH = [
+    "push compute->load",
     "push store->compute",
     "for",
-    "stage compute", "pop store->compute", "push compute->load",
+    "stage compute", "pop store->compute",
     "for",
     "stage load", "pop compute->load", "push load->compute",
     "stage compute", "pop load->compute", "push compute->load",
     "pop compute->load",
-    "stage compute", "push compute->store",
+    "stage compute", "push compute->load", "push compute->store",
     "stage store", "pop compute->store", "push store->compute",
+    "pop compute->load",
     "pop store->compute",
 ]
 

@@ -40,14 +40,21 @@ from .numerics import random_args, run_and_compare, within
 
 def test_double_buffering_primes_two_tokens_and_saves_cycles(cfg: VTAConfig) -> None:
     """A load-heavy GEMM whose input/weight tiles alternate between two copies: the load of
-    tile k+1 overlaps the GEMM of tile k."""
+    tile k+1 overlaps the GEMM of tile k.  The step loop's two primes are pushed one
+    iteration of the tile loop ahead: before it for the first tile, after the step loop of
+    each tile for the next (its epilogue follows), and drained after the tile loop."""
     text = blocked_matmul(cfg, oc=2, ic=6, tile=2, double_buffer=True)
     deep = sync(text, cfg)
     shallow = sync(text, cfg, double_buffer=False)
     ops = stage_ops(deep)
-    start = ops.index("for", ops.index("for") + 1)
-    assert ops[start - 2:start] == ["push compute->load", "push compute->load"]
-    assert ops.count("pop compute->load") == 3  # one in the loop, two drains
+    assert ops[:2] == ["push compute->load", "push compute->load"]
+    inner = ops.index("for", ops.index("for") + 1)
+    assert "push compute->load" not in ops[ops.index("for"):inner]
+    after = ops.index("stage compute", inner + 5)
+    assert ops[after:after + 4] == ["stage compute", "push compute->load",
+                                    "push compute->load", "push compute->store"]
+    assert ops.count("pop compute->load") == 5  # one in the loop, two drains of each loop
+    assert ops[-3:] == ["pop compute->load", "pop compute->load", "pop store->compute"]
     assert stage_ops(shallow) == WALKTHROUGH
     fast = check_blocked_matmul(text, cfg, deep)
     slow = check_blocked_matmul(text, cfg, shallow)

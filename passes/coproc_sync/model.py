@@ -133,6 +133,10 @@ class Node:
     events: dict[int, list[tuple[str, Queue, int]]] = field(default_factory=dict)
     #: (item index, queue) → the slot the primes of that nested loop moved up to.
     prime_at: dict[tuple[int, Queue], int] = field(default_factory=dict)
+    #: (item index, queue) → the slot after that nested loop where the primes of its next
+    #: iteration's instance are pushed, one iteration of this loop ahead (this loop then
+    #: primes the first instance's tokens itself, and drains the last iteration's).
+    prime_ahead: dict[tuple[int, Queue], int] = field(default_factory=dict)
 
     @property
     def trip(self) -> int:

@@ -99,8 +99,14 @@ def compute_windows(node: Node, double_buffer: bool) -> None:
 
 
 def _primes(node: Node) -> list[tuple[Queue, int]]:
-    """Tokens primed before the loop (and drained after it), per queue."""
-    return [(q, sum(w.depth for w in ws)) for q, ws in node.windows.items()]
+    """Tokens primed before the loop (and drained after it), per queue: those of its carried
+    tokens, and those its nested loops take from it (:func:`_prime_ahead`)."""
+    count = {q: sum(w.depth for w in ws) for q, ws in node.windows.items()}
+    for index, q in node.prime_ahead:
+        inner = node.items[index].node
+        assert inner is not None
+        count[q] = count.get(q, 0) + dict(_primes(inner))[q]
+    return list(count.items())
 
 
 def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
@@ -120,7 +126,9 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
     for item in node.items:
         if item.node is not None:
             for q, n in _primes(item.node):
-                at = node.prime_at.get((item.index, q), _pre(item.index))
+                at = node.prime_ahead.get((item.index, q))
+                if at is None:
+                    at = node.prime_at.get((item.index, q), _pre(item.index))
                 ranked[at].append((5, _QI[q], "push", q, n))
                 ranked[_post(item.index)].append((0, _QI[q], "pop", q, n))
     return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
@@ -368,9 +376,81 @@ def _hoist_primes(node: Node) -> None:
                 if crossed is not None and q in crossed.queues_used():
                     break
                 slot = s
-            if slot == target:
-                continue
-            _place_primes(node, replay, item, q, slot, target)
+            if slot != target:
+                _place_primes(node, replay, item, q, slot, target)
+            if node.trip > 1:
+                _prime_ahead(node, item, q)
+
+
+def _crossing(node: Node, q: Queue, item: Item, slot: int) -> int | None:
+    """Where primes of ``q`` pushed in ``slot`` (last in it) would cross something moving
+    to an earlier one: the slot after a loop using ``q`` that lies there, ``slot`` itself when
+    it pushes a token of ``q``, else ``None``."""
+    index = slot // 2
+    if slot % 2 == 0 and index < len(node.items):
+        inner = node.items[index].node
+        if inner is not None and inner is not item.node and q in inner.queues_used():
+            return _post(index)
+    if any(eq == q and kind == "push" for kind, eq, _ in node.events.get(slot, ())):
+        return slot
+    return None
+
+
+def _prime_ahead(node: Node, item: Item, q: Queue) -> None:
+    """Push the primes of ``q`` for the nested loop ``item`` one iteration of ``node`` ahead,
+    at the earliest slot after the loop's previous instance where every requirement holds.
+
+    A loop nested in a loop (the contraction steps of each output tile) is primed before each
+    instance; the primes wait for whatever the body does before the loop (the last tile's
+    epilogue and store), so its first loads start only then and the compute module waits for
+    them.  Pushed right after the previous instance instead, they overlap that epilogue.
+    ``node`` then primes the first instance's tokens itself and drains those its last
+    iteration pushes.  The primes cross the end of the body: no other token of ``q`` may be
+    pushed between their new place and their old one (FIFO order would hand a pop the wrong
+    token), and no loop using ``q`` may lie there."""
+    key = (item.index, q)
+    last = _post(len(node.items) - 1)
+    old_at = node.prime_at.pop(key, None)
+    # The events without these primes (pushed in no slot), to see what they would cross.
+    node.prime_ahead[key] = -1
+    node.events = slot_events(node)
+    old_slot = _pre(item.index) if old_at is None else old_at
+    lo: int | None = _post(item.index)
+    if any(_crossing(node, q, item, s) is not None for s in range(0, old_slot + 1)):
+        lo = None
+    else:
+        for s in range(last, _post(item.index), -1):
+            found = _crossing(node, q, item, s)
+            if found is not None:
+                lo = found
+                break
+
+    def move(slot: int | None) -> None:
+        if slot is None:
+            node.prime_ahead.pop(key, None)
+            if old_at is not None:
+                node.prime_at[key] = old_at
+        else:
+            node.prime_ahead[key] = slot
+
+    if lo is None or lo > last:
+        move(None)
+        node.events = slot_events(node)
+        return
+    move(last)
+    if not _holds(node, None, item.index):
+        move(None)
+        node.events = slot_events(node)
+        return
+    while lo < last:
+        mid = (lo + last) // 2
+        move(mid)
+        if _holds(node, None, item.index):
+            last = mid
+        else:
+            lo = mid + 1
+    move(last)
+    node.events = slot_events(node)
 
 
 def _holds(node: Node, replay: Replay | None, index: int) -> bool:

@@ -23,11 +23,11 @@
 // CHECK-NEXT:    %wgt = memref.alloc() : memref<16x16x16x16xi8, #vta.sram<wgt>>
 // CHECK-NEXT:    %acc = memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
 // Run 1.
+// CHECK-NEXT:    vta.dep_push compute -> load
 // CHECK-NEXT:    vta.dep_push store -> compute
 // CHECK-NEXT:    affine.for %oc = 0 to 4 {
 // CHECK-NEXT:      vta.stage compute {
 // CHECK-NEXT:        vta.dep_pop store -> compute
-// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.uop_loop 16 dst 1 {
 // CHECK-NEXT:          vta.gemm_reset %acc[0]
 // CHECK-NEXT:        }
@@ -53,6 +53,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      vta.dep_pop compute -> load
 // CHECK-NEXT:      vta.stage compute {
+// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.uop_loop 16 dst 1 src 1 {
 // CHECK-NEXT:          vta.alu shr %acc[0], 8
 // CHECK-NEXT:        }
@@ -65,7 +66,8 @@
 // CHECK-NEXT:        vta.dep_push store -> compute
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// Run 1 drains its token before the step: nothing crosses it.
+// Run 1 drains its tokens before the step: nothing crosses it.
+// CHECK-NEXT:    vta.dep_pop compute -> load
 // CHECK-NEXT:    vta.dep_pop store -> compute
 // CHECK-NEXT:    vta.host "widen" ins(%y : memref<1x64x1x16xi8>) outs(%z : memref<1x64x1x16xi32>)
 // CHECK-NEXT:    ^bb0(%a: memref<1x1024xi8>, %b: memref<1x1024xi32>):

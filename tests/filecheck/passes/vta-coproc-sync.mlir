@@ -1,8 +1,8 @@
 // vta-coproc-sync: every command goes into a vta.stage of its module, and dependency tokens
 // order every cross-module dependence on SRAM (and DRAM) ranges, loop-carried ones with a
 // token primed before the loop and drained after it. Chunk 1 is matrix_multiply_opt at stage 5
-// and gets the protocol of docs/pipeline.md §6, except that the input loop's prime is
-// pushed before the reset (as early as FIFO order allows). The last chunks are errors.
+// and gets the protocol of docs/pipeline.md §6: the input loop's prime is pushed one
+// iteration ahead, right after the previous tile's input loop. The last chunks are errors.
 
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p vta-coproc-sync | filecheck %s
 // RUN: vta-opt %s --split-input-file --verify-diagnostics -p 'vta-coproc-sync{double-buffer=false}' | filecheck %s --check-prefix=ONE
@@ -12,11 +12,11 @@
 // CHECK-NEXT:    %inp = memref.alloc() : memref<1x16x1x16xi8, #vta.sram<inp>>
 // CHECK-NEXT:    %wgt = memref.alloc() : memref<16x16x16x16xi8, #vta.sram<wgt>>
 // CHECK-NEXT:    %acc = memref.alloc() : memref<1x16x1x16xi32, #vta.sram<acc>>
+// CHECK-NEXT:    vta.dep_push compute -> load
 // CHECK-NEXT:    vta.dep_push store -> compute
 // CHECK-NEXT:    affine.for %oc = 0 to 4 {
 // CHECK-NEXT:      vta.stage compute {
 // CHECK-NEXT:        vta.dep_pop store -> compute
-// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.uop_loop 16 dst 1 {
 // CHECK-NEXT:          vta.gemm_reset %acc[0] : memref<1x16x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:        }
@@ -42,6 +42,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      vta.dep_pop compute -> load
 // CHECK-NEXT:      vta.stage compute {
+// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.uop_loop 16 dst 1 src 1 {
 // CHECK-NEXT:          vta.alu shr %acc[0], 8
 // CHECK-NEXT:        }
@@ -60,6 +61,7 @@
 // CHECK-NEXT:        vta.dep_push store -> compute
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
+// CHECK-NEXT:    vta.dep_pop compute -> load
 // CHECK-NEXT:    vta.dep_pop store -> compute
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
@@ -141,18 +143,20 @@ func.func @vector_add(%A: memref<1x64x1x16xi32>, %B: memref<1x64x1x16xi32>,
 // -----
 
 // Three nested loops (output tiles, rows, columns): the innermost loop's compute -> load token
-// is primed and drained once per row; its drain also orders the next row's weight load after
-// the last GEMM of the row, so the row loop needs no token of its own.
+// is primed one row ahead (right after the row before's column loop, its first for the first
+// row of each tile pushed likewise one tile ahead, and the very first before the tile loop)
+// and drained once per row; its drain also orders the next row's weight load after the last
+// GEMM of the row, so the row loop needs no token of its own.
 
 // CHECK-LABEL: func.func @nest(
-// CHECK:         vta.dep_push store -> compute
+// CHECK:         vta.dep_push compute -> load
+// CHECK-NEXT:    vta.dep_push store -> compute
 // CHECK-NEXT:    affine.for %o = 0 to 2 {
 // CHECK-NEXT:      vta.stage compute {
 // CHECK-NEXT:        vta.dep_pop store -> compute
 // CHECK-NEXT:        vta.gemm_reset %acc[0]
 // CHECK-NEXT:      }
 // CHECK-NEXT:      affine.for %h = 0 to 2 {
-// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:        vta.stage load {
 // CHECK-NEXT:          vta.dma_copy %w[0] -> %wgt[0]
 // CHECK-NEXT:        }
@@ -170,14 +174,18 @@ func.func @vector_add(%A: memref<1x64x1x16xi32>, %B: memref<1x64x1x16xi32>,
 // CHECK-NEXT:          }
 // CHECK-NEXT:        }
 // CHECK-NEXT:        vta.dep_pop compute -> load
+// CHECK-NEXT:        vta.dep_push compute -> load
 // CHECK-NEXT:      }
+// CHECK-NEXT:      vta.dep_pop compute -> load
 // CHECK-NEXT:      vta.dep_push compute -> store
+// CHECK-NEXT:      vta.dep_push compute -> load
 // CHECK-NEXT:      vta.stage store {
 // CHECK-NEXT:        vta.dep_pop compute -> store
 // CHECK-NEXT:        vta.dma_copy %acc[0] -> %y[%o]
 // CHECK-NEXT:        vta.dep_push store -> compute
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
+// CHECK-NEXT:    vta.dep_pop compute -> load
 // CHECK-NEXT:    vta.dep_pop store -> compute
 // CHECK-NEXT:    func.return
 func.func @nest(%x: memref<1x4x1x16xi8>, %w: memref<1x1x16x16xi8>, %y: memref<1x4x1x16xi8>) {
@@ -207,7 +215,7 @@ func.func @nest(%x: memref<1x4x1x16xi8>, %w: memref<1x1x16x16xi8>, %y: memref<1x
 
 // A loop of one iteration carries nothing: no token is primed for it. The outer loop then
 // orders the next tile's loads after this tile's GEMM itself (popped before the inner loop,
-// pushed after it).
+// pushed after it, primed before the loop and drained after it).
 
 // CHECK-LABEL: func.func @trip_count_one(
 // CHECK:         vta.dep_push compute -> load
@@ -265,13 +273,18 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
 // Double buffering: the inner loop loads each tile into the half of %inp / %wgt its parity
 // selects, under a loop marked vta.double_buffer. The GEMM of tile k and the load of tile
 // k + 2 touch the same half, the load of tile k + 1 the other one: two compute -> load tokens
-// are primed and drained, so the load of tile k + 1 overlaps the GEMM of tile k. With
-// double-buffer=false the tokens stay one deep.
+// are primed and drained, so the load of tile k + 1 overlaps the GEMM of tile k. The primes
+// of each output tile's inner loop are pushed one output tile ahead (after the inner loop of
+// the tile before; the first tile's before the outer loop). With double-buffer=false the
+// tokens stay one deep.
 
 // CHECK-LABEL: func.func @double_buffer(
-// CHECK:             vta.dep_pop store -> compute
-// CHECK-NEXT:        vta.dep_push compute -> load
-// CHECK-NEXT:        vta.dep_push compute -> load
+// CHECK:         vta.dep_push compute -> load
+// CHECK-NEXT:    vta.dep_push compute -> load
+// CHECK-NEXT:    vta.dep_push store -> compute
+// CHECK-NEXT:    affine.for %oc = 0 to 2 {
+// CHECK-NEXT:      vta.stage compute {
+// CHECK-NEXT:        vta.dep_pop store -> compute
 // CHECK-NEXT:        vta.uop_loop 2 dst 1 {
 // CHECK-NEXT:          vta.gemm_reset %acc[0]
 // CHECK-NEXT:        }
@@ -288,11 +301,19 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
 // CHECK-NEXT:    vta.dep_pop compute -> load
 // CHECK-NEXT:    vta.dep_pop compute -> load
 // CHECK-NEXT:    vta.dep_push compute -> store
+// CHECK-NEXT:    vta.dep_push compute -> load
+// CHECK-NEXT:    vta.dep_push compute -> load
 // CHECK:       } {vta.double_buffer}
+// CHECK-NEXT:  vta.dep_pop compute -> load
+// CHECK-NEXT:  vta.dep_pop compute -> load
+// CHECK-NEXT:  vta.dep_pop store -> compute
 
 // ONE-LABEL:   func.func @double_buffer(
-// ONE:               vta.dep_pop store -> compute
-// ONE-NEXT:          vta.dep_push compute -> load
+// ONE:           vta.dep_push compute -> load
+// ONE-NEXT:      vta.dep_push store -> compute
+// ONE-NEXT:      affine.for %oc = 0 to 2 {
+// ONE-NEXT:        vta.stage compute {
+// ONE-NEXT:          vta.dep_pop store -> compute
 // ONE-NEXT:          vta.uop_loop 2 dst 1 {
 // ONE-NEXT:            vta.gemm_reset %acc[0]
 // ONE-NEXT:          }
@@ -303,6 +324,7 @@ func.func @trip_count_one(%x: memref<1x1x1x16xi8>, %w: memref<2x1x16x16xi8>,
 // ONE-NEXT:        }
 // ONE-NEXT:        vta.dep_pop compute -> load
 // ONE-NEXT:        vta.dep_push compute -> store
+// ONE-NEXT:        vta.dep_push compute -> load
 func.func @double_buffer(%x: memref<1x12x1x16xi8>, %w: memref<4x12x16x16xi8>,
                          %y: memref<1x4x1x16xi8>) {
   %inp = memref.alloc() : memref<4x1x16xi8, #vta.sram<inp>>
