@@ -241,13 +241,14 @@ def test_the_protocol_check_finds_a_missing_token(default_cfg: VTAConfig) -> Non
     from vta_mlir.dialects.vta import get_config
     from vta_mlir.passes.coproc_sync import deps as deps
     from vta_mlir.passes.coproc_sync import protocol as protocol
+    from vta_mlir.passes.coproc_sync import synthesis as synthesis
 
     module = parse(blocked_matmul(default_cfg), default_cfg)
     f = next(op for op in module.walk() if op.name == "func.func")
     ev = deps.HostEval()
     root = deps.build_model(f.regions[0].block, ev)
     deps.DependenceAnalysis(root, get_config(f), ev).run()
-    protocol.synthesize(root, True)
+    synthesis.synthesize(root, True, default_cfg)
     assert protocol.verify_protocol(root) is None
     inner = next(n for n in root.walk() if n.op is not None and n.op.parent_op() is not f)
     inner.forward.clear()  # drop load -> compute

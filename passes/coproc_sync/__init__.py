@@ -88,8 +88,9 @@ from vta_mlir.ir.diagnostics import report_error, verify_op
 from .deps import DependenceAnalysis
 from .host_eval import HostEval
 from .model import build_segments, is_command
-from .protocol import ProtocolError, synthesize, verify_protocol
+from .protocol import ProtocolError, verify_protocol
 from .rewrite import InsertDependencyTokens, SyncPlan, WrapStages
+from .synthesis import synthesize
 
 __all__ = ["CoprocSyncPass"]
 
@@ -141,10 +142,11 @@ class CoprocSyncPass(ModulePass):
                             "(host control flow is structured: affine.for / scf.for)")
         ev = HostEval()
         # Each device run between host steps is synchronised on its own.
+        cfg = get_config(f)
         for root in build_segments(f.body.block, ev):
-            DependenceAnalysis(root, get_config(f), ev).run()
+            DependenceAnalysis(root, cfg, ev).run()
             try:
-                synthesize(root, self.double_buffer)
+                synthesize(root, self.double_buffer, cfg)
                 missed = verify_protocol(root)
             except ProtocolError as e:
                 report_error(f, f"vta-coproc-sync: internal error: {e}")

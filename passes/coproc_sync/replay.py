@@ -2,7 +2,7 @@
 :mod:`.protocol`'s synthesis.
 
 The synthesis executes a node's protocol again after every token it adds or moves. A body
-that runs once is a sequence of items, and the abstract execution (``protocol._Sim``)
+that runs once is a sequence of items, and the abstract execution (``protocol.Simulation``)
 is deterministic: its state before an item — the vector clocks and the queued tokens — depends
 only on the token operations of the slots before it. :class:`Replay` keeps those states from
 the last execution and resumes from the first item whose slots changed instead of from the
@@ -28,7 +28,7 @@ __all__ = ["Replay", "Simulation", "State"]
 
 
 class Simulation(Protocol):
-    """The abstract execution :class:`Replay` drives (``protocol._Sim``)."""
+    """The abstract execution :class:`Replay` drives (``protocol.Simulation``)."""
 
     vc: list[list[int]]
     tokens: dict[Queue, deque[tuple[int, ...]]]
