@@ -94,12 +94,16 @@ class DependenceAnalysis:
                 self._imprecise.update(id(n) for n in item.node.walk())
         self._memo: dict[tuple[int, tuple[int, ...]], Footprint] = {}
         self._found: dict[int, dict[tuple[int, int, Module, Module, bool], int]] = {}
+        #: node → (a, b, x, y) of a forward requirement into a loop → its first iteration.
+        self._first: dict[int, dict[tuple[int, int, Module, Module], int]] = {}
 
     def run(self) -> None:
         self._analyze(self.root, {}, ())
         for node in self.root.walk():
             found = self._found.get(id(node), {})
-            node.reqs = [Req(a, b, x, y, d) for (a, b, x, y, _), d in sorted(
+            first = self._first.get(id(node), {})
+            node.reqs = [Req(a, b, x, y, d, 0 if carried else first.get((a, b, x, y), 0))
+                         for (a, b, x, y, carried), d in sorted(
                 found.items(), key=lambda kv: (kv[0][1], kv[0][0], _MI[kv[0][2]],
                                               _MI[kv[0][3]], kv[0][4]))]
 
@@ -142,8 +146,12 @@ class DependenceAnalysis:
         rows = [_BufferIndex([self._footprint(item, env_k, key_k) for item in node.items])
                 for _, env_k, key_k in iters]
         found: set[_Pair] = set()
-        for row in rows:
-            row.conflicts(row, found, forward=True)
+        for row, (_, env_k, key_k) in zip(rows, iters, strict=True):
+            in_row: set[_Pair] = set()
+            row.conflicts(row, in_row, forward=True)
+            for pair in in_row:
+                self._first_iteration(node, row, pair, env_k, key_k)
+            found |= in_row
         for a, b, x, y in found:
             self._record(node, a, b, x, y, False, 0)
         if node.iv is not None and node.trip > 1:
@@ -163,6 +171,29 @@ class DependenceAnalysis:
                 # Nothing asks for the footprints of this iteration's items again: the loops
                 # around have their rows, and the loops inside were just analysed.
                 self._memo.pop((id(item), key_k), None)
+
+    def _first_iteration(self, node: Node, row: _BufferIndex, pair: _Pair, env: Env,
+                         key: tuple[int, ...]) -> None:
+        """For a forward requirement into a loop, keep the first iteration of that loop that
+        touches what the source does (the earliest over the iterations of ``node``)."""
+        a, b, x, y = pair
+        inner = node.items[b].node
+        firsts = self._first.setdefault(id(node), {})
+        if inner is None or inner.iv is None or id(inner) in self._imprecise:
+            firsts[pair] = 0
+            return
+        if firsts.get(pair, 1) == 0:
+            return
+        source = row.footprints[a]
+        first = 0
+        for k, env_k, key_k in self._iterations(inner, env, key):
+            fp = Footprint()
+            for item in inner.items:
+                fp.merge(self._footprint(item, env_k, key_k))
+            if source.conflicts(x, fp, y):
+                first = k
+                break
+        firsts[pair] = min(firsts.get(pair, first), first)
 
     def _carried(self, node: Node, rows: list[_BufferIndex]) -> None:
         """The requirements of items of one iteration on items of the next (distance 1) or

@@ -76,13 +76,15 @@ def _has_commands(op: Operation) -> bool:
 class Req:
     """Module ``y``'s part of item ``dst`` must wait for module ``x``'s part of item ``src``:
     in the same iteration (``dist == 0``, ``src < dst``) or ``dist`` iterations later (1, or 2
-    for "2 or more")."""
+    for "2 or more").  When ``dst`` is a loop whose first iterations touch nothing ``src``
+    does, ``first`` is the first iteration that does: only its commands and later ones wait."""
 
     src: int
     dst: int
     x: Module
     y: Module
     dist: int
+    first: int = 0
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,9 @@ class Node:
     events: dict[int, list[tuple[str, Queue, int]]] = field(default_factory=dict)
     #: (item index, queue) → the slot the primes of that nested loop moved up to.
     prime_at: dict[tuple[int, Queue], int] = field(default_factory=dict)
+    #: (item index, queue) → the slot the first of several primes of that nested loop moved
+    #: up to on its own (it serves the loop's first iteration only).
+    first_prime_at: dict[tuple[int, Queue], int] = field(default_factory=dict)
     #: (item index, queue) → the slot after that nested loop where the primes of its next
     #: iteration's instance are pushed, one iteration of this loop ahead (this loop then
     #: primes the first instance's tokens itself, and drains the last iteration's).

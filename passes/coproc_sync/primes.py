@@ -47,7 +47,7 @@ def hoist_primes(node: Node, cfg: VTAConfig) -> None:
     for item in node.items:
         if item.node is None:
             continue
-        for q, _ in primes_of(item.node):
+        for q, count in primes_of(item.node):
             target = pre_slot(item.index)
             slot = target
             for s in range(target - 1, -1, -1):
@@ -61,6 +61,10 @@ def hoist_primes(node: Node, cfg: VTAConfig) -> None:
                 _place_primes(node, replay, item, q, slot, target)
             if node.trip > 1 and q[1] == LOAD:
                 _prime_ahead(node, item, q, cfg)
+            if count > 1 and (item.index, q) not in node.prime_ahead:
+                rest = node.prime_at.get((item.index, q), target)
+                if slot < rest:
+                    _place_first_prime(node, replay, item, q, slot, rest)
 
 
 def _crossing(node: Node, q: Queue, item: Item, slot: int) -> int | None:
@@ -194,4 +198,23 @@ def _place_primes(node: Node, replay: Replay | None, item: Item, q: Queue, earli
             node.prime_at[key] = slot
 
     _earliest(node, replay, item.index, earliest, target, move)
+    node.events = slot_events(node)
+
+
+def _place_first_prime(node: Node, replay: Replay | None, item: Item, q: Queue,
+                       earliest: int, rest: int) -> None:
+    """Push the first of the loop's primes of ``q`` on its own at the earliest slot from
+    ``earliest`` on where every requirement holds.  It serves the loop's first iteration,
+    whose target may wait for less than the second's: the reset of a loop's first tile, in
+    the other accumulator copy, need not wait for the store of the tile written out before the
+    loop, which the second tile's reset overwrites."""
+    key = (item.index, q)
+
+    def move(slot: int) -> None:
+        if slot == rest:
+            node.first_prime_at.pop(key, None)
+        else:
+            node.first_prime_at[key] = slot
+
+    _earliest(node, replay, item.index, earliest, rest, move)
     node.events = slot_events(node)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vta_mlir.dialects.vta import Module
 
@@ -141,7 +141,12 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
                 at = node.prime_ahead.get((item.index, q))
                 if at is None:
                     at = node.prime_at.get((item.index, q), pre_slot(item.index))
-                ranked[at].append((5, _QI[q], "push", q, n))
+                first = node.first_prime_at.get((item.index, q))
+                rest = n
+                if first is not None and n > 1:
+                    ranked[first].append((5, _QI[q], "push", q, 1))
+                    rest = n - 1
+                ranked[at].append((5, _QI[q], "push", q, rest))
                 ranked[post_slot(item.index)].append((0, _QI[q], "pop", q, n))
     return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
             for slot, evs in ranked.items()}
@@ -174,6 +179,9 @@ class _Instance:
     pending: dict[Module, list[tuple[Module, int, Req]]]
     #: module → its command count after the instance's last command of that module
     done: list[int | None]
+    #: iteration of a loop instance → the checks armed when it starts (``Req.first``)
+    deferred: dict[int, dict[Module, list[tuple[Module, int, Req]]]] = field(
+        default_factory=dict)
 
 
 class Simulation:
@@ -222,8 +230,13 @@ class Simulation:
         for inst in self.open:
             inst.done[mi] = mine[mi]
 
-    def run(self, node: Node, path: tuple[int, ...]) -> None:
+    def run(self, node: Node, path: tuple[int, ...], inst: _Instance | None = None) -> None:
+        """The iterations of ``node`` (at most :data:`SIM_ITERATIONS`); ``inst`` is the
+        instance of the loop item, whose deferred checks each iteration arms."""
         for k in range(min(node.trip, SIM_ITERATIONS)):
+            if inst is not None and k in inst.deferred:
+                for y, checks in inst.deferred.pop(k).items():
+                    inst.pending.setdefault(y, []).extend(checks)
             p = (*path, k)
             for item in node.items:
                 self.run_item(node, item, p, k)
@@ -241,7 +254,7 @@ class Simulation:
             assert item.module is not None
             self.command(item.module)
         else:
-            self.run(item.node, p)
+            self.run(item.node, p, inst)
         self.open.pop()
         self.ends[(id(node), i, p)] = inst.done
         self.token_ops(events.get(post_slot(i), ()))
@@ -260,8 +273,19 @@ class Simulation:
             else:
                 src = (id(node), req.src, (*p[:-1], k - req.dist))
             done = self.ends[src][_MI[req.x]]
-            if done is not None:
-                inst.pending.setdefault(req.y, []).append((req.x, done, req))
+            if done is None:
+                continue
+            loop = node.items[i].node
+            if req.first and loop is not None:
+                # Its first iterations touch nothing of the source: the check waits for the
+                # first that does (the last one executed, when it lies beyond them: later
+                # commands of a module know at least what its earlier ones do).
+                at = min(req.first, min(loop.trip, SIM_ITERATIONS) - 1)
+                if at > 0:
+                    inst.deferred.setdefault(at, {}).setdefault(req.y, []).append(
+                        (req.x, done, req))
+                    continue
+            inst.pending.setdefault(req.y, []).append((req.x, done, req))
 
     def execute(self, node: Node) -> None:
         """Primes, the loop, drains; then no token may be left."""

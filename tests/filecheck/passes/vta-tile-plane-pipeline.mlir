@@ -76,12 +76,21 @@
 // the token of the store before it (the previous step's), and the stores of planes 0, 1 and 2
 // push them; the store of plane 3 pushes none (the next reuse of its copy waits behind plane 2).
 // The loop as a whole waits for the stores of the steps before it (one token, popped before it).
-// The loop's two compute -> load primes come right after the GEMM of the tile before the
-// loop whose weight copy the loop's second load overwrites (not after that tile's stores).
-// SYNC:          vta.gemm %acc[32] += %inp[0] * %wgt[0]
+// The loop's second compute -> load prime comes right after the GEMM of the tile before the
+// loop whose weight copy the loop's second load overwrites (not after that tile's stores);
+// its first, for a load into the other copy, before that GEMM.
+// SYNC:          vta.dma_copy %w[8] -> %wgt[0]
+// SYNC-NEXT:     vta.dep_push load -> compute
+// SYNC-NEXT:   }
+// SYNC-NEXT:   vta.stage compute {
+// SYNC-NEXT:     vta.dep_push compute -> load
+// SYNC-NEXT:     vta.dep_pop load -> compute
+// SYNC-NEXT:     vta.uop_loop 16 dst 1 src 4 {
+// SYNC-NEXT:       vta.uop_loop 4 src 1 wgt 1 {
+// SYNC-NEXT:         vta.gemm %acc[32] += %inp[0] * %wgt[0]
 // SYNC:          vta.dep_push compute -> store
 // SYNC-NEXT:     vta.dep_push compute -> load
-// SYNC-NEXT:     vta.dep_push compute -> load
+// SYNC-NEXT:   }
 // SYNC:          vta.dma_copy %acc[0] -> %y[192]
 // SYNC-NEXT:     vta.dep_push store -> compute
 // SYNC-NEXT:   }
