@@ -6,6 +6,9 @@ and the command cycles that decide it (``cost.py``).
   tile before (the first tile's before the tile loop), and the result stays bit-exact;
 * a layer whose step loads take fewer cycles than the reset of the next tile keeps its primes
   in the tile's body: pushed ahead they would only cost NOPs;
+* a row loop after a written-out first row tile: the loop's first iteration resets the other
+  accumulator copy, so the first of its two store -> compute primes is pushed at the start,
+  not after the written-out tile's store (``Req.first``); the second waits for that store;
 * the cycles ``cost.command_cycles`` gives each command are those the cycle model charges its
   instruction (docs/timing-model.md).
 """
@@ -93,6 +96,23 @@ def test_cheap_step_loads_keep_their_primes(default_cfg: VTAConfig) -> None:
     inner = next(i for i in range(start + 1, end) if lines[i].startswith("affine.for"))
     assert PUSH not in lines[:start]
     assert lines[start:inner].count(PUSH) == 2
+
+
+def test_first_prime_waits_only_for_what_the_first_iteration_needs(default_cfg: VTAConfig
+                                                                     ) -> None:
+    text = conv_program(64, 64, 56, 3, 1, 1)
+    lines = synced_lines(text, default_cfg)
+    loop = next(i for i, line in enumerate(lines) if line.startswith("affine.for %r"))
+    store = max(i for i in range(loop) if lines[i].startswith("vta.dma_copy %acc"))
+    pushes = [i for i in range(loop) if lines[i] == "vta.dep_push store -> compute"]
+    assert len(pushes) == 2 and pushes[0] < store < pushes[1]
+    rng = np.random.default_rng(6)
+    x = rng.integers(-128, 128, (1, 64, 56, 56)).astype(np.int8)
+    w = rng.integers(-128, 128, (64, 64, 3, 3)).astype(np.int8)
+    b = rng.integers(-5000, 5000, 64).astype(np.int32)
+    binary = lower(text, config=default_cfg)
+    run_and_compare(Device(default_cfg).load_module(binary), {"x": x, "c_w": w, "c_b": b},
+                    conv_layer(x, w, b, 1, 1, 8))
 
 
 @pytest.mark.parametrize("config", ["default", "block32"])
