@@ -9,6 +9,9 @@ and the command cycles that decide it (``cost.py``).
 * a row loop after a written-out first row tile: the loop's first iteration resets the other
   accumulator copy, so the first of its two store -> compute primes is pushed at the start,
   not after the written-out tile's store (``Req.first``); the second waits for that store;
+* after that loop, the last row tile written out resets the accumulator copy the loop's
+  second-to-last tile stored: the loop's first drain orders it, and the second (the last
+  tile's store) is popped later (``Req.spared``);
 * the cycles ``cost.command_cycles`` gives each command are those the cycle model charges its
   instruction (docs/timing-model.md).
 """
@@ -98,14 +101,17 @@ def test_cheap_step_loads_keep_their_primes(default_cfg: VTAConfig) -> None:
     assert lines[start:inner].count(PUSH) == 2
 
 
-def test_first_prime_waits_only_for_what_the_first_iteration_needs(default_cfg: VTAConfig
-                                                                     ) -> None:
+def test_a_loop_waits_only_for_the_iterations_it_needs(default_cfg: VTAConfig) -> None:
     text = conv_program(64, 64, 56, 3, 1, 1)
     lines = synced_lines(text, default_cfg)
     loop = next(i for i, line in enumerate(lines) if line.startswith("affine.for %r"))
     store = max(i for i in range(loop) if lines[i].startswith("vta.dma_copy %acc"))
     pushes = [i for i in range(loop) if lines[i] == "vta.dep_push store -> compute"]
     assert len(pushes) == 2 and pushes[0] < store < pushes[1]
+    end = next(i for i in range(loop, len(lines)) if lines[i].endswith("{vta.double_buffer}"))
+    reset = next(i for i in range(end, len(lines)) if lines[i].startswith("vta.gemm_reset"))
+    drains = [i for i in range(end, len(lines)) if lines[i] == "vta.dep_pop store -> compute"]
+    assert len(drains) == 2 and drains[0] < reset < drains[1]
     rng = np.random.default_rng(6)
     x = rng.integers(-128, 128, (1, 64, 56, 56)).astype(np.int8)
     w = rng.integers(-128, 128, (64, 64, 3, 3)).astype(np.int8)

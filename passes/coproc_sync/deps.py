@@ -96,13 +96,18 @@ class DependenceAnalysis:
         self._found: dict[int, dict[tuple[int, int, Module, Module, bool], int]] = {}
         #: node → (a, b, x, y) of a forward requirement into a loop → its first iteration.
         self._first: dict[int, dict[tuple[int, int, Module, Module], int]] = {}
+        #: node → (a, b, x, y) of a forward requirement out of a loop → how many of its last
+        #: iterations touch nothing of the target.
+        self._spared: dict[int, dict[tuple[int, int, Module, Module], int]] = {}
 
     def run(self) -> None:
         self._analyze(self.root, {}, ())
         for node in self.root.walk():
             found = self._found.get(id(node), {})
             first = self._first.get(id(node), {})
-            node.reqs = [Req(a, b, x, y, d, 0 if carried else first.get((a, b, x, y), 0))
+            spared = self._spared.get(id(node), {})
+            node.reqs = [Req(a, b, x, y, d, 0 if carried else first.get((a, b, x, y), 0),
+                             0 if carried else spared.get((a, b, x, y), 0))
                          for (a, b, x, y, carried), d in sorted(
                 found.items(), key=lambda kv: (kv[0][1], kv[0][0], _MI[kv[0][2]],
                                               _MI[kv[0][3]], kv[0][4]))]
@@ -151,6 +156,7 @@ class DependenceAnalysis:
             row.conflicts(row, in_row, forward=True)
             for pair in in_row:
                 self._first_iteration(node, row, pair, env_k, key_k)
+                self._spared_iterations(node, row, pair, env_k, key_k)
             found |= in_row
         for a, b, x, y in found:
             self._record(node, a, b, x, y, False, 0)
@@ -194,6 +200,30 @@ class DependenceAnalysis:
                 first = k
                 break
         firsts[pair] = min(firsts.get(pair, first), first)
+
+    def _spared_iterations(self, node: Node, row: _BufferIndex, pair: _Pair, env: Env,
+                           key: tuple[int, ...]) -> None:
+        """For a forward requirement out of a loop, keep how many of its last iterations touch
+        nothing of the target (the fewest over the iterations of ``node``)."""
+        a, b, x, y = pair
+        inner = node.items[a].node
+        spared = self._spared.setdefault(id(node), {})
+        if inner is None or inner.iv is None or id(inner) in self._imprecise:
+            spared[pair] = 0
+            return
+        if spared.get(pair, 1) == 0:
+            return
+        target = row.footprints[b]
+        count = 0
+        for back, (_, env_k, key_k) in enumerate(
+                reversed(list(self._iterations(inner, env, key)))):
+            fp = Footprint()
+            for item in inner.items:
+                fp.merge(self._footprint(item, env_k, key_k))
+            if fp.conflicts(x, target, y):
+                count = back
+                break
+        spared[pair] = min(spared.get(pair, count), count)
 
     def _carried(self, node: Node, rows: list[_BufferIndex]) -> None:
         """The requirements of items of one iteration on items of the next (distance 1) or

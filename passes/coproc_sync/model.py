@@ -77,7 +77,9 @@ class Req:
     """Module ``y``'s part of item ``dst`` must wait for module ``x``'s part of item ``src``:
     in the same iteration (``dist == 0``, ``src < dst``) or ``dist`` iterations later (1, or 2
     for "2 or more").  When ``dst`` is a loop whose first iterations touch nothing ``src``
-    does, ``first`` is the first iteration that does: only its commands and later ones wait."""
+    does, ``first`` is the first iteration that does: only its commands and later ones wait.
+    When ``src`` is a loop whose last iterations touch nothing ``dst`` does, ``spared`` is how
+    many: ``dst`` waits only for the iterations before them."""
 
     src: int
     dst: int
@@ -85,6 +87,7 @@ class Req:
     y: Module
     dist: int
     first: int = 0
+    spared: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,9 @@ class Node:
     #: (item index, queue) → the slot the first of several primes of that nested loop moved
     #: up to on its own (it serves the loop's first iteration only).
     first_prime_at: dict[tuple[int, Queue], int] = field(default_factory=dict)
+    #: (item index, queue) → the later slot where the last of several drains of that nested
+    #: loop is popped (its token, pushed by the loop's last iteration, is needed no sooner).
+    drain_at: dict[tuple[int, Queue], int] = field(default_factory=dict)
     #: (item index, queue) → the slot after that nested loop where the primes of its next
     #: iteration's instance are pushed, one iteration of this loop ahead (this loop then
     #: primes the first instance's tokens itself, and drains the last iteration's).

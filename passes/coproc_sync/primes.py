@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from vta_mlir.config import VTAConfig
+from vta_mlir.dialects.vta import Module
 
 from .cost import command_cycles
 from .model import LOAD, Item, Node, Queue
@@ -25,7 +26,7 @@ from .replay import Replay
 __all__ = ["hoist_primes"]
 
 
-def hoist_primes(node: Node, cfg: VTAConfig) -> None:
+def hoist_primes(node: Node, cfg: VTAConfig, tail: frozenset[Module]) -> None:
     """Move the primes of each nested loop as early in ``node``'s body as FIFO order allows
     (past no other token of the queue, in ``node``'s slots or inside an earlier loop) and every
     requirement still holds, those of the loops inside ``node`` included.  A prime pushed after
@@ -65,6 +66,8 @@ def hoist_primes(node: Node, cfg: VTAConfig) -> None:
                 rest = node.prime_at.get((item.index, q), target)
                 if slot < rest:
                     _place_first_prime(node, replay, item, q, slot, rest)
+            if count > 1:
+                _defer_last_drain(node, replay, item, q, tail)
 
 
 def _crossing(node: Node, q: Queue, item: Item, slot: int) -> int | None:
@@ -217,4 +220,50 @@ def _place_first_prime(node: Node, replay: Replay | None, item: Item, q: Queue,
             node.first_prime_at[key] = slot
 
     _earliest(node, replay, item.index, earliest, rest, move)
+    node.events = slot_events(node)
+
+
+def _defer_last_drain(node: Node, replay: Replay | None, item: Item, q: Queue,
+                      tail: frozenset[Module]) -> None:
+    """Pop the last of the loop's drains of ``q`` at the latest slot where every requirement
+    still holds, up to the next pop of ``q`` or loop using it (FIFO order would hand them its
+    token).  Its token is the loop's last iteration's, which what follows the loop may not
+    need: the last row tile written out after a row loop resets the accumulator copy the
+    loop's second-to-last tile stored, not the last one's."""
+    key = (item.index, q)
+    start = post_slot(item.index)
+    limit = post_slot(len(node.items) - 1)
+    for s in range(start + 1, limit + 1):
+        index = s // 2
+        inner = node.items[index].node if s % 2 == 0 else None
+        if (inner is not None and q in inner.queues_used()) or any(
+                kind == "pop" and eq == q for kind, eq, _ in node.events.get(s, ())):
+            limit = s - 1
+            break
+    after = min(limit // 2 + 1, len(node.items))
+
+    def move(slot: int) -> None:
+        if slot == start:
+            node.drain_at.pop(key, None)
+        else:
+            node.drain_at[key] = slot
+
+    lo, hi = start, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        move(mid)
+        if _holds(node, replay, after):
+            lo = mid
+        else:
+            hi = mid - 1
+    if q[1] in tail and not any(q[1] in other.modules for other in node.items
+                                if pre_slot(other.index) > lo):
+        # Past the popping module's last command of the device run (``tail``: the modules
+        # with no command after this body in the run), the pop would need a NOP of its own
+        # at the end, which keeps the run's closing push off the last store: it rides on that
+        # last command instead.
+        pops_on = [other.index for other in node.items[item.index + 1:]
+                   if other.module == q[1] and pre_slot(other.index) <= lo]
+        lo = pre_slot(pops_on[-1]) if pops_on else start
+    move(lo)
     node.events = slot_events(node)

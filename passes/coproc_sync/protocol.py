@@ -126,7 +126,8 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
     queue, count)``.  Within a pre-slot: carried pops (the oldest tokens), pops into compute,
     pushes from compute (relaying a load ↔ store dependence), carried pushes, pops into load
     or store, then the primes of the loop that follows.  Within a post-slot: the drains of the
-    loop before, forward pushes, carried pushes."""
+    loop before, forward pushes, carried pushes.  A loop's last drain moved to a later slot
+    (``Node.drain_at``) comes last in it."""
     ranked: dict[int, list[tuple[int, int, str, Queue, int]]] = defaultdict(list)
     for (q, t), s in node.forward.items():
         ranked[s].append((2 if s % 2 == 0 else 1, _QI[q], "push", q, 1))
@@ -147,7 +148,14 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
                     ranked[first].append((5, _QI[q], "push", q, 1))
                     rest = n - 1
                 ranked[at].append((5, _QI[q], "push", q, rest))
-                ranked[post_slot(item.index)].append((0, _QI[q], "pop", q, n))
+                drained = n
+                later = node.drain_at.get((item.index, q))
+                if later is not None and n > 1:
+                    # Last in its slot: before a push of the module there it would split the
+                    # push off its command into a NOP (no pop of the queue shares the slot).
+                    ranked[later].append((6, _QI[q], "pop", q, 1))
+                    drained = n - 1
+                ranked[post_slot(item.index)].append((0, _QI[q], "pop", q, drained))
     return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
             for slot, evs in ranked.items()}
 
@@ -182,6 +190,8 @@ class _Instance:
     #: iteration of a loop instance → the checks armed when it starts (``Req.first``)
     deferred: dict[int, dict[Module, list[tuple[Module, int, Req]]]] = field(
         default_factory=dict)
+    #: per iteration of a loop instance, ``done`` at its end (``Req.spared``)
+    by_iteration: list[list[int | None]] = field(default_factory=list)
 
 
 class Simulation:
@@ -192,6 +202,9 @@ class Simulation:
     def __init__(self, check: set[int] | None) -> None:
         self.check = check
         self.ends: dict[tuple[int, int, tuple[int, ...]], list[int | None]] = {}
+        #: the same per iteration of a loop item (:attr:`_Instance.by_iteration`)
+        self.iteration_ends: dict[tuple[int, int, tuple[int, ...]],
+                                  list[list[int | None]]] = {}
         self.reset()
         #: node → its requirements by target item (a node's requirements do not change while
         #: it executes; without the index every item would scan all of them).
@@ -240,6 +253,8 @@ class Simulation:
             p = (*path, k)
             for item in node.items:
                 self.run_item(node, item, p, k)
+            if inst is not None:
+                inst.by_iteration.append(list(inst.done))
 
     def run_item(self, node: Node, item: Item, p: tuple[int, ...], k: int) -> None:
         """Item ``item`` of iteration ``k`` of ``node`` (at ``p``), with its slots' tokens."""
@@ -257,6 +272,8 @@ class Simulation:
             self.run(item.node, p, inst)
         self.open.pop()
         self.ends[(id(node), i, p)] = inst.done
+        if inst.by_iteration:
+            self.iteration_ends[(id(node), i, p)] = inst.by_iteration
         self.token_ops(events.get(post_slot(i), ()))
 
     def _arm(self, node: Node, inst: _Instance, i: int, p: tuple[int, ...], k: int) -> None:
@@ -273,6 +290,13 @@ class Simulation:
             else:
                 src = (id(node), req.src, (*p[:-1], k - req.dist))
             done = self.ends[src][_MI[req.x]]
+            if req.spared and req.dist == 0:
+                # The source loop's last iterations touch nothing of the target: it waits for
+                # the commands up to the one before them (the first executed, when it lies
+                # before them: its commands are known no later than the later ones').
+                per = self.iteration_ends.get(src)
+                if per:
+                    done = per[max(len(per) - 1 - req.spared, 0)][_MI[req.x]]
             if done is None:
                 continue
             loop = node.items[i].node

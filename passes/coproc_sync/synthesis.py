@@ -8,7 +8,7 @@ from __future__ import annotations
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import Module
 
-from .model import COMPUTE, QUEUES, Node, Queue, Req
+from .model import COMPUTE, MODULES, QUEUES, Node, Queue, Req
 from .primes import hoist_primes
 from .protocol import (
     ProtocolError,
@@ -82,11 +82,14 @@ def _fix(node: Node, req: Req, latest: dict[tuple[int, Module, Module], int]) ->
 _MAX_STEPS = 10_000
 
 
-def synthesize(node: Node, double_buffer: bool, cfg: VTAConfig) -> None:
-    """Choose the protocol of ``node`` and of every loop inside it (bottom-up)."""
+def synthesize(node: Node, double_buffer: bool, cfg: VTAConfig,
+               tail: frozenset[Module] = frozenset(MODULES)) -> None:
+    """Choose the protocol of ``node`` and of every loop inside it (bottom-up); ``tail``: the
+    modules with no command after ``node`` in its device run (all of them for a run)."""
     for item in node.items:
         if item.node is not None:
-            synthesize(item.node, double_buffer, cfg)
+            after = frozenset().union(*(other.modules for other in node.items[item.index + 1:]))
+            synthesize(item.node, double_buffer, cfg, tail - after)
     refresh(node, double_buffer)
     # A body that runs once (a function's) is executed again from its first changed item.
     replay = Replay(node, Simulation({id(node)}), Violation) if node.trip == 1 else None
@@ -94,7 +97,7 @@ def synthesize(node: Node, double_buffer: bool, cfg: VTAConfig) -> None:
     for _ in range(_MAX_STEPS):
         req = first_violation(node) if replay is None else replayed_violation(replay, node)
         if req is None:
-            hoist_primes(node, cfg)
+            hoist_primes(node, cfg, tail)
             return
         if not _fix(node, req, latest):
             # The token meant for it exists but does not order it: only two-deep or split
