@@ -99,6 +99,8 @@ class DependenceAnalysis:
         #: node → (a, b, x, y) of a forward requirement out of a loop → how many of its last
         #: iterations touch nothing of the target.
         self._spared: dict[int, dict[tuple[int, int, Module, Module], int]] = {}
+        #: (loop node, key) → its per-iteration footprints (:meth:`_per_iteration`).
+        self._iteration_memo: dict[tuple[int, tuple[int, ...]], list[Footprint]] = {}
 
     def run(self) -> None:
         self._analyze(self.root, {}, ())
@@ -158,6 +160,7 @@ class DependenceAnalysis:
                 self._first_iteration(node, row, pair, env_k, key_k)
                 self._spared_iterations(node, row, pair, env_k, key_k)
             found |= in_row
+        self._iteration_memo.clear()
         for a, b, x, y in found:
             self._record(node, a, b, x, y, False, 0)
         if node.iv is not None and node.trip > 1:
@@ -192,14 +195,26 @@ class DependenceAnalysis:
             return
         source = row.footprints[a]
         first = 0
-        for k, env_k, key_k in self._iterations(inner, env, key):
-            fp = Footprint()
-            for item in inner.items:
-                fp.merge(self._footprint(item, env_k, key_k))
+        for k, fp in enumerate(self._per_iteration(inner, env, key)):
             if source.conflicts(x, fp, y):
                 first = k
                 break
         firsts[pair] = min(firsts.get(pair, first), first)
+
+    def _per_iteration(self, inner: Node, env: Env, key: tuple[int, ...]) -> list[Footprint]:
+        """The footprint of each iteration of the loop ``inner`` (in ``env``), kept while the
+        node around it is analysed: several requirements into or out of it read them."""
+        cache_key = (id(inner), key)
+        found = self._iteration_memo.get(cache_key)
+        if found is None:
+            found = []
+            for _, env_k, key_k in self._iterations(inner, env, key):
+                fp = Footprint()
+                for item in inner.items:
+                    fp.merge(self._footprint(item, env_k, key_k))
+                found.append(fp)
+            self._iteration_memo[cache_key] = found
+        return found
 
     def _spared_iterations(self, node: Node, row: _BufferIndex, pair: _Pair, env: Env,
                            key: tuple[int, ...]) -> None:
@@ -215,11 +230,7 @@ class DependenceAnalysis:
             return
         target = row.footprints[b]
         count = 0
-        for back, (_, env_k, key_k) in enumerate(
-                reversed(list(self._iterations(inner, env, key)))):
-            fp = Footprint()
-            for item in inner.items:
-                fp.merge(self._footprint(item, env_k, key_k))
+        for back, fp in enumerate(reversed(self._per_iteration(inner, env, key))):
             if fp.conflicts(x, target, y):
                 count = back
                 break

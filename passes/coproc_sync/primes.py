@@ -219,7 +219,13 @@ def _place_first_prime(node: Node, replay: Replay | None, item: Item, q: Queue,
         else:
             node.first_prime_at[key] = slot
 
-    _earliest(node, replay, item.index, earliest, rest, move)
+    # Most first primes cannot move at all: one execution tells.
+    move(rest - 1)
+    if not _holds(node, replay, item.index):
+        move(rest)
+        node.events = slot_events(node)
+        return
+    _earliest(node, replay, item.index, earliest, rest - 1, move)
     node.events = slot_events(node)
 
 
@@ -240,6 +246,13 @@ def _defer_last_drain(node: Node, replay: Replay | None, item: Item, q: Queue,
                 kind == "pop" and eq == q for kind, eq, _ in node.events.get(s, ())):
             limit = s - 1
             break
+    # A dependence on the loop's last iteration bounds it (the drain orders it no later).
+    for req in node.reqs:
+        if (req.src == item.index and req.dist == 0 and req.x == q[0] and not req.spared
+                and pre_slot(req.dst) < limit):
+            limit = max(start, pre_slot(req.dst))
+    if limit == start:
+        return
     after = min(limit // 2 + 1, len(node.items))
 
     def move(slot: int) -> None:
@@ -248,7 +261,13 @@ def _defer_last_drain(node: Node, replay: Replay | None, item: Item, q: Queue,
         else:
             node.drain_at[key] = slot
 
-    lo, hi = start, limit
+    # Most last drains cannot move at all: one execution tells.
+    move(start + 1)
+    if not _holds(node, replay, after):
+        move(start)
+        node.events = slot_events(node)
+        return
+    lo, hi = start + 1, limit
     while lo < hi:
         mid = (lo + hi + 1) // 2
         move(mid)

@@ -24,6 +24,7 @@ Tokens are placed in the *slots* of a node (:class:`~.deps.Node`):
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ __all__ = [
 ]
 
 _MI = {m: i for i, m in enumerate(MODULES)}
+#: The order of a slot's events: rank, then queue (a stable sort keeps the rest in order).
+_RANK = operator.itemgetter(0, 1)
 _QI = {q: i for i, q in enumerate(QUEUES)}
 
 #: Iterations the protocol check executes of each loop: the first (primed tokens), two more
@@ -156,8 +159,12 @@ def slot_events(node: Node) -> dict[int, list[tuple[str, Queue, int]]]:
                     ranked[later].append((6, _QI[q], "pop", q, 1))
                     drained = n - 1
                 ranked[post_slot(item.index)].append((0, _QI[q], "pop", q, drained))
-    return {slot: [(kind, q, n) for _, _, kind, q, n in sorted(evs, key=lambda e: e[:2])]
-            for slot, evs in ranked.items()}
+    out: dict[int, list[tuple[str, Queue, int]]] = {}
+    for slot, evs in ranked.items():
+        if len(evs) > 1:
+            evs.sort(key=_RANK)
+        out[slot] = [(kind, q, n) for _, _, kind, q, n in evs]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
