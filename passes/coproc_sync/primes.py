@@ -35,7 +35,11 @@ def hoist_primes(node: Node, cfg: VTAConfig, tail: frozenset[Module]) -> None:
     reset of a tile before the first input load of its step loop.
 
     Each queue's primes go to the earliest such slot where every requirement holds
-    (:func:`_place_primes`).
+    (:func:`_place_primes`); in a loop, one iteration ahead where that can pay
+    (:func:`_prime_ahead`); of several, the first to its own earliest slot
+    (:func:`_place_first_prime`), and the last drain to its own latest one
+    (:func:`_defer_last_drain`).  ``tail``: the modules with no command after ``node`` in
+    its device run.
 
     A prime moved above an earlier loop that uses its queue inside (with primes of a loop
     nested in it, or forward tokens) would take that loop's place in the FIFO: the loop's
