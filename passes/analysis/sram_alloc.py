@@ -138,12 +138,14 @@ def _used(f: func.FuncOp, ops: Sequence[Operation], space: Sram) -> list[tuple[i
 
 def place(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
           depth: int) -> int | None:
-    """An SRAM offset for ``size`` elements of ``space``: after the buffers the top-level ops
-    around ``ops`` (the region) use, else after every buffer of the function; ``None`` when
-    neither fits.  ``vta-coproc-sync`` orders accesses to the same elements by other
-    regions."""
+    """An SRAM offset for ``size`` elements of ``space``: after every buffer of the function,
+    else after the buffers the top-level ops around ``ops`` (the region) use; ``None`` when
+    neither fits.  After every buffer, the elements are no other region's: their load waits
+    for no read of the region before, and the next region's first loads wait for no read of
+    them (the constant input vector of a GEMM bias, one element, always fits there).
+    ``vta-coproc-sync`` orders accesses to the same elements by other regions."""
     end = max((e for _, e in _used(f, ops, space)), default=0)
-    for start in (end, sram_end(f, space)):
+    for start in (sram_end(f, space), end):
         if start + size <= depth:
             return start
     return None
