@@ -417,6 +417,17 @@ class _ConvEmitter(TileBuilder):
         g = r.geo
         o0, run, crun = tile.o0, tile.run, tile.crun
         copy = self.parity(counter) if p.double_buffer else 0
+        i0 = self.value(it * p.ti, "i0")
+        if wview is None:
+            wcopy = copy if self.db_wgt else 0
+            view = self.copy_view(self.wgt, self.db_wgt, wcopy)
+            src = self.dram_tile(r.w, [o0, i0, 0, 0, 0, 0],
+                                 [p.to, p.ti, g.kh, g.kw, cfg.block_out, cfg.block_in])
+            self.insert(memref.CopyOp(src, view))
+        elif stream:
+            view = self.load_weight_slice(wview, it, o0)
+        else:
+            view = self.weight_slice(wview, it)
         # The input tile: one DMA per channel block, padding from the pad fields.
         blocks = t.inp_blocks
         tile_elems = blocks * t.ht * t.wt
@@ -436,17 +447,6 @@ class _ConvEmitter(TileBuilder):
                                   dst_pos=self.position(sram, "inp_pos"),
                                   pad=(run.before, run.after, crun.before, crun.after)))
         iview = self.copy_view(self.inp, p.double_buffer, copy)
-        i0 = self.value(it * p.ti, "i0")
-        if wview is None:
-            wcopy = copy if self.db_wgt else 0
-            view = self.copy_view(self.wgt, self.db_wgt, wcopy)
-            src = self.dram_tile(r.w, [o0, i0, 0, 0, 0, 0],
-                                 [p.to, p.ti, g.kh, g.kw, cfg.block_out, cfg.block_in])
-            self.insert(memref.CopyOp(src, view))
-        elif stream:
-            view = self.load_weight_slice(wview, it, o0)
-        else:
-            view = self.weight_slice(wview, it)
         new = r.conv.clone()
         new.operands = [iview, view, acc]
         if t.row_step != g.sh:

@@ -2,7 +2,9 @@
 // pad 1 convolution (1×32×8×8 → 32 channels, bias, >> 8, clip) packed by vta-pack. The padded
 // input buffer disappears: every input tile is a vta.dma_copy whose pad fields supply the halo
 // (top row only in the first row tile, bottom row only in the last), the weights are resident
-// in one slice per input step, loaded by the first tile, two accumulator tiles alternate, and
+// in one slice per input step, loaded by the first tile before each step's input tile (a
+// layer's first input tile often waits for the layer before), two accumulator tiles
+// alternate, and
 // the bias is loaded once and added with a broadcasting map. There are two row tiles of four
 // rows, each written out (a run of one tile), with two input steps each.
 // Tiles fixed with tile=0,2,1 (2 output blocks, 1 input block per step).
@@ -17,9 +19,10 @@
 // CHECK-NEXT:    %acc = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x1x2x4x8x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    %acc_1 = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x2x1x1x1x16xi32, #vta.sram<acc>>
 // CHECK:         memref.copy %bias_tile, %acc_1
-// CHECK:         vta.dma_copy %x[0] -> %inp[0] y 5 x 8 stride 8 pad [1, 0, 1, 1]
 // CHECK:         memref.copy %w_tile, %wgt_slice
-// CHECK:         vta.dma_copy %x[64] -> %inp[60] y 5 x 8 stride 8 pad [1, 0, 1, 1]
+// CHECK-NEXT:    vta.dma_copy %x[0] -> %inp[0] y 5 x 8 stride 8 pad [1, 0, 1, 1]
+// CHECK:         memref.copy %w_tile_1, %wgt_slice_1
+// CHECK-NEXT:    vta.dma_copy %x[64] -> %inp[60] y 5 x 8 stride 8 pad [1, 0, 1, 1]
 // CHECK:         affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d1, 0, 0, 0, d5)>
 // CHECK:         vta.dma_copy %x[24] -> %inp[0] y 5 x 8 stride 8 pad [0, 1, 1, 1]
 // CHECK:         vta.dma_copy %x[88] -> %inp[60] y 5 x 8 stride 8 pad [0, 1, 1, 1]

@@ -2,7 +2,7 @@
 // 32 channels of 6×6, a 3×3 window, padding 1, packed by vta-pack (the kernel one input block
 // per output block, the input read at channel block o + i). The input tile of an output tile
 // holds that tile's own channel blocks, one DMA per block at the block's channels; the weight
-// tile is (to, 1, 3, 3, 16, 16). With one output block per tile (tile=0,1,0) one loop runs
+// tile is (to, 1, 3, 3, 16, 16), loaded before the input tile. With one output block per tile (tile=0,1,0) one loop runs
 // over the two output tiles, each loading its own block (x_pos = 36·o: one 6×6 block); with
 // both blocks in one tile (tile=0,2,0) the input tile holds two blocks, loaded by a loop.
 
@@ -15,9 +15,9 @@
 // CHECK-NEXT:    %acc = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x1x1x6x6x1x16xi32, #vta.sram<acc>>
 // CHECK-NEXT:    affine.for %[[T:.*]] = 0 to 2 {
 // CHECK-NEXT:      %[[O:.*]] = affine.apply affine_map<(d0) -> ((d0 mod 2))> (%[[T]])
+// CHECK:           memref.subview %w[%[[O]], 0, 0, 0, 0, 0] [1, 1, 3, 3, 16, 16] [1, 1, 1, 1, 1, 1]
 // CHECK:           %[[XPOS:.*]] = affine.apply affine_map<(d0) -> ((d0 * 36))> (%[[O]])
 // CHECK:           vta.dma_copy %x[%[[XPOS]]] -> %inp[%{{.*}}] y 6 x 6 stride 6 pad [1, 1, 1, 1]
-// CHECK:           memref.subview %w[%[[O]], 0, 0, 0, 0, 0] [1, 1, 3, 3, 16, 16] [1, 1, 1, 1, 1, 1]
 // CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, (d1 + d4), (d2 + d5), (d3 + d6), d7, d9)>
 // CHECK-SAME:      memref<1x1x8x8x1x16xi8, strided<[1024, 1024, 128, 16, 16, 1], offset: ?>, #vta.sram<inp>>, memref<1x1x3x3x16x16xi8, strided<[2304, 2304, 768, 256, 16, 1], offset: ?>, #vta.sram<wgt>>
 // CHECK:         } {vta.double_buffer}
@@ -26,11 +26,11 @@
 // TWO:         %inp = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x2x8x8x1x16xi8, #vta.sram<inp>>
 // TWO-NEXT:    %wgt = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<2x1x3x3x16x16xi8, #vta.sram<wgt>>
 // TWO-NEXT:    %acc = memref.alloc() {vta.sram_offset = {{[0-9]+}} : i64} : memref<1x2x6x6x1x16xi32, #vta.sram<acc>>
+// TWO:         memref.subview %w[0, 0, 0, 0, 0, 0] [2, 1, 3, 3, 16, 16] [1, 1, 1, 1, 1, 1]
 // TWO:         affine.for %[[CI:.*]] = 0 to 2 {
 // TWO-NEXT:      %[[XPOS:.*]] = affine.apply affine_map<(d0) -> ((d0 * 36))> (%[[CI]])
 // TWO-NEXT:      %[[IPOS:.*]] = affine.apply affine_map<(d0) -> ((d0 * 64))> (%[[CI]])
 // TWO-NEXT:      vta.dma_copy %x[%[[XPOS]]] -> %inp[%[[IPOS]]] y 6 x 6 stride 6 pad [1, 1, 1, 1]
-// TWO:         memref.subview %w[0, 0, 0, 0, 0, 0] [2, 1, 3, 3, 16, 16] [1, 1, 1, 1, 1, 1]
 
 builtin.module {
   func.func @dw(%x: memref<1x2x6x6x1x16xi8>, %w: memref<2x1x3x3x16x16xi8>, %y: memref<1x2x6x6x1x16xi8>) {
