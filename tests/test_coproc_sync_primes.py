@@ -47,6 +47,19 @@ def conv_program(cin: int, cout: int, size: int, k: int, stride: int, pad: int) 
                         [f"%y: {memref((1, cout, out, out), 'i8')}"])
 
 
+def run_against_numpy(text: str, cfg: VTAConfig, cin: int, cout: int, size: int,
+                      seed: int) -> None:
+    """Compile and run :func:`conv_program`'s 3×3, pad 1 convolution on random data and compare
+    it bit for bit with ``conv_layer``'s numpy."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, (1, cin, size, size)).astype(np.int8)
+    w = rng.integers(-128, 128, (cout, cin, 3, 3)).astype(np.int8)
+    b = rng.integers(-5000, 5000, cout).astype(np.int32)
+    binary = lower(text, config=cfg)
+    run_and_compare(Device(cfg).load_module(binary), {"x": x, "c_w": w, "c_b": b},
+                    conv_layer(x, w, b, 1, 1, 8))
+
+
 def synced_lines(text: str, cfg: VTAConfig) -> list[str]:
     module = parse(text, config=cfg)
     run_pipeline(module, TO_SYNC)
@@ -82,13 +95,7 @@ def test_step_loop_primed_one_tile_ahead(config: str) -> None:
     assert len(drains) >= 2 and len(primes) >= 2 and drains[-1] < primes[-2]
     # After the tile loop: the last iteration's primes drained.
     assert lines[end + 1:end + 3] == [DRAIN, DRAIN]
-    rng = np.random.default_rng(5)
-    x = rng.integers(-128, 128, (1, 256, 7, 7)).astype(np.int8)
-    w = rng.integers(-128, 128, (256, 256, 3, 3)).astype(np.int8)
-    b = rng.integers(-5000, 5000, 256).astype(np.int32)
-    binary = lower(text, config=cfg)
-    run_and_compare(Device(cfg).load_module(binary), {"x": x, "c_w": w, "c_b": b},
-                    conv_layer(x, w, b, 1, 1, 8))
+    run_against_numpy(text, cfg, 256, 256, 7, seed=5)
 
 
 def test_cheap_step_loads_keep_their_primes(default_cfg: VTAConfig) -> None:
@@ -112,13 +119,7 @@ def test_a_loop_waits_only_for_the_iterations_it_needs(default_cfg: VTAConfig) -
     reset = next(i for i in range(end, len(lines)) if lines[i].startswith("vta.gemm_reset"))
     drains = [i for i in range(end, len(lines)) if lines[i] == "vta.dep_pop store -> compute"]
     assert len(drains) == 2 and drains[0] < reset < drains[1]
-    rng = np.random.default_rng(6)
-    x = rng.integers(-128, 128, (1, 64, 56, 56)).astype(np.int8)
-    w = rng.integers(-128, 128, (64, 64, 3, 3)).astype(np.int8)
-    b = rng.integers(-5000, 5000, 64).astype(np.int32)
-    binary = lower(text, config=default_cfg)
-    run_and_compare(Device(default_cfg).load_module(binary), {"x": x, "c_w": w, "c_b": b},
-                    conv_layer(x, w, b, 1, 1, 8))
+    run_against_numpy(text, default_cfg, 64, 64, 56, seed=6)
 
 
 @pytest.mark.parametrize("config", ["default", "block32"])

@@ -19,18 +19,11 @@ from vta_mlir.errors import BinaryFormatError
 from vta_mlir.tools import vta_run
 
 from .binary_helpers import patch, rejects, section
+from .mlir_programs import i32_product
 
 M, K, N = 3, 40, 20
 
-MATMUL = f"""func.func @mm(%x: memref<{M}x{K}xi8>, %w: memref<{K}x{N}xi8>,
-               %y: memref<{M}x{N}xi32>) {{
-  %c0 = arith.constant 0 : i32
-  linalg.fill ins(%c0 : i32) outs(%y : memref<{M}x{N}xi32>)
-  linalg.matmul ins(%x, %w : memref<{M}x{K}xi8>, memref<{K}x{N}xi8>)
-      outs(%y : memref<{M}x{N}xi32>)
-  return
-}}
-"""
+MATMUL = i32_product(M, K, N)
 
 #: Every byte of the result matters: a product wrapping over the whole int32 range.
 SCALE = 30001

@@ -157,8 +157,7 @@ class DependenceAnalysis:
             in_row: set[_Pair] = set()
             row.conflicts(row, in_row, forward=True)
             for pair in in_row:
-                self._first_iteration(node, row, pair, env_k, key_k)
-                self._spared_iterations(node, row, pair, env_k, key_k)
+                self._iteration_bounds(node, row, pair, env_k, key_k)
             found |= in_row
         self._iteration_memo.clear()
         for a, b, x, y in found:
@@ -181,25 +180,30 @@ class DependenceAnalysis:
                 # around have their rows, and the loops inside were just analysed.
                 self._memo.pop((id(item), key_k), None)
 
-    def _first_iteration(self, node: Node, row: _BufferIndex, pair: _Pair, env: Env,
-                         key: tuple[int, ...]) -> None:
+    def _iteration_bounds(self, node: Node, row: _BufferIndex, pair: _Pair, env: Env,
+                          key: tuple[int, ...]) -> None:
         """For a forward requirement into a loop, keep the first iteration of that loop that
-        touches what the source does (the earliest over the iterations of ``node``)."""
+        touches what the source does; out of a loop, how many of its last iterations touch
+        nothing of the target (each the least over the iterations of ``node``)."""
         a, b, x, y = pair
-        inner = node.items[b].node
-        firsts = self._first.setdefault(id(node), {})
-        if inner is None or inner.iv is None or id(inner) in self._imprecise:
-            firsts[pair] = 0
-            return
-        if firsts.get(pair, 1) == 0:
-            return
-        source = row.footprints[a]
-        first = 0
-        for k, fp in enumerate(self._per_iteration(inner, env, key)):
-            if source.conflicts(x, fp, y):
-                first = k
-                break
-        firsts[pair] = min(firsts.get(pair, first), first)
+        for bounds, loop, other, from_end in ((self._first, b, a, False),
+                                              (self._spared, a, b, True)):
+            found = bounds.setdefault(id(node), {})
+            inner = node.items[loop].node
+            if inner is None or inner.iv is None or id(inner) in self._imprecise:
+                found[pair] = 0
+                continue
+            if found.get(pair, 1) == 0:
+                continue
+            fixed = row.footprints[other]
+            iterations = self._per_iteration(inner, env, key)
+            count = 0
+            # ``Footprint.conflicts`` is symmetric: the loop's side stands where its module is.
+            for k, fp in enumerate(reversed(iterations) if from_end else iterations):
+                if fp.conflicts(x, fixed, y) if from_end else fixed.conflicts(x, fp, y):
+                    count = k
+                    break
+            found[pair] = min(found.get(pair, count), count)
 
     def _per_iteration(self, inner: Node, env: Env, key: tuple[int, ...]) -> list[Footprint]:
         """The footprint of each iteration of the loop ``inner`` (in ``env``), kept while the
@@ -215,26 +219,6 @@ class DependenceAnalysis:
                 found.append(fp)
             self._iteration_memo[cache_key] = found
         return found
-
-    def _spared_iterations(self, node: Node, row: _BufferIndex, pair: _Pair, env: Env,
-                           key: tuple[int, ...]) -> None:
-        """For a forward requirement out of a loop, keep how many of its last iterations touch
-        nothing of the target (the fewest over the iterations of ``node``)."""
-        a, b, x, y = pair
-        inner = node.items[a].node
-        spared = self._spared.setdefault(id(node), {})
-        if inner is None or inner.iv is None or id(inner) in self._imprecise:
-            spared[pair] = 0
-            return
-        if spared.get(pair, 1) == 0:
-            return
-        target = row.footprints[b]
-        count = 0
-        for back, fp in enumerate(reversed(self._per_iteration(inner, env, key))):
-            if fp.conflicts(x, target, y):
-                count = back
-                break
-        spared[pair] = min(spared.get(pair, count), count)
 
     def _carried(self, node: Node, rows: list[_BufferIndex]) -> None:
         """The requirements of items of one iteration on items of the next (distance 1) or

@@ -191,19 +191,26 @@ def _earliest(node: Node, replay: Replay | None, index: int, lo: int, hi: int,
     return hi
 
 
+def _mover(table: dict[tuple[int, Queue], int], key: tuple[int, Queue],
+           home: int) -> Callable[[int], None]:
+    """What puts ``key``'s tokens at a slot: recorded in ``table``, or not at all at their own
+    slot ``home``."""
+
+    def move(slot: int) -> None:
+        if slot == home:
+            table.pop(key, None)
+        else:
+            table[key] = slot
+
+    return move
+
+
 def _place_primes(node: Node, replay: Replay | None, item: Item, q: Queue, earliest: int,
                   target: int) -> None:
     """Push the primes of ``q`` for the loop ``item`` at the earliest slot from ``earliest`` on
     where every requirement holds: a two-deep token's first input loads then overlap what the
     body computes after the last read they wait for (a written-out tile's epilogue and store)."""
-    key = (item.index, q)
-
-    def move(slot: int) -> None:
-        if slot == target:
-            node.prime_at.pop(key, None)
-        else:
-            node.prime_at[key] = slot
-
+    move = _mover(node.prime_at, (item.index, q), target)
     _earliest(node, replay, item.index, earliest, target, move)
     node.events = slot_events(node)
 
@@ -215,14 +222,7 @@ def _place_first_prime(node: Node, replay: Replay | None, item: Item, q: Queue,
     whose target may wait for less than the second's: the reset of a loop's first tile, in
     the other accumulator copy, need not wait for the store of the tile written out before the
     loop, which the second tile's reset overwrites."""
-    key = (item.index, q)
-
-    def move(slot: int) -> None:
-        if slot == rest:
-            node.first_prime_at.pop(key, None)
-        else:
-            node.first_prime_at[key] = slot
-
+    move = _mover(node.first_prime_at, (item.index, q), rest)
     # Most first primes cannot move at all: one execution tells.
     move(rest - 1)
     if not _holds(node, replay, item.index):
@@ -240,7 +240,6 @@ def _defer_last_drain(node: Node, replay: Replay | None, item: Item, q: Queue,
     token).  Its token is the loop's last iteration's, which what follows the loop may not
     need: the last row tile written out after a row loop resets the accumulator copy the
     loop's second-to-last tile stored, not the last one's."""
-    key = (item.index, q)
     start = post_slot(item.index)
     limit = post_slot(len(node.items) - 1)
     for s in range(start + 1, limit + 1):
@@ -258,12 +257,7 @@ def _defer_last_drain(node: Node, replay: Replay | None, item: Item, q: Queue,
     if limit == start:
         return
     after = min(limit // 2 + 1, len(node.items))
-
-    def move(slot: int) -> None:
-        if slot == start:
-            node.drain_at.pop(key, None)
-        else:
-            node.drain_at[key] = slot
+    move = _mover(node.drain_at, (item.index, q), start)
 
     # Most last drains cannot move at all: one execution tells.
     move(start + 1)
