@@ -23,7 +23,6 @@ import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 from xdsl.dialects.linalg import ops as linalg
 
@@ -106,6 +105,14 @@ def padding_runs(tiles: int, step: int, pad: int, span: int, extent: int,
     """The runs of ``tiles`` tiles ``step`` apart in the padded input whose windows span
     ``span`` rows of an ``extent``-row image padded by ``pad`` before; ``size`` overrides the
     rows read per tile (rows read a stride apart)."""
+    return list(_padding_runs(tiles, step, pad, span, extent, size))
+
+
+@functools.lru_cache(maxsize=65536)
+def _padding_runs(tiles: int, step: int, pad: int, span: int, extent: int,
+                  size: int | None) -> tuple[Run, ...]:
+    """:func:`padding_runs`, memoised: the plan search asks for the same runs for every
+    buffering and weight option of a tile shape."""
     runs: list[Run] = []
 
     def add(k: int, count: int) -> None:
@@ -130,7 +137,7 @@ def padding_runs(tiles: int, step: int, pad: int, span: int, extent: int,
         add(first_inner, last_inner - first_inner)
     for k in range(last_inner, tiles):
         add(k, 1)
-    return runs
+    return tuple(runs)
 
 
 @dataclass(frozen=True)
@@ -197,10 +204,6 @@ class ConvTiles:
         return (self.tw - 1) * g.sw + g.kw
 
     def col_runs(self) -> list[Run]:
-        return self._col_runs
-
-    @cached_property
-    def _col_runs(self) -> list[Run]:
         g = self.geo
         return padding_runs(self.n_c, self.tw * g.sw, g.pads[2], self.wt, g.w)
 
@@ -220,10 +223,6 @@ class ConvTiles:
         return self.geo.ib if self.plan.wgt_resident else self.plan.ti
 
     def row_runs(self) -> list[Run]:
-        return self._row_runs
-
-    @cached_property
-    def _row_runs(self) -> list[Run]:
         g, p = self.geo, self.plan
         if p.skip_rows:
             # Only every sh-th row is read (no padding: skip_rows needs none).
@@ -306,34 +305,39 @@ class ConvEstimate:
 
 
 def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequence[str],
-              alu: Sequence[bool]) -> ConvEstimate:
+                  alu: Sequence[bool]) -> ConvEstimate:
     g, p = tiles.geo, tiles.plan
     t = cfg.timing
     kk = g.kh * g.kw
+    n_o, n_i, inp_blocks = tiles.n_o, tiles.n_i, tiles.inp_blocks
+    tile_elements = tiles.ht * tiles.wt
+    row_runs, col_runs = tiles.row_runs(), tiles.col_runs()
     inp_bytes = wgt_bytes = acc_bytes = 0
     load = 0
+    # Per input-tile load: (tiles padded alike, cycles of one, elements read of one).
     per_r_inp = []
-    for run in tiles.row_runs():
-        for col_run in tiles.col_runs():
+    for run in row_runs:
+        for col_run in col_runs:
             real = run.size * col_run.size
-            one = costs.load("INP", real) + tiles.ht * tiles.wt - real
-            per_r_inp.append((run.count * col_run.count, one * tiles.inp_blocks * tiles.n_i,
-                              real))
+            one = costs.load("INP", real) + tile_elements - real
+            per_r_inp.append((run.count * col_run.count, one * inp_blocks * n_i, real))
     for count, cycles, elements in per_r_inp:
-        load += count * cycles * tiles.n_o * g.nb
-        inp_bytes += (count * elements * tiles.inp_blocks * tiles.n_i * tiles.n_o * g.nb
-                      * cfg.inp_elem_bytes)
+        load += count * cycles * n_o * g.nb
+        inp_bytes += count * elements * inp_blocks * n_i * n_o * g.nb * cfg.inp_elem_bytes
     wgt_tile = p.to * tiles.wgt_blocks * kk
     wloads = tiles.weight_loads
     load += wloads * costs.load("WGT", wgt_tile)
     wgt_bytes = wloads * wgt_tile * cfg.wgt_elem_bytes
     tiles_or = tiles.tiles
-    e = tiles.acc_tile
-    compute = tiles_or * (costs.gemm(e) + tiles.n_i * (t.pipeline_depth + e * p.ti * kk))
-    compute += tiles_or * sum(costs.alu(e, tensor) for tensor in alu)
+    e = p.to * p.th * tiles.tw
+    gemm_step = t.pipeline_depth + e * p.ti * kk
+    compute = tiles_or * (costs.gemm(e) + n_i * gemm_step)
+    tensor_ops = sum(1 for tensor in alu if tensor)
+    compute += tiles_or * (tensor_ops * costs.alu(e, True)
+                           + (len(alu) - tensor_ops) * costs.alu(e, False))
     for kind in accs:
         if kind == "bcast":
-            compute += g.nb * tiles.n_o * costs.load("ACC", p.to)
+            compute += g.nb * n_o * costs.load("ACC", p.to)
             acc_bytes += g.nb * g.ob * cfg.acc_elem_bytes
         elif kind == "bcast_acc":
             compute += tiles_or * costs.load("ACC", e)
@@ -347,25 +351,22 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
     out_bytes = tiles_or * e * cfg.out_elem_bytes
     # Until the first GEMM: the first input step and the weights it needs (all the output
     # tile's resident weights unless the first tile streams them slice by slice).
-    step_inp = per_r_inp[0][1] // max(tiles.n_i, 1)
-    slice_load = costs.load("WGT", p.to * p.ti * kk)
-    gemm_step = t.pipeline_depth + e * p.ti * kk
+    step_inp = per_r_inp[0][1] // max(n_i, 1)
     streaming = tiles.streaming
     if streaming:
+        slice_load = costs.load("WGT", p.to * p.ti * kk)
         first = step_inp + slice_load
         # The first tile waits for every slice when loading one takes longer than using it.
-        first += max(0, tiles.n_i - 1) * max(0, step_inp + slice_load - gemm_step)
+        first += max(0, n_i - 1) * max(0, step_inp + slice_load - gemm_step)
     else:
         first = step_inp + costs.load("WGT", wgt_tile)
-    flat = tiles.flat
     if not p.double_buffer:
         cycles = load + compute + store
     elif p.acc_double:
         # Consecutive tiles overlap, except where the loop nest restarts (an output tile
         # change or a change of row padding when the tile loops are not one loop, the tile
         # after the one that streams the weights).
-        restarts = 0 if flat else (g.nb * tiles.n_o * len(tiles.row_runs())
-                                   * len(tiles.col_runs()) - 1)
+        restarts = 0 if tiles.flat else (g.nb * n_o * len(row_runs) * len(col_runs) - 1)
         restarts += 1 if streaming and not p.first_acc else 0
         cycles = max(load, compute + restarts * store_tile, store) + first + store_tile
     else:

@@ -43,10 +43,12 @@ def accumulator_bounds(weight: np.ndarray, x_lo: int, x_hi: int) -> tuple[np.nda
                                                                            np.ndarray]:
     """The smallest and largest accumulator of each output channel (``weight``'s first axis)
     when every input code lies in ``[x_lo, x_hi]`` or is a zero of the padding."""
-    rows = weight.reshape(weight.shape[0], -1).astype(np.int64)
+    rows = weight.reshape(weight.shape[0], -1)
     low, high = min(x_lo, 0), max(x_hi, 0)
-    return (np.minimum(rows * low, rows * high).sum(axis=1),
-            np.maximum(rows * low, rows * high).sum(axis=1))
+    # low <= 0 <= high: a positive weight is smallest at low, a negative one at high.
+    positive = np.maximum(rows, 0).sum(axis=1, dtype=np.int64)
+    negative = rows.sum(axis=1, dtype=np.int64) - positive
+    return positive * low + negative * high, positive * high + negative * low
 
 
 def product_first_bias(rq: Requant, bias: np.ndarray, zero_point: int, acc_lo: np.ndarray,
