@@ -64,12 +64,15 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import set_module_config
+from vta_mlir.dialects.vtaisa_insns import InsnOp
 from vta_mlir.host import lower_to_isa
+from vta_mlir.ir.diagnostics import report_error, verify_op
 
-__all__ = ["LowerToIsaPass"]
+__all__ = ["LowerToIsaPass", "verify_lowered"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +93,21 @@ class LowerToIsaPass(ModulePass):
             block.erase_op(old, safe_erase=False)
         block.add_op(program)
         set_module_config(op, cfg)
+        verify_lowered(op, cfg)
+
+
+def verify_lowered(module: ModuleOp, cfg: VTAConfig) -> None:
+    """Verify the module the lowering wrote.  Its instructions are built from the command
+    builder's records (``insn_to_op``), so every property has its declared type by
+    construction: of each, only the instruction's own checks run (field widths, queues, SRAM
+    ranges), without xDSL's generic constraint checks, which cost most of the time of
+    verifying a network's tens of thousands of instructions.  Every other op is verified
+    whole."""
+    # The instructions first, as the verifier takes nested ops before the program.
+    for insn in module.walk():
+        if isinstance(insn, InsnOp):
+            try:
+                insn.check(cfg)
+            except VerifyException as exc:
+                report_error(insn, str(exc))
+    verify_op(module, vouched=lambda o: isinstance(o, InsnOp))

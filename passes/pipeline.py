@@ -45,7 +45,8 @@ from vta_mlir.ir.stages import parse_insertions, report_stage
 #: The passes that verify the whole module before they return: verifying it again after them
 #: would only double the time (a network's module has tens of thousands of ops).
 SELF_VERIFYING = frozenset({"vta-tile", "vta-bias-gemm", "vta-residual-gemm", "vta-inject-dma",
-                            "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync"})
+                            "vta-tensorize", "vta-fold-uop-loops", "vta-coproc-sync",
+                            "vta-lower-to-isa"})
 #: The stages that run only when the input needs them, in order.
 PREPASSES: tuple[str, ...] = ("vta-bufferize", "vta-narrow-integers", "vta-integerize",
                               "vta-raise-loops")
