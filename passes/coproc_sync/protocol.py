@@ -240,15 +240,17 @@ class Simulation:
     def command(self, module: Module) -> None:
         mi = _MI[module]
         mine = self.vc[mi]
+        count = mine[mi] + 1
         for inst in self.open:
-            checks = inst.pending.pop(module, None)
-            if checks:
-                for x, need, req in checks:
-                    if mine[_MI[x]] < need:
-                        raise Violation(inst.node, req)
-        mine[mi] += 1
-        for inst in self.open:
-            inst.done[mi] = mine[mi]
+            if inst.pending:
+                checks = inst.pending.pop(module, None)
+                if checks:
+                    # Against what the module knew before this command.
+                    for x, need, req in checks:
+                        if mine[_MI[x]] < need:
+                            raise Violation(inst.node, req)
+            inst.done[mi] = count
+        mine[mi] = count
 
     def run(self, node: Node, path: tuple[int, ...], inst: _Instance | None = None) -> None:
         """The iterations of ``node`` (at most :data:`SIM_ITERATIONS`); ``inst`` is the
