@@ -113,6 +113,7 @@ class HostIndex:
         self.leaves: list[SSAValue] = []
         self._dims: dict[SSAValue, int] = {}
         self._exprs: dict[SSAValue, AffineExpr] = {}
+        self._forms: dict[SSAValue, LinearForm] = {}
 
     def leaf(self, value: SSAValue) -> AffineExpr:
         """The dimension standing for ``value`` itself."""
@@ -141,7 +142,11 @@ class HostIndex:
         """``value`` (an index value or a constant) as a linear form over atoms."""
         if isinstance(value, int):
             return LinearForm(const=value)
-        return _atoms(self.expr(value))
+        # Forms are never changed in place: one per value serves every view reading it.
+        form = self._forms.get(value)
+        if form is None:
+            form = self._forms[value] = _atoms(self.expr(value))
+        return form
 
     def materialise(
         self,
