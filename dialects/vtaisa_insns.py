@@ -15,6 +15,7 @@ hexadecimal, loop pairs and paddings as lists, and ``imm`` / ``imm_unused`` by `
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, IntegerAttr
@@ -79,6 +80,16 @@ _LOOPS = ("custom<Flag>(`reset`, $reset_reg) `uop` $uop_bgn `to` $uop_end "
 
 _IMM_MIN = -(1 << (ALU_IMM_WIDTH - 1))
 _IMM_MAX = (1 << (ALU_IMM_WIDTH - 1)) - 1
+
+
+@lru_cache(maxsize=64)
+def _field_widths(cfg: VTAConfig, layout: str, fields: tuple[str, ...]
+                  ) -> tuple[tuple[str, int], ...]:
+    """``(name, width)`` of the dependency flags and ``fields`` of an instruction laid out as
+    ``layout`` on ``cfg`` (the ALU immediate's width is its own: signed)."""
+    widths = cfg.field_layouts()[layout]
+    return tuple((name, 0 if name == "imm" else widths[name].width)
+                 for name in (*DEP_FLAGS, *fields))
 
 
 def _check_width(value: int, width: int, name: str) -> None:
@@ -148,9 +159,10 @@ class InsnOp(IRDLOperation):
         whether the SRAM range of a LOAD / STORE and the micro-op range stay inside their
         SRAMs: a binary may hold such an instruction (``vta-run`` refuses it, the
         ``sram_index_problems`` analysis of :mod:`vta_mlir.binary_checks` names it)."""
-        layout = cfg.field_layouts()[self.LAYOUT]
-        for name in (*DEP_FLAGS, *self.FIELDS):
-            value = self.field(name)
+        props = self.properties
+        for name, width in _field_widths(cfg, self.LAYOUT, self.FIELDS):
+            attr = props[name]
+            value = attr.value.data if isinstance(attr, IntegerAttr) else enum_code(attr)
             if name == "imm":
                 if not _IMM_MIN <= value <= _IMM_MAX:
                     raise VerifyException(
@@ -158,7 +170,8 @@ class InsnOp(IRDLOperation):
                         f"({_IMM_MIN}..{_IMM_MAX})"
                     )
                 continue
-            _check_width(value, layout[name].width, name)
+            if not 0 <= value < 1 << width:
+                _check_width(value, width, name)
         for name in _ILLEGAL_FLAGS[self.module]:
             if self.field(name):
                 raise VerifyException(
