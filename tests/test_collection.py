@@ -1,5 +1,6 @@
 """``vta_mlir.ir.collection``: pass pipelines run with rare generation-0 collections, and the
-caller's collector thresholds come back afterwards, also when a pass fails."""
+caller's collector thresholds come back afterwards, also when a pass fails; what was alive
+before is frozen inside, unless the caller froze objects itself."""
 
 from __future__ import annotations
 
@@ -68,3 +69,24 @@ def test_a_failing_pass_restores_the_thresholds(caller_thresholds: tuple[int, in
     with pytest.raises(VTAError, match="refuses this module"):
         run_pipeline(ModuleOp([]), [RecordThresholds(fail=True)])
     assert gc.get_threshold() == caller_thresholds
+
+
+def test_objects_alive_before_are_frozen_inside_and_thawed_after() -> None:
+    if gc.get_freeze_count():
+        pytest.skip("the interpreter already holds frozen objects")
+    with fewer_collections():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_objects_the_caller_froze_stay_frozen() -> None:
+    if gc.get_freeze_count():
+        pytest.skip("the interpreter already holds frozen objects")
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with fewer_collections():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

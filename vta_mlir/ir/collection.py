@@ -6,7 +6,8 @@ alive until it ends.  With the interpreter's default thresholds (a generation-0 
 224², each traversing the whole IR and finding almost nothing to free (about a fifth of the
 compile time of a whole network).  Raising the generation-0 threshold while the pipeline runs
 keeps collections, and so memory, bounded, but makes them rare; the caller's thresholds come
-back afterwards.
+back afterwards.  The objects alive when the pipeline starts are frozen (``gc.freeze``) until it
+ends, so that its collections do not traverse them.
 """
 
 from __future__ import annotations
@@ -28,7 +29,15 @@ def fewer_collections() -> Iterator[None]:
     when it raises)."""
     saved = gc.get_threshold()
     gc.set_threshold(max(saved[0], PIPELINE_GEN0_THRESHOLD), *saved[1:])
+    # The objects alive before (the input module, the interpreter's own) are not traversed
+    # by the collections inside: a full collection then walks what the pipeline made only.
+    # Not when the caller froze objects itself: unfreezing would undo that.
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     try:
         yield
     finally:
+        if freeze:
+            gc.unfreeze()
         gc.set_threshold(*saved)
