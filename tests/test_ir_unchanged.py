@@ -4,6 +4,8 @@ builds (``vta-lower-to-isa``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i32, i64
@@ -86,30 +88,8 @@ def test_vouched_ops_skip_their_own_verifier_but_not_dominance() -> None:
         verify_op(module, vouched=lambda op: op is wrong_use)
 
 
-VECTOR_ADD = """
-func.func @vector_add(%A: memref<1x64x1x16xi32>, %B: memref<1x64x1x16xi32>,
-                      %C: memref<1x64x1x16xi8>) {
-  %a = memref.alloc() : memref<64x1x16xi32, #vta.sram<acc>>
-  %b = memref.alloc() : memref<64x1x16xi32, #vta.sram<acc>>
-  vta.stage compute {
-    vta.dma_copy %A[0] -> %a[0] y 1 x 64 stride 64
-        : memref<1x64x1x16xi32> -> memref<64x1x16xi32, #vta.sram<acc>>
-    vta.dma_copy %B[0] -> %b[0] y 1 x 64 stride 64
-        : memref<1x64x1x16xi32> -> memref<64x1x16xi32, #vta.sram<acc>>
-    vta.uop_loop 64 dst 1 src 1 {
-      vta.alu add %a[0], %b[0] : memref<64x1x16xi32, #vta.sram<acc>>,
-                                 memref<64x1x16xi32, #vta.sram<acc>>
-    }
-    vta.dep_push compute -> store
-  }
-  vta.stage store {
-    vta.dep_pop compute -> store
-    vta.dma_copy %a[0] -> %C[0] y 1 x 64 stride 64
-        : memref<64x1x16xi32, #vta.sram<acc>> -> memref<1x64x1x16xi8>
-  }
-  func.return
-}
-"""
+#: TVM's ``vta_get_started`` at the ``vta`` level.
+VECTOR_ADD = Path(__file__).resolve().parent.parent / "examples" / "vta" / "vector_add.mlir"
 
 
 def test_the_lowering_checks_the_instructions_it_builds() -> None:
@@ -117,7 +97,7 @@ def test_the_lowering_checks_the_instructions_it_builds() -> None:
 
     from vta_mlir.config import VTAConfig
 
-    module = parse(VECTOR_ADD, config="default")
+    module = parse(VECTOR_ADD.read_text(), config="default")
     LowerToIsaPass().apply(Context(), module)
     loads = _ops(module, LoadInsnOp)
     assert loads and all(isinstance(op, InsnOp) for op in loads)

@@ -313,7 +313,7 @@ def conv_dram(tiles: ConvTiles, cfg: VTAConfig, accs: Sequence[str]) -> int:
                     for run in tiles.row_runs() for col_run in tiles.col_runs()) * per_tile
     wgt_bytes = tiles.weight_loads * p.to * tiles.wgt_blocks * g.kh * g.kw * cfg.wgt_elem_bytes
     n_tiles = tiles.tiles
-    e = p.to * p.th * tiles.tw
+    e = tiles.acc_tile
     acc_bytes = 0
     for kind in accs:
         if kind == "bcast":
@@ -330,27 +330,23 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
     g, p = tiles.geo, tiles.plan
     t = cfg.timing
     kk = g.kh * g.kw
-    n_o, n_i, inp_blocks = tiles.n_o, tiles.n_i, tiles.inp_blocks
+    n_o, n_i = tiles.n_o, tiles.n_i
     tile_elements = tiles.ht * tiles.wt
     row_runs, col_runs = tiles.row_runs(), tiles.col_runs()
-    inp_bytes = wgt_bytes = acc_bytes = 0
     load = 0
-    # Per input-tile load: (tiles padded alike, cycles of one, elements read of one).
+    # Per input-tile load: (tiles padded alike, cycles of one).
     per_r_inp = []
     for run in row_runs:
         for col_run in col_runs:
             real = run.size * col_run.size
             one = costs.load("INP", real) + tile_elements - real
-            per_r_inp.append((run.count * col_run.count, one * inp_blocks * n_i, real))
-    for count, cycles, elements in per_r_inp:
+            per_r_inp.append((run.count * col_run.count, one * tiles.inp_blocks * n_i))
+    for count, cycles in per_r_inp:
         load += count * cycles * n_o * g.nb
-        inp_bytes += count * elements * inp_blocks * n_i * n_o * g.nb * cfg.inp_elem_bytes
     wgt_tile = p.to * tiles.wgt_blocks * kk
-    wloads = tiles.weight_loads
-    load += wloads * costs.load("WGT", wgt_tile)
-    wgt_bytes = wloads * wgt_tile * cfg.wgt_elem_bytes
+    load += tiles.weight_loads * costs.load("WGT", wgt_tile)
     tiles_or = tiles.tiles
-    e = p.to * p.th * tiles.tw
+    e = tiles.acc_tile
     gemm_step = t.pipeline_depth + e * p.ti * kk
     compute = tiles_or * (costs.gemm(e) + n_i * gemm_step)
     tensor_ops = sum(1 for tensor in alu if tensor)
@@ -359,17 +355,12 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
     for kind in accs:
         if kind == "bcast":
             compute += g.nb * n_o * costs.load("ACC", p.to)
-            acc_bytes += g.nb * g.ob * cfg.acc_elem_bytes
         elif kind == "bcast_acc":
             compute += tiles_or * costs.load("ACC", e)
-            acc_bytes += tiles_or * e * cfg.acc_elem_bytes
         elif kind in ("load", "load8"):
             compute += tiles_or * costs.load("ACC" if kind == "load" else "ACC_8BIT", e)
-            acc_bytes += tiles_or * e * (cfg.acc_elem_bytes if kind == "load"
-                                         else cfg.out_elem_bytes)
     store_tile = costs.store(e)
     store = tiles_or * store_tile
-    out_bytes = tiles_or * e * cfg.out_elem_bytes
     # Until the first GEMM: the first input step and the weights it needs (all the output
     # tile's resident weights unless the first tile streams them slice by slice).
     step_inp = per_r_inp[0][1] // max(n_i, 1)
@@ -392,7 +383,7 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
         cycles = max(load, compute + restarts * store_tile, store) + first + store_tile
     else:
         cycles = max(load, compute + tiles_or * store_tile, store) + first + store_tile
-    return ConvEstimate(cycles, inp_bytes + wgt_bytes + acc_bytes + out_bytes)
+    return ConvEstimate(cycles, conv_dram(tiles, cfg, accs))
 
 
 def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,
