@@ -168,13 +168,13 @@ def stage_ops(module) -> list[str]:
 
 
 def blocked_matmul(cfg: VTAConfig, *, oc: int = 2, ic: int = 3, tile: int = 2,
-                   double_buffer: bool = False) -> str:
+                   double_buffer: bool = False, copies: int = 2) -> str:
     """``matrix_multiply_opt`` at stage 5 for ``cfg``: y = int8(clip(x·wᵀ >> 8, 0, 127)) with
     ``oc × ic`` tiles of ``tile × tile`` blocks; with ``double_buffer`` the input and weight
-    buffers hold two copies selected by the parity of the inner loop."""
+    buffers hold ``copies`` copies selected by the inner loop's variable modulo ``copies``."""
     b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
     n_o, n_i = oc * tile, ic * tile
-    copies = 2 if double_buffer else 1
+    copies = copies if double_buffer else 1
     x_t = f"memref<1x{n_i}x{b}x{bi}xi8>"
     w_t = f"memref<{n_o}x{n_i}x{bo}x{bi}xi8>"
     y_t = f"memref<1x{n_o}x{b}x{bo}xi8>"
@@ -182,8 +182,9 @@ def blocked_matmul(cfg: VTAConfig, *, oc: int = 2, ic: int = 3, tile: int = 2,
     wgt_t = f"memref<{copies * tile * tile}x{bo}x{bi}xi8, #vta.sram<wgt>>"
     acc_t = f"memref<{tile}x{b}x{bo}xi32, #vta.sram<acc>>"
     if double_buffer:
-        sel = (f"      %p = affine.apply affine_map<(d0) -> ((d0 mod 2) * {tile})> (%ic)\n"
-               f"      %q = affine.apply affine_map<(d0) -> ((d0 mod 2) * {tile * tile})> (%ic)\n")
+        sel = (f"      %p = affine.apply affine_map<(d0) -> ((d0 mod {copies}) * {tile})> (%ic)\n"
+               f"      %q = affine.apply affine_map<(d0) -> ((d0 mod {copies}) * {tile * tile})>"
+               " (%ic)\n")
         p, q, attr = "%p", "%q", " {vta.double_buffer}"
     else:
         sel, p, q, attr = "", "0", "0", ""
@@ -214,6 +215,54 @@ func.func @dense(%x: {x_t}, %w: {w_t}, %y: {y_t}) {{
 {alus}    %yo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%oc)
     vta.dma_copy %acc[0] -> %y[%yo] y 1 x {tile} stride {tile} : {acc_t} -> {y_t}
   }}{attr}
+  func.return
+}}
+"""
+
+
+def streamed_matmul(cfg: VTAConfig, *, oc: int = 4, steps: int = 4, tile: int = 2) -> str:
+    """:func:`blocked_matmul`'s product with its ``steps`` input steps written out in each
+    output tile, the input and weight tiles of step ``k`` in copy ``k mod 2``: a step's loads
+    wait for the GEMM two steps before in the same tile (forward tokens), and the first two
+    steps' for the last two GEMMs of the tile before (carried)."""
+    b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
+    n_o, n_i = oc * tile, steps * tile
+    x_t = f"memref<1x{n_i}x{b}x{bi}xi8>"
+    w_t = f"memref<{n_o}x{n_i}x{bo}x{bi}xi8>"
+    y_t = f"memref<1x{n_o}x{b}x{bo}xi8>"
+    inp_t = f"memref<{2 * tile}x{b}x{bi}xi8, #vta.sram<inp>>"
+    wgt_t = f"memref<{2 * tile * tile}x{bo}x{bi}xi8, #vta.sram<wgt>>"
+    acc_t = f"memref<{tile}x{b}x{bo}xi32, #vta.sram<acc>>"
+    body = ""
+    for k in range(steps):
+        p, q = (k % 2) * tile, (k % 2) * tile * tile
+        body += (
+            f"    %wo{k} = affine.apply affine_map<(d0) -> (d0 * {tile * n_i} + {k * tile})>"
+            " (%oc)\n"
+            f"    vta.dma_copy %w[%wo{k}] -> %wgt[{q}] y {tile} x {tile} stride {n_i} : "
+            f"{w_t} -> {wgt_t}\n"
+            f"    vta.dma_copy %x[{k * tile}] -> %inp[{p}] y 1 x {tile} stride {n_i} : "
+            f"{x_t} -> {inp_t}\n"
+            f"    vta.uop_loop {tile} dst 1 wgt {tile} {{\n"
+            f"      vta.uop_loop {tile} src 1 wgt 1 {{\n"
+            f"        vta.gemm %acc[0] += %inp[{p}] * %wgt[{q}] : {acc_t}, {inp_t}, {wgt_t}\n"
+            f"      }}\n    }}\n")
+    alus = "".join(
+        f"    vta.uop_loop {tile} dst 1 src 1 {{\n"
+        f"      vta.alu {op} %acc[0], {imm} : {acc_t}\n    }}\n"
+        for op, imm in (("shr", 8), ("max", 0), ("min", 127)))
+    return f"""
+func.func @dense(%x: {x_t}, %w: {w_t}, %y: {y_t}) {{
+  %inp = memref.alloc() : {inp_t}
+  %wgt = memref.alloc() : {wgt_t}
+  %acc = memref.alloc() : {acc_t}
+  affine.for %oc = 0 to {oc} {{
+    vta.uop_loop {tile} dst 1 {{
+      vta.gemm_reset %acc[0] : {acc_t}
+    }}
+{body}{alus}    %yo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%oc)
+    vta.dma_copy %acc[0] -> %y[%yo] y 1 x {tile} stride {tile} : {acc_t} -> {y_t}
+  }} {{vta.double_buffer}}
   func.return
 }}
 """

@@ -271,3 +271,32 @@ def test_separable_pool_matches_numpy(case: str, carry: str, cfg: VTAConfig,
     assert found.separable == separable
     carried = p.pk - p.ps if carry == "true" and p.pk - p.ps <= p.pp else 0
     assert found.plan.carry_rows == carried
+
+
+#: A ``conv1``-like layer: three input channels, a 7×7 stride-2 convolution, a 3×3 stride-2
+#: max-pool.  Its input tiles are large next to its GEMMs.
+CONV1_LIKE = ConvPool(3, 80, 80, 64, k=7, stride=2, pad=3)
+
+
+def test_input_copies_cover_the_tail(cfg: VTAConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where an input step loads more slowly than its GEMMs use it (block32 here), the loads
+    stall through each tile's pool and epilogue with two input copies; the plan rotates
+    through more (``input_copies``, as many as the input SRAM holds), computes the same
+    integers and takes fewer cycles."""
+    chosen: list[int] = []
+    real = conv_pool_module.input_copies
+
+    def spy(*args: Any) -> int:
+        chosen.append(real(*args))
+        return chosen[-1]
+
+    monkeypatch.setattr(conv_pool_module, "input_copies", spy)
+    module, y = run_outputs(CONV1_LIKE, cfg, 3)
+    (copies,) = chosen
+    assert copies > 2 if cfg.block_in == 32 else copies >= 2
+    if copies == 2:
+        return
+    monkeypatch.setattr(conv_pool_module, "input_copies", lambda *args: 2)
+    two, y_two = run_outputs(CONV1_LIKE, cfg, 3)
+    np.testing.assert_array_equal(y, y_two)
+    assert module.last_run.cycles < two.last_run.cycles

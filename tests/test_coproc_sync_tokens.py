@@ -17,7 +17,7 @@ from vta_mlir import parse as parse_program
 from vta_mlir.config import VTAConfig
 from vta_mlir.host import lower_to_binary
 from vta_mlir.ir.context import make_context, print_module
-from vta_mlir.passes.coproc_sync import CoprocSyncPass
+from vta_mlir.passes.coproc_sync import CoprocSyncPass, protocol
 from vta_mlir.runtime.device import Device
 
 from .coproc_sync_helpers import (
@@ -29,6 +29,7 @@ from .coproc_sync_helpers import (
     run,
     serial_reference,
     stage_ops,
+    streamed_matmul,
     sync,
 )
 from .depthwise_programs import Depthwise, depthwise_program, depthwise_reference
@@ -101,6 +102,48 @@ func.func @f(%x: memref<1x8x1x16xi8>, %w: memref<2x8x16x16xi8>, %y: memref<1x2x1
     ops = stage_ops(sync(text, cfg))
     assert ops[:3] == ["stage compute", "push compute->load", "push compute->load"]
     assert ops.count("pop compute->load") == 3
+
+
+@pytest.mark.parametrize("copies", [3, 4])
+def test_rotating_copies_run_as_deep(cfg: VTAConfig, copies: int) -> None:
+    """Input and weight tiles rotating through three or four copies (the inner loop's
+    variable modulo ``copies``): each is reused ``copies`` iterations later, so the loads run
+    that many steps ahead (as many primes and drains), and the program computes what numpy
+    does in the simulator's order and in random ones."""
+    text = blocked_matmul(cfg, oc=2, ic=6, tile=2, double_buffer=True, copies=copies)
+    module = sync(text, cfg)
+    ops = stage_ops(module)
+    # Primed before the tile loop, re-primed after each tile's step loop for the next one,
+    # drained after both loops.
+    primes = ["push compute->load"] * copies
+    assert ops[:copies] == primes
+    assert ops[ops.index("push compute->store") - copies:ops.index("push compute->store")] \
+        == primes
+    assert ops[-1 - copies:-1] == ["pop compute->load"] * copies
+    assert ops.count("pop compute->load") == 1 + 2 * copies
+    check_blocked_matmul(text, cfg, module)
+
+
+def test_a_token_per_chain_beside_forward_tokens(default_cfg: VTAConfig,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four input steps written out per output tile over two copies: steps 2 and 3 wait for
+    the GEMMs of steps 0 and 1 (forward tokens), the next tile's steps 0 and 1 for those of
+    steps 2 and 3 (carried).  The loads are the bottleneck, so each carried chain gets its
+    own token: one FIFO stream, each load pops once and each GEMM pushes once, two primes and
+    two drains; the next tile's first loads no longer wait for the tile's last GEMM, which
+    saves cycles over one carried token, and the results are numpy's."""
+    cfg = default_cfg
+    text = streamed_matmul(cfg)
+    ops = stage_ops(sync(text, cfg))
+    body = ops[ops.index("for"):ops.index("push compute->store")]
+    assert ops[:2] == ["push compute->load"] * 2
+    assert body.count("pop compute->load") == body.count("push compute->load") == 4
+    assert ops[-3:] == ["pop compute->load", "pop compute->load", "pop store->compute"]
+    per_chain = check_blocked_matmul(text, cfg)
+    monkeypatch.setattr(protocol, "chains_pay", lambda *args: False)
+    one = sync(text, cfg)
+    assert stage_ops(one)[:2] == ["push compute->load", "push store->compute"]
+    assert per_chain < check_blocked_matmul(text, cfg, one)
 
 
 # ---------------------------------------------------------------------------------------------

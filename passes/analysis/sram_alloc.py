@@ -30,7 +30,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from vta_mlir.dialects.vta_positions import SRAM_OFFSET_ATTR, Sram, SramAttr, sram_space
 from vta_mlir.ir.locations import copy_location
 
-__all__ = ["alloc", "elements", "first_fit", "new_global", "place", "sram_end", "trips"]
+__all__ = ["alloc", "elements", "first_fit", "make_room", "new_global", "place", "sram_end",
+           "trips"]
 
 
 def elements(t: MemRefType) -> int:
@@ -118,15 +119,18 @@ def _span(f: func.FuncOp, ops: Sequence[Operation]) -> list[Operation]:
     return top[min(found): max(found) + 1]
 
 
-def _used(f: func.FuncOp, ops: Sequence[Operation], space: Sram) -> list[tuple[int, int]]:
+def _used(f: func.FuncOp, ops: Sequence[Operation], space: Sram,
+          skip: memref.AllocOp | None = None) -> list[tuple[int, int]]:
     """The element ranges ``[start, end)`` of ``space`` the buffers read or written by the
-    top-level ops around ``ops`` (the region) occupy."""
+    top-level ops around ``ops`` (the region) occupy, but ``skip``'s."""
     used = []
     for top in _span(f, ops):
         for op in top.walk():
             for operand in op.operands:
                 root = _root(operand)
                 owner = root.owner
+                if owner is skip:
+                    continue
                 if isinstance(owner, memref.AllocOp) and sram_space(root.type) == space:
                     offset = owner.attributes.get(SRAM_OFFSET_ATTR)
                     start = offset.value.data if isinstance(offset, IntegerAttr) else 0
@@ -134,6 +138,80 @@ def _used(f: func.FuncOp, ops: Sequence[Operation], space: Sram) -> list[tuple[i
                     assert isinstance(t, MemRefType)
                     used.append((start, start + elements(t)))
     return used
+
+
+def _top(op: Operation, f: func.FuncOp) -> Operation | None:
+    """The op of ``f``'s body that holds ``op`` (``None`` when ``op`` is outside ``f``)."""
+    while op.parent_op() is not f:
+        parent = op.parent_op()
+        if parent is None:
+            return None
+        op = parent
+    return op
+
+
+def _used_only_within(value: SSAValue, f: func.FuncOp, span: set[int]) -> bool:
+    """Whether every use of ``value`` (and of the views of it) lies in the top-level ops
+    ``span`` (by id)."""
+    for use in value.uses:
+        top = _top(use.operation, f)
+        if top is None or id(top) not in span:
+            return False
+        if isinstance(use.operation, memref.SubviewOp) and not _used_only_within(
+                use.operation.result, f, span):
+            return False
+    return True
+
+
+def make_room(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
+              depth: int) -> int | None:
+    """:func:`first_fit`, else the same after moving buffers of ``space`` that only the region
+    uses down to the lowest offsets the other buffers leave: ``vta-tile`` places a region's
+    buffers right after the previous region's, which can split the SRAM into gaps too small
+    for one more.  The largest buffer moves first, and no more move than needed; the moves
+    are undone when ``size`` elements still find no place."""
+    found = first_fit(f, ops, space, size, depth)
+    if found is not None:
+        return found
+    span = _span(f, ops)
+    ids = {id(op) for op in span}
+    movable: dict[int, memref.AllocOp] = {}
+    for top in span:
+        for op in top.walk():
+            for operand in op.operands:
+                root = _root(operand)
+                owner = root.owner
+                if (isinstance(owner, memref.AllocOp) and sram_space(root.type) == space
+                        and id(owner) not in movable and _used_only_within(root, f, ids)):
+                    movable[id(owner)] = owner
+    before = {key: _offset(op) for key, op in movable.items()}
+    for op in sorted(movable.values(), key=lambda op: -_elements_of(op)):
+        n = _elements_of(op)
+        start = 0
+        for lo, hi in sorted(_used(f, ops, space, skip=op)):
+            if lo >= start + n:
+                break
+            start = max(start, hi)
+        if start + n > depth or start >= _offset(op):
+            continue
+        op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(start, i64)
+        found = first_fit(f, ops, space, size, depth)
+        if found is not None:
+            return found
+    for key, op in movable.items():
+        op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(before[key], i64)
+    return None
+
+
+def _offset(op: memref.AllocOp) -> int:
+    attr = op.attributes.get(SRAM_OFFSET_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else 0
+
+
+def _elements_of(op: memref.AllocOp) -> int:
+    t = op.memref.type
+    assert isinstance(t, MemRefType)
+    return elements(t)
 
 
 def place(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,

@@ -3,9 +3,9 @@ tokens (stage 5 → 6 of ``docs/pipeline.md``, which specifies the protocol).
 
 Every command goes into a ``vta.stage`` of the module that executes it, and ``vta.dep_push`` /
 ``vta.dep_pop`` order every cross-module read-after-write, write-after-read and write-after-write
-on SRAM and DRAM element ranges, loop-carried ones included, with two-deep tokens under loops
-``vta-tile`` marks ``vta.double_buffer``.  The work is a whole-function analysis, then two local
-rewrites:
+on SRAM and DRAM element ranges, loop-carried ones included, with tokens two deep (or as deep
+as a buffer has copies, up to four) under loops ``vta-tile`` marks ``vta.double_buffer``.  The
+work is a whole-function analysis, then two local rewrites:
 
 * :mod:`.model` builds the tree of host loops and commands, :mod:`.host_eval` evaluates the
   host index arithmetic of the constant-bound host loops, :mod:`.footprint` gives the ranges
@@ -99,8 +99,8 @@ __all__ = ["CoprocSyncPass"]
 class CoprocSyncPass(ModulePass):
     """Wrap commands in ``vta.stage`` s and insert dependency tokens (module docstring).
 
-    ``double-buffer``: allow two-deep tokens under loops marked ``vta.double_buffer``
-    (``false``: every token one deep).
+    ``double-buffer``: allow tokens deeper than one (two, or as many as a buffer rotates
+    through) under loops marked ``vta.double_buffer`` (``false``: every token one deep).
     """
 
     name = "vta-coproc-sync"

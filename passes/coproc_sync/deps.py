@@ -12,11 +12,13 @@ index arithmetic (``affine.apply``, ``arith``, ``arith.select`` of buffers; its 
 loops, so a buffer that alternates with the loop parity (double buffering) is seen as such.
 Two items of different modules that touch a common range, one of them writing, give a
 :class:`Req`: *forward* (``a`` before ``b`` in one iteration) or *carried* from one iteration
-of the node's loop to a later one, with the smallest distance at which it occurs (1, or 2
-meaning "2 or more").  Programs too large to enumerate fall back to
-whole buffers.  The footprints of one iteration are indexed by buffer and module
-(:class:`_BufferIndex`), so only items that touch a common buffer from different modules are
-compared: a network's body holds hundreds of items, most of which share no buffer.
+of the node's loop to a later one, with the smallest distance at which it occurs (1 up to
+:data:`MAX_DISTANCE`, which means "that many or more": a buffer with three or four copies
+rotating with the loop is reused that many iterations later).  Programs too large to
+enumerate fall back to whole buffers.  The footprints of one iteration are indexed by buffer
+and module (:class:`_BufferIndex`), so only items that touch a common buffer from different
+modules are compared: a network's body holds hundreds of items, most of which share no
+buffer.
 
 The token protocol that orders these dependences is chosen and checked in
 :mod:`.protocol`.
@@ -35,6 +37,7 @@ from .model import (
     COMPUTE,
     DOUBLE_BUFFER_ATTR,
     LOAD,
+    MAX_DISTANCE,
     MODULES,
     QUEUES,
     STORE,
@@ -221,8 +224,9 @@ class DependenceAnalysis:
         return found
 
     def _carried(self, node: Node, rows: list[_BufferIndex]) -> None:
-        """The requirements of items of one iteration on items of the next (distance 1) or
-        of a later one only (2)."""
+        """The requirements of items of one iteration on items of a later one, with the least
+        distance at which they occur (up to :data:`MAX_DISTANCE`, which stands for that many
+        or more)."""
         n, trip = len(node.items), len(rows)
         # suffix[k][b]: item b over iterations k.. (what a later iteration may touch)
         suffix: list[list[Footprint]] = [[Footprint() for _ in range(n)] for _ in range(trip + 1)]
@@ -230,15 +234,19 @@ class DependenceAnalysis:
             for b in range(n):
                 suffix[k][b].merge(suffix[k + 1][b])
                 suffix[k][b].merge(rows[k].footprints[b])
-        near: set[_Pair] = set()
+        # at[d - 1]: the pairs that conflict d iterations apart (d < MAX_DISTANCE).
+        at: list[set[_Pair]] = [set() for _ in range(MAX_DISTANCE - 1)]
         later: set[_Pair] = set()
         for k in range(trip - 1):
-            rows[k].conflicts(rows[k + 1], near)
+            for d, found in enumerate(at, 1):
+                if k + d < trip:
+                    rows[k].conflicts(rows[k + d], found)
             rows[k].conflicts(_BufferIndex(suffix[k + 1]), later)
-        for a, b, x, y in near:
-            self._record(node, a, b, x, y, True, 1)
-        for a, b, x, y in later - near:
-            self._record(node, a, b, x, y, True, 2)
+        seen: set[_Pair] = set()
+        for d, found in enumerate([*at, later], 1):
+            for a, b, x, y in found - seen:
+                self._record(node, a, b, x, y, True, d)
+            seen |= found
 
 
 #: A pair of items that conflict: ``(a, b, x, y)``, module ``x`` of item ``a`` and module

@@ -26,6 +26,7 @@ __all__ = [
     "COMPUTE",
     "DOUBLE_BUFFER_ATTR",
     "LOAD",
+    "MAX_DISTANCE",
     "MODULES",
     "QUEUES",
     "STORE",
@@ -72,14 +73,20 @@ def _has_commands(op: Operation) -> bool:
     return any(is_command(inner) for inner in op.walk())
 
 
+#: The largest distance a carried requirement records (:class:`Req`): an input buffer has at
+#: most four copies rotating with the loop (``vta-tile``), so its tokens are at most four deep.
+MAX_DISTANCE = 4
+
+
 @dataclass(frozen=True)
 class Req:
     """Module ``y``'s part of item ``dst`` must wait for module ``x``'s part of item ``src``:
-    in the same iteration (``dist == 0``, ``src < dst``) or ``dist`` iterations later (1, or 2
-    for "2 or more").  When ``dst`` is a loop whose first iterations touch nothing ``src``
-    does, ``first`` is the first iteration that does: only its commands and later ones wait.
-    When ``src`` is a loop whose last iterations touch nothing ``dst`` does, ``spared`` is how
-    many: ``dst`` waits only for the iterations before them."""
+    in the same iteration (``dist == 0``, ``src < dst``) or ``dist`` iterations later (1 up
+    to :data:`MAX_DISTANCE`, which stands for that many or more).  When ``dst`` is a loop
+    whose first iterations touch nothing ``src`` does, ``first`` is the first iteration that
+    does: only its commands and later ones wait.  When ``src`` is a loop whose last
+    iterations touch nothing ``dst`` does, ``spared`` is how many: ``dst`` waits only for the
+    iterations before them."""
 
     src: int
     dst: int
@@ -134,6 +141,9 @@ class Node:
     carried: dict[Queue, dict[tuple[int, int], int]] = field(default_factory=dict)
     #: queues whose carried requirements share one one-deep token whatever the loop is.
     shallow: set[Queue] = field(default_factory=set)
+    #: Per item, the cycles each module's commands take in it (the cycle model; a nested
+    #: loop's all iterations), where :mod:`.synthesis` weighs a protocol's waits.
+    item_cycles: list[dict[Module, int]] = field(default_factory=list)
     windows: dict[Queue, tuple[Window, ...]] = field(default_factory=dict)
     events: dict[int, list[tuple[str, Queue, int]]] = field(default_factory=dict)
     #: (item index, queue) → the slot the primes of that nested loop moved up to.

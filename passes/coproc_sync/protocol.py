@@ -9,14 +9,15 @@ Tokens are placed in the *slots* of a node (:class:`~.deps.Node`):
    source, pop before the target, one per queue and target) and, per
    queue, one carried token: popped at the first point of the body that needs it, pushed at
    the last, primed before the loop and drained after it.  When the loop is double-buffered
-   and nothing else in the body uses the queue, the carried token is two deep (primed and
-   drained twice) if its dependences occur only two iterations apart, and independent chains
-   of dependences (a body unrolled over two buffer copies) get a token each.  A load ↔ store
+   and nothing else in the body uses the queue, the carried token is as deep as its
+   dependences are iterations apart (two for two buffer copies, up to four; primed and
+   drained that many times), and independent chains of dependences (a body unrolled over two
+   buffer copies) get a token each.  A load ↔ store
    dependence goes through compute (a pop and a push on the compute module before the target).
    Each token is added only when the requirement is not already implied by the others: that is
    decided by :class:`Simulation`, which executes the protocol abstractly (every loop for at most
-   :data:`SIM_ITERATIONS` iterations, which covers its first, steady and last iterations) with a
-   vector clock per module, FIFO token queues and the hardware's in-order modules.
+   :func:`sim_iterations` iterations, which covers its first, steady and last iterations) with
+   a vector clock per module, FIFO token queues and the hardware's in-order modules.
 
 2. **Check** (:func:`verify_protocol`): the whole function is executed that way once more;
    every requirement must hold, no pop may find its queue empty, and no token may be left.
@@ -39,11 +40,13 @@ __all__ = [
     "ProtocolError",
     "Simulation",
     "Violation",
+    "chains_pay",
     "compute_windows",
     "first_violation",
     "post_slot",
     "pre_slot",
     "primes_of",
+    "sim_iterations",
     "refresh",
     "replayed_violation",
     "slot_events",
@@ -56,8 +59,17 @@ _RANK = operator.itemgetter(0, 1)
 _QI = {q: i for i, q in enumerate(QUEUES)}
 
 #: Iterations the protocol check executes of each loop: the first (primed tokens), two more
-#: (the steady state of two-deep tokens), and the last before the drains.
+#: (the steady state of two-deep tokens), and the last before the drains.  A loop with deeper
+#: tokens executes one more per extra token (:func:`sim_iterations`).
 SIM_ITERATIONS = 5
+
+
+def sim_iterations(node: Node) -> int:
+    """The iterations of ``node`` the protocol executes: :data:`SIM_ITERATIONS`, and as many
+    more as its deepest carried token is more than two deep (each of its tokens is then
+    primed, reused in the steady state and drained)."""
+    deepest = max((w.depth for ws in node.windows.values() for w in ws), default=1)
+    return min(node.trip, SIM_ITERATIONS + max(deepest - 2, 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,7 +106,7 @@ def compute_windows(node: Node, double_buffer: bool) -> None:
     the body and its push after every other push, so FIFO order matches each pop with the push
     meant for it.  Under double buffering, when nothing else in the body uses the queue, one
     token per independent chain of requirements (a body unrolled over two buffer copies gets
-    one per copy), two deep if every requirement is two iterations apart."""
+    one per copy), as deep as the nearest of its requirements is iterations apart."""
     node.windows = {}
     for q, pairs in node.carried.items():
         if not pairs:
@@ -105,12 +117,55 @@ def compute_windows(node: Node, double_buffer: bool) -> None:
         overlap = (double_buffer and node.double_buffer and q not in node.shallow and not fwd
                    and not nested)
         if overlap:
-            depth = 2 if all(d >= 2 for d in pairs.values()) else 1
+            # As deep as the nearest reuse allows: a buffer with c copies is reused c
+            # iterations later.
+            depth = min(pairs.values())
             node.windows[q] = tuple(Window(pop, push, depth) for pop, push in _chains(list(pairs)))
             continue
+        if double_buffer and node.double_buffer and q not in node.shallow and fwd and not nested:
+            # Forward tokens too: when every carried pop comes before every forward pop and
+            # every carried push after every forward push, each iteration's tokens form one
+            # FIFO stream (the carried tokens of the iteration before first, then the forward
+            # ones in order), and each chain keeps its own token, one deep: the first loads
+            # of a tile wait for the GEMMs that read their copies, not for the tile's last.
+            chains = _chains(list(pairs))
+            if (len(chains) > 1 and max(pop for pop, _ in chains) < min(t for _, t in fwd)
+                    and min(push for _, push in chains) > max(s for s, _ in fwd)
+                    and chains_pay(node, q, chains)):
+                node.windows[q] = tuple(Window(pop, push, 1) for pop, push in chains)
+                continue
         pop = min([t for _, t in pairs] + [t for _, t in fwd] + [pre_slot(i) for i in nested])
         push = max([s for s, _ in pairs] + [s for s, _ in fwd] + [post_slot(i) for i in nested])
         node.windows[q] = (Window(pop, push, 1),)
+
+
+def chains_pay(node: Node, q: Queue, chains: Sequence[tuple[int, int]]) -> bool:
+    """Whether a token per chain (``chains``: pop and push slots) saves cycles over one token
+    pushed after the last chain's source, by the cycle model (``Node.item_cycles``).  With a
+    token per chain, the popping module waits for ``ahead`` fewer cycles of the pushing
+    module's commands (those after the first chain's push, up to the last).  An iteration
+    takes about as long as the busier module, the popping one with those waits: ``ahead``
+    saved where that one is the busier.  And the popping module's first commands of an
+    iteration (``need``) run once the pushing module has done the commands after the last
+    push and before the first pop (``spare``): ``ahead`` sooner.  Per iteration but the first;
+    the extra prime and drain cost a NOP each."""
+    if len(node.item_cycles) != len(node.items) or node.trip < 2:
+        return False
+    x, y = q
+    first_pop = min(pop for pop, _ in chains) // 2
+    pushes = sorted(push // 2 for _, push in chains)
+    cycles = node.item_cycles
+    ahead = sum(c[x] for c in cycles[pushes[0] + 1:pushes[-1] + 1])
+    pusher, popper = sum(c[x] for c in cycles), sum(c[y] for c in cycles)
+    throughput = max(0, popper + ahead - pusher) - max(0, popper - pusher)
+    spare = sum(c[x] for c in cycles[pushes[-1] + 1:]) + sum(c[x] for c in cycles[:first_pop])
+    need = 0
+    for c in cycles[first_pop:]:
+        if c[x] and need:
+            break
+        need += c[y]
+    latency = max(0, need - spare) - max(0, need - spare - ahead)
+    return max(throughput, latency) * (node.trip - 1) > 2 * len(chains)
 
 
 def primes_of(node: Node) -> list[tuple[Queue, int]]:
@@ -253,9 +308,9 @@ class Simulation:
         mine[mi] = count
 
     def run(self, node: Node, path: tuple[int, ...], inst: _Instance | None = None) -> None:
-        """The iterations of ``node`` (at most :data:`SIM_ITERATIONS`); ``inst`` is the
-        instance of the loop item, whose deferred checks each iteration arms."""
-        for k in range(min(node.trip, SIM_ITERATIONS)):
+        """The iterations of ``node`` (:func:`sim_iterations`); ``inst`` is the instance of
+        the loop item, whose deferred checks each iteration arms."""
+        for k in range(sim_iterations(node)):
             if inst is not None and k in inst.deferred:
                 for y, checks in inst.deferred.pop(k).items():
                     inst.pending.setdefault(y, []).extend(checks)
@@ -313,7 +368,7 @@ class Simulation:
                 # Its first iterations touch nothing of the source: the check waits for the
                 # first that does (the last one executed, when it lies beyond them: later
                 # commands of a module know at least what its earlier ones do).
-                at = min(req.first, min(loop.trip, SIM_ITERATIONS) - 1)
+                at = min(req.first, sim_iterations(loop) - 1)
                 if at > 0:
                     inst.deferred.setdefault(at, {}).setdefault(req.y, []).append(
                         (req.x, done, req))

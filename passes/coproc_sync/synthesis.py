@@ -8,7 +8,8 @@ from __future__ import annotations
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta import Module
 
-from .model import COMPUTE, MODULES, QUEUES, Node, Queue, Req
+from .cost import command_cycles
+from .model import COMPUTE, MAX_DISTANCE, MODULES, QUEUES, Node, Queue, Req
 from .primes import hoist_primes
 from .protocol import (
     ProtocolError,
@@ -44,7 +45,7 @@ def _add_forward(node: Node, q: Queue, src: int, dst: int) -> bool:
 
 def _add_carried(node: Node, q: Queue, src: int, dst: int, dist: int) -> bool:
     pairs = node.carried.setdefault(q, {})
-    if pairs.get((src, dst), 3) <= dist:
+    if pairs.get((src, dst), MAX_DISTANCE + 1) <= dist:
         return False
     pairs[(src, dst)] = dist
     return True
@@ -78,6 +79,23 @@ def _fix(node: Node, req: Req, latest: dict[tuple[int, Module, Module], int]) ->
     return _add_forward(node, q, post_slot(latest[(b, req.x, req.y)]), pre_slot(b))
 
 
+def _item_cycles(node: Node, cfg: VTAConfig) -> list[dict[Module, int]]:
+    """Per item of ``node``, the cycles each module's commands take in it (the cycle model;
+    a nested loop's all iterations)."""
+    out = []
+    for item in node.items:
+        total = dict.fromkeys(MODULES, 0)
+        if item.node is not None:
+            for inner in _item_cycles(item.node, cfg):
+                for module, cycles in inner.items():
+                    total[module] += item.node.trip * cycles
+        else:
+            assert item.module is not None
+            total[item.module] = command_cycles(item.op, cfg)
+        out.append(total)
+    return out
+
+
 #: Bound on the tokens one loop body may need (a safeguard: each step adds or moves one).
 _MAX_STEPS = 10_000
 
@@ -90,6 +108,8 @@ def synthesize(node: Node, double_buffer: bool, cfg: VTAConfig,
         if item.node is not None:
             after = frozenset().union(*(other.modules for other in node.items[item.index + 1:]))
             synthesize(item.node, double_buffer, cfg, tail - after)
+    if double_buffer and node.double_buffer:
+        node.item_cycles = _item_cycles(node, cfg)
     refresh(node, double_buffer)
     # A body that runs once (a function's) is executed again from its first changed item.
     replay = Replay(node, Simulation({id(node)}), Violation) if node.trip == 1 else None

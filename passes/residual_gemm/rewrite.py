@@ -19,7 +19,7 @@ from vta_mlir.dialects.vta_positions import Sram, SramAttr
 from vta_mlir.ir.locations import copy_location
 
 from ..analysis.contraction import mac_region
-from ..analysis.sram_alloc import alloc, elements, first_fit, new_global
+from ..analysis.sram_alloc import alloc, elements, make_room, new_global
 from .match import RescaledResidual, ResidualLoad
 
 __all__ = ["IDENTITY_GLOBAL", "identity_contraction", "rewrite_rescaled", "rewrite_residual"]
@@ -89,8 +89,8 @@ def _place(module: ModuleOp, f: func.FuncOp, buffer: memref.AllocOp,
     of the input buffer; ``None`` (nothing changed) when either finds no place."""
     bt = buffer.memref.type
     assert isinstance(bt, MemRefType)
-    inp_at = first_fit(f, region, Sram.INP, elements(bt), cfg.sram_depth("inp"))
-    wgt_at = first_fit(f, region, Sram.WGT, len(factors), cfg.sram_depth("wgt"))
+    inp_at = make_room(f, region, Sram.INP, elements(bt), cfg.sram_depth("inp"))
+    wgt_at = make_room(f, region, Sram.WGT, len(factors), cfg.sram_depth("wgt"))
     if inp_at is None or wgt_at is None:
         return None
     first = f.body.block.first_op

@@ -116,11 +116,12 @@ class _ConvEmitter(TileBuilder):
 
     # ---- index values ---------------------------------------------------------------------
 
-    def parity(self, counter: LinearForm) -> Index:
+    def parity(self, counter: LinearForm, copies: int = 2) -> Index:
+        """Which of ``copies`` rotating buffer copies the ``counter``-th use takes."""
         if counter.is_constant:
-            return counter.const % 2
+            return counter.const % copies
         values, expr = self.form_expr(counter)
-        return self.apply_n(values, expr % 2, "copy")
+        return self.apply_n(values, expr % copies, "copy")
 
     # ---- buffers --------------------------------------------------------------------------
 
@@ -128,7 +129,7 @@ class _ConvEmitter(TileBuilder):
         g, p, t, cfg = self.r.geo, self.plan, self.t, self.cfg
         x_t, w_t = self.r.x.type, self.r.w.type
         assert isinstance(x_t, MemRefType) and isinstance(w_t, MemRefType)
-        lead = [2] if p.double_buffer else []
+        lead = [p.inp_copies] if p.double_buffer else []
         self.inp = self.alloc(Sram.INP, [*lead, 1, t.inp_blocks, t.ht, t.wt, cfg.batch,
                                           cfg.block_in], x_t)
         loads = t.n_o if p.wgt_resident else t.n_o * t.n_r * t.n_i
@@ -416,10 +417,13 @@ class _ConvEmitter(TileBuilder):
         p, t, cfg, r = self.plan, self.t, self.cfg, self.r
         g = r.geo
         o0, run, crun = tile.o0, tile.run, tile.crun
-        copy = self.parity(counter) if p.double_buffer else 0
+        copy = self.parity(counter, p.inp_copies) if p.double_buffer else 0
         i0 = self.value(it * p.ti, "i0")
         if wview is None:
-            wcopy = copy if self.db_wgt else 0
+            wcopy = 0
+            if self.db_wgt:
+                # The weights alternate between two copies whatever the input's.
+                wcopy = copy if p.inp_copies == 2 else self.parity(counter)
             view = self.copy_view(self.wgt, self.db_wgt, wcopy)
             src = self.dram_tile(r.w, [o0, i0, 0, 0, 0, 0],
                                  [p.to, p.ti, g.kh, g.kw, cfg.block_out, cfg.block_in])

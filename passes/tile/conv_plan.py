@@ -33,6 +33,7 @@ from .cost import Budget, InsnCosts, NoFit
 from .search import divisors
 
 __all__ = [
+    "MAX_INPUT_COPIES",
     "ConvEstimate",
     "ConvPlan",
     "ConvTiles",
@@ -40,6 +41,7 @@ __all__ = [
     "choose_conv_plan",
     "conv_tiles_misfit",
     "estimate_conv",
+    "input_copies",
     "padding_runs",
     "smallest_tile_overflow",
 ]
@@ -75,9 +77,16 @@ class ConvPlan:
     #: that tile pools ahead into the next pooled tile instead of both computing them.  The
     #: first row tile, whose carried rows are the pool's padding, is then a run of its own.
     carry_rows: int = 0
+    #: Copies of the input tile a double-buffered plan rotates through: two, or up to four
+    #: when the loads would otherwise wait through each tile's epilogue
+    #: (:func:`input_copies`).
+    inp_copies: int = 2
 
     def describe(self) -> str:
-        db = "double-buffered" if self.double_buffer else "single-buffered"
+        db = "single-buffered"
+        if self.double_buffer:
+            db = ("double-buffered" if self.inp_copies == 2
+                  else f"double-buffered, {self.inp_copies} input tiles")
         wgt = "resident per output tile" if self.wgt_resident else "per input step"
         rows = ", every stride-th input row" if self.skip_rows else ""
         acc = ", two accumulator tiles" if self.acc_double else ""
@@ -264,7 +273,7 @@ class ConvTiles:
 def _check(tiles: ConvTiles, cfg: VTAConfig, budget: Budget, accs: Sequence[str]) -> str | None:
     """Why the plan does not fit, or ``None``."""
     g, p = tiles.geo, tiles.plan
-    db = 2 if p.double_buffer else 1
+    db = p.inp_copies if p.double_buffer else 1
     if db * tiles.inp_blocks * tiles.ht * tiles.wt > budget.inp:
         return "the input tile does not fit the input SRAM"
     wdb = 2 if p.double_buffer and tiles.weight_loads > 1 else 1
@@ -384,6 +393,37 @@ def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequ
     else:
         cycles = max(load, compute + tiles_or * store_tile, store) + first + store_tile
     return ConvEstimate(cycles, conv_dram(tiles, cfg, accs))
+
+
+#: The most copies of the input tile a plan rotates through (:func:`input_copies`).
+MAX_INPUT_COPIES = 4
+
+
+def input_copies(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, budget: Budget,
+                 tail: int) -> int:
+    """How many copies of the input tile the double-buffered plan of ``tiles`` rotates
+    through, when each output tile ends with ``tail`` compute cycles that read no input (an
+    epilogue, a fused pool).
+
+    While the compute module runs a tile's tail, the load module can only fill input copies
+    that are free: with ``c`` copies, ``c - 1`` input steps of the next tile (the last step's
+    copy is read until the tail starts).  When an input step loads more slowly than its GEMMs
+    use it, the loads are the bottleneck of the tile and every cycle of the tail they cannot
+    fill is lost: about ``tail - (c - 1) · step`` per tile.  Two copies, or the fewest (up to
+    :data:`MAX_INPUT_COPIES`, as the input SRAM allows) that lose the least."""
+    g, p = tiles.geo, tiles.plan
+    if not p.double_buffer or tiles.tiles < 2 or tail <= 0:
+        return 2
+    run, col_run = max(((r, c) for r in tiles.row_runs() for c in tiles.col_runs()),
+                       key=lambda rc: rc[0].count * rc[1].count)
+    real = run.size * col_run.size
+    step = (costs.load("INP", real) + tiles.ht * tiles.wt - real) * tiles.inp_blocks
+    gemm = cfg.timing.pipeline_depth + tiles.acc_tile * p.ti * g.kh * g.kw
+    if step <= gemm:
+        return 2
+    copy = tiles.inp_blocks * tiles.ht * tiles.wt
+    fitting = [c for c in range(2, MAX_INPUT_COPIES + 1) if c * copy <= budget.inp]
+    return min(fitting, key=lambda c: (max(0, tail - (c - 1) * step), c))
 
 
 def choose_conv_plan(region: ConvRegion, cfg: VTAConfig, budget: Budget,

@@ -59,7 +59,7 @@ from xdsl.ir.affine import AffineMap
 from vta_mlir.config import VTAConfig
 from vta_mlir.isa import AluKind
 
-from .conv_plan import ConvPlan, ConvTiles, conv_tiles_misfit, estimate_conv
+from .conv_plan import ConvPlan, ConvTiles, conv_tiles_misfit, estimate_conv, input_copies
 from .conv_region import ConvGeometry, ConvRegion
 from .cost import Budget, InsnCosts
 from .pool_region import PoolRegion, generic_alu
@@ -365,8 +365,20 @@ def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
     plain, carried = best
     if carried is not None and (carry_rows or plain is None or
                                 plain[0][0] - carried[0][0] >= CARRY_MIN_SAVING):
-        return carried[1:]
-    return None if plain is None else plain[1:]
+        chosen = carried
+    elif plain is not None:
+        chosen = plain
+    else:
+        return None
+    _, plan, tp, pooled2, geo_c, sep = chosen
+    assert kw0 is not None  # _fits_edges
+    # The pool and the epilogue end every tile: more input copies let the loads run on.
+    tiles = ConvTiles(geo_c, plan)
+    tail = pooling_cycles(costs, pool, cols, kw0, (plan.to, plan.th, tp), sep) \
+        + epilogue * costs.alu(plan.to * tp * pg.ow, False)
+    pooled = (2 if pooled2 else 1) * plan.to * tp * pg.ow
+    copies = input_copies(tiles, cfg, costs, replace(budget, acc=budget.acc - pooled), tail)
+    return replace(plan, inp_copies=copies), tp, pooled2, geo_c, sep
 
 
 def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,

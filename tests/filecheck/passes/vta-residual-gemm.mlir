@@ -3,7 +3,8 @@
 // output tile by the ALU (two cycles per output vector) gets an input SRAM buffer instead:
 // the load becomes a memref.copy (LOAD INP, on the load module) and the add a contraction
 // with a constant identity weight tile (one GEMM cycle per output vector). The new buffers
-// take the lowest offsets that no buffer of the region uses. A residual the ALU rescales in
+// take the lowest offsets that no buffer of the region uses; where the region's own buffers
+// leave only gaps too small, the largest of them that nothing else uses moves down first. A residual the ALU rescales in
 // place before the add, first by an int8 immediate, keeps its accumulator buffer: the load and
 // that multiplication become a reset and a contraction with the identity times the immediate.
 
@@ -147,6 +148,68 @@ func.func @full(%x: memref<1x32x8x8x1x16xi8>, %r: memref<1x1x8x8x1x16xi8>) {
     %s = arith.addi %a, %b : i32
     linalg.yield %s : i32
   }
+  return
+}
+
+// -----
+
+// The region's input buffer (1984 elements) sits at element 32 of the 2048, leaving two gaps
+// of 32: the residual's 64 elements fit once that buffer, which only the region uses, moves
+// down to element 0.
+
+// CHECK-LABEL: func.func @fragmented(
+// CHECK:         memref.alloc() {vta.sram_offset = 1984 : i64} : memref<1x1x8x8x1x16xi8, #vta.sram<inp>>
+// CHECK:         memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x31x8x8x1x16xi8, #vta.sram<inp>>
+// CHECK:         linalg.generic {{.*}} ins(%residual_inp, %{{.*}} : memref<1x1x8x8x1x16xi8, #vta.sram<inp>>, memref<1x1x16x16xi8, strided<[256, 256, 16, 1]>, #vta.sram<wgt>>)
+
+#id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+func.func @fragmented(%x: memref<1x31x8x8x1x16xi8>, %r: memref<1x1x8x8x1x16xi8>) {
+  %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %racc = memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %inp = memref.alloc() {vta.sram_offset = 32 : i64} : memref<1x31x8x8x1x16xi8, #vta.sram<inp>>
+  memref.copy %x, %inp : memref<1x31x8x8x1x16xi8> to memref<1x31x8x8x1x16xi8, #vta.sram<inp>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%r : memref<1x1x8x8x1x16xi8>) outs(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%in: i8, %out: i32):
+    %e = arith.extsi %in : i8 to i32
+    linalg.yield %e : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%racc, %acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %b: i32, %out: i32):
+    %s = arith.addi %a, %b : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// The same, but the input buffer is read again after the region: it stays where it is, and
+// the residual finds no room.
+
+// CHECK-LABEL: func.func @fragmented_shared(
+// CHECK-NOT:     residual_identity_weights
+// CHECK:         memref.alloc() {vta.sram_offset = 32 : i64} : memref<1x31x8x8x1x16xi8, #vta.sram<inp>>
+// CHECK:         arith.extsi
+
+#id = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#par6 = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]
+func.func @fragmented_shared(%x: memref<1x31x8x8x1x16xi8>, %r: memref<1x1x8x8x1x16xi8>, %z: memref<1x31x8x8x1x16xi8>) {
+  %acc = memref.alloc() {vta.sram_offset = 0 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %racc = memref.alloc() {vta.sram_offset = 64 : i64} : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>
+  %inp = memref.alloc() {vta.sram_offset = 32 : i64} : memref<1x31x8x8x1x16xi8, #vta.sram<inp>>
+  memref.copy %x, %inp : memref<1x31x8x8x1x16xi8> to memref<1x31x8x8x1x16xi8, #vta.sram<inp>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = #par6} ins(%r : memref<1x1x8x8x1x16xi8>) outs(%racc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%in: i8, %out: i32):
+    %e = arith.extsi %in : i8 to i32
+    linalg.yield %e : i32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = #par6} ins(%racc, %acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>, memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) outs(%acc : memref<1x1x8x8x1x16xi32, #vta.sram<acc>>) {
+  ^bb0(%a: i32, %b: i32, %out: i32):
+    %s = arith.addi %a, %b : i32
+    linalg.yield %s : i32
+  }
+  memref.copy %inp, %z : memref<1x31x8x8x1x16xi8, #vta.sram<inp>> to memref<1x31x8x8x1x16xi8>
   return
 }
 
