@@ -124,22 +124,25 @@ def test_rotating_copies_run_as_deep(cfg: VTAConfig, copies: int) -> None:
     check_blocked_matmul(text, cfg, module)
 
 
-def test_a_token_per_chain_beside_forward_tokens(default_cfg: VTAConfig,
+def test_a_token_per_chain_beside_forward_tokens(cfg: VTAConfig,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Four input steps written out per output tile over two copies: steps 2 and 3 wait for
     the GEMMs of steps 0 and 1 (forward tokens), the next tile's steps 0 and 1 for those of
     steps 2 and 3 (carried).  The loads are the bottleneck, so each carried chain gets its
     own token: one FIFO stream, each load pops once and each GEMM pushes once, two primes and
     two drains; the next tile's first loads no longer wait for the tile's last GEMM, which
-    saves cycles over one carried token, and the results are numpy's."""
-    cfg = default_cfg
-    text = streamed_matmul(cfg)
+    saves cycles over one carried token (a GEMM of 16 × 16 blocks: more than
+    ``MIN_CHAIN_SAVING``), and the results are numpy's."""
+    text = streamed_matmul(cfg, oc=3, tile=16)
     ops = stage_ops(sync(text, cfg))
     body = ops[ops.index("for"):ops.index("push compute->store")]
     assert ops[:2] == ["push compute->load"] * 2
     assert body.count("pop compute->load") == body.count("push compute->load") == 4
     assert ops[-3:] == ["pop compute->load", "pop compute->load", "pop store->compute"]
     per_chain = check_blocked_matmul(text, cfg)
+    # With 2 × 2 blocks a GEMM saves too few cycles to pay for a token per chain.
+    assert stage_ops(sync(streamed_matmul(cfg), cfg))[:2] == ["push compute->load",
+                                                              "push store->compute"]
     monkeypatch.setattr(protocol, "chains_pay", lambda *args: False)
     one = sync(text, cfg)
     assert stage_ops(one)[:2] == ["push compute->load", "push store->compute"]
