@@ -107,7 +107,9 @@ def compute_windows(node: Node, double_buffer: bool) -> None:
     the body and its push after every other push, so FIFO order matches each pop with the push
     meant for it.  Under double buffering, when nothing else in the body uses the queue, one
     token per independent chain of requirements (a body unrolled over two buffer copies gets
-    one per copy), as deep as the nearest of its requirements is iterations apart."""
+    one per copy), as deep as the nearest of its requirements is iterations apart; beside
+    forward tokens, one deep each, where the tokens of an iteration form one FIFO stream and
+    :func:`chains_pay` says it saves cycles."""
     node.windows = {}
     for q, pairs in node.carried.items():
         if not pairs:
