@@ -167,57 +167,80 @@ def stage_ops(module) -> list[str]:
 # Programs
 
 
+class _Types:
+    """The memref types of :func:`_dense`'s arguments and SRAM buffers."""
+
+    def __init__(self, cfg: VTAConfig, n_o: int, n_i: int, tile: int, copies: int) -> None:
+        b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
+        self.x = f"memref<1x{n_i}x{b}x{bi}xi8>"
+        self.w = f"memref<{n_o}x{n_i}x{bo}x{bi}xi8>"
+        self.y = f"memref<1x{n_o}x{b}x{bo}xi8>"
+        self.inp = f"memref<{copies * tile}x{b}x{bi}xi8, #vta.sram<inp>>"
+        self.wgt = f"memref<{copies * tile * tile}x{bo}x{bi}xi8, #vta.sram<wgt>>"
+        self.acc = f"memref<{tile}x{b}x{bo}xi32, #vta.sram<acc>>"
+
+
+def _dense(t: _Types, oc: int, tile: int, body: str, double_buffer: bool) -> str:
+    """``@dense`` (y = int8(clip(x·wᵀ >> 8, 0, 127))) of the types ``t`` over ``oc`` output
+    tiles of ``tile`` blocks: per tile a reset, ``body`` (its input steps, written by
+    :func:`_step`), the epilogue and the store."""
+    alus = "".join(
+        f"    vta.uop_loop {tile} dst 1 src 1 {{\n"
+        f"      vta.alu {op} %acc[0], {imm} : {t.acc}\n    }}\n"
+        for op, imm in (("shr", 8), ("max", 0), ("min", 127)))
+    attr = " {vta.double_buffer}" if double_buffer else ""
+    return f"""
+func.func @dense(%x: {t.x}, %w: {t.w}, %y: {t.y}) {{
+  %inp = memref.alloc() : {t.inp}
+  %wgt = memref.alloc() : {t.wgt}
+  %acc = memref.alloc() : {t.acc}
+  affine.for %oc = 0 to {oc} {{
+    vta.uop_loop {tile} dst 1 {{
+      vta.gemm_reset %acc[0] : {t.acc}
+    }}
+{body}{alus}    %yo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%oc)
+    vta.dma_copy %acc[0] -> %y[%yo] y 1 x {tile} stride {tile} : {t.acc} -> {t.y}
+  }}{attr}
+  func.return
+}}
+"""
+
+
+def _step(t: _Types, tile: int, n_i: int, xo: str, wo: str, p: str, q: str,
+          indent: str) -> str:
+    """One input step of :func:`_dense`: the input tile at ``xo`` into copy offset ``p``, the
+    weight tile at ``wo`` into ``q``, and the GEMM."""
+    return "".join(indent + line + "\n" for line in (
+        f"vta.dma_copy %x[{xo}] -> %inp[{p}] y 1 x {tile} stride {n_i} : {t.x} -> {t.inp}",
+        f"vta.dma_copy %w[{wo}] -> %wgt[{q}] y {tile} x {tile} stride {n_i} : {t.w} -> {t.wgt}",
+        f"vta.uop_loop {tile} dst 1 wgt {tile} {{",
+        f"  vta.uop_loop {tile} src 1 wgt 1 {{",
+        f"    vta.gemm %acc[0] += %inp[{p}] * %wgt[{q}] : {t.acc}, {t.inp}, {t.wgt}",
+        "  }",
+        "}"))
+
+
 def blocked_matmul(cfg: VTAConfig, *, oc: int = 2, ic: int = 3, tile: int = 2,
                    double_buffer: bool = False, copies: int = 2) -> str:
     """``matrix_multiply_opt`` at stage 5 for ``cfg``: y = int8(clip(x·wᵀ >> 8, 0, 127)) with
     ``oc × ic`` tiles of ``tile × tile`` blocks; with ``double_buffer`` the input and weight
     buffers hold ``copies`` copies selected by the inner loop's variable modulo ``copies``."""
-    b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
-    n_o, n_i = oc * tile, ic * tile
+    n_i = ic * tile
     copies = copies if double_buffer else 1
-    x_t = f"memref<1x{n_i}x{b}x{bi}xi8>"
-    w_t = f"memref<{n_o}x{n_i}x{bo}x{bi}xi8>"
-    y_t = f"memref<1x{n_o}x{b}x{bo}xi8>"
-    inp_t = f"memref<{copies * tile}x{b}x{bi}xi8, #vta.sram<inp>>"
-    wgt_t = f"memref<{copies * tile * tile}x{bo}x{bi}xi8, #vta.sram<wgt>>"
-    acc_t = f"memref<{tile}x{b}x{bo}xi32, #vta.sram<acc>>"
+    t = _Types(cfg, oc * tile, n_i, tile, copies)
     if double_buffer:
         sel = (f"      %p = affine.apply affine_map<(d0) -> ((d0 mod {copies}) * {tile})> (%ic)\n"
                f"      %q = affine.apply affine_map<(d0) -> ((d0 mod {copies}) * {tile * tile})>"
                " (%ic)\n")
-        p, q, attr = "%p", "%q", " {vta.double_buffer}"
+        p, q = "%p", "%q"
     else:
-        sel, p, q, attr = "", "0", "0", ""
-    alus = "".join(
-        f"    vta.uop_loop {tile} dst 1 src 1 {{\n"
-        f"      vta.alu {op} %acc[0], {imm} : {acc_t}\n    }}\n"
-        for op, imm in (("shr", 8), ("max", 0), ("min", 127)))
-    return f"""
-func.func @dense(%x: {x_t}, %w: {w_t}, %y: {y_t}) {{
-  %inp = memref.alloc() : {inp_t}
-  %wgt = memref.alloc() : {wgt_t}
-  %acc = memref.alloc() : {acc_t}
-  affine.for %oc = 0 to {oc} {{
-    vta.uop_loop {tile} dst 1 {{
-      vta.gemm_reset %acc[0] : {acc_t}
-    }}
-    affine.for %ic = 0 to {ic} {{
-{sel}      %xo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%ic)
-      vta.dma_copy %x[%xo] -> %inp[{p}] y 1 x {tile} stride {n_i} : {x_t} -> {inp_t}
-      %wo = affine.apply affine_map<(d0, d1) -> (d0 * {tile * n_i} + d1 * {tile})> (%oc, %ic)
-      vta.dma_copy %w[%wo] -> %wgt[{q}] y {tile} x {tile} stride {n_i} : {w_t} -> {wgt_t}
-      vta.uop_loop {tile} dst 1 wgt {tile} {{
-        vta.uop_loop {tile} src 1 wgt 1 {{
-          vta.gemm %acc[0] += %inp[{p}] * %wgt[{q}] : {acc_t}, {inp_t}, {wgt_t}
-        }}
-      }}
-    }}
-{alus}    %yo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%oc)
-    vta.dma_copy %acc[0] -> %y[%yo] y 1 x {tile} stride {tile} : {acc_t} -> {y_t}
-  }}{attr}
-  func.return
-}}
-"""
+        sel, p, q = "", "0", "0"
+    body = (f"    affine.for %ic = 0 to {ic} {{\n{sel}"
+            f"      %xo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%ic)\n"
+            f"      %wo = affine.apply affine_map<(d0, d1) -> (d0 * {tile * n_i} + d1 * {tile})>"
+            " (%oc, %ic)\n"
+            + _step(t, tile, n_i, "%xo", "%wo", p, q, "      ") + "    }\n")
+    return _dense(t, oc, tile, body, double_buffer)
 
 
 def streamed_matmul(cfg: VTAConfig, *, oc: int = 4, steps: int = 4, tile: int = 2) -> str:
@@ -225,47 +248,15 @@ def streamed_matmul(cfg: VTAConfig, *, oc: int = 4, steps: int = 4, tile: int = 
     output tile, the input and weight tiles of step ``k`` in copy ``k mod 2``: a step's loads
     wait for the GEMM two steps before in the same tile (forward tokens), and the first two
     steps' for the last two GEMMs of the tile before (carried)."""
-    b, bi, bo = cfg.batch, cfg.block_in, cfg.block_out
-    n_o, n_i = oc * tile, steps * tile
-    x_t = f"memref<1x{n_i}x{b}x{bi}xi8>"
-    w_t = f"memref<{n_o}x{n_i}x{bo}x{bi}xi8>"
-    y_t = f"memref<1x{n_o}x{b}x{bo}xi8>"
-    inp_t = f"memref<{2 * tile}x{b}x{bi}xi8, #vta.sram<inp>>"
-    wgt_t = f"memref<{2 * tile * tile}x{bo}x{bi}xi8, #vta.sram<wgt>>"
-    acc_t = f"memref<{tile}x{b}x{bo}xi32, #vta.sram<acc>>"
+    n_i = steps * tile
+    t = _Types(cfg, oc * tile, n_i, tile, 2)
     body = ""
     for k in range(steps):
-        p, q = (k % 2) * tile, (k % 2) * tile * tile
-        body += (
-            f"    %wo{k} = affine.apply affine_map<(d0) -> (d0 * {tile * n_i} + {k * tile})>"
-            " (%oc)\n"
-            f"    vta.dma_copy %w[%wo{k}] -> %wgt[{q}] y {tile} x {tile} stride {n_i} : "
-            f"{w_t} -> {wgt_t}\n"
-            f"    vta.dma_copy %x[{k * tile}] -> %inp[{p}] y 1 x {tile} stride {n_i} : "
-            f"{x_t} -> {inp_t}\n"
-            f"    vta.uop_loop {tile} dst 1 wgt {tile} {{\n"
-            f"      vta.uop_loop {tile} src 1 wgt 1 {{\n"
-            f"        vta.gemm %acc[0] += %inp[{p}] * %wgt[{q}] : {acc_t}, {inp_t}, {wgt_t}\n"
-            f"      }}\n    }}\n")
-    alus = "".join(
-        f"    vta.uop_loop {tile} dst 1 src 1 {{\n"
-        f"      vta.alu {op} %acc[0], {imm} : {acc_t}\n    }}\n"
-        for op, imm in (("shr", 8), ("max", 0), ("min", 127)))
-    return f"""
-func.func @dense(%x: {x_t}, %w: {w_t}, %y: {y_t}) {{
-  %inp = memref.alloc() : {inp_t}
-  %wgt = memref.alloc() : {wgt_t}
-  %acc = memref.alloc() : {acc_t}
-  affine.for %oc = 0 to {oc} {{
-    vta.uop_loop {tile} dst 1 {{
-      vta.gemm_reset %acc[0] : {acc_t}
-    }}
-{body}{alus}    %yo = affine.apply affine_map<(d0) -> (d0 * {tile})> (%oc)
-    vta.dma_copy %acc[0] -> %y[%yo] y 1 x {tile} stride {tile} : {acc_t} -> {y_t}
-  }} {{vta.double_buffer}}
-  func.return
-}}
-"""
+        body += (f"    %wo{k} = affine.apply affine_map<(d0) -> (d0 * {tile * n_i} + {k * tile})>"
+                 " (%oc)\n"
+                 + _step(t, tile, n_i, str(k * tile), f"%wo{k}", str((k % 2) * tile),
+                         str((k % 2) * tile * tile), "    "))
+    return _dense(t, oc, tile, body, True)
 
 
 def blocked_matmul_reference(x: np.ndarray, w: np.ndarray) -> np.ndarray:

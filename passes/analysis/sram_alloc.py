@@ -8,7 +8,7 @@ regions ``vta-tile`` has already placed.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from xdsl.dialects import affine, func, memref
@@ -60,11 +60,7 @@ def sram_end(f: func.FuncOp, space: Sram) -> int:
     end = 0
     for op in f.walk():
         if isinstance(op, memref.AllocOp) and sram_space(op.memref.type) == space:
-            offset = op.attributes.get(SRAM_OFFSET_ATTR)
-            start = offset.value.data if isinstance(offset, IntegerAttr) else 0
-            t = op.memref.type
-            assert isinstance(t, MemRefType)
-            end = max(end, start + elements(t))
+            end = max(end, _offset(op) + _elements_of(op))
     return end
 
 
@@ -119,25 +115,36 @@ def _span(f: func.FuncOp, ops: Sequence[Operation]) -> list[Operation]:
     return top[min(found): max(found) + 1]
 
 
-def _used(f: func.FuncOp, ops: Sequence[Operation], space: Sram,
-          skip: memref.AllocOp | None = None) -> list[tuple[int, int]]:
-    """The element ranges ``[start, end)`` of ``space`` the buffers read or written by the
-    top-level ops around ``ops`` (the region) occupy, but ``skip``'s."""
-    used = []
+def _buffers(f: func.FuncOp, ops: Sequence[Operation], space: Sram
+             ) -> Iterator[memref.AllocOp]:
+    """The buffers of ``space`` read or written by the top-level ops around ``ops`` (the
+    region), once per operand that uses them."""
     for top in _span(f, ops):
         for op in top.walk():
             for operand in op.operands:
                 root = _root(operand)
                 owner = root.owner
-                if owner is skip:
-                    continue
                 if isinstance(owner, memref.AllocOp) and sram_space(root.type) == space:
-                    offset = owner.attributes.get(SRAM_OFFSET_ATTR)
-                    start = offset.value.data if isinstance(offset, IntegerAttr) else 0
-                    t = root.type
-                    assert isinstance(t, MemRefType)
-                    used.append((start, start + elements(t)))
-    return used
+                    yield owner
+
+
+def _used(f: func.FuncOp, ops: Sequence[Operation], space: Sram,
+          skip: memref.AllocOp | None = None) -> list[tuple[int, int]]:
+    """The element ranges ``[start, end)`` of ``space`` the buffers of the region occupy,
+    but ``skip``'s."""
+    return [(_offset(op), _offset(op) + _elements_of(op))
+            for op in _buffers(f, ops, space) if op is not skip]
+
+
+def _offset(op: memref.AllocOp) -> int:
+    attr = op.attributes.get(SRAM_OFFSET_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else 0
+
+
+def _elements_of(op: memref.AllocOp) -> int:
+    t = op.memref.type
+    assert isinstance(t, MemRefType)
+    return elements(t)
 
 
 def _top(op: Operation, f: func.FuncOp) -> Operation | None:
@@ -173,45 +180,20 @@ def make_room(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
     found = first_fit(f, ops, space, size, depth)
     if found is not None:
         return found
-    span = _span(f, ops)
-    ids = {id(op) for op in span}
-    movable: dict[int, memref.AllocOp] = {}
-    for top in span:
-        for op in top.walk():
-            for operand in op.operands:
-                root = _root(operand)
-                owner = root.owner
-                if (isinstance(owner, memref.AllocOp) and sram_space(root.type) == space
-                        and id(owner) not in movable and _used_only_within(root, f, ids)):
-                    movable[id(owner)] = owner
-    before = {key: _offset(op) for key, op in movable.items()}
-    for op in sorted(movable.values(), key=lambda op: -_elements_of(op)):
-        n = _elements_of(op)
-        start = 0
-        for lo, hi in sorted(_used(f, ops, space, skip=op)):
-            if lo >= start + n:
-                break
-            start = max(start, hi)
-        if start + n > depth or start >= _offset(op):
+    ids = {id(op) for op in _span(f, ops)}
+    movable = {op: _offset(op) for op in _buffers(f, ops, space)
+               if _used_only_within(op.memref, f, ids)}
+    for op in sorted(movable, key=lambda op: -_elements_of(op)):
+        start = first_fit(f, ops, space, _elements_of(op), depth, skip=op)
+        if start is None or start >= _offset(op):
             continue
         op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(start, i64)
         found = first_fit(f, ops, space, size, depth)
         if found is not None:
             return found
-    for key, op in movable.items():
-        op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(before[key], i64)
+    for op, offset in movable.items():
+        op.attributes[SRAM_OFFSET_ATTR] = IntegerAttr(offset, i64)
     return None
-
-
-def _offset(op: memref.AllocOp) -> int:
-    attr = op.attributes.get(SRAM_OFFSET_ATTR)
-    return attr.value.data if isinstance(attr, IntegerAttr) else 0
-
-
-def _elements_of(op: memref.AllocOp) -> int:
-    t = op.memref.type
-    assert isinstance(t, MemRefType)
-    return elements(t)
 
 
 def place(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
@@ -230,12 +212,13 @@ def place(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
 
 
 def first_fit(f: func.FuncOp, ops: Sequence[Operation], space: Sram, size: int,
-              depth: int) -> int | None:
+              depth: int, skip: memref.AllocOp | None = None) -> int | None:
     """The lowest SRAM offset of ``space`` where ``size`` elements overlap no buffer the
-    top-level ops around ``ops`` use (a gap between them, or after them); ``None`` when there
-    is none.  ``vta-coproc-sync`` orders accesses to the same elements by other regions."""
+    top-level ops around ``ops`` use (a gap between them, or after them), ``skip`` aside;
+    ``None`` when there is none.  ``vta-coproc-sync`` orders accesses to the same elements by
+    other regions."""
     start = 0
-    for lo, hi in sorted(_used(f, ops, space)):
+    for lo, hi in sorted(_used(f, ops, space, skip)):
         if lo >= start + size:
             break
         start = max(start, hi)

@@ -47,9 +47,9 @@ __all__ = [
     "post_slot",
     "pre_slot",
     "primes_of",
-    "sim_iterations",
     "refresh",
     "replayed_violation",
+    "sim_iterations",
     "slot_events",
     "verify_protocol",
 ]

@@ -86,7 +86,8 @@ def _item_cycles(node: Node, cfg: VTAConfig) -> list[dict[Module, int]]:
     for item in node.items:
         total = dict.fromkeys(MODULES, 0)
         if item.node is not None:
-            for inner in _item_cycles(item.node, cfg):
+            # A double-buffered loop inside has them already (synthesis is bottom-up).
+            for inner in item.node.item_cycles or _item_cycles(item.node, cfg):
                 for module, cycles in inner.items():
                     total[module] += item.node.trip * cycles
         else:

@@ -117,11 +117,16 @@ class _ConvEmitter(TileBuilder):
     # ---- index values ---------------------------------------------------------------------
 
     def parity(self, counter: LinearForm, copies: int = 2) -> Index:
-        """Which of ``copies`` rotating buffer copies the ``counter``-th use takes."""
+        """Which of ``copies`` rotating buffer copies the ``counter``-th use takes (one value
+        per loop scope for each counter and number of copies)."""
         if counter.is_constant:
             return counter.const % copies
         values, expr = self.form_expr(counter)
-        return self.apply_n(values, expr % copies, "copy")
+        key = ("parity", copies, tuple(values), expr)
+        found = self.cached(key)
+        if found is None:
+            found = self.cache[-1][key] = self.apply_n(values, expr % copies, "copy")
+        return found
 
     # ---- buffers --------------------------------------------------------------------------
 
@@ -420,10 +425,8 @@ class _ConvEmitter(TileBuilder):
         copy = self.parity(counter, p.inp_copies) if p.double_buffer else 0
         i0 = self.value(it * p.ti, "i0")
         if wview is None:
-            wcopy = 0
-            if self.db_wgt:
-                # The weights alternate between two copies whatever the input's.
-                wcopy = copy if p.inp_copies == 2 else self.parity(counter)
+            # The weights alternate between two copies whatever the input's.
+            wcopy = self.parity(counter) if self.db_wgt else 0
             view = self.copy_view(self.wgt, self.db_wgt, wcopy)
             src = self.dram_tile(r.w, [o0, i0, 0, 0, 0, 0],
                                  [p.to, p.ti, g.kh, g.kw, cfg.block_out, cfg.block_in])

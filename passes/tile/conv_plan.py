@@ -334,29 +334,36 @@ def conv_dram(tiles: ConvTiles, cfg: VTAConfig, accs: Sequence[str]) -> int:
     return inp_bytes + wgt_bytes + acc_bytes + n_tiles * e * cfg.out_elem_bytes
 
 
+def _input_step_cycles(tiles: ConvTiles, costs: InsnCosts, run: Run, col_run: Run) -> int:
+    """The load cycles of one input step of a tile padded as ``run`` and ``col_run``: a DMA
+    per channel block, one cycle per padding element."""
+    real = run.size * col_run.size
+    return (costs.load("INP", real) + tiles.ht * tiles.wt - real) * tiles.inp_blocks
+
+
+def _gemm_step_cycles(tiles: ConvTiles, cfg: VTAConfig) -> int:
+    """The cycles of one input step's GEMM over a tile."""
+    g, p = tiles.geo, tiles.plan
+    return cfg.timing.pipeline_depth + tiles.acc_tile * p.ti * g.kh * g.kw
+
+
 def estimate_conv(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, accs: Sequence[str],
                   alu: Sequence[bool]) -> ConvEstimate:
     g, p = tiles.geo, tiles.plan
-    t = cfg.timing
     kk = g.kh * g.kw
     n_o, n_i = tiles.n_o, tiles.n_i
-    tile_elements = tiles.ht * tiles.wt
     row_runs, col_runs = tiles.row_runs(), tiles.col_runs()
     load = 0
     # Per input-tile load: (tiles padded alike, cycles of one).
-    per_r_inp = []
-    for run in row_runs:
-        for col_run in col_runs:
-            real = run.size * col_run.size
-            one = costs.load("INP", real) + tile_elements - real
-            per_r_inp.append((run.count * col_run.count, one * tiles.inp_blocks * n_i))
+    per_r_inp = [(run.count * col_run.count, _input_step_cycles(tiles, costs, run, col_run) * n_i)
+                 for run in row_runs for col_run in col_runs]
     for count, cycles in per_r_inp:
         load += count * cycles * n_o * g.nb
     wgt_tile = p.to * tiles.wgt_blocks * kk
     load += tiles.weight_loads * costs.load("WGT", wgt_tile)
     tiles_or = tiles.tiles
     e = tiles.acc_tile
-    gemm_step = t.pipeline_depth + e * p.ti * kk
+    gemm_step = _gemm_step_cycles(tiles, cfg)
     compute = tiles_or * (costs.gemm(e) + n_i * gemm_step)
     tensor_ops = sum(1 for tensor in alu if tensor)
     compute += tiles_or * (tensor_ops * costs.alu(e, True)
@@ -411,15 +418,12 @@ def input_copies(tiles: ConvTiles, cfg: VTAConfig, costs: InsnCosts, budget: Bud
     use it, the loads are the bottleneck of the tile and every cycle of the tail they cannot
     fill is lost: about ``tail - (c - 1) · step`` per tile.  Two copies, or the fewest (up to
     :data:`MAX_INPUT_COPIES`, as the input SRAM allows) that lose the least."""
-    g, p = tiles.geo, tiles.plan
-    if not p.double_buffer or tiles.tiles < 2 or tail <= 0:
+    if not tiles.plan.double_buffer or tiles.tiles < 2 or tail <= 0:
         return 2
     run, col_run = max(((r, c) for r in tiles.row_runs() for c in tiles.col_runs()),
                        key=lambda rc: rc[0].count * rc[1].count)
-    real = run.size * col_run.size
-    step = (costs.load("INP", real) + tiles.ht * tiles.wt - real) * tiles.inp_blocks
-    gemm = cfg.timing.pipeline_depth + tiles.acc_tile * p.ti * g.kh * g.kw
-    if step <= gemm:
+    step = _input_step_cycles(tiles, costs, run, col_run)
+    if step <= _gemm_step_cycles(tiles, cfg):
         return 2
     copy = tiles.inp_blocks * tiles.ht * tiles.wt
     fitting = [c for c in range(2, MAX_INPUT_COPIES + 1) if c * copy <= budget.inp]

@@ -50,6 +50,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from xdsl.dialects import memref
 from xdsl.dialects.linalg import ops as linalg
@@ -296,6 +297,20 @@ def _fits_edges(tiles: ConvTiles, pool: PoolRegion, conv: ConvRegion, tp: int) -
     return init_offset(first, end, pg.sw, pg.ow, pg.kw) is not None
 
 
+class _Candidate(NamedTuple):
+    """A fused plan of :func:`_plan`: its modelled (cycles, DRAM bytes), its tiles, pooled
+    rows per tile, whether two pooled tiles alternate, whether its columns are pooled first,
+    the compute cycles that end each tile (pool and epilogue) and the SRAM it may use."""
+
+    key: tuple[int, int]
+    tiles: ConvTiles
+    tp: int
+    pooled2: bool
+    separable: bool
+    tail: int
+    budget: Budget
+
+
 def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
           tile: tuple[int, int, int], double_buffer: bool | None, carry_rows: bool | None,
           epilogue: int) -> tuple[ConvPlan, int, bool, ConvGeometry, bool] | None:
@@ -311,8 +326,7 @@ def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
     if (want_o and conv.geo.ob % want_o) or (want_i and conv.geo.ib % want_i):
         return None
     # The best plan without and with carried rows.
-    best: list[tuple[tuple[int, int], ConvPlan, int, bool, ConvGeometry, bool] | None] = \
-        [None, None]
+    best: list[_Candidate | None] = [None, None]
     # (double buffering, two convolution accumulator tiles, two pooled tiles)
     buffering = [(True, False, False), (False, False, False), (True, True, True),
                  (True, False, True)]
@@ -344,8 +358,8 @@ def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
             pooled = (2 if pooled2 else 1) * to * tp * pg.ow
             if pooled >= budget.acc:
                 continue
-            if conv_tiles_misfit(tiles, cfg, replace(budget, acc=budget.acc - pooled),
-                                 accs) is not None:
+            tile_budget = replace(budget, acc=budget.acc - pooled)
+            if conv_tiles_misfit(tiles, cfg, tile_budget, accs) is not None:
                 continue
             if not _fits_edges(tiles, pool, conv, tp):
                 continue
@@ -357,28 +371,23 @@ def _plan(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
             pooling = [(pooling_cycles(costs, pool, cols, kw0, (to, th, tp), sep), sep)
                        for sep in ((False, True) if separable else (False,))]
             pool_cycles, sep = min(pooling)
-            alu = tiles.tiles * (pool_cycles + epilogue * costs.alu(to * tp * pg.ow, False))
-            key = (est.cycles + alu, est.dram)
+            tail = pool_cycles + epilogue * costs.alu(to * tp * pg.ow, False)
+            key = (est.cycles + tiles.tiles * tail, est.dram)
             kept = best[bool(carry)]
-            if kept is None or key < kept[0]:
-                best[bool(carry)] = (key, plan, tp, pooled2, geos[carry], sep)
+            if kept is None or key < kept.key:
+                best[bool(carry)] = _Candidate(key, tiles, tp, pooled2, sep, tail, tile_budget)
     plain, carried = best
     if carried is not None and (carry_rows or plain is None or
-                                plain[0][0] - carried[0][0] >= CARRY_MIN_SAVING):
+                                plain.key[0] - carried.key[0] >= CARRY_MIN_SAVING):
         chosen = carried
     elif plain is not None:
         chosen = plain
     else:
         return None
-    _, plan, tp, pooled2, geo_c, sep = chosen
-    assert kw0 is not None  # _fits_edges
     # The pool and the epilogue end every tile: more input copies let the loads run on.
-    tiles = ConvTiles(geo_c, plan)
-    tail = pooling_cycles(costs, pool, cols, kw0, (plan.to, plan.th, tp), sep) \
-        + epilogue * costs.alu(plan.to * tp * pg.ow, False)
-    pooled = (2 if pooled2 else 1) * plan.to * tp * pg.ow
-    copies = input_copies(tiles, cfg, costs, replace(budget, acc=budget.acc - pooled), tail)
-    return replace(plan, inp_copies=copies), tp, pooled2, geo_c, sep
+    copies = input_copies(chosen.tiles, cfg, costs, chosen.budget, chosen.tail)
+    return (replace(chosen.tiles.plan, inp_copies=copies), chosen.tp, chosen.pooled2,
+            chosen.tiles.geo, chosen.separable)
 
 
 def match_conv_pool(conv: ConvRegion, pool: PoolRegion, cfg: VTAConfig, budget: Budget,
