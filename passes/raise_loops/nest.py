@@ -105,6 +105,8 @@ def read_loop(op: Operation) -> Loop:
                          "in registers is not a computation on memrefs")
     if lower is None or upper is None or step is None:
         report_error(op, "only loops with constant bounds and step are raised")
+    if step <= 0:
+        report_error(op, f"the loop's step must be positive, not {step}")
     return Loop(op, op.regions[0].blocks[0].args[0], lower, upper, step)
 
 

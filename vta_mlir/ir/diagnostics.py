@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NoReturn
 
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator
+from xdsl.traits import NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException
 
 from vta_mlir.errors import VTAError
@@ -283,6 +284,30 @@ def verify_op(op: Operation, _positions: dict[Block, dict[Operation, int]] | Non
     # After the op's own verifier, as MLIR orders them: an op that is wrong in itself is
     # reported as such even when it also uses a value defined later.
     _verify_dominance(op, positions)
+    _verify_symbol_parent(op)
+    _verify_affine_step(op)
+
+
+def _verify_affine_step(op: Operation) -> None:
+    """Report an ``affine.for`` whose step is not positive, as MLIR's verifier does (xDSL's
+    accepts it, and such a loop never ends)."""
+    if op.name != "affine.for":
+        return
+    step = op.properties.get("step")
+    if isinstance(step, IntegerAttr) and step.value.data <= 0:
+        report_error(op, f"expected step to be a positive integer, got {step.value.data}")
+
+
+def _verify_symbol_parent(op: Operation) -> None:
+    """Report a symbol (a ``func.func``, a ``memref.global``) nested in an op that is no
+    symbol table, such as a loop or a ``linalg.generic`` body: nothing could refer to it, and
+    xDSL's verifiers accept it."""
+    if not op.has_trait(SymbolOpInterface):
+        return
+    parent = op.parent_op()
+    if parent is not None and not parent.has_trait(SymbolTable):
+        report_error(op, f"symbol's parent must have the SymbolTable trait (it is in "
+                         f"'{parent.name}'; a {op.name} belongs directly in a builtin.module)")
 
 
 # --------------------------------------------------------------------------------------------

@@ -160,3 +160,16 @@ func.func @store_before_the_start(%a: memref<4x8xi32>, %b: memref<4x8xi32>) {
   }
   return
 }
+
+// -----
+
+func.func @zero_step(%x: memref<16xi32>, %y: memref<16xi32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  // expected-error@+1 {{the loop's step must be positive, not 0}}
+  scf.for %i = %c0 to %c16 step %c0 {
+    %v = memref.load %x[%i] : memref<16xi32>
+    memref.store %v, %y[%i] : memref<16xi32>
+  }
+  return
+}

@@ -45,3 +45,28 @@ func.func @f() {
   %acc = memref.alloc() : memref<4x16xi32>
   return
 }
+
+// -----
+
+// A loop of step 0: xDSL's verifier accepts it, and vta-raise-loops divided by its step.
+// CHECK: invalid-input.mlir:[[# @LINE + 2]]:3: error: 'affine.for' op expected step to be a positive integer, got 0
+func.func @zero_step(%a: memref<4x16xi32>) {
+  affine.for %i = 0 to 4 step 0 {
+    %v = affine.load %a[%i, 0] : memref<4x16xi32>
+    affine.store %v, %a[%i, 1] : memref<4x16xi32>
+  }
+  return
+}
+
+// -----
+
+// A function inside another op's body: xDSL's verifiers accept it, and the host fallback then
+// looked for it among the module's functions.
+// CHECK: invalid-input.mlir:[[# @LINE + 4]]:3: error: 'func.func' op symbol's parent must have the SymbolTable trait (it is in 'affine.for'; a func.func belongs directly in a builtin.module)
+func.func @f(%a: memref<4xi32>) {
+  affine.for %i = 0 to 4 {
+    %v = affine.load %a[%i] : memref<4xi32>
+  func.func @nested() { return }
+  }
+  return
+}
