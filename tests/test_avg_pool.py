@@ -192,3 +192,62 @@ def test_global_pool_into_nc_matches_numpy(cfg: VTAConfig) -> None:
     assert y.shape == (n, c)
     expected = (x.astype(np.int64).sum(axis=(2, 3)) + b) >> 4
     np.testing.assert_array_equal(y, expected.astype(np.int32).astype(np.int8))
+
+
+def two_use_epilogue_mlir(n: int, c: int, h: int, w: int) -> str:
+    """A 1×1 sum pool (a copy of the input into the accumulator) whose epilogue reads the
+    accumulator twice — ``a · clip(a + 59, 0, 120) >> 6`` — and clips with two per-channel
+    vectors: the second use needs a copy of the accumulator tile, and each vector a tile of
+    its own, beside the pool's buffers."""
+    x_t, y_t = f"memref<{n}x{c}x{h}x{w}xi8>", f"memref<{n}x{c}x{h}x{w}xi8>"
+    acc_t, v_t = f"memref<{n}x{c}x{h}x{w}xi32>", f"memref<{c}xi32>"
+    ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    chan = "affine_map<(d0, d1, d2, d3) -> (d1)>"
+    return f"""
+func.func @hard_swish_like(%x: {x_t}, %hi: {v_t}, %lo: {v_t}, %y: {y_t}) {{
+  %c0 = arith.constant 0 : i32
+  %acc = memref.alloc() : {acc_t}
+  linalg.fill ins(%c0 : i32) outs(%acc : {acc_t})
+  %win = memref.alloc() : memref<1x1xi8>
+  linalg.pooling_nchw_sum {{dilations = dense<1> : tensor<2xi64>,
+                           strides = dense<1> : tensor<2xi64>}}
+      ins(%x, %win : {x_t}, memref<1x1xi8>) outs(%acc : {acc_t})
+  memref.dealloc %win : memref<1x1xi8>
+  linalg.generic {{indexing_maps = [{ident}, {chan}, {chan}, {ident}],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins(%acc, %hi, %lo : {acc_t}, {v_t}, {v_t}) outs(%y : {y_t}) {{
+  ^bb0(%a: i32, %h: i32, %l: i32, %o: i8):
+    %k59 = arith.constant 59 : i32
+    %k0 = arith.constant 0 : i32
+    %k120 = arith.constant 120 : i32
+    %k6 = arith.constant 6 : i32
+    %b = arith.addi %a, %k59 : i32
+    %b1 = arith.maxsi %b, %k0 : i32
+    %b2 = arith.minsi %b1, %k120 : i32
+    %p = arith.muli %a, %b2 : i32
+    %s = arith.shrsi %p, %k6 : i32
+    %t1 = arith.minsi %s, %h : i32
+    %t2 = arith.maxsi %t1, %l : i32
+    %t = arith.trunci %t2 : i32 to i8
+    linalg.yield %t : i8
+  }}
+  memref.dealloc %acc : {acc_t}
+  return
+}}
+"""
+
+
+def test_epilogue_reading_the_accumulator_twice_matches_numpy(cfg: VTAConfig) -> None:
+    """Every SRAM tile of the epilogue has its own elements: the accumulator's copy once
+    overlapped the accumulator's first vectors and changed the outputs there."""
+    n, c, h, w = cfg.batch, 4, 8, 8
+    rng = np.random.default_rng(11)
+    x = rng.integers(-128, 128, (n, c, h, w), dtype=np.int8)
+    hi = rng.integers(20, 128, c).astype(np.int32)
+    lo = -rng.integers(20, 129, c).astype(np.int32)
+    module = vta_compile(two_use_epilogue_mlir(n, c, h, w), config=cfg)
+    (y,) = module(x, hi, lo)
+    a = x.astype(np.int64)
+    expected = (a * np.clip(a + 59, 0, 120)) >> 6
+    expected = np.clip(expected, lo[None, :, None, None], hi[None, :, None, None])
+    np.testing.assert_array_equal(y, expected.astype(np.int8))

@@ -94,13 +94,14 @@ from dataclasses import dataclass, replace
 from typing import NoReturn
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from vta_mlir.config import VTAConfig
 from vta_mlir.dialects.vta_config_attr import get_config
+from vta_mlir.dialects.vta_positions import SRAM_OFFSET_ATTR, sram_space
 from vta_mlir.ir.diagnostics import emit_remark, report_error, verify_op
 from vta_mlir.ir.locations import given_layer_name
 
@@ -170,6 +171,7 @@ class TilePass(ModulePass):
             # already hold of every SRAM, and its buffers start there (vta.sram_offset), where
             # the previous region's did; vta-coproc-sync orders the two.
             held = sram_in_use(f)
+            before = {o for o in f.walk() if isinstance(o, memref.AllocOp)}
             budget = sram_budget(cfg, held)
             after: dict[str, int] = {}
             for region in fuse_conv_pools(list(regions), cfg, budget, tile, self.double_buffer,
@@ -209,6 +211,7 @@ class TilePass(ModulePass):
                 place_region_buffers([buf for buf, _ in emitter.bufs.values()], held, cfg,
                                      after)
                 region.erase()
+            _check_placed(f, before)
         verify_op(op)
 
     def remark(self, op: Operation) -> Callable[[str], None] | None:
@@ -244,3 +247,13 @@ class TilePass(ModulePass):
         buffers = list(emit_conv(region, plan, cfg))
         region.erase()
         return buffers
+
+
+def _check_placed(f: func.FuncOp, before: set[Operation]) -> None:
+    """Every SRAM buffer the regions of ``f`` were given has its element range: the host
+    layout would put one without it at the start of its SRAM, over the regions' buffers."""
+    for o in f.walk():
+        if isinstance(o, memref.AllocOp) and o not in before \
+                and sram_space(o.memref.type) is not None and SRAM_OFFSET_ATTR not in o.attributes:
+            report_error(o, "vta-tile: internal error: an SRAM buffer of a tiled region has no "
+                            "vta.sram_offset")

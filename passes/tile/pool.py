@@ -482,4 +482,4 @@ def emit_pool(region: PoolRegion, plan: PoolPlan, cfg: VTAConfig) -> list[SSAVal
     """Tile ``region`` with ``plan`` (before its output op); returns the SRAM buffers."""
     emitter = _PoolEmitter(region, plan, cfg)
     emitter.emit()
-    return [emitter.win, emitter.acc]
+    return [emitter.win, emitter.acc, *(buf for _, buf in emitter.operands.values())]

@@ -110,6 +110,7 @@ def load_model(path: str | Path) -> onnx.ModelProto:
                               f"to {onnx.IR_VERSION}")
     check_external_data(graph, model, path.parent)
     check_initializers(graph)
+    check_with_onnx(model, path, full=False)
     if is_qoperator(graph):
         model = qdq_model(model)
         graph = model.graph
