@@ -119,6 +119,13 @@ def test_overflow_names_field_and_keys() -> None:
     assert "does not fit in 128 bits" in text and "LOG_ACC_BUFF_SIZE" in text
 
 
+def test_a_number_of_too_many_digits_is_not_json() -> None:
+    text = '{"LOG_BATCH": ' + "9" * 5000 + "}"
+    with pytest.raises(ConfigError, match="not valid JSON: Exceeds the limit") as exc:
+        VTAConfig.from_json(text, source="big.json")
+    assert "\n" not in str(exc.value)
+
+
 def test_unknown_and_missing_keys() -> None:
     with pytest.raises(ConfigError, match="unknown key"):
         VTAConfig.from_dict(_default_dict() | {"LOG_BLOCK_IN": 4})

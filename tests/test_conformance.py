@@ -54,6 +54,16 @@ def test_no_arguments_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
     assert "usage" in capsys.readouterr().err
 
 
+def test_a_bad_configuration_is_one_line(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.json"
+    config.write_text('{"LOG_BATCH": ' + "9" * 5000 + "}")
+    assert main(["--config", str(config), str(SMALL)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vta-conformance: error: ") and err.count("\n") == 1, err
+    assert "not valid JSON" in err
+
+
 def _variant(tmp_path: Path, name: str, **changes: object) -> Path:
     data = dict(np.load(SMALL))
     for key, value in changes.items():

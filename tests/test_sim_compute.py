@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from vta_mlir.config import VTAConfig
 from vta_mlir.errors import SimulatorError
 from vta_mlir.isa import AluInsn, AluKind, FinishInsn, GemmInsn, Uop, encode_uops
-from vta_mlir.sim import Simulator, alu, gemm
+from vta_mlir.sim import Simulator, alu, functional, gemm, loops
 from vta_mlir.sim.alu import run_alu
 from vta_mlir.sim.gemm import run_gemm
 
@@ -197,6 +197,30 @@ def test_gemm_out_of_range(insn: GemmInsn, message: str) -> None:
     sim.uop[0] = encode_uops([Uop(1, 0, 0)], sim.cfg)[0]
     with pytest.raises(SimulatorError, match=message):
         sim.run([insn, FinishInsn()], timing=False)
+
+
+def test_an_instruction_too_large_to_simulate_is_refused_at_once() -> None:
+    """16383 × 16383 iterations of one micro-op (a valid encoding) would take gigabytes of
+    index arrays: refused before any is built."""
+    sim = Simulator(CFGS["default"])
+    sim.uop[0] = encode_uops([Uop(0, 0, 0)], sim.cfg)[0]
+    insn = GemmInsn(reset_reg=1, uop_bgn=0, uop_end=1, iter_out=16383, iter_in=16383)
+    with pytest.raises(SimulatorError, match=r"268402689 iterations is too large to simulate "
+                                             rf"\(at most {loops.MAX_ITERATIONS}\)"):
+        sim.run([insn, FinishInsn()], timing=False)
+
+
+def test_a_runaway_run_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Instructions each within the limit, too many of them: stopped once the run's budget is
+    spent; the next run has its own."""
+    monkeypatch.setattr(functional, "MAX_RUN_ITERATIONS", 1000)
+    sim = Simulator(CFGS["default"])
+    sim.uop[0] = encode_uops([Uop(0, 0, 0)], sim.cfg)[0]
+    insn = GemmInsn(uop_bgn=0, uop_end=1, iter_out=20, iter_in=20)  # 400 iterations
+    sim.run([insn, insn, FinishInsn()], timing=False)
+    sim.run([insn, insn, FinishInsn()], timing=False)
+    with pytest.raises(SimulatorError, match="more than 1000 GEMM and ALU iterations"):
+        sim.run([insn, insn, insn, FinishInsn()], timing=False)
 
 
 def test_gemm_reset_ignores_src_and_wgt_and_is_not_counted() -> None:

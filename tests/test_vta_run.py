@@ -95,6 +95,32 @@ def test_output_path_is_used_as_given(tmp_path: Path, capsys: pytest.CaptureFixt
     assert np.load(out).dtype == np.int8
 
 
+@pytest.mark.parametrize("bad", ["folder", "missing"])
+def test_an_unwritable_output_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             bad: str) -> None:
+    """Every output path is checked before the run: a failure writes none of the files."""
+    vtab = tmp_path / "add.vtab"
+    vtab.write_bytes(add_module(VTAConfig.shipped("default")).to_bytes())
+    (tmp_path / "folder").mkdir()
+    target = tmp_path / "folder" if bad == "folder" else tmp_path / "none" / "stats.json"
+    out = tmp_path / "result.npy"
+    status, _, err = run([str(vtab), "--random-inputs", "--output", str(out),
+                          "--stats", str(target)], capsys)
+    assert status == 1
+    assert err.count("\n") == 1 and "cannot write output file" in err, err
+    assert not out.exists()
+
+
+def test_an_output_over_the_program_is_refused(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    vtab = tmp_path / "add.vtab"
+    data = add_module(VTAConfig.shipped("default")).to_bytes()
+    vtab.write_bytes(data)
+    status, _, err = run([str(vtab), "--random-inputs", "--output", str(vtab)], capsys)
+    assert status == 1 and "is the input file" in err, err
+    assert vtab.read_bytes() == data
+
+
 def test_stats_has_exactly_the_documented_keys(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], default_cfg: VTAConfig
 ) -> None:

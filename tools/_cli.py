@@ -167,6 +167,42 @@ def open_output(path: str) -> Iterator[IO[bytes]]:
         raise VTAError(f"cannot write output file '{path}': {exc.strerror or exc}") from None
 
 
+def check_outputs_spare_inputs(inputs: Sequence[str | None],
+                               outputs: Sequence[str | None]) -> None:
+    """An error when an output file is one of the input files: the tools that write another
+    kind of file than they read (a model's MLIR, a run's arrays) would replace their input
+    with it."""
+    read = []
+    for name in inputs:
+        if name and name != "-" and os.path.isfile(name):
+            read.append((name, os.stat(name)))
+    for out in outputs:
+        if not out or out == "-" or not os.path.isfile(out):
+            continue
+        st = os.stat(out)
+        for name, st_in in read:
+            if (st.st_dev, st.st_ino) == (st_in.st_dev, st_in.st_ino):
+                raise VTAError(f"output file '{out}' is the input file '{name}'; give "
+                               "another path")
+
+
+def check_output_paths(outputs: Sequence[str | None]) -> None:
+    """An error, before anything is written, for an output path that cannot be written: a
+    folder, or a file in a folder that does not exist.  A run writing several files then
+    writes all of them or none."""
+    for out in outputs:
+        if not out or out == "-":
+            continue
+        folder = os.path.dirname(os.path.abspath(out))
+        if os.path.isdir(out):
+            raise VTAError(f"cannot write output file '{out}': it is a directory")
+        if not os.path.isdir(folder):
+            raise VTAError(f"cannot write output file '{out}': no directory '{folder}'")
+        if not os.access(folder, os.W_OK):
+            raise VTAError(f"cannot write output file '{out}': directory '{folder}' is not "
+                           "writable")
+
+
 def write_output(path: str | None, text: str) -> None:
     """Write ``text`` to ``path`` (see :func:`open_output`), or stdout when it is ``None`` or
     ``-``."""

@@ -21,7 +21,13 @@ from collections.abc import Sequence
 from vta_mlir import __version__
 from vta_mlir.errors import VTAError
 
-from ._cli import CLIArgumentParser, describe_exception, run_guarded, write_output
+from ._cli import (
+    CLIArgumentParser,
+    check_outputs_spare_inputs,
+    describe_exception,
+    run_guarded,
+    write_output,
+)
 
 __all__ = ["main"]
 
@@ -41,6 +47,7 @@ def _arg_parser() -> argparse.ArgumentParser:
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _arg_parser().parse_args(argv)
+    check_outputs_spare_inputs([args.model], [args.output])
     try:
         from vta_mlir.frontend import onnx as frontend
     except ImportError as exc:

@@ -75,6 +75,8 @@ from vta_mlir.sim.trace import trace_json
 from ._cli import (
     CLIArgumentParser,
     add_pipeline_arguments,
+    check_output_paths,
+    check_outputs_spare_inputs,
     load_config,
     load_pass_plugins,
     pipeline_spec,
@@ -218,6 +220,9 @@ def _run(argv: Sequence[str] | None) -> int:
     args = _arg_parser().parse_args(argv)
     if args.stats == "-" and args.trace == "-":
         raise VTAError("--stats and --trace cannot both write to stdout")
+    outputs = [*(args.output or []), args.stats, args.trace, args.export_case]
+    check_outputs_spare_inputs([args.input_file, *(args.input or [])], outputs)
+    check_output_paths(outputs)
     load_pass_plugins(args)
     spec = pipeline_spec(args)
     # Built before reading the input, so that a typo in it is one clear error.

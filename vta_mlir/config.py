@@ -383,8 +383,9 @@ class VTAConfig:
     def from_json(cls, text: str, *, source: str = "configuration") -> VTAConfig:
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as e:
-            raise ConfigError(f"{source}: not valid JSON: {e}") from None
+        except (ValueError, RecursionError) as e:
+            # ValueError: a JSONDecodeError, or an integer of more digits than Python converts.
+            raise ConfigError(f"{source}: not valid JSON: {' '.join(str(e).split())}") from None
         return cls.from_dict(data, source=source)
 
     @classmethod

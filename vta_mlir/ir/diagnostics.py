@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NoReturn
 
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.dialects.memref import DYNAMIC_INDEX
 from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator, SymbolOpInterface, SymbolTable
@@ -286,6 +288,33 @@ def verify_op(op: Operation, _positions: dict[Block, dict[Operation, int]] | Non
     _verify_dominance(op, positions)
     _verify_symbol_parent(op)
     _verify_affine_step(op)
+    _verify_subview_bounds(op)
+
+
+def _verify_subview_bounds(op: Operation) -> None:
+    """Report a ``memref.subview`` whose static offsets, sizes and strides reach beyond its
+    source's static shape: xDSL's verifier accepts it, and passes then index past the
+    buffer."""
+    if not isinstance(op, memref.SubviewOp):
+        return
+    source = op.source.type
+    if not isinstance(source, MemRefType):
+        return
+    shape = source.get_shape()
+    offsets = op.static_offsets.get_values()
+    sizes = op.static_sizes.get_values()
+    strides = op.static_strides.get_values()
+    if not len(shape) == len(offsets) == len(sizes) == len(strides):
+        return
+    for dim, (extent, offset, size, stride) in enumerate(zip(shape, offsets, sizes, strides,
+                                                             strict=True)):
+        if DYNAMIC_INDEX in (offset, size, stride) or extent < 0 or size == 0:
+            continue
+        last = offset + (size - 1) * stride
+        if offset < 0 or last < 0 or last >= extent:
+            report_error(op, f"the view runs out of its source along dimension {dim}: offset "
+                             f"{offset}, size {size} and stride {stride} reach element {last} "
+                             f"of {extent}")
 
 
 def _verify_affine_step(op: Operation) -> None:

@@ -100,9 +100,13 @@ def hard_layer(name: str, src: str, swish: bool, alpha: float, beta: float, sx: 
     the largest slope); ``ValueError`` when ``α·sx`` is too small for a slope of 1 with ``D``
     an immediate."""
     rate = alpha * sx
-    if not (rate > 0 and math.isfinite(rate)) or rate * IMM_MAX < 1:
+    if not (rate > 0 and math.isfinite(rate)) or rate * IMM_MAX < 1 or rate > IMM_MAX:
         raise ValueError(f"alpha·x_scale = {rate:g} is outside the fixed-point range of the "
-                         "ALU's 16-bit immediates (a slope of at least 1/32767)")
+                         "ALU's 16-bit immediates (a slope of at least 1/32767 and at most "
+                         "32767)")
+    if not math.isfinite(beta) or abs(beta / rate) > IMM_MAX:
+        raise ValueError(f"beta / (alpha·x_scale) = {beta / rate:g} is outside the range of "
+                         "the ALU's 16-bit immediates")
     expected = _float_codes(swish, alpha, beta, sx, zx, sy, zy)
     codes = np.arange(-128, 128)
     best: tuple[tuple[int, int, int], HardLayer] | None = None

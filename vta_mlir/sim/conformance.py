@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import zipfile
 import zlib
@@ -182,6 +183,23 @@ def _cases(arg: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``vta-conformance``: replay cases; an error outside any case is one line, status 2
+    (``VTA_MLIR_DEBUG=1`` re-raises it with its traceback)."""
+    try:
+        return _replay_all(argv)
+    except KeyboardInterrupt:
+        print("vta-conformance: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the tool never ends in a traceback
+        if os.environ.get("VTA_MLIR_DEBUG"):
+            raise
+        text = " ".join(str(e).split()) or type(e).__name__
+        kind = "" if isinstance(e, VTAError) else f"internal error: {type(e).__name__}: "
+        print(f"vta-conformance: error: {kind}{text}", file=sys.stderr)
+        return 2
+
+
+def _replay_all(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="vta-conformance",
         description="Replay VTA conformance vectors (.npz) on the functional simulator.")

@@ -57,6 +57,12 @@ def describe(insn: Insn) -> str:
     return histogram_key(insn)
 
 
+#: The GEMM and ALU iterations one run may take before it is stopped as runaway (a corrupt or
+#: hostile program of valid instructions would otherwise run for hours): twenty times a whole
+#: ResNet-50's.
+MAX_RUN_ITERATIONS = 1 << 29
+
+
 class Executor:
     """Executes instructions on its SRAMs and a DRAM, counting as the reference does."""
 
@@ -66,6 +72,15 @@ class Executor:
         self.sram = srams if srams is not None else SRAMs(cfg)
         self.counters: dict[str, int] = dict.fromkeys(COUNTER_NAMES, 0)
         self.finish_count = 0
+        #: GEMM and ALU iterations so far (:data:`MAX_RUN_ITERATIONS`).
+        self.iterations = 0
+
+    def _budget(self, insn: GemmInsn | AluInsn) -> None:
+        self.iterations += max(0, insn.iter_out) * max(0, insn.iter_in) * max(
+            0, insn.uop_end - insn.uop_bgn)
+        if self.iterations > MAX_RUN_ITERATIONS:
+            raise SimulatorError(f"the program runs more than {MAX_RUN_ITERATIONS} GEMM and ALU "
+                                 "iterations; stopped as a runaway program")
 
     def _count(self, name: str, n: int) -> None:
         self.counters[name] = (self.counters[name] + n) & COUNTER_MASK
@@ -73,10 +88,12 @@ class Executor:
     def execute(self, insn: Insn) -> None:
         """Execute one instruction (its dependency flags are the scheduler's business)."""
         if isinstance(insn, GemmInsn):
+            self._budget(insn)
             n = run_gemm(self.sram, insn)
             if n:
                 self._count("gemm_counter", n)
         elif isinstance(insn, AluInsn):
+            self._budget(insn)
             n = run_alu(self.sram, insn)
             if n:
                 self._count("alu_counter", n)

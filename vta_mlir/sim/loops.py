@@ -18,9 +18,9 @@ from vta_mlir.errors import SimulatorError
 from vta_mlir.isa import AluInsn, GemmInsn, decode_uop_fields
 from vta_mlir.sim.sram import SRAMs
 
-#: Above this many iterations an instruction is refused instead of exhausting host memory; the
-#: reference would need hours for such a nest.
-MAX_ITERATIONS = 1 << 28
+#: Above this many iterations an instruction is refused instead of exhausting host memory (its
+#: index arrays take 8 bytes an iteration); compiled programs stay below 2**15.
+MAX_ITERATIONS = 1 << 24
 
 
 class Axis:
@@ -188,6 +188,9 @@ def loop_nest(st: SRAMs, insn: GemmInsn | AluInsn) -> LoopNest | None:
     if insn.uop_end > depth:
         raise SimulatorError(
             f"micro-op range [{insn.uop_bgn}, {insn.uop_end}) exceeds the UOP depth {depth}")
+    if insn.iter_out * insn.iter_in * n_uops > MAX_ITERATIONS:
+        raise SimulatorError(f"loop nest of {insn.iter_out * insn.iter_in * n_uops} iterations "
+                             f"is too large to simulate (at most {MAX_ITERATIONS})")
     dst_u, src_u, wgt_u = decode_uop_fields(st.uop[insn.uop_bgn:insn.uop_end], st.cfg)
     outer = {"dst": insn.dst_factor_out, "src": insn.src_factor_out}
     inner = {"dst": insn.dst_factor_in, "src": insn.src_factor_in}

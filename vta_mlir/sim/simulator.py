@@ -215,6 +215,7 @@ class Simulator:
         plan = _dispatch(stream)
         carried = dict(self.tokens)
         before = dict(self.executor.counters)
+        self.executor.iterations = 0  # the runaway budget is per run
         state = _Progress(tokens=[self.tokens[q] for q in QUEUES])
         try:
             with blas.limited():  # one BLAS thread for the GEMM products (see vta_mlir.sim.blas)

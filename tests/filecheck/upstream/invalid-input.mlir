@@ -70,3 +70,15 @@ func.func @f(%a: memref<4xi32>) {
   }
   return
 }
+
+// -----
+
+// A view beyond its source: xDSL's verifier accepts it, and vta-pack then indexed past the
+// concatenation's channels.
+// CHECK: invalid-input.mlir:[[# @LINE + 3]]:3: error: 'memref.subview' op the view runs out of its source along dimension 1: offset 25, size 16 and stride 1 reach element 40 of 40
+func.func @beyond(%a: memref<1x40x4x4xi8>) {
+  %c0 = arith.constant 0 : i8
+  %s = memref.subview %a[0, 25, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : memref<1x40x4x4xi8> to memref<1x16x4x4xi8, strided<[640, 16, 4, 1], offset: 400>>
+  linalg.fill ins(%c0 : i8) outs(%s : memref<1x16x4x4xi8, strided<[640, 16, 4, 1], offset: 400>>)
+  return
+}

@@ -142,12 +142,18 @@ def check_external_data(graph: onnx.GraphProto, model: onnx.ModelProto, folder: 
         itemsize = _itemsize(where, init)
         info = {entry.key: entry.value for entry in init.external_data}
         location = info.get("location", "")
-        what = f"{where}initializer '{init.name}': external data '{location}'"
-        target = (base / location).resolve() if location else base
+        shown = location.replace("\0", "\\0")
+        what = f"{where}initializer '{init.name}': external data '{shown}'"
+        try:
+            target = (base / location).resolve() if location else base
+            exists = target.is_file()
+        except (OSError, ValueError, RuntimeError) as exc:
+            # A NUL byte, a symbolic link loop, a name too long for the file system.
+            raise OnnxImportError(f"{what} cannot be opened ({_one_line(exc)})") from None
         if not location or os.path.isabs(location) or not target.is_relative_to(base) or \
                 target == base:
             raise OnnxImportError(f"{what} is not a file inside the model's folder")
-        if not target.is_file():
+        if not exists:
             raise OnnxImportError(f"{what} does not exist")
         try:
             offset = int(info.get("offset", "0"))

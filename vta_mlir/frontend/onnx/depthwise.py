@@ -57,6 +57,8 @@ def clip_codes(where: str, node: onnx.NodeProto, inits: dict[str, np.ndarray],
         if name not in inits or inits[name].size != 1:
             raise OnnxImportError(f"{where}: Clip bound '{name}' is not a constant scalar")
         bounds[k] = float(inits[name].reshape(()))
+    if any(np.isnan(b) for b in bounds):
+        raise OnnxImportError(f"{where}: a Clip bound is NaN")
     lo = -128 if bounds[0] == -np.inf else _quantize(bounds[0], x)
     hi = 127 if bounds[1] == np.inf else _quantize(bounds[1], x)
     return lo, hi

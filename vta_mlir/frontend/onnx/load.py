@@ -41,6 +41,8 @@ COMPUTE_OPS = frozenset({"Conv", "Gemm", "MatMul", "Add", "Relu", "Clip", "MaxPo
 QDQ_OPS = frozenset({"QuantizeLinear", "DequantizeLinear"})
 #: Opsets of the default domain the importer has been checked on.
 OPSETS = range(13, 22)
+#: The largest model file read: protobuf messages are limited to 2 GiB.
+MAX_MODEL_BYTES = 2**31 - 1
 
 QUANTIZE_HINT = ("quantize it first with onnxruntime.quantization.quantize_static "
                   "(int8 or uint8 activations, int8 weights)")
@@ -61,6 +63,13 @@ def load_model(path: str | Path) -> onnx.ModelProto:
     :class:`OnnxImportError` with one line of text."""
     path = Path(path)
     try:
+        if path.exists() and not path.is_file():
+            # A folder, a device or a pipe: nothing a model is stored in (/dev/zero never ends).
+            raise OnnxImportError(f"cannot open '{path}': not a regular file")
+        if path.exists() and path.stat().st_size > MAX_MODEL_BYTES:
+            raise OnnxImportError(f"'{path}' holds {path.stat().st_size} bytes, more than the "
+                                  f"{MAX_MODEL_BYTES} a protobuf ONNX model can hold (larger "
+                                  "weights go to external data)")
         data = path.read_bytes()
     except OSError as exc:
         raise OnnxImportError(f"cannot open '{path}': {exc.strerror or exc}") from None
@@ -129,6 +138,12 @@ def _check_ops(graph: onnx.GraphProto, qoperator: bool) -> None:
     :data:`COMPUTE_OPS` or :data:`QDQ_OPS`, or with ``qoperator`` a QOperator node
     (:data:`~.qoperator.QOPERATOR_OPS`, of either domain) or an op it runs on codes."""
     for index, node in enumerate(graph.node):
+        reference = next((a for a in node.attribute if a.ref_attr_name), None)
+        if reference is not None:
+            raise OnnxImportError(
+                f"{node_label(node, index)}: attribute '{reference.name}' refers to "
+                f"'{reference.ref_attr_name}', an attribute of a function, outside any "
+                "function (give its value)")
         if qoperator and node.op_type in QOPERATOR_OPS:
             continue
         if node.domain not in ("", "ai.onnx"):

@@ -188,6 +188,15 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
                     self._float_quantize(where, node, self._read_as_rows(node.output[0]))
                 elif node.input[0] == in_value.name:
                     scale, zp = self._qparams(where, node)
+                    if input_q is not None:
+                        # Quantized again (another branch): the same codes, or two inputs.
+                        if (scale, zp) != (input_q.scale, input_q.zero_point):
+                            raise OnnxImportError(
+                                f"{where}: quantizes the input '{in_value.name}' a second "
+                                "time, with other parameters (the importer takes one int8 "
+                                "input)")
+                        self.qt[node.output[0]] = input_q
+                        continue
                     input_q = QTensor(node.output[0], static_shape(in_value) or (), scale, zp)
                     self.qt[input_q.name] = input_q
                 continue
@@ -334,6 +343,10 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
     def _dense(self, where: str, node: onnx.NodeProto, trans_b: bool) -> None:
         x = self._source(where, node.input[0], flattened=True)
         w = self._weight(where, node.input[1])
+        if w.q.ndim != 2:
+            raise OnnxImportError(f"{where}: a weight of shape {list(w.q.shape)}; a "
+                                  f"{node.op_type}'s constant operand is a K×N matrix (reshape "
+                                  "a vector to K×1)")
         w_scale = self._check_weight(where, w, 0 if trans_b else 1)
         weight = w.q.T if trans_b else w.q
         view = self.views.get(x.name)

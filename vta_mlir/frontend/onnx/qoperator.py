@@ -181,7 +181,10 @@ class _Rewriter:
         assert spec.bias is not None
         x_scale = self.value(where, args[spec.operands[0][1]]).astype(np.float32)
         w_scale = self.value(where, args[spec.operands[1][1]]).astype(np.float32)
-        scale = (x_scale.reshape(()) if x_scale.size == 1 else x_scale) * w_scale
+        if x_scale.size != 1:
+            raise OnnxImportError(f"{where}: the input's scale '{args[spec.operands[0][1]]}' "
+                                  f"has {x_scale.size} values; an activation has one scale")
+        scale = x_scale.reshape(()) * w_scale
         scale_name = self.fresh(f"{args[spec.bias]}_scale")
         zero_name = self.fresh(f"{args[spec.bias]}_zero_point")
         self.new_inits += [numpy_helper.from_array(scale.astype(np.float32), scale_name),

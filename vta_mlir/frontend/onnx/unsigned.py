@@ -88,7 +88,7 @@ def signed_model(model: onnx.ModelProto) -> onnx.ModelProto:
     new_inits: list[TensorProto] = []
     replaced: set[str] = set()
     # Constants first: each gets initializers of its own, whoever else reads the originals.
-    for node in graph.node:
+    for index, node in enumerate(graph.node):
         if node.op_type != "DequantizeLinear" or not _is_uint8(inits, node.input[0]):
             continue
         q = numpy_helper.to_array(inits[node.input[0]])
@@ -99,6 +99,12 @@ def signed_model(model: onnx.ModelProto) -> onnx.ModelProto:
             continue  # a malformed pair: the recogniser names it
         axis = next((onnx.helper.get_attribute_value(a) for a in node.attribute
                      if a.name == "axis"), 1)
+        if zp.size > 1 and (q.ndim == 0 or not -q.ndim <= int(axis) < q.ndim
+                            or zp.size != q.shape[int(axis)]):
+            raise OnnxImportError(
+                f"{node_label(node, index)}: {zp.size} zero points for '{node.input[0]}' of "
+                f"shape {list(q.shape)} along axis {axis}; per-axis zero points are one per "
+                "element of that axis")
         codes, zero = _constant_codes(q, zp, int(axis))
         if np.any(zero != 0):
             _refuse_asymmetric_weight(graph, node, zp)
