@@ -21,6 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from vta_mlir.config import CONFIG_KEYS, TimingParams, VTAConfig
 from vta_mlir.errors import ConfigError, VTAError
+from vta_mlir.ir.locations import mlir_string
 
 __all__ = ["CONFIG_ATTR_NAME", "VTAConfigAttr", "get_config", "set_module_config"]
 
@@ -163,8 +164,8 @@ class VTAConfigAttr(ParametrizedAttribute):
     def print_parameters(self, printer: Printer) -> None:
         defaults = TimingParams()
         items: list[str] = [
-            f"target = {_quote(self.target.data)}",
-            f"hw_ver = {_quote(self.hw_ver.data)}",
+            f"target = {mlir_string(self.target.data)}",
+            f"hw_ver = {mlir_string(self.hw_ver.data)}",
         ]
         items += [f"{k} = {getattr(self, k).data}" for k in _INT_KEYS]
         for k in _TIMING_INT_KEYS:
@@ -181,19 +182,6 @@ def _float_text(value: float) -> str:
     if "e" in text and "." not in text:
         text = text.replace("e", ".0e")
     return text
-
-
-def _quote(text: str) -> str:
-    out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out += [f"\\{b:02X}" for b in ch.encode("utf-8")]
-    out.append('"')
-    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------

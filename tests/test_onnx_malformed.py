@@ -177,3 +177,35 @@ def test_output_over_the_model_is_refused(tmp_path: Path,
     assert "is the input file" in capsys.readouterr().err
     assert path.read_bytes() == before
     onnx.checker.check_model(onnx.load(path))
+
+
+def _run(path: Path, x: np.ndarray) -> np.ndarray:
+    from vta_mlir import compile as vta_compile
+
+    (y,) = vta_compile(import_text(path))(x)
+    return y
+
+
+@pytest.mark.parametrize("name", ['a"b', "x\ny", "é", "\\", "a" * 300],
+                         ids=["quote", "newline", "non-ascii", "backslash", "long"])
+def test_any_node_name_compiles(tmp_path: Path, name: str) -> None:
+    """A node name is only a name: the convolution computes what it computes under a plain
+    one (names become escaped location strings and shortened ASCII symbols)."""
+    x = np.random.default_rng(1).uniform(-3, 3, (1, 3, 8, 8)).astype(np.float32)
+    plain = conv_model().save(tmp_path / "plain.onnx", (1, 4, 6, 6))
+    model = conv_model().model((1, 4, 6, 6))
+    for node in model.graph.node:
+        if node.name == "conv":
+            node.name = name
+    named = tmp_path / "named.onnx"
+    named.write_bytes(model.SerializeToString())
+    np.testing.assert_array_equal(_run(named, x), _run(plain, x))
+
+
+def test_a_concat_of_one_tensor_is_a_copy(tmp_path: Path) -> None:
+    x = np.random.default_rng(2).uniform(-3, 3, (1, 3, 8, 8)).astype(np.float32)
+    plain = conv_model().save(tmp_path / "plain.onnx", (1, 4, 6, 6))
+    qdq = conv_model()
+    qdq.op("Concat", [qdq.last], "cat", axis=1)
+    single = qdq.save(tmp_path / "cat.onnx", (1, 4, 6, 6))
+    np.testing.assert_array_equal(_run(single, x), _run(plain, x))

@@ -50,8 +50,25 @@ __all__ = [
     "given_layer_name",
     "layer_name",
     "location_of",
+    "mlir_string",
     "set_location",
 ]
+
+
+def mlir_string(text: str) -> str:
+    """``text`` as an MLIR string literal (a ``loc("name")``, an attribute): quotes and
+    backslashes escaped, characters that do not print (a newline) as ``\\XX`` escapes of
+    their UTF-8 bytes, which the parser decodes back."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out += [f"\\{b:02X}" for b in ch.encode("utf-8")]
+    out.append('"')
+    return "".join(out)
 
 
 @dataclass(frozen=True, order=True)

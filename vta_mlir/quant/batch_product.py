@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type
+from vta_mlir.ir.locations import mlir_string
 
 from .requant import IMM_MAX, Requant
 
@@ -84,7 +85,7 @@ def emit_batch_product(em: Emitter, layer: BatchProductLayer, prefix: str, out: 
     em.lines.append(
         f"  linalg.batch_matmul ins({em.buffer(layer.a)}, {em.buffer(layer.b)} : "
         f"{memref_type(a_shape, 'i8')}, {memref_type(b_shape, 'i8')})"
-        f" outs({out if host_t else prefix + '_acc'} : {acc_t}) loc(\"{layer.name}\")")
+        f" outs({out if host_t else prefix + '_acc'} : {acc_t}) loc({mlir_string(layer.name)})")
     if host_t:  # the host requantizes the accumulators (docs/onnx.md §4.19)
         return
     steps: list[str] = []

@@ -6,6 +6,7 @@ argument attributes (``docs/onnx.md`` §1).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,6 +17,7 @@ from vta_mlir.frontend.mlir_text import (
     network_function,
     padding_idiom,
 )
+from vta_mlir.ir.locations import mlir_string
 
 from .batch_product import BatchProductLayer, emit_batch_product
 from .depthwise import DepthwiseConvLayer
@@ -41,10 +43,20 @@ __all__ = ["Emitter", "emit_program"]
 
 
 
+#: The longest identifier made from a node name: the symbols built on it (``@{name}_w``) name
+#: the binary's arguments, whose names have at most 255 bytes (``docs/binary-format.md``).
+MAX_IDENT = 200
+
+
 def _ident(name: str) -> str:
-    """An identifier made of the characters MLIR's bare names allow."""
-    text = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
-    return text if text and not text[0].isdigit() else f"t_{text}"
+    """An identifier made of the characters MLIR's bare names allow (a long name shortened,
+    with a digest of the whole name that keeps it distinct)."""
+    text = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" for ch in name)
+    text = text if text and not text[0].isdigit() else f"t_{text}"
+    if len(text) > MAX_IDENT:
+        digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:12]
+        text = f"{text[:MAX_IDENT - 13]}_{digest}"
+    return text
 
 
 def _hex(values: np.ndarray) -> str:
@@ -284,7 +296,7 @@ class Emitter:
         self.lines.append(
             f"  linalg.matmul ins({data}, {w} : {memref_type(flat, 'i8')}, "
             f"{memref_type((k, n), 'i8')})"
-            f" outs({out if host_t else prefix + '_acc'} : {acc_t}) loc(\"{layer.name}\")")
+            f" outs({out if host_t else prefix + '_acc'} : {acc_t}) loc({mlir_string(layer.name)})")
         if host_t:  # the host requantizes the accumulators (docs/onnx.md §4.19)
             return
         steps: list[str] = []
@@ -330,7 +342,7 @@ class Emitter:
             f"  linalg.{op} {{dilations = dense<1> : tensor<2xi64>, "
             f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
             f"      ins({data}, {w} : {data_t}, {memref_type(kernel.shape, 'i8')})"
-            f" outs({prefix}_acc : {acc_t}) loc(\"{layer.name}\")",
+            f" outs({prefix}_acc : {acc_t}) loc({mlir_string(layer.name)})",
         ]
         in_range = not product_first and self.requant_steps(
             steps, layer.rq, layer.zero_point, layer.lo, layer.hi, operands, layer.name,
@@ -353,7 +365,7 @@ class Emitter:
             "  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, "
             f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
             f"      ins({data}, {prefix}_win : {data_t}, {win_t}) outs({out} : {out_t})"
-            f" loc(\"{layer.name}\")",
+            f" loc({mlir_string(layer.name)})",
             f"  memref.dealloc {prefix}_win : {win_t}",
         ]
         if any(layer.pads):
@@ -419,7 +431,7 @@ class Emitter:
             "    %max = arith.maxsi %min, %lo : i32",
             "    %t = arith.trunci %max : i32 to i8",
             "    linalg.yield %t : i8",
-            f"  }} loc(\"{layer.name}\")",
+            f"  }} loc({mlir_string(layer.name)})",
         ]
 
 

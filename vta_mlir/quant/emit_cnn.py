@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vta_mlir.frontend.mlir_text import memref_type
+from vta_mlir.ir.locations import mlir_string
 
 from .activations import HardLayer, MulConstLayer
 from .layers_cnn import AveragePoolLayer, ConcatLayer, RescaleLayer, ResizeLayer
@@ -73,7 +74,7 @@ def resize(em: Emitter, layer: ResizeLayer, out: str) -> None:
         f"      ins({em.buffer(layer.src)} : {src_t}) outs({out} : {out_t}) {{",
         "  ^bb0(%a: i8, %o: i8):",
         "    linalg.yield %a : i8",
-        f"  }} loc(\"{layer.name}\")"]
+        f"  }} loc({mlir_string(layer.name)})"]
 
 
 def concat(em: Emitter, layer: ConcatLayer, out: str) -> None:
@@ -106,7 +107,7 @@ def element_read(em: Emitter, src: str, prefix: str, name: str,
         "  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, "
         "strides = dense<1> : tensor<2xi64>}",
         f"      ins({em.buffer(src)}, {prefix}_win : {memref_type(em.shape(src), 'i8')}"
-        f", memref<1x1xi8>) outs({prefix}_acc : {acc_t}) loc(\"{name}\")",
+        f", memref<1x1xi8>) outs({prefix}_acc : {acc_t}) loc({mlir_string(name)})",
         f"  memref.dealloc {prefix}_win : memref<1x1xi8>",
     ]
     return acc_t
@@ -186,7 +187,7 @@ def average_pool(em: Emitter, layer: AveragePoolLayer, prefix: str, out: str) ->
         "  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, "
         f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}",
         f"      ins({data}, {prefix}_win : {data_t}, {win_t}) outs({prefix}_acc : {acc_t})"
-        f" loc(\"{layer.name}\")",
+        f" loc({mlir_string(layer.name)})",
         f"  memref.dealloc {prefix}_win : {win_t}",
     ]
     steps: list[str] = []

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from vta_mlir.frontend.mlir_text import memref_type
+from vta_mlir.ir.locations import mlir_string
 
 if TYPE_CHECKING:
     from .host_float import FloatOp
@@ -86,7 +87,7 @@ def generic(ins: Sequence[Operand], out: Operand, body: list[str], iterators: Se
             f"      {reads}outs({out[0]} : {out[1]}) {{",
             f"  ^bb0({args}):",
             *[f"    {line}" for line in body],
-            f"  }} loc(\"{name}\")"]
+            f"  }} loc({mlir_string(name)})"]
 
 
 class Symbols(Protocol):

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vta_mlir.frontend.mlir_text import memref_type
+from vta_mlir.ir.locations import mlir_string
 
 from .host_float_ops import quantize_lines
 from .program import QTensor
@@ -66,7 +67,7 @@ def _generic(ins: Sequence[tuple[str, str, str]], out: tuple[str, str, str], bod
             f"      {reads}outs({out[0]} : {out[1]}) {{",
             f"  ^bb0({args}):",
             *[f"    {line}" for line in body],
-            f"  }} loc(\"{name}\")"]
+            f"  }} loc({mlir_string(name)})"]
 
 
 def host_layer_lines(layer: HostLayer, src: str, x: QTensor, out: str, y: QTensor,

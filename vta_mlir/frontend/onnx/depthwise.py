@@ -40,7 +40,8 @@ def is_depthwise(where: str, group: int, channels: int, weight_shape: Sequence[i
 def _quantize(value: float, tensor: QTensor) -> int:
     """The code of the real ``value`` in ``tensor``'s quantization, as ``QuantizeLinear``
     computes it: the division in float32, rounded half to even, saturated to int8."""
-    code = np.rint(np.float32(value) / np.float32(tensor.scale)) + tensor.zero_point
+    with np.errstate(over="ignore"):  # a bound beyond float32 saturates, as in onnxruntime
+        code = np.rint(np.float32(value) / np.float32(tensor.scale)) + tensor.zero_point
     return int(np.clip(code, -128, 127))
 
 

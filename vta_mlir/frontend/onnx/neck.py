@@ -115,6 +115,12 @@ class CnnOps:
             raise OnnxImportError(f"{where}: concatenates {', '.join(str(x.shape) for x in xs)}"
                                   ", which differ in N, H or W")
         y = self._output(where, node, (n, sum(x.shape[1] for x in xs), h, w))
+        if len(xs) == 1:
+            # A Concat of one tensor is a copy, requantized as ONNX does.
+            x = xs[0]
+            self._add_layer(rescale_layer(self.layer_name, x.name, x.scale, x.zero_point,
+                                          y.scale, y.zero_point, y.name), y)
+            return
         parts: list[str] = []
         for k, x in enumerate(xs):
             if (x.scale, x.zero_point) == (y.scale, y.zero_point):

@@ -304,7 +304,12 @@ class _Recognizer(CnnOps, ViewOps, FloatOps, MatMulChains, ActivationProducts):
         # A bias shared by several layers (torch.onnx deduplicates equal constants) is quantized
         # at the first one's scale: its real value, rounded to the accumulator's scale (exact
         # for zero biases; otherwise within half an accumulator unit).
-        return np.rint(q * (scale / expected)).astype(np.int64)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            rescaled = np.rint(q * (scale / expected))
+        if not np.all(np.abs(rescaled) < 2**62):  # the folded bias is checked for int32 after
+            raise OnnxImportError(f"{where}: bias '{name}' at the accumulator's scale "
+                                  "x_scale·w_scale does not fit int32")
+        return rescaled.astype(np.int64)
 
     def _requant_acc(self, where: str, x: QTensor, w_scale: np.ndarray, y: QTensor) -> Requant:
         """The requantization of an accumulator at ``x_scale · w_scale`` (per channel when the
