@@ -172,12 +172,16 @@ def test_channels_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert f"node '{pool.name}' (QLinearGlobalAveragePool)" in line and "channels_last" in line
 
 
-def test_qoperator_node_missing_operands(tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
-    path = qoperator_model(tmp_path, MODELS["conv_relu"], symmetric=False)
-    model = onnx.load(str(path))
-    conv = next(n for n in model.graph.node if n.op_type == "QLinearConv")
-    del conv.input[5:]
-    onnx.save(model, path)
+@pytest.mark.parametrize(("model", "op", "expected"), [
+    ("conv_relu", "QLinearConv", "has input size 5 not in range"),  # onnx's schema
+    ("residual", "QLinearAdd", "triples"),  # com.microsoft: the importer's own count
+])
+def test_qoperator_node_missing_operands(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        model: str, op: str, expected: str) -> None:
+    path = qoperator_model(tmp_path, MODELS[model], symmetric=False)
+    graph = onnx.load(str(path))
+    node = next(n for n in graph.graph.node if n.op_type == op)
+    del node.input[5:]
+    onnx.save(graph, path)
     line = cli_error(tmp_path, path, capsys)
-    assert f"node '{conv.name}' (QLinearConv)" in line and "triples" in line
+    assert f"node '{node.name}' ({op})" in line and expected in line, line

@@ -193,6 +193,12 @@ def check_with_onnx(model: onnx.ModelProto, path: Path, full: bool = True) -> No
                               "is not UTF-8)") from None
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
         text = _one_line(exc)
+        spec = re.search(r"^(.*?)\s*==> Context: Bad node spec for node\. Name: (.*) OpType: "
+                         r"(\w+)$", text)
+        if spec:
+            # The structure check's form: the node's name and op after the message.
+            raise OnnxImportError(f"node '{spec.group(2)}' ({spec.group(3)}): "
+                                  f"{spec.group(1)}") from None
         node = re.search(r"op_type:(\w+), node name: ([^)]*)\)", text)
         detail = re.sub(r"^(\[\w+\] )?(Inference error\(s\): )?", "", text)
         detail = re.sub(r"\(op_type:[^)]*\): (\[\w+\] )?", "", detail)
