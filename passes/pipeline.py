@@ -75,9 +75,14 @@ class VtaToIsaPass(ModulePass):
     host_fallback: str = "float"
 
     def __post_init__(self) -> None:
+        from .integerize import REQUANT_MODES
+
         if self.host_fallback not in ("float", "any"):
             raise VTAError(f"{self.name}: host-fallback is 'float' or 'any', not "
                            f"'{self.host_fallback}'")
+        if self.requant not in REQUANT_MODES:
+            raise VTAError(f"{self.name}: requant is {' or '.join(map(repr, REQUANT_MODES))}, "
+                           f"not '{self.requant}'")
         # A misspelt stage or pass is reported when the pipeline is built, before any input
         # is read.
         self.insertions()

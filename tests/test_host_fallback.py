@@ -73,6 +73,8 @@ def test_the_pipeline_option_outlines_the_refused_op_only() -> None:
     assert text.count("vta.host ") == 1 and "arith.divsi" in host and "linalg.matmul" not in host
     with pytest.raises(VTAError, match="host-fallback is 'float' or 'any'"):
         lower(PROGRAM, pipeline="vta-to-isa{host-fallback=gpu}")
+    with pytest.raises(VTAError, match="requant is 'none' or 'fixed-point', not 'bogus'"):
+        lower(PROGRAM, pipeline="vta-to-isa{requant=bogus}")
 
 
 def test_vta_run_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -351,6 +351,10 @@ _DESIGNATOR = re.compile(
 )
 
 
+#: The start of any ``expected-*`` directive, well-formed or not.
+_DIRECTIVE = re.compile(r"//\s*(expected-(?:error|warning|note|remark)(?:-re)?)\b")
+
+
 def _designator_regex(text: str) -> re.Pattern[str]:
     """The pattern of an ``expected-*-re`` message: literal text with ``{{regex}}`` parts."""
     parts: list[str] = []
@@ -408,6 +412,13 @@ def parse_expected_diagnostics(
         start = line_text.find("expected-")
         if start != -1:
             designator = _DESIGNATOR.search(line_text, start)
+            directive = _DIRECTIVE.search(line_text)
+            if designator is None and directive is not None:
+                # MLIR refuses a directive it cannot read instead of ignoring it.
+                raise DiagnosticError(Diagnostic(
+                    f"malformed {directive[1]} directive: its text goes in {{{{...}}}} at the "
+                    "end of the line",
+                    location=SourceLocation(filename, line, directive.start() + 1)))
         if designator is None:
             # A line the `@above`/`@below` designators can refer to.
             for expected in pending_below:
