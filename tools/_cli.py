@@ -9,6 +9,7 @@ guard that turns every exception into one of them (never a traceback, unless
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -194,13 +195,13 @@ def check_output_paths(outputs: Sequence[str | None]) -> None:
         if not out or out == "-":
             continue
         folder = os.path.dirname(os.path.abspath(out))
+        # The words the write itself would have failed with.
         if os.path.isdir(out):
-            raise VTAError(f"cannot write output file '{out}': it is a directory")
+            raise VTAError(f"cannot write output file '{out}': {os.strerror(errno.EISDIR)}")
         if not os.path.isdir(folder):
-            raise VTAError(f"cannot write output file '{out}': no directory '{folder}'")
+            raise VTAError(f"cannot write output file '{out}': {os.strerror(errno.ENOENT)}")
         if not os.access(folder, os.W_OK):
-            raise VTAError(f"cannot write output file '{out}': directory '{folder}' is not "
-                           "writable")
+            raise VTAError(f"cannot write output file '{out}': {os.strerror(errno.EACCES)}")
 
 
 def write_output(path: str | None, text: str) -> None:

@@ -34,7 +34,7 @@
 // CHECK-VTAB:  vta-run: error: --check: nothing to check against: a .vtab binary module has no reference semantics
 // TRUNCATED:   truncated.vtab: error: truncated module
 // CONFIG:      vta-run: error: {{.*}}bad-config.json: missing key(s)
-// WRITE:       vta-run: error: cannot write output file '{{.*}}case.npz': no directory '{{.*}}missing-dir'
+// WRITE:       vta-run: error: cannot write output file '{{.*}}case.npz': No such file or directory
 
 // NOINPUT-NOT: Traceback
 // DTYPE-NOT:   Traceback
