@@ -46,7 +46,9 @@ class Quantization:
 def quantize(x: np.ndarray, quant: Quantization) -> np.ndarray:
     """ONNX ``QuantizeLinear`` to int8: ``clip(round_half_to_even(x / scale) + zero_point,
     -128, 127)``, the division in float32 as onnxruntime computes it."""
-    scaled = np.rint(x.astype(np.float32) / np.float32(quant.scale))
+    values = x.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32 saturates, as QuantizeLinear does
+        scaled = np.rint(values / np.float32(quant.scale))
     return np.clip(scaled + quant.zero_point, QUANT_MIN, QUANT_MAX).astype(np.int8)
 
 
