@@ -35,6 +35,7 @@ from vta_mlir import compile
 from vta_mlir.config import SHIPPED_CONFIGS
 from vta_mlir.frontend.onnx import (
     choose_requant,
+    choose_requant_channels,
     import_program,
     import_text,
 )
@@ -217,6 +218,11 @@ def test_requant_choice() -> None:
     assert choose_requant(0.0041).s1 == 0 and choose_requant(0.0041).wide_clip
     with pytest.raises(ValueError):
         choose_requant(0.0)
+    # Finite but beyond any shift: no fixed-point form (not an overflow in the search).
+    with pytest.raises(ValueError, match="has no 16-bit fixed-point form"):
+        choose_requant(1e308)
+    with pytest.raises(ValueError, match="have no common 32-bit fixed-point form"):
+        choose_requant_channels([1e308, 0.5])
 
 
 def test_pow2_mode_runs(tmp_path: Path) -> None:

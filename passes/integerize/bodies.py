@@ -113,7 +113,7 @@ def quantize(op: linalg.GenericOp) -> Quantize | None:
         add = value.owner
         inner = next((v for v in add.operands if scalar(v) is None), None)
         zp = scalar(_other(add, inner)) if inner is not None else None
-        if inner is None or zp is None or float(zp.value) != int(zp.value):
+        if inner is None or zp is None or not _whole(float(zp.value)):
             return None
         zero_point = int(zp.value)
         value = inner
@@ -123,13 +123,18 @@ def quantize(op: linalg.GenericOp) -> Quantize | None:
     if not isinstance(value.owner, arith.DivfOp) or _input_index(value.owner.lhs, op) != 0:
         return None
     scale = scalar(value.owner.rhs)
-    if scale is None or not float(scale.value) > 0 or len(bounds) != 2:
+    if scale is None or not 0 < float(scale.value) < np.inf or len(bounds) != 2:
         return None
     lo, hi = sorted(bounds)
-    if lo != int(lo) or hi != int(hi):
+    if not _whole(lo) or not _whole(hi):
         return None
     return Quantize(float(scale.value), scale.wide, zero_point, int(lo), int(hi),
                     out_type.width.data, isinstance(result.owner, arith.FPToUIOp))
+
+
+def _whole(value: float) -> bool:
+    """Whether ``value`` is a finite whole number (a NaN or infinite constant is none)."""
+    return value == value and abs(value) != np.inf and value == int(value)
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,10 @@ def choose_requant(multiplier: float, mode: str = "fixed") -> Requant:
     best: tuple[float, Requant] | None = None
     for s1 in range(MAX_SHIFT + 1):
         for s2 in range(MAX_SHIFT + 1 - s1):
-            m = round(multiplier * 2.0 ** (s1 + s2))
+            scaled = multiplier * 2.0 ** (s1 + s2)
+            if not scaled < IMM_MAX + 1:  # also an overflow to infinity
+                continue
+            m = round(scaled)
             if not 1 <= m <= IMM_MAX:
                 continue
             clip = clip_bound(m, s2)
@@ -162,7 +165,10 @@ def choose_requant_channels(multipliers: Sequence[float]) -> Requant:
     best: tuple[float, Requant] | None = None
     for s1 in range(MAX_SHIFT + 1):
         for s2 in range(MAX_SHIFT + 1 - s1):
-            ms = [round(v * 2.0 ** (s1 + s2)) for v in values]
+            scaled = [v * 2.0 ** (s1 + s2) for v in values]
+            if not all(x < 1 << 31 for x in scaled):  # also an overflow to infinity
+                continue
+            ms = [round(x) for x in scaled]
             if not all(1 <= m < 1 << 31 for m in ms):
                 continue
             clips = [clip_bound(m, s2) for m in ms]

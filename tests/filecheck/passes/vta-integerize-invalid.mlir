@@ -126,3 +126,25 @@ func.func @two_inputs(%a: memref<2x8xf32>, %b: memref<2x8xf32>, %result0: memref
   }
   func.return
 }
+
+// -----
+
+// A quantize whose clip bound is NaN (no int8 bound): not a quantize the pass reads.
+func.func @nan_bound(%arg0: memref<2x8xf32>, %result0: memref<2x8xi8> {vta.result = 0 : i64}) {
+  %s = arith.constant 5.000000e-02 : f32
+  %z = arith.constant 0.000000e+00 : f32
+  %lo = arith.constant 0x7FC00000 : f32
+  %hi = arith.constant 1.270000e+02 : f32
+  // expected-error@+1 {{is not a quantize, dequantize, ReLU, add or average of a quantized layer}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg0 : memref<2x8xf32>) outs(%result0 : memref<2x8xi8>) {
+  ^bb0(%in: f32, %out: i8):
+    %0 = arith.divf %in, %s : f32
+    %1 = math.roundeven %0 : f32
+    %2 = arith.addf %1, %z : f32
+    %3 = arith.maximumf %2, %lo : f32
+    %4 = arith.minimumf %3, %hi : f32
+    %5 = arith.fptosi %4 : f32 to i8
+    linalg.yield %5 : i8
+  }
+  return
+}
