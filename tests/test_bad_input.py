@@ -340,3 +340,25 @@ def test_padding_runs_do_not_walk_every_tile() -> None:
     runs = padding_runs(1 << 30, 2, 1, 4, (1 << 31) + 1)
     assert time.perf_counter() - start < 0.01
     assert [(r.count, r.before, r.after) for r in runs] == [(1, 1, 0), ((1 << 30) - 1, 0, 0)]
+
+
+# ---- 4. buffers without elements -----------------------------------------------------------------
+
+EMPTY_FILL = """func.func @f(%y: memref<0x32xi32>) {
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%y : memref<0x32xi32>)
+  return
+}
+"""
+
+
+@pytest.mark.parametrize(("name", "main", "flags"), TOOLS[1:2] + TOOLS[3:],
+                         ids=["vta-opt -p vta-to-isa", "vta-run"])
+def test_a_buffer_of_no_elements(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
+                                 main: Tool, flags: list[str]) -> None:
+    path = tmp_path / "input.mlir"
+    path.write_text(EMPTY_FILL)
+    status, output = run_tool(main, [str(path), *flags], capsys)
+    line = check_one_error(status, output, "input.mlir:3:3: error: 'linalg.fill' op %y "
+                                           "(memref<0x32xi32>) has no elements")
+    assert line.startswith(f"{tmp_path}/input.mlir:3:3: error:")

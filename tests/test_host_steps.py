@@ -248,3 +248,29 @@ def test_a_float_output_is_written_by_the_host(cfg: VTAConfig) -> None:
     d = h.astype(np.float32) * np.float32(0.125)
     want = np.exp(d.astype(np.float64)).astype(np.float32)
     assert y.dtype == np.float32 and np.array_equal(y, want)
+
+
+FLOAT_GATHER = """
+func.func @gather(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  %c2 = arith.constant 2 : index
+  %0 = tensor.empty() : tensor<2x8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<2x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.divui %j, %c2 : index
+    %e = tensor.extract %x[%i, %k] : tensor<2x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+"""
+
+
+def test_a_float_gather_runs_on_the_host() -> None:
+    """A body that loads at computed indices (a nearest upsampling written as a gather) is a
+    host step the host computes, element by element as numpy indexes."""
+    x = np.random.default_rng(6).standard_normal((2, 4)).astype(np.float32)
+    (y,) = compile(FLOAT_GATHER)(x)
+    np.testing.assert_array_equal(y, np.repeat(x, 2, axis=1))

@@ -291,6 +291,20 @@ BAD = {
                  .replace("^bb0(%in: i8", "^bb0(%in: i32")
                  .replace("%e = arith.extsi %in : i8 to i32", "%e = arith.addi %in, %in : i32"),
                  "is a reduction that is not a pooling"),
+    # torch-mlir's form: bufferized, the filled tensor becomes the result argument itself.
+    "into_i32_result": ("""
+func.func @f(%x: tensor<1x16x8x8xi8>) -> tensor<1x16x4x4xi32> {
+  %c0 = arith.constant 0 : i32
+  %k = tensor.empty() : tensor<2x2xi32>
+  %e = tensor.empty() : tensor<1x16x4x4xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x16x4x4xi32>) -> tensor<1x16x4x4xi32>
+  %c = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>,
+                                strides = dense<2> : vector<2xi64>}
+      ins(%x, %k : tensor<1x16x8x8xi8>, tensor<2x2xi32>) outs(%f : tensor<1x16x4x4xi32>)
+      -> tensor<1x16x4x4xi32>
+  return %c : tensor<1x16x4x4xi32>
+}
+""", "pools into %result0, a function argument (an i32 result)"),
     "partial_reduction": (_GLOBAL.replace('"parallel", "parallel", "reduction", "reduction"',
                                           '"parallel", "parallel", "parallel", "reduction"'),
                           "is a reduction that is not a global pooling"),

@@ -462,3 +462,14 @@ def test_installed_script(files: dict[str, str]) -> None:
     proc = run_tool("vta-run", files["vtab"], "--random-inputs")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().startswith("y: 1x20xint8 [")
+
+
+def test_check_of_a_float_requantizing_program_says_why_not(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """torch-mlir's float requantization computed in fixed point agrees within a step, so a
+    bit-for-bit --check says so instead of comparing."""
+    source = Path(__file__).parent / "data" / "torch_mlir" / "dense.mlir"
+    status, _, err = run([str(source), "--random-inputs", "--check", "--requant",
+                          "fixed-point"], capsys)
+    assert status == 1 and err.count("\n") == 1, err
+    assert "requantizes in float and the compiled module in fixed point" in err

@@ -167,6 +167,12 @@ def check_outputs(
             f"{signature(binary)}"
         )
     for arg, spec in zip(args, binary.args, strict=True):
+        if arg.quant is None and spec.quant is not None:
+            raise VTAError(
+                "--check: the program requantizes in float and the compiled module in fixed "
+                "point (requant=fixed-point), within one output step of it, not bit for bit; "
+                "compare with vta_mlir.reference.evaluate within that step instead"
+            )
         if arg.quant != spec.quant:
             raise VTAError(
                 f"--check: argument '{spec.name}' has quantization {arg.quant} in the input "

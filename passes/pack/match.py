@@ -246,6 +246,9 @@ class FunctionRecognizer:
         if any(d < 0 for d in t.get_shape()):
             report_error(op, f"{label(value)} ({t}) has a dynamic shape: VTA buffers have "
                              "static shapes")
+        if 0 in t.get_shape():
+            report_error(op, f"{label(value)} ({t}) has no elements: VTA computes on buffers "
+                             "of at least one element")
         if not isinstance(t.layout, NoneAttr):
             report_error(op, f"{label(value)} ({t}) has a non-contiguous layout: vta-pack "
                              "packs contiguous buffers")

@@ -188,9 +188,13 @@ class PoolMatcher:
         if out in self.inits:
             fill, value = self.inits[out]
             return Const(fill, value)
-        if int_width(out.type.element_type) == 8 or rec.is_argument(out):  # type: ignore[attr-defined]
+        if int_width(out.type.element_type) == 8:  # type: ignore[attr-defined]
             report_error(op, f"pools into {label(out)}, which no linalg.fill initialises: a "
                              "VTA pooling starts from a constant")
+        if rec.is_argument(out):
+            report_error(op, f"pools into {label(out)}, a function argument (an i32 result): "
+                             "a VTA pooling accumulates in a buffer of its own, filled with a "
+                             "constant; pool into a new buffer and return a copy")
         init = rec.read(op, out)
         if not isinstance(init, Const):
             report_error(op, f"pools into {label(out)}, which holds a computed value: a VTA "

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -104,7 +104,10 @@ class Body:
                 if op.regions:
                     report_error(op, "ops with regions are not supported inside a linalg body "
                                      "by the reference evaluator")
-                values = element_op(op, [self.get(v) for v in op.operands])
+                if isinstance(op, memref.LoadOp | tensor.ExtractOp):
+                    values = [self.load(op)]
+                else:
+                    values = element_op(op, [self.get(v) for v in op.operands])
                 for r, v in zip(op.results, values, strict=True):
                     self.cache[r] = np.asarray(v)
                 result = self.cache[value]
@@ -112,6 +115,22 @@ class Body:
             result = self.machine.value(self.op, value)
         self.cache[value] = np.asarray(result)
         return self.cache[value]
+
+
+    def load(self, op: memref.LoadOp | tensor.ExtractOp) -> np.ndarray:
+        """A ``memref.load`` or ``tensor.extract`` in the body (a gather: its indices computed
+        from the loop indices), every element of the window at once."""
+        buffer = np.asarray(self.get(op.memref if isinstance(op, memref.LoadOp) else op.tensor))
+        indices = [np.asarray(self.get(v), dtype=np.int64) for v in op.indices]
+        if len(indices) != buffer.ndim:
+            report_error(op, f"{len(indices)} indices for a memref of rank {buffer.ndim}")
+        for dim, index in enumerate(indices):
+            if index.size and (index.min() < 0 or index.max() >= buffer.shape[dim]):
+                report_error(op, f"index {int(index.min() if index.min() < 0 else index.max())}"
+                                 f" out of bounds of dimension {dim} (size {buffer.shape[dim]})")
+        if not indices:
+            return buffer[()]
+        return buffer[tuple(np.broadcast_arrays(*indices))]
 
 
 def broadcast(machine: Machine, op: linalg.BroadcastOp) -> None:
