@@ -281,7 +281,9 @@ def test_bad_scale_stderr(tmp_path: Path) -> None:
 # External data
 
 
-def _external(tmp_path: Path, location: str) -> Path:
+def external_weights_model(tmp_path: Path, location: str) -> Path:
+    """``conv_model`` in ``tmp_path/model/m.onnx``, its weights declared as external data at
+    ``location`` (written as given, whatever it holds)."""
     folder = tmp_path / "model"
     folder.mkdir(exist_ok=True)
     model = conv_model().model((1, 4, 6, 6))
@@ -290,7 +292,7 @@ def _external(tmp_path: Path, location: str) -> Path:
     init.data_location = TensorProto.EXTERNAL
     entry = init.external_data.add()
     entry.key, entry.value = "location", location
-    onnx.save(model, folder / "m.onnx")
+    (folder / "m.onnx").write_bytes(model.SerializeToString())
     return folder / "m.onnx"
 
 
@@ -301,7 +303,7 @@ def test_external_data_outside(tmp_path: Path, capsys: pytest.CaptureFixture[str
     """A location leaving the model's folder (directly or through a symbolic link) is refused
     without being opened."""
     (tmp_path / "outside.bin").write_bytes(bytes(108))
-    path = _external(tmp_path, location)
+    path = external_weights_model(tmp_path, location)
     (path.parent / "link.bin").symlink_to(tmp_path / "outside.bin")
     opened: list[str] = []
     real_open = builtins.open
@@ -318,7 +320,7 @@ def test_external_data_outside(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 def test_external_data_missing_or_short(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    path = _external(tmp_path, "weights.bin")
+    path = external_weights_model(tmp_path, "weights.bin")
     assert "does not exist" in cli_error(tmp_path, path, capsys)
     (path.parent / "weights.bin").write_bytes(bytes(10))
     assert "holds 10 bytes, fewer than offset 0 + length 108" in cli_error(tmp_path, path,
@@ -327,7 +329,7 @@ def test_external_data_missing_or_short(tmp_path: Path,
 
 def test_external_data_inside(tmp_path: Path) -> None:
     """External data inside the folder is read."""
-    path = _external(tmp_path, "sub/weights.bin")
+    path = external_weights_model(tmp_path, "sub/weights.bin")
     (path.parent / "sub").mkdir()
     weight = np.random.default_rng(0).integers(-100, 100, (4, 3, 3, 3)).astype(np.int8)
     (path.parent / "sub" / "weights.bin").write_bytes(weight.tobytes())

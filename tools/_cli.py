@@ -173,18 +173,13 @@ def check_outputs_spare_inputs(inputs: Sequence[str | None],
     """An error when an output file is one of the input files: the tools that write another
     kind of file than they read (a model's MLIR, a run's arrays) would replace their input
     with it."""
-    read = []
-    for name in inputs:
-        if name and name != "-" and os.path.isfile(name):
-            read.append((name, os.stat(name)))
+    read = [name for name in inputs if name and name != "-" and os.path.isfile(name)]
     for out in outputs:
-        if not out or out == "-" or not os.path.isfile(out):
-            continue
-        st = os.stat(out)
-        for name, st_in in read:
-            if (st.st_dev, st.st_ino) == (st_in.st_dev, st_in.st_ino):
-                raise VTAError(f"output file '{out}' is the input file '{name}'; give "
-                               "another path")
+        if out and out != "-" and os.path.isfile(out):
+            for name in read:
+                if os.path.samefile(out, name):
+                    raise VTAError(f"output file '{out}' is the input file '{name}'; give "
+                                   "another path")
 
 
 def check_output_paths(outputs: Sequence[str | None]) -> None:

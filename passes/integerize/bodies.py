@@ -123,7 +123,8 @@ def quantize(op: linalg.GenericOp) -> Quantize | None:
     if not isinstance(value.owner, arith.DivfOp) or _input_index(value.owner.lhs, op) != 0:
         return None
     scale = scalar(value.owner.rhs)
-    if scale is None or not 0 < float(scale.value) < np.inf or len(bounds) != 2:
+    if scale is None or not (float(scale.value) > 0 and np.isfinite(float(scale.value))) \
+            or len(bounds) != 2:
         return None
     lo, hi = sorted(bounds)
     if not _whole(lo) or not _whole(hi):
@@ -134,7 +135,7 @@ def quantize(op: linalg.GenericOp) -> Quantize | None:
 
 def _whole(value: float) -> bool:
     """Whether ``value`` is a finite whole number (a NaN or infinite constant is none)."""
-    return value == value and abs(value) != np.inf and value == int(value)
+    return bool(np.isfinite(value)) and float(value).is_integer()
 
 
 @dataclass(frozen=True)

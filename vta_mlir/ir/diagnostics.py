@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NoReturn
 
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.dialects import affine, memref
+from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.memref import DYNAMIC_INDEX
 from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
@@ -320,11 +320,8 @@ def _verify_subview_bounds(op: Operation) -> None:
 def _verify_affine_step(op: Operation) -> None:
     """Report an ``affine.for`` whose step is not positive, as MLIR's verifier does (xDSL's
     accepts it, and such a loop never ends)."""
-    if op.name != "affine.for":
-        return
-    step = op.properties.get("step")
-    if isinstance(step, IntegerAttr) and step.value.data <= 0:
-        report_error(op, f"expected step to be a positive integer, got {step.value.data}")
+    if isinstance(op, affine.ForOp) and op.step.value.data <= 0:
+        report_error(op, f"expected step to be a positive integer, got {op.step.value.data}")
 
 
 def _verify_symbol_parent(op: Operation) -> None:

@@ -21,6 +21,7 @@ from vta_mlir.program import COUNTER_NAMES
 from vta_mlir.sim.alu import run_alu
 from vta_mlir.sim.dram import DRAM
 from vta_mlir.sim.gemm import run_gemm
+from vta_mlir.sim.loops import insn_iterations
 from vta_mlir.sim.sram import SRAMs
 
 COUNTER_MASK = (1 << 64) - 1
@@ -76,8 +77,7 @@ class Executor:
         self.iterations = 0
 
     def _budget(self, insn: GemmInsn | AluInsn) -> None:
-        self.iterations += max(0, insn.iter_out) * max(0, insn.iter_in) * max(
-            0, insn.uop_end - insn.uop_bgn)
+        self.iterations += insn_iterations(insn)
         if self.iterations > MAX_RUN_ITERATIONS:
             raise SimulatorError(f"the program runs more than {MAX_RUN_ITERATIONS} GEMM and ALU "
                                  "iterations; stopped as a runaway program")

@@ -169,11 +169,13 @@ class LoopNest:
 
     def flat(self, kind: str) -> np.ndarray:
         """Index of ``kind`` for every iteration, in the reference's order (``int64[T]``)."""
-        n = self.iterations
-        if n > MAX_ITERATIONS:
-            raise SimulatorError(f"loop nest of {n} iterations is too large to simulate")
         o, i, u = (ax.vec(kind) for ax in self.axes)
         return (o[:, None, None] + i[None, :, None] + u[None, None, :]).reshape(-1)
+
+
+def insn_iterations(insn: GemmInsn | AluInsn) -> int:
+    """The iterations of ``insn``'s loop nest (0 for an empty loop or micro-op range)."""
+    return max(insn.iter_out, 0) * max(insn.iter_in, 0) * max(insn.uop_end - insn.uop_bgn, 0)
 
 
 def loop_nest(st: SRAMs, insn: GemmInsn | AluInsn) -> LoopNest | None:
@@ -188,9 +190,10 @@ def loop_nest(st: SRAMs, insn: GemmInsn | AluInsn) -> LoopNest | None:
     if insn.uop_end > depth:
         raise SimulatorError(
             f"micro-op range [{insn.uop_bgn}, {insn.uop_end}) exceeds the UOP depth {depth}")
-    if insn.iter_out * insn.iter_in * n_uops > MAX_ITERATIONS:
-        raise SimulatorError(f"loop nest of {insn.iter_out * insn.iter_in * n_uops} iterations "
-                             f"is too large to simulate (at most {MAX_ITERATIONS})")
+    if (n := insn_iterations(insn)) > MAX_ITERATIONS:
+        # Refused before any index array is built (loop_nest is the only way to a LoopNest).
+        raise SimulatorError(f"loop nest of {n} iterations is too large to simulate (at most "
+                             f"{MAX_ITERATIONS})")
     dst_u, src_u, wgt_u = decode_uop_fields(st.uop[insn.uop_bgn:insn.uop_end], st.cfg)
     outer = {"dst": insn.dst_factor_out, "src": insn.src_factor_out}
     inner = {"dst": insn.dst_factor_in, "src": insn.src_factor_in}

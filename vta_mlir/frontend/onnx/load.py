@@ -63,13 +63,16 @@ def load_model(path: str | Path) -> onnx.ModelProto:
     :class:`OnnxImportError` with one line of text."""
     path = Path(path)
     try:
-        if path.exists() and not path.is_file():
-            # A folder, a device or a pipe: nothing a model is stored in (/dev/zero never ends).
-            raise OnnxImportError(f"cannot open '{path}': not a regular file")
-        if path.exists() and path.stat().st_size > MAX_MODEL_BYTES:
-            raise OnnxImportError(f"'{path}' holds {path.stat().st_size} bytes, more than the "
-                                  f"{MAX_MODEL_BYTES} a protobuf ONNX model can hold (larger "
-                                  "weights go to external data)")
+        if path.exists():
+            if not path.is_file():
+                # A folder, a device or a pipe: nothing a model is stored in (/dev/zero never
+                # ends).
+                raise OnnxImportError(f"cannot open '{path}': not a regular file")
+            size = path.stat().st_size
+            if size > MAX_MODEL_BYTES:
+                raise OnnxImportError(f"'{path}' holds {size} bytes, more than the "
+                                      f"{MAX_MODEL_BYTES} a protobuf ONNX model can hold "
+                                      "(larger weights go to external data)")
         data = path.read_bytes()
     except OSError as exc:
         raise OnnxImportError(f"cannot open '{path}': {exc.strerror or exc}") from None
